@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: Apache-2.0
+// LLVM-level code generation: the entry wrapper that unpacks the runtime's
+// buffer array, the weights blob, the reflective table (laid out exactly as
+// runtime/include/mxrt/model_abi.h), the typed C entry points, optimization,
+// object emission and linking with ld.lld / the archive writer.
+#include "compiler/codegen/Codegen.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#ifndef MXC_LLD_PATH
+#define MXC_LLD_PATH "ld.lld"
+#endif
+#ifndef MXC_SYSTEM_LIB_DIRS
+#define MXC_SYSTEM_LIB_DIRS ""
+#endif
+
+using namespace mxc;
+using llvm::Twine;
+
+namespace {
+
+llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Builds the constants of the reflective table.
+class TableBuilder {
+public:
+  TableBuilder(llvm::Module &m, const ModelSpec &spec)
+      : m(m), ctx(m.getContext()), spec(spec), i64(llvm::Type::getInt64Ty(ctx)),
+        ptr(llvm::PointerType::getUnqual(ctx)) {
+    // mxrt_tensor_desc: name, dtype, ndim, shape, offset, size_bytes.
+    tensorDesc = llvm::StructType::create(ctx, {ptr, i64, i64, ptr, i64, i64},
+                                          "mxrt_tensor_desc");
+    // mxrt_function_desc: name, num_inputs, inputs, num_outputs, outputs,
+    // entry, scratch_size.
+    functionDesc = llvm::StructType::create(
+        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64}, "mxrt_function_desc");
+    // mxrt_model_desc: abi_version, name, num_functions, functions,
+    // num_params, params, weights, weights_size.
+    modelDesc = llvm::StructType::create(
+        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64}, "mxrt_model_desc");
+  }
+
+  llvm::Constant *string(llvm::StringRef s) {
+    auto *init = llvm::ConstantDataArray::getString(ctx, s);
+    auto *gv = new llvm::GlobalVariable(m, init->getType(), true,
+                                        llvm::GlobalValue::PrivateLinkage, init,
+                                        ".str");
+    gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return gv;
+  }
+
+  llvm::Constant *shape(const std::vector<int64_t> &dims) {
+    if (dims.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    auto *init = llvm::ConstantDataArray::get(
+        ctx, llvm::ArrayRef<uint64_t>(
+                 reinterpret_cast<const uint64_t *>(dims.data()), dims.size()));
+    return new llvm::GlobalVariable(m, init->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, init,
+                                    ".shape");
+  }
+
+  llvm::Constant *tensor(const TensorSpec &t, int64_t offset) {
+    return llvm::ConstantStruct::get(
+        tensorDesc,
+        {string(t.name), llvm::ConstantInt::get(i64, (int64_t)t.dtype),
+         llvm::ConstantInt::get(i64, t.shape.size()), shape(t.shape),
+         llvm::ConstantInt::get(i64, offset),
+         llvm::ConstantInt::get(i64, t.sizeBytes())});
+  }
+
+  template <typename T>
+  llvm::Constant *tensorArray(const std::vector<T> &tensors,
+                              llvm::StringRef name) {
+    if (tensors.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    std::vector<llvm::Constant *> elems;
+    for (const T &t : tensors) {
+      int64_t offset = 0;
+      if constexpr (std::is_same_v<T, ParamSpec>)
+        offset = t.offset;
+      elems.push_back(tensor(t, offset));
+    }
+    auto *type = llvm::ArrayType::get(tensorDesc, elems.size());
+    return new llvm::GlobalVariable(
+        m, type, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(type, elems), name);
+  }
+
+  llvm::GlobalVariable *weights() {
+    auto *init =
+        llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(spec.weights));
+    auto *gv = new llvm::GlobalVariable(m, init->getType(), true,
+                                        llvm::GlobalValue::InternalLinkage,
+                                        init, spec.name + "_weights");
+    gv->setAlignment(llvm::Align(64));
+    return gv;
+  }
+
+  /// Emits `<name>_descriptor` and the weak `mxc_model_descriptor` alias.
+  llvm::GlobalVariable *descriptor(llvm::Function *forwardEntry) {
+    llvm::Constant *fn = llvm::ConstantStruct::get(
+        functionDesc,
+        {string("forward"), llvm::ConstantInt::get(i64, spec.inputs.size()),
+         tensorArray(spec.inputs, ".inputs"),
+         llvm::ConstantInt::get(i64, spec.outputs.size()),
+         tensorArray(spec.outputs, ".outputs"), forwardEntry,
+         llvm::ConstantInt::get(i64, 0)});
+    auto *fnArrayType = llvm::ArrayType::get(functionDesc, 1);
+    auto *fns = new llvm::GlobalVariable(
+        m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(fnArrayType, {fn}), ".functions");
+    llvm::Constant *weightsPtr = spec.weights.empty()
+                                     ? llvm::ConstantPointerNull::get(ptr)
+                                     : static_cast<llvm::Constant *>(weights());
+    llvm::Constant *desc = llvm::ConstantStruct::get(
+        modelDesc, {llvm::ConstantInt::get(i64, 1), string(spec.name),
+                    llvm::ConstantInt::get(i64, 1), fns,
+                    llvm::ConstantInt::get(i64, spec.params.size()),
+                    tensorArray(spec.params, ".params"), weightsPtr,
+                    llvm::ConstantInt::get(i64, spec.weights.size())});
+    auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
+                                        llvm::GlobalValue::ExternalLinkage,
+                                        desc, spec.name + "_descriptor");
+    auto *alias = llvm::GlobalAlias::create(llvm::GlobalValue::WeakAnyLinkage,
+                                            "mxc_model_descriptor", gv);
+    (void)alias;
+    return gv;
+  }
+
+private:
+  llvm::Module &m;
+  llvm::LLVMContext &ctx;
+  const ModelSpec &spec;
+  llvm::Type *i64;
+  llvm::PointerType *ptr;
+  llvm::StructType *tensorDesc, *functionDesc, *modelDesc;
+};
+
+/// `void <name>_forward_entry(void *const *buffers, mxrt_exec_context *)`:
+/// buffers are [inputs, outputs, params]; the lowered function takes
+/// (inputs, params, outputs).
+llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
+                           llvm::Function *impl) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                    spec.name + "_forward_entry", m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  size_t nIn = spec.inputs.size(), nOut = spec.outputs.size(),
+         nParam = spec.params.size();
+  auto load = [&](size_t slot) -> llvm::Value * {
+    llvm::Value *addr = b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), slot);
+    return b.CreateLoad(ptr, addr);
+  };
+  std::vector<llvm::Value *> args;
+  for (size_t i = 0; i < nIn; ++i)
+    args.push_back(load(i));
+  for (size_t i = 0; i < nParam; ++i)
+    args.push_back(load(nIn + nOut + i));
+  for (size_t i = 0; i < nOut; ++i)
+    args.push_back(load(nIn + i));
+  b.CreateCall(impl, args);
+  b.CreateRetVoid();
+  return fn;
+}
+
+/// The typed API: `<name>_create`, `<name>_run`, `<name>_release`, thin
+/// calls into libmxrt with the model's descriptor.
+void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
+                   llvm::GlobalVariable *descriptor) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *voidTy = llvm::Type::getVoidTy(ctx);
+
+  auto createStatic = m.getOrInsertFunction(
+      "mxrt_instance_create_static",
+      llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  auto runRaw = m.getOrInsertFunction(
+      "mxrt_instance_run_raw",
+      llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  auto release = m.getOrInsertFunction(
+      "mxrt_instance_release", llvm::FunctionType::get(voidTy, {ptr}, false));
+
+  {
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(i32, {ptr, ptr}, false),
+        llvm::GlobalValue::ExternalLinkage, spec.name + "_create", m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    b.CreateRet(
+        b.CreateCall(createStatic, {descriptor, fn->getArg(0), fn->getArg(1)}));
+  }
+  {
+    size_t nIn = spec.inputs.size(), nOut = spec.outputs.size();
+    std::vector<llvm::Type *> params(1 + nIn + nOut, ptr);
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(i32, params, false),
+        llvm::GlobalValue::ExternalLinkage, spec.name + "_run", m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    auto array = [&](size_t first, size_t n) -> llvm::Value * {
+      llvm::Value *a = b.CreateAlloca(ptr, b.getInt64(std::max<size_t>(n, 1)));
+      for (size_t i = 0; i < n; ++i)
+        b.CreateStore(fn->getArg(first + i),
+                      b.CreateConstInBoundsGEP1_64(ptr, a, i));
+      return a;
+    };
+    llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
+    b.CreateRet(b.CreateCall(runRaw, {fn->getArg(0), ins, outs}));
+  }
+  {
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(voidTy, {ptr}, false),
+        llvm::GlobalValue::ExternalLinkage, spec.name + "_release", m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    b.CreateCall(release, {fn->getArg(0)});
+    b.CreateRetVoid();
+  }
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CodegenOptions &options) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no LLVM target for " + triple.str() + ": " + error);
+  std::string cpu =
+      options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  std::string features;
+  if (options.cpu.empty()) {
+    llvm::SubtargetFeatures f;
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      f.AddFeature(feature.first(), feature.second);
+    features = f.getString();
+  }
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt,
+      options.optLevel >= 2 ? llvm::CodeGenOptLevel::Aggressive
+                            : llvm::CodeGenOptLevel::Default));
+  if (!tm)
+    return makeError("cannot create a target machine for CPU '" + cpu + "'");
+  return std::move(tm);
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = level >= 2;
+  pto.SLPVectorization = level >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel opt = level == 0   ? llvm::OptimizationLevel::O0
+                                : level == 1 ? llvm::OptimizationLevel::O1
+                                : level == 2 ? llvm::OptimizationLevel::O2
+                                             : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == 0
+                                    ? pb.buildO0DefaultPipeline(opt)
+                                    : pb.buildPerModuleDefaultPipeline(opt);
+  mpm.run(m, mam);
+}
+
+/// A temporary path beside `path`, so that rename() stays on one file system.
+std::string tempPathFor(const std::string &path) {
+  return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+}
+
+llvm::Error linkSharedLibrary(const std::string &objectPath,
+                              const std::string &outPath,
+                              const std::string &soname,
+                              const CodegenOptions &options) {
+  std::string lld = MXC_LLD_PATH;
+  std::vector<std::string> args = {
+      lld,  "-shared", "-o", outPath,       "-soname",     soname,
+      "-z", "defs",    "-z", "noexecstack", "--as-needed", objectPath};
+  if (!options.runtimeLibDir.empty()) {
+    args.push_back("-L" + options.runtimeLibDir);
+    args.push_back("-rpath");
+    args.push_back(options.runtimeLibDir);
+  }
+  args.push_back("-lmxrt");
+  for (llvm::StringRef dir :
+       llvm::split(llvm::StringRef(MXC_SYSTEM_LIB_DIRS), ':'))
+    if (!dir.empty())
+      args.push_back(("-L" + dir).str());
+  args.push_back("-lm");
+  args.push_back("-lc");
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+
+  llvm::SmallString<128> logPath;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("mxc-link", "log", logPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                                logPath.str()};
+  std::string errMsg;
+  int rc = llvm::sys::ExecuteAndWait(lld, refs, std::nullopt, redirects, 0, 0,
+                                     &errMsg);
+  std::string log;
+  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
+    log = (*buf)->getBuffer().str();
+  llvm::sys::fs::remove(logPath);
+  if (rc != 0)
+    return makeError("linking " + outPath + " with " + lld + " failed" +
+                     (errMsg.empty() ? "" : " (" + errMsg + ")") + ":\n" + log);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error mxc::writeFileAtomically(const std::string &path,
+                                     llvm::StringRef contents) {
+  std::string tmp = tempPathFor(path);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (ec)
+      return makeError("cannot write '" + tmp + "': " + ec.message());
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return makeError("cannot write '" + path + "'");
+    }
+  }
+  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return makeError("cannot write '" + path + "': " + ec.message());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
+                     llvm::LLVMContext &context) {
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> m =
+      mlir::translateModuleToLLVMIR(module, context, spec.name);
+  if (!m)
+    return makeError("translation to LLVM IR failed");
+  llvm::Function *impl = m->getFunction(kForwardFunctionName);
+  if (!impl)
+    return makeError("the lowered module has no '" +
+                     Twine(kForwardFunctionName) + "' function");
+  impl->setName(spec.name + "_forward_impl");
+  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+  size_t expected =
+      spec.inputs.size() + spec.params.size() + spec.outputs.size();
+  if (impl->arg_size() != expected)
+    return makeError("the lowered forward function takes " +
+                     Twine(impl->arg_size()) + " buffers, expected " +
+                     Twine(expected));
+  llvm::Function *entry = buildEntry(*m, spec, impl);
+  TableBuilder table(*m, spec);
+  llvm::GlobalVariable *descriptor = table.descriptor(entry);
+  buildTypedApi(*m, spec, descriptor);
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os))
+    return makeError("generated LLVM IR is invalid: " + err);
+  return std::move(m);
+}
+
+llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
+                            OutputKind kind, const std::string &path,
+                            const CodegenOptions &options) {
+  auto tm = createTargetMachine(options);
+  if (!tm)
+    return tm.takeError();
+  m.setTargetTriple((*tm)->getTargetTriple());
+  m.setDataLayout((*tm)->createDataLayout());
+  optimize(m, **tm, options.optLevel);
+
+  if (kind == OutputKind::LLVMIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    m.print(os, nullptr);
+    return writeFileAtomically(path, text);
+  }
+
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+      return makeError("the target cannot emit object files");
+    pm.run(m);
+  }
+  llvm::StringRef objectBytes(object.data(), object.size());
+  switch (kind) {
+  case OutputKind::Object:
+    return writeFileAtomically(path, objectBytes);
+  case OutputKind::StaticArchive: {
+    std::string member = spec.name + ".o";
+    llvm::NewArchiveMember nm(llvm::MemoryBufferRef(objectBytes, member));
+    nm.MemberName = member;
+    std::string tmp = tempPathFor(path);
+    std::vector<llvm::NewArchiveMember> members;
+    members.push_back(std::move(nm));
+    if (auto err = llvm::writeArchive(tmp, members,
+                                      llvm::SymtabWritingMode::NormalSymtab,
+                                      llvm::object::Archive::K_GNU,
+                                      /*Deterministic=*/true, /*Thin=*/false)) {
+      llvm::sys::fs::remove(tmp);
+      return err;
+    }
+    if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+      llvm::sys::fs::remove(tmp);
+      return makeError("cannot write '" + path + "': " + ec.message());
+    }
+    return llvm::Error::success();
+  }
+  case OutputKind::SharedLibrary: {
+    std::string objPath = tempPathFor(path) + ".o";
+    if (auto err = writeFileAtomically(objPath, objectBytes))
+      return err;
+    std::string tmp = tempPathFor(path);
+    llvm::Error err = linkSharedLibrary(
+        objPath, tmp, llvm::sys::path::filename(path).str(), options);
+    llvm::sys::fs::remove(objPath);
+    if (err) {
+      llvm::sys::fs::remove(tmp);
+      return err;
+    }
+    if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+      llvm::sys::fs::remove(tmp);
+      return makeError("cannot write '" + path + "': " + ec.message());
+    }
+    return llvm::Error::success();
+  }
+  case OutputKind::LLVMIR:
+    break;
+  }
+  llvm_unreachable("handled above");
+}
+
+/// A C identifier made from a tensor name.
+static std::string cIdentifier(llvm::StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += llvm::isAlnum(c) ? c : '_';
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "t_" + id;
+  return id;
+}
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+std::string mxc::generateHeader(const ModelSpec &spec,
+                                const std::string &source) {
+  std::string n = spec.name, upper = llvm::StringRef(n).upper();
+  std::string h;
+  llvm::raw_string_ostream os(h);
+  os << "/* Generated by mxc from " << source
+     << ". Do not edit: recompile the\n"
+     << " * model with mxc to regenerate.\n *\n"
+     << " * Typed C API of the compiled model '" << n << "'. Link lib" << n
+     << ".so (or lib" << n << ".a) and libmxrt.\n"
+     << " * Objects returned by " << n
+     << "_create are owned by the caller and\n"
+     << " * must be freed with " << n << "_release. Buffers passed to " << n
+     << "_run stay\n * owned by the caller; they are dense, row-major "
+        "arrays.\n */\n"
+     << "#ifndef MXC_MODEL_" << upper << "_H\n#define MXC_MODEL_" << upper
+     << "_H\n\n#include <mxrt/mxrt.h>\n\n#ifdef __cplusplus\nextern \"C\" "
+        "{\n#endif\n\n";
+  os << "#define " << upper << "_NUM_INPUTS " << spec.inputs.size() << "\n";
+  os << "#define " << upper << "_NUM_OUTPUTS " << spec.outputs.size() << "\n";
+  auto sizes = [&](const std::vector<TensorSpec> &ts, const char *kind) {
+    for (size_t i = 0; i < ts.size(); ++i)
+      os << "/** " << kind << " '" << ts[i].name
+         << "': " << dtypeName(ts[i].dtype) << ", shape "
+         << shapeText(ts[i].shape) << ". */\n#define " << upper << "_"
+         << llvm::StringRef(cIdentifier(ts[i].name)).upper() << "_SIZE "
+         << ts[i].numElements() << "\n";
+  };
+  sizes(spec.inputs, "Input");
+  sizes(spec.outputs, "Output");
+  os << "\nstruct mxrt_model_desc;\n"
+     << "/** The model's reflective table (mxrt/model_abi.h), for\n"
+     << " *  mxrt_model_from_descriptor(). Owned by the library. */\n"
+     << "extern const struct mxrt_model_desc " << n << "_descriptor;\n\n"
+     << "/** An instance of the model: its own scratch memory; one thread at "
+        "a\n"
+     << " *  time. Separate instances run concurrently. */\n"
+     << "typedef struct " << n << " " << n << ";\n\n"
+     << "/** Creates an instance (options may be NULL for the defaults); owned "
+        "by\n"
+     << " *  the caller, freed with " << n << "_release(). */\n"
+     << "mxrt_status " << n << "_create(const mxrt_instance_options *options, "
+     << n << " **out_instance);\n\n"
+     << "/** Runs the model: reads every input, fully writes every output.\n";
+  for (const TensorSpec &t : spec.inputs)
+    os << " *  in  " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
+       << shapeText(t.shape) << " (input '" << t.name << "')\n";
+  for (const TensorSpec &t : spec.outputs)
+    os << " *  out " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
+       << shapeText(t.shape) << " (output '" << t.name << "')\n";
+  os << " *  All buffers are owned by the caller. */\n"
+     << "mxrt_status " << n << "_run(" << n << " *instance";
+  for (const TensorSpec &t : spec.inputs)
+    os << ",\n    const " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
+  for (const TensorSpec &t : spec.outputs)
+    os << ",\n    " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
+  os << ");\n\n"
+     << "/** Frees the instance. Accepts NULL. */\n"
+     << "void " << n << "_release(" << n << " *instance);\n\n"
+     << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
+        "MXC_MODEL_"
+     << upper << "_H */\n";
+  return h;
+}

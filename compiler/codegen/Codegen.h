@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// From a module in the LLVM dialect to what users link: an object file, a
+// shared library or a static archive carrying the model's code, weights and
+// reflective table (runtime/include/mxrt/model_abi.h), plus the C header.
+#ifndef MXC_COMPILER_CODEGEN_CODEGEN_H
+#define MXC_COMPILER_CODEGEN_CODEGEN_H
+
+#include "compiler/codegen/ModelSpec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mxc {
+
+enum class OutputKind { LLVMIR, Object, SharedLibrary, StaticArchive };
+
+struct CodegenOptions {
+  /// Target CPU; empty means the host CPU and its features.
+  std::string cpu;
+  /// LLVM optimization level 0-3.
+  unsigned optLevel = 3;
+  /// Folder holding libmxrt.so, linked into shared libraries (with an rpath).
+  std::string runtimeLibDir;
+};
+
+/// Name of the MLIR function codegen expects for the forward (inference)
+/// function: (inputs..., params...) -> outputs, lowered with bare pointers and
+/// trailing output pointers.
+inline constexpr const char *kForwardFunctionName = "forward";
+
+/// Translates `module` (LLVM dialect) to LLVM IR and adds the entry wrapper,
+/// the weights, the reflective table and the typed C API of `spec`.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
+                llvm::LLVMContext &context);
+
+/// Optimizes `module` for the target and writes `kind` to `path`. The file
+/// appears complete or not at all.
+llvm::Error emitModule(llvm::Module &module, const ModelSpec &spec,
+                       OutputKind kind, const std::string &path,
+                       const CodegenOptions &options);
+
+/// The C header declaring the typed API of `spec` (`<name>_create`, ...).
+std::string generateHeader(const ModelSpec &spec, const std::string &source);
+
+/// Writes `contents` to `path` atomically (temporary file + rename).
+llvm::Error writeFileAtomically(const std::string &path,
+                                llvm::StringRef contents);
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_CODEGEN_CODEGEN_H

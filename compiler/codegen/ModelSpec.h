@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a compiled model looks like from outside: its functions' inputs and
+// outputs and its parameters with their data. Frontends fill it in beside the
+// MLIR module; codegen turns it into the reflective table, the weights blob
+// and the generated C header.
+#ifndef MXC_COMPILER_CODEGEN_MODELSPEC_H
+#define MXC_COMPILER_CODEGEN_MODELSPEC_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mxc {
+
+/// Element type codes shared with the runtime (mxrt_dtype, MXNet's flags).
+enum class DType : int64_t {
+  F32 = 0,
+  F64 = 1,
+  F16 = 2,
+  U8 = 3,
+  I32 = 4,
+  I8 = 5,
+  I64 = 6,
+  Bool = 7,
+};
+
+/// Bytes per element.
+size_t dtypeSize(DType dtype);
+/// The C type of an element ("float", "int64_t", ...).
+const char *dtypeCType(DType dtype);
+/// NumPy-style name ("float32").
+const char *dtypeName(DType dtype);
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  int64_t sizeBytes() const { return numElements() * dtypeSize(dtype); }
+};
+
+/// A parameter (weight or auxiliary state) and where its bytes live in the
+/// model's weights blob.
+struct ParamSpec : TensorSpec {
+  int64_t offset = 0;
+};
+
+struct ModelSpec {
+  /// A C identifier: the prefix of every exported symbol.
+  std::string name;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<ParamSpec> params;
+  /// All parameter data, each parameter 64-byte aligned at its offset.
+  std::vector<uint8_t> weights;
+
+  /// Appends a parameter, copying its bytes into the blob.
+  void addParam(TensorSpec spec, const uint8_t *data);
+};
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_CODEGEN_MODELSPEC_H

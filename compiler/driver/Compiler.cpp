@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// Drives a model through import, the mx -> LLVM pipeline and codegen, and
+// writes the requested outputs (each atomically, so a failure leaves none).
+#include "compiler/driver/Compiler.h"
+#include "compiler/frontends/mxnet/Importer.h"
+#include "dialects/mx/MxDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mxc;
+using llvm::Twine;
+
+static llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
+  std::vector<int64_t> shape;
+  if (text.empty() || text == "scalar")
+    return shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, 'x');
+  for (llvm::StringRef p : parts) {
+    int64_t d;
+    if (p.trim().getAsInteger(10, d) || d < 1 || d > (int64_t(1) << 40))
+      return makeError("bad shape '" + text +
+                       "': expected positive extents like 1x3x32x32");
+    shape.push_back(d);
+  }
+  return shape;
+}
+
+std::optional<EmitKind> mxc::emitKindForPath(llvm::StringRef path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  if (ext == ".so")
+    return EmitKind::SharedLibrary;
+  if (ext == ".a")
+    return EmitKind::StaticArchive;
+  if (ext == ".o")
+    return EmitKind::Object;
+  if (ext == ".ll")
+    return EmitKind::LLVMIR;
+  if (ext == ".mlir")
+    return EmitKind::MLIR;
+  if (ext == ".h")
+    return EmitKind::Header;
+  return std::nullopt;
+}
+
+std::string mxc::modelNameForPath(llvm::StringRef path) {
+  llvm::StringRef stem = llvm::sys::path::stem(path);
+  if (stem.starts_with("lib") && stem.size() > 3)
+    stem = stem.drop_front(3);
+  std::string name;
+  for (char c : stem)
+    name += llvm::isAlnum(c) ? c : '_';
+  if (name.empty() || llvm::isDigit(name[0]))
+    name = "model_" + name;
+  return name;
+}
+
+/// The header path written beside a library: <dir>/<name>.h.
+static std::string headerPathFor(const std::string &output,
+                                 const std::string &name) {
+  llvm::SmallString<256> p(llvm::sys::path::parent_path(output));
+  llvm::sys::path::append(p, name + ".h");
+  return std::string(p);
+}
+
+llvm::Error mxc::compile(const CompileOptions &options) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mx::MxDialect>();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string name = options.modelName.empty()
+                         ? modelNameForPath(options.outputPath)
+                         : options.modelName;
+  llvm::StringRef ext = llvm::sys::path::extension(options.modelPath);
+  if (ext == ".onnx")
+    return makeError(
+        "'" + options.modelPath +
+        "': ONNX models are not supported yet (MXNet symbol JSON only)");
+
+  mxnet::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  importOptions.paramsPath = options.paramsPath;
+  auto imported = mxnet::importModel(context, options.modelPath, importOptions);
+  if (!imported)
+    return imported.takeError();
+  ModelSpec spec = std::move(imported->spec);
+  spec.name = name;
+  mlir::ModuleOp module = *imported->module;
+
+  if (options.emit == EmitKind::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    return writeFileAtomically(options.outputPath, text);
+  }
+  if (options.emit == EmitKind::Header)
+    return writeFileAtomically(options.outputPath,
+                               generateHeader(spec, options.modelPath));
+
+  // Lower to the LLVM dialect, collecting diagnostics for the message.
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d.str() << "\n";
+    return mlir::success();
+  });
+  mlir::PassManager pm(&context);
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
+    return makeError("invalid pass manager options");
+  if (options.printIRAfterAll) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
+  buildCpuPipeline(pm, CpuPipelineOptions{});
+  if (failed(pm.run(module)))
+    return makeError("'" + options.modelPath + "': lowering failed:\n" +
+                     diagnostics);
+
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = buildLLVMModule(module, spec, llvmContext);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  OutputKind kind = options.emit == EmitKind::LLVMIR   ? OutputKind::LLVMIR
+                    : options.emit == EmitKind::Object ? OutputKind::Object
+                    : options.emit == EmitKind::StaticArchive
+                        ? OutputKind::StaticArchive
+                        : OutputKind::SharedLibrary;
+  if (auto err = emitModule(**llvmModule, spec, kind, options.outputPath,
+                            options.codegen))
+    return err;
+  if (kind == OutputKind::SharedLibrary || kind == OutputKind::StaticArchive) {
+    if (auto err =
+            writeFileAtomically(headerPathFor(options.outputPath, name),
+                                generateHeader(spec, options.modelPath))) {
+      llvm::sys::fs::remove(options.outputPath);
+      return err;
+    }
+  }
+  return llvm::Error::success();
+}

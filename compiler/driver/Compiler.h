@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The compiler pipeline as a library call: model file -> mx dialect ->
+// LLVM -> library + header. `mxc` is a thin command line over this; the
+// C++ host API and JIT will call it too.
+#ifndef MXC_COMPILER_DRIVER_COMPILER_H
+#define MXC_COMPILER_DRIVER_COMPILER_H
+
+#include "compiler/codegen/Codegen.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
+namespace mxc {
+
+enum class EmitKind {
+  MLIR,
+  LLVMIR,
+  Object,
+  SharedLibrary,
+  StaticArchive,
+  Header
+};
+
+struct CompileOptions {
+  std::string modelPath;
+  std::string paramsPath;
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::string outputPath;
+  EmitKind emit = EmitKind::SharedLibrary;
+  /// Prefix of the exported symbols; empty derives it from the output name.
+  std::string modelName;
+  CodegenOptions codegen;
+  /// Print the IR after every pass to stderr.
+  bool printIRAfterAll = false;
+  /// Applies further command-line pass manager options (MLIR's own flags).
+  std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;
+};
+
+/// Parses "1x3x32x32" (a scalar is "scalar" or empty).
+llvm::Expected<std::vector<int64_t>> parseShape(llvm::StringRef text);
+
+/// The emit kind implied by an output file name (lib.so, .a, .o, .ll, .mlir,
+/// .h), if any.
+std::optional<EmitKind> emitKindForPath(llvm::StringRef path);
+
+/// The C identifier used as the model name for an output path: "libnet.so"
+/// -> "net".
+std::string modelNameForPath(llvm::StringRef path);
+
+/// Runs the whole pipeline. On failure nothing is left at the output paths.
+llvm::Error compile(const CompileOptions &options);
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_DRIVER_COMPILER_H

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MXNet importer: a symbol JSON graph plus its .params file becomes a
+// `func.func @forward` of mx ops, and a ModelSpec describing the inputs,
+// outputs and parameter data that codegen embeds.
+#ifndef MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
+#define MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
+
+#include "compiler/codegen/ModelSpec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mxc::mxnet {
+
+struct ImportOptions {
+  /// Shapes of the graph inputs, by variable name (`--input data=1x3x32x32`).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// The .params file; empty for none, in which case every parameter becomes
+  /// an input of the compiled model (its shape inferred from its consumer).
+  std::string paramsPath;
+};
+
+struct ImportedModel {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// Inputs, outputs and parameters (with data); `name` is left empty.
+  ModelSpec spec;
+};
+
+/// Reads `symbolPath` (and the params file) into the mx dialect. Errors name
+/// the file, the node and its op, and the reason.
+llvm::Expected<ImportedModel> importModel(mlir::MLIRContext &context,
+                                          llvm::StringRef symbolPath,
+                                          const ImportOptions &options);
+
+} // namespace mxc::mxnet
+
+#endif // MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H

@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: Apache-2.0
+// Result-type inference for every mx op. Inference doubles as the verifier:
+// InferTypeOpAdaptor checks that an op's declared results equal the inferred
+// ones, so every constraint (the Cn tags of MxOps.td) is checked here once,
+// and frontends call the same code to learn shapes before building an op.
+#include "dialects/mx/MxDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+
+#define GET_OP_CLASSES
+#include "dialects/mx/MxOps.cpp.inc"
+
+namespace {
+
+LogicalResult fail(std::optional<Location> loc, const Twine &message) {
+  return emitOptionalError(loc, message);
+}
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(d);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+/// Resolves a possibly negative axis; fails with `what` in the message.
+FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
+                                 int64_t rank, StringRef what) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+    (void)fail(loc, Twine(what) + " " + Twine(axis) +
+                        " is out of range for rank " + Twine(rank));
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Fills defaults for a per-spatial-axis attribute (stride, dilate, pad).
+SmallVector<int64_t> withDefault(ArrayRef<int64_t> values, size_t n,
+                                 int64_t dflt) {
+  if (values.empty())
+    return SmallVector<int64_t>(n, dflt);
+  return SmallVector<int64_t>(values);
+}
+
+LogicalResult checkSpatialAttr(std::optional<Location> loc, StringRef name,
+                               ArrayRef<int64_t> values, size_t n,
+                               int64_t minValue) {
+  if (!values.empty() && values.size() != n)
+    return fail(loc, Twine(name) + " has " + Twine(values.size()) +
+                         " values, expected " + Twine(n) +
+                         " (one per spatial axis)");
+  for (int64_t v : values)
+    if (v < minValue)
+      return fail(loc, Twine(name) + " values must be >= " + Twine(minValue) +
+                           ", got " + shapeStr(values));
+  return success();
+}
+
+bool isOneOf(StringRef s, std::initializer_list<StringRef> options) {
+  return llvm::is_contained(options, s);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// FullyConnected
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto weight = tensorOf(adaptor.getWeight());
+  int64_t hidden = adaptor.getNumHidden();
+  if (data.getRank() < 1)
+    return fail(loc, "data must have rank >= 1");
+  SmallVector<int64_t> outShape;
+  int64_t k;
+  if (adaptor.getFlatten()) {
+    k = 1;
+    for (int64_t d : data.getShape().drop_front())
+      k *= d;
+    outShape = {data.getDimSize(0), hidden};
+  } else {
+    k = data.getShape().back();
+    outShape = SmallVector<int64_t>(data.getShape().drop_back());
+    outShape.push_back(hidden);
+  }
+  // fc_c1, fc_c2
+  if (weight.getRank() != 2 || weight.getDimSize(0) != hidden ||
+      weight.getDimSize(1) != k)
+    return fail(
+        loc, "weight shape " + shapeStr(weight.getShape()) +
+                 " does not match (num_hidden, K) = " + shapeStr({hidden, k}) +
+                 " for data " + shapeStr(data.getShape()));
+  // fc_c3
+  Value bias = adaptor.getBias();
+  if (adaptor.getNoBias() != !bias)
+    return fail(loc, adaptor.getNoBias()
+                         ? "has a bias but no_bias is set"
+                         : "needs a bias unless no_bias is set");
+  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{hidden})
+    return fail(loc,
+                "bias shape " + shapeStr(tensorOf(bias).getShape()) +
+                    " does not match (num_hidden,) = " + shapeStr({hidden}));
+  results.push_back(RankedTensorType::get(outShape, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> ConvolutionOp::getStrides() {
+  return withDefault(getStride(), getKernel().size(), 1);
+}
+SmallVector<int64_t> ConvolutionOp::getDilations() {
+  return withDefault(getDilate(), getKernel().size(), 1);
+}
+SmallVector<int64_t> ConvolutionOp::getPadding() {
+  return withDefault(getPad(), getKernel().size(), 0);
+}
+
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto weight = tensorOf(adaptor.getWeight());
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  size_t n = kernel.size();
+  // conv_c1
+  if (data.getRank() != 3 && data.getRank() != 4)
+    return fail(loc, "data must be NCW or NCHW (rank 3 or 4), got shape " +
+                         shapeStr(data.getShape()));
+  if ((int64_t)n != data.getRank() - 2)
+    return fail(loc, "kernel " + shapeStr(kernel) + " needs " + Twine(n) +
+                         " spatial axes but data has shape " +
+                         shapeStr(data.getShape()));
+  for (int64_t k : kernel)
+    if (k < 1)
+      return fail(loc,
+                  "kernel extents must be positive, got " + shapeStr(kernel));
+  // conv_c2
+  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)))
+    return failure();
+  auto stride = withDefault(adaptor.getStride(), n, 1);
+  auto dilate = withDefault(adaptor.getDilate(), n, 1);
+  auto pad = withDefault(adaptor.getPad(), n, 0);
+  int64_t filters = adaptor.getNumFilter();
+  int64_t groups = adaptor.getNumGroup();
+  int64_t channels = data.getDimSize(1);
+  // conv_c3
+  if (filters < 1 || groups < 1 || channels % groups || filters % groups)
+    return fail(loc, "num_group " + Twine(groups) +
+                         " must divide the data channels (" + Twine(channels) +
+                         ") and num_filter (" + Twine(filters) + ")");
+  // conv_c4
+  SmallVector<int64_t> wShape = {filters, channels / groups};
+  wShape.append(kernel.begin(), kernel.end());
+  if (weight.getShape() != ArrayRef<int64_t>(wShape))
+    return fail(loc,
+                "weight shape " + shapeStr(weight.getShape()) +
+                    " does not match (num_filter, C/num_group, kernel...) = " +
+                    shapeStr(wShape));
+  // conv_c5
+  Value bias = adaptor.getBias();
+  if (adaptor.getNoBias() != !bias)
+    return fail(loc, adaptor.getNoBias()
+                         ? "has a bias but no_bias is set"
+                         : "needs a bias unless no_bias is set");
+  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{filters})
+    return fail(loc,
+                "bias shape " + shapeStr(tensorOf(bias).getShape()) +
+                    " does not match (num_filter,) = " + shapeStr({filters}));
+  // conv_c6
+  SmallVector<int64_t> out = {data.getDimSize(0), filters};
+  for (size_t i = 0; i < n; ++i) {
+    int64_t padded = data.getDimSize(2 + i) + 2 * pad[i];
+    int64_t span = dilate[i] * (kernel[i] - 1) + 1;
+    if (padded < span)
+      return fail(loc, "padded input extent " + Twine(padded) +
+                           " on spatial axis " + Twine(i) +
+                           " is smaller than the dilated kernel (" +
+                           Twine(span) + ")");
+    out.push_back((padded - span) / stride[i] + 1);
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> PoolingOp::getEffectiveKernel() {
+  auto shape = cast<RankedTensorType>(getData().getType()).getShape();
+  if (getGlobalPool())
+    return SmallVector<int64_t>(shape.drop_front(2));
+  return SmallVector<int64_t>(getKernel());
+}
+SmallVector<int64_t> PoolingOp::getStrides() {
+  size_t n = cast<RankedTensorType>(getData().getType()).getRank() - 2;
+  if (getGlobalPool())
+    return SmallVector<int64_t>(n, 1);
+  return withDefault(getStride(), n, 1);
+}
+SmallVector<int64_t> PoolingOp::getPadding() {
+  size_t n = cast<RankedTensorType>(getData().getType()).getRank() - 2;
+  if (getGlobalPool())
+    return SmallVector<int64_t>(n, 0);
+  return withDefault(getPad(), n, 0);
+}
+
+LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // pool_c1
+  if (data.getRank() != 3 && data.getRank() != 4)
+    return fail(loc, "data must be NCW or NCHW (rank 3 or 4), got shape " +
+                         shapeStr(data.getShape()));
+  size_t n = data.getRank() - 2;
+  // pool_c2
+  if (!isOneOf(adaptor.getPoolType(), {"max", "avg", "sum"}))
+    return fail(loc, "pool_type '" + adaptor.getPoolType() +
+                         "' is not one of max, avg, sum");
+  bool full = adaptor.getPoolingConvention() == "full";
+  if (!full && adaptor.getPoolingConvention() != "valid")
+    return fail(loc, "pooling_convention '" + adaptor.getPoolingConvention() +
+                         "' is not one of valid, full");
+  SmallVector<int64_t> out(data.getShape().take_front(2));
+  if (adaptor.getGlobalPool()) {
+    out.append(n, 1);
+    results.push_back(RankedTensorType::get(out, data.getElementType()));
+    return success();
+  }
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  if (kernel.size() != n)
+    return fail(loc, "kernel " + shapeStr(kernel) + " needs " + Twine(n) +
+                         " values for data of shape " +
+                         shapeStr(data.getShape()));
+  // pool_c3
+  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)) ||
+      failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
+    return failure();
+  auto stride = withDefault(adaptor.getStride(), n, 1);
+  auto pad = withDefault(adaptor.getPad(), n, 0);
+  // pool_c4
+  for (size_t i = 0; i < n; ++i) {
+    int64_t padded = data.getDimSize(2 + i) + 2 * pad[i];
+    if (padded < kernel[i])
+      return fail(loc, "padded input extent " + Twine(padded) +
+                           " on spatial axis " + Twine(i) +
+                           " is smaller than the kernel (" + Twine(kernel[i]) +
+                           ")");
+    int64_t span = padded - kernel[i];
+    out.push_back(
+        (full ? (span + stride[i] - 1) / stride[i] : span / stride[i]) + 1);
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+LogicalResult ActivationOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  // act_c1
+  if (!isOneOf(adaptor.getActType(),
+               {"relu", "sigmoid", "tanh", "softrelu", "softsign"}))
+    return fail(loc,
+                "act_type '" + adaptor.getActType() +
+                    "' is not one of relu, sigmoid, tanh, softrelu, softsign");
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+LogicalResult LeakyReLUOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef act = adaptor.getActType();
+  // leaky_c1
+  if (!isOneOf(act, {"leaky", "elu", "prelu", "selu", "gelu"}))
+    return fail(loc, "act_type '" + act +
+                         "' is not one of leaky, elu, prelu, selu, gelu");
+  auto data = tensorOf(adaptor.getData());
+  // leaky_c2
+  Value gamma = adaptor.getGamma();
+  if ((act == "prelu") != bool(gamma))
+    return fail(loc, act == "prelu" ? "prelu needs a gamma operand"
+                                    : "only prelu takes a gamma operand");
+  if (gamma) {
+    int64_t c = data.getRank() > 1 ? data.getDimSize(1) : 1;
+    auto g = tensorOf(gamma);
+    if (g.getRank() != 1 || (g.getDimSize(0) != c && g.getDimSize(0) != 1))
+      return fail(loc, "gamma shape " + shapeStr(g.getShape()) + " must be (" +
+                           Twine(c) + ",) or (1,)");
+  }
+  results.push_back(data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BatchNorm, Dropout, LRN, Embedding
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // bn_c1
+  auto axis =
+      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t c = data.getDimSize(*axis);
+  // bn_c2
+  const char *names[] = {"gamma", "beta", "moving_mean", "moving_var"};
+  Value stats[] = {adaptor.getGamma(), adaptor.getBeta(),
+                   adaptor.getMovingMean(), adaptor.getMovingVar()};
+  for (auto [name, v] : llvm::zip(names, stats))
+    if (tensorOf(v).getShape() != ArrayRef<int64_t>{c})
+      return fail(
+          loc, Twine(name) + " shape " + shapeStr(tensorOf(v).getShape()) +
+                   " does not match the data's axis extent " + shapeStr({c}));
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  double p = adaptor.getP().convertToDouble();
+  // dropout_c1
+  if (!(p >= 0.0 && p < 1.0))
+    return fail(loc, "p = " + std::to_string(p) + " is not in [0, 1)");
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+LogicalResult LRNOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // lrn_c1
+  if (data.getRank() != 4)
+    return fail(loc, "data must be NCHW (rank 4), got shape " +
+                         shapeStr(data.getShape()));
+  // lrn_c2
+  int64_t nsize = adaptor.getNsize();
+  if (nsize < 1 || nsize % 2 == 0)
+    return fail(loc, "nsize " + Twine(nsize) + " must be positive and odd");
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto weight = tensorOf(adaptor.getWeight());
+  int64_t in = adaptor.getInputDim(), out = adaptor.getOutputDim();
+  // embedding_c1
+  if (weight.getShape() != ArrayRef<int64_t>{in, out})
+    return fail(loc, "weight shape " + shapeStr(weight.getShape()) +
+                         " does not match (input_dim, output_dim) = " +
+                         shapeStr({in, out}));
+  SmallVector<int64_t> shape(data.getShape());
+  shape.push_back(out);
+  results.push_back(RankedTensorType::get(shape, weight.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// softmax, SoftmaxOutput
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // softmax_c1
+  if (failed(normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(),
+                           "axis")))
+    return failure();
+  // softmax_c2
+  if (!(adaptor.getTemperature().convertToDouble() > 0.0))
+    return fail(loc, "temperature must be positive");
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult
+SoftmaxOutputOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  // softmaxoutput_c1
+  if (!isOneOf(adaptor.getNormalization(), {"null", "batch", "valid"}))
+    return fail(loc, "normalization '" + adaptor.getNormalization() +
+                         "' is not one of null, batch, valid");
+  auto data = tensorOf(adaptor.getData());
+  if (data.getRank() < 2 && !adaptor.getPreserveShape())
+    return fail(loc, "data must have rank >= 2, got shape " +
+                         shapeStr(data.getShape()));
+  results.push_back(data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  // unary_c1
+  if (!isOneOf(adaptor.getOp(), {"exp", "log", "sqrt", "rsqrt", "square", "abs",
+                                 "negative", "reciprocal", "relu", "sigmoid",
+                                 "tanh", "softrelu", "softsign", "erf"}))
+    return fail(loc, "unknown unary function '" + adaptor.getOp() + "'");
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+LogicalResult ClipOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  // clip_c1
+  if (adaptor.getAMin().convertToDouble() > adaptor.getAMax().convertToDouble())
+    return fail(loc, "a_min must not exceed a_max");
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+static bool isArithFunction(StringRef op) {
+  return isOneOf(op,
+                 {"add", "sub", "mul", "div", "maximum", "minimum", "power"});
+}
+
+LogicalResult BinaryOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  // binary_c1
+  if (!isArithFunction(adaptor.getOp()))
+    return fail(loc, "unknown binary function '" + adaptor.getOp() + "'");
+  auto lhs = tensorOf(adaptor.getLhs()), rhs = tensorOf(adaptor.getRhs());
+  // binary_c3
+  if (lhs.getElementType() != rhs.getElementType())
+    return fail(loc, "operand element types differ");
+  // binary_c2
+  int64_t rank = std::max(lhs.getRank(), rhs.getRank());
+  SmallVector<int64_t> out(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t li = lhs.getRank() - rank + i, ri = rhs.getRank() - rank + i;
+    int64_t l = li >= 0 ? lhs.getDimSize(li) : 1;
+    int64_t r = ri >= 0 ? rhs.getDimSize(ri) : 1;
+    if (l != r && l != 1 && r != 1)
+      return fail(loc, "operand shapes " + shapeStr(lhs.getShape()) + " and " +
+                           shapeStr(rhs.getShape()) + " do not broadcast");
+    out[i] = l == 1 ? r : l;
+  }
+  results.push_back(RankedTensorType::get(out, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult ScalarOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  // scalar_c1
+  if (!isArithFunction(adaptor.getOp()))
+    return fail(loc, "unknown scalar function '" + adaptor.getOp() + "'");
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+LogicalResult BlockGradOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  results.push_back(adaptor.getData().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// dot, reduce
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  auto a = tensorOf(adaptor.getLhs()), b = tensorOf(adaptor.getRhs());
+  int64_t rank = adaptor.getBatch() ? 3 : 2;
+  // dot_c1
+  if (a.getRank() != rank || b.getRank() != rank)
+    return fail(loc, Twine(adaptor.getBatch() ? "batch_dot" : "dot") +
+                         " needs rank-" + Twine(rank) + " operands, got " +
+                         shapeStr(a.getShape()) + " and " +
+                         shapeStr(b.getShape()));
+  int64_t o = rank - 2;
+  int64_t m = a.getDimSize(o + (adaptor.getTransposeA() ? 1 : 0));
+  int64_t ka = a.getDimSize(o + (adaptor.getTransposeA() ? 0 : 1));
+  int64_t kb = b.getDimSize(o + (adaptor.getTransposeB() ? 1 : 0));
+  int64_t n = b.getDimSize(o + (adaptor.getTransposeB() ? 0 : 1));
+  // dot_c2
+  if (ka != kb)
+    return fail(loc, "contracted extents differ: " + shapeStr(a.getShape()) +
+                         " and " + shapeStr(b.getShape()) +
+                         " (after transpose_a/transpose_b)");
+  SmallVector<int64_t> out;
+  if (adaptor.getBatch()) {
+    // dot_c3
+    if (a.getDimSize(0) != b.getDimSize(0))
+      return fail(loc, "batch extents differ: " + shapeStr(a.getShape()) +
+                           " and " + shapeStr(b.getShape()));
+    out.push_back(a.getDimSize(0));
+  }
+  out.append({m, n});
+  results.push_back(RankedTensorType::get(out, a.getElementType()));
+  return success();
+}
+
+SmallVector<int64_t> ReduceOp::getReducedAxes() {
+  int64_t rank = cast<RankedTensorType>(getData().getType()).getRank();
+  SmallVector<bool> listed(rank, false);
+  for (int64_t a : getAxis())
+    listed[a < 0 ? a + rank : a] = true;
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (getAxis().empty() || listed[i] != getExclude())
+      axes.push_back(i);
+  return axes;
+}
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  // reduce_c1
+  if (!isOneOf(adaptor.getOp(), {"sum", "mean", "max", "min"}))
+    return fail(loc, "unknown reduction '" + adaptor.getOp() + "'");
+  auto data = tensorOf(adaptor.getData());
+  int64_t rank = data.getRank();
+  SmallVector<bool> listed(rank, false);
+  // reduce_c2
+  for (int64_t a : adaptor.getAxis()) {
+    auto axis = normalizeAxis(loc, a, rank, "axis");
+    if (failed(axis))
+      return failure();
+    if (listed[*axis])
+      return fail(loc, "axis " + Twine(a) + " is listed twice");
+    listed[*axis] = true;
+  }
+  bool all = adaptor.getAxis().empty();
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = all || listed[i] != adaptor.getExclude();
+    if (!reduced)
+      out.push_back(data.getDimSize(i));
+    else if (adaptor.getKeepdims())
+      out.push_back(1);
+  }
+  // MXNet 1.x: reducing every axis without keepdims gives shape (1,).
+  if (out.empty())
+    out.push_back(1);
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  if (data.getRank() < 1)
+    return fail(loc, "data must have rank >= 1");
+  int64_t rest = 1;
+  for (int64_t d : data.getShape().drop_front())
+    rest *= d;
+  results.push_back(
+      RankedTensorType::get({data.getDimSize(0), rest}, data.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  SmallVector<int64_t> in(data.getShape()), codes(adaptor.getShape());
+  bool reverse = adaptor.getReverse();
+  if (reverse) {
+    std::reverse(in.begin(), in.end());
+    std::reverse(codes.begin(), codes.end());
+  }
+  auto bad = [&](const Twine &why) {
+    return fail(loc, "shape " + shapeStr(adaptor.getShape()) + " for data " +
+                         shapeStr(data.getShape()) + ": " + why);
+  };
+  // reshape_c1: MXNet's codes, applied left to right.
+  SmallVector<int64_t> out;
+  int64_t inferred = -1;
+  size_t src = 0;
+  for (size_t i = 0; i < codes.size(); ++i) {
+    int64_t c = codes[i];
+    if (c > 0) {
+      out.push_back(c);
+      ++src;
+    } else if (c == 0) {
+      if (src >= in.size())
+        return bad("code 0 has no input axis to copy");
+      out.push_back(in[src++]);
+    } else if (c == -1) {
+      if (inferred >= 0)
+        return bad("more than one -1");
+      inferred = out.size();
+      out.push_back(1);
+      ++src;
+    } else if (c == -2) {
+      while (src < in.size())
+        out.push_back(in[src++]);
+    } else if (c == -3) {
+      if (src + 1 >= in.size())
+        return bad("code -3 needs two input axes");
+      out.push_back(in[src] * in[src + 1]);
+      src += 2;
+    } else if (c == -4) {
+      if (i + 2 >= codes.size() || src >= in.size())
+        return bad("code -4 must be followed by two values");
+      int64_t d = in[src++], a = codes[i + 1], b = codes[i + 2];
+      if (a == -1 && b > 0 && d % b == 0)
+        a = d / b;
+      else if (b == -1 && a > 0 && d % a == 0)
+        b = d / a;
+      if (a < 1 || b < 1 || a * b != d)
+        return bad("code -4 cannot split " + Twine(d) + " into " +
+                   Twine(codes[i + 1]) + " x " + Twine(codes[i + 2]));
+      out.append({a, b});
+      i += 2;
+    } else {
+      return bad("unknown code " + Twine(c));
+    }
+  }
+  int64_t total = data.getNumElements(), known = 1;
+  for (auto [i, d] : llvm::enumerate(out))
+    if ((int64_t)i != inferred)
+      known *= d;
+  if (inferred >= 0) {
+    if (known == 0 || total % known)
+      return bad("cannot infer the -1 extent");
+    out[inferred] = total / known;
+    known *= out[inferred];
+  }
+  // reshape_c2
+  if (known != total)
+    return bad("the element count changes (" + Twine(total) + " to " +
+               Twine(known) + ")");
+  if (reverse)
+    std::reverse(out.begin(), out.end());
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+SmallVector<int64_t> TransposeOp::getPermutation() {
+  int64_t rank = cast<RankedTensorType>(getData().getType()).getRank();
+  if (!getAxes().empty())
+    return SmallVector<int64_t>(getAxes());
+  SmallVector<int64_t> perm;
+  for (int64_t i = rank - 1; i >= 0; --i)
+    perm.push_back(i);
+  return perm;
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  int64_t rank = data.getRank();
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  SmallVector<int64_t> out;
+  if (axes.empty()) {
+    out.assign(data.getShape().rbegin(), data.getShape().rend());
+  } else {
+    // transpose_c1
+    SmallVector<bool> seen(rank, false);
+    if ((int64_t)axes.size() != rank)
+      return fail(loc, "axes " + shapeStr(axes) + " is not a permutation of " +
+                           Twine(rank) + " axes");
+    for (int64_t a : axes) {
+      if (a < 0 || a >= rank || seen[a])
+        return fail(loc, "axes " + shapeStr(axes) +
+                             " is not a permutation of " + Twine(rank) +
+                             " axes");
+      seen[a] = true;
+      out.push_back(data.getDimSize(a));
+    }
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  int64_t rank = data.getRank(), axis = adaptor.getAxis();
+  // expand_dims_c1
+  if (axis < -rank - 1 || axis > rank)
+    return fail(loc, "axis " + Twine(axis) + " is out of range for rank " +
+                         Twine(rank));
+  if (axis < 0)
+    axis += rank + 1;
+  SmallVector<int64_t> out(data.getShape());
+  out.insert(out.begin() + axis, 1);
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  int64_t rank = data.getRank();
+  SmallVector<bool> drop(rank, adaptor.getAxis().empty());
+  if (adaptor.getAxis().empty()) {
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = data.getDimSize(i) == 1;
+  }
+  // squeeze_c1
+  for (int64_t a : adaptor.getAxis()) {
+    auto axis = normalizeAxis(loc, a, rank, "axis");
+    if (failed(axis))
+      return failure();
+    if (data.getDimSize(*axis) != 1)
+      return fail(loc, "axis " + Twine(a) + " has extent " +
+                           Twine(data.getDimSize(*axis)) + ", not 1");
+    drop[*axis] = true;
+  }
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      out.push_back(data.getDimSize(i));
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  // concat_c1
+  if (adaptor.getInputs().empty())
+    return fail(loc, "needs at least one input");
+  auto first = tensorOf(adaptor.getInputs()[0]);
+  // concat_c2
+  auto dim =
+      normalizeAxis(loc, (int64_t)adaptor.getDim(), first.getRank(), "dim");
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> out(first.getShape());
+  out[*dim] = 0;
+  for (Value v : adaptor.getInputs()) {
+    auto t = tensorOf(v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return fail(loc, "inputs must share rank and element type");
+    // concat_c3
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != *dim && t.getDimSize(i) != first.getDimSize(i))
+        return fail(loc, "input shapes " + shapeStr(first.getShape()) +
+                             " and " + shapeStr(t.getShape()) +
+                             " differ off dim " + Twine(*dim));
+    out[*dim] += t.getDimSize(*dim);
+  }
+  results.push_back(RankedTensorType::get(out, first.getElementType()));
+  return success();
+}
+
+/// Python's slice.indices(): start, step and count for one axis.
+static void normalizeSlice(int64_t dim, int64_t begin, int64_t end,
+                           int64_t step, int64_t &start, int64_t &count) {
+  auto clampIndex = [&](int64_t i) {
+    if (i < 0)
+      i += dim;
+    if (step > 0)
+      return std::clamp<int64_t>(i, 0, dim);
+    return std::clamp<int64_t>(i, -1, dim - 1);
+  };
+  start = clampIndex(begin);
+  int64_t stop = clampIndex(end);
+  if (step > 0)
+    count = stop > start ? (stop - start + step - 1) / step : 0;
+  else
+    count = start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
+void SliceOp::getNormalized(SmallVectorImpl<int64_t> &starts,
+                            SmallVectorImpl<int64_t> &steps,
+                            SmallVectorImpl<int64_t> &counts) {
+  auto shape = cast<RankedTensorType>(getData().getType()).getShape();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t start = 0, count = shape[i], step = 1;
+    if (i < getBegin().size()) {
+      step = getStep().empty() ? 1 : getStep()[i];
+      normalizeSlice(shape[i], getBegin()[i], getEnd()[i], step, start, count);
+    }
+    starts.push_back(start);
+    steps.push_back(step);
+    counts.push_back(count);
+  }
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> begin = adaptor.getBegin(), end = adaptor.getEnd(),
+                    step = adaptor.getStep();
+  // slice_c1
+  if (begin.size() != end.size() || (int64_t)begin.size() > data.getRank() ||
+      (!step.empty() && step.size() != begin.size()))
+    return fail(loc, "begin " + shapeStr(begin) + ", end " + shapeStr(end) +
+                         " and step " + shapeStr(step) +
+                         " must have equal lengths of at most the rank " +
+                         Twine(data.getRank()));
+  SmallVector<int64_t> out(data.getShape());
+  for (size_t i = 0; i < begin.size(); ++i) {
+    int64_t s = step.empty() ? 1 : step[i];
+    // slice_c2
+    if (s == 0)
+      return fail(loc, "step must not be 0");
+    int64_t start, count;
+    normalizeSlice(data.getDimSize(i), begin[i], end[i], s, start, count);
+    out[i] = count;
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult SliceChannelOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  int64_t n = adaptor.getNumOutputs();
+  // slicechannel_c1
+  auto axis =
+      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t extent = data.getDimSize(*axis);
+  if (n < 1 || extent % n)
+    return fail(loc, "num_outputs " + Twine(n) +
+                         " does not divide the extent " + Twine(extent) +
+                         " of axis " + Twine(*axis));
+  SmallVector<int64_t> part(data.getShape());
+  part[*axis] = extent / n;
+  // slicechannel_c2
+  if (adaptor.getSqueezeAxis()) {
+    if (part[*axis] != 1)
+      return fail(loc, "squeeze_axis needs parts of extent 1, got " +
+                           Twine(part[*axis]));
+    part.erase(part.begin() + *axis);
+  }
+  // slicechannel_c3 (the result count follows from the inferred list)
+  results.append(n, RankedTensorType::get(part, data.getElementType()));
+  return success();
+}

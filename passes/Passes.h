@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Declarations of mxc's passes and pipelines (the passes themselves are
+// generated from Passes.td).
+#ifndef MXC_PASSES_PASSES_H
+#define MXC_PASSES_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace mxc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// Adds the patterns lowering every mx op to linalg/tensor/arith/math.
+void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// Options of the CPU pipeline from the mx dialect to the LLVM dialect.
+struct CpuPipelineOptions {};
+
+/// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's
+/// public functions take their results as trailing out-parameters
+/// (bare pointers) afterwards.
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
+
+/// Registers every mxc pass and the `mxc-cpu-pipeline` pipeline.
+void registerAllPasses();
+
+} // namespace mxc
+
+#endif // MXC_PASSES_PASSES_H

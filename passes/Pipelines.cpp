@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pass pipelines mxc runs, in one place so that `mxc` and `mxc-opt
+// --mxc-cpu-pipeline` cannot drift apart.
+#include "passes/Passes.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+namespace {
+// mx on tensors -> linalg -> bufferized loops -> LLVM dialect. Function
+// results become out-parameters (hoisting the static result allocations so
+// kernels write straight into the caller's buffers).
+constexpr const char *kCpuPipeline =
+    "func.func(mxc-convert-mx-to-linalg),"
+    "canonicalize,"
+    "eliminate-empty-tensors,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=true "
+    "modify-public-functions=true},"
+    "canonicalize,"
+    "buffer-deallocation-pipeline,"
+    "mxc-memref-copy-to-linalg,"
+    "convert-linalg-to-loops,"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "finalize-memref-to-llvm,"
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    "convert-arith-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "convert-index-to-llvm,"
+    "reconcile-unrealized-casts";
+} // namespace
+
+void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &) {
+  // The pipeline is spelled as text, so its passes must be registered.
+  static bool registered = [] {
+    mlir::registerAllPasses();
+    registerMXCPasses();
+    return true;
+  }();
+  (void)registered;
+  if (failed(parsePassPipeline(kCpuPipeline, pm)))
+    llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
+}
+
+void mxc::registerAllPasses() {
+  registerMXCPasses();
+  PassPipelineRegistration<>(
+      "mxc-cpu-pipeline",
+      "Lower the mx dialect to the LLVM dialect for the host CPU",
+      [](OpPassManager &pm) { buildCpuPipeline(pm, CpuPipelineOptions{}); });
+}

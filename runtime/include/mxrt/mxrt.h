@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * libmxrt's public C API: tensors, loading compiled models, and running them.
+ * Everything a program needs to run a model compiled by mxc; no LLVM or MLIR.
+ *
+ * Conventions (they hold for every function below):
+ *  - Fallible calls return mxrt_status; MXRT_OK (0) is success. On failure a
+ *    message naming the offending argument is kept per thread and returned by
+ *    mxrt_last_error().
+ *  - Results are written through out_ pointers, and only on success.
+ *  - Objects returned by *_create / *_open / *_load are owned by the caller and
+ *    must be freed with the matching *_release, which accepts NULL.
+ *  - No function aborts, exits or throws.
+ */
+#ifndef MXRT_MXRT_H
+#define MXRT_MXRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MXRT_API __attribute__((visibility("default")))
+#else
+#define MXRT_API
+#endif
+
+/*===------------------------------------------------------------------===*
+ * Status
+ *===------------------------------------------------------------------===*/
+
+typedef enum mxrt_status {
+  MXRT_OK = 0,
+  MXRT_INVALID_ARGUMENT = 1, /* null pointer, wrong shape/dtype, bad name */
+  MXRT_NOT_FOUND = 2,        /* missing file, symbol, input or output */
+  MXRT_IO_ERROR = 3,         /* unreadable or corrupt file */
+  MXRT_OUT_OF_MEMORY = 4,
+  MXRT_UNSUPPORTED = 5, /* e.g. an ABI version this runtime does not know */
+  MXRT_INTERNAL = 6,
+} mxrt_status;
+
+/** Static name of a status code, e.g. "INVALID_ARGUMENT". */
+MXRT_API const char *mxrt_status_string(mxrt_status status);
+
+/** Message of the last failing call on this thread ("" if none). The string
+ *  is owned by the runtime and valid until the next failing call on this
+ *  thread. */
+MXRT_API const char *mxrt_last_error(void);
+
+/*===------------------------------------------------------------------===*
+ * Element types (codes match MXNet's dtype flags)
+ *===------------------------------------------------------------------===*/
+
+typedef enum mxrt_dtype {
+  MXRT_F32 = 0,
+  MXRT_F64 = 1,
+  MXRT_F16 = 2,
+  MXRT_U8 = 3,
+  MXRT_I32 = 4,
+  MXRT_I8 = 5,
+  MXRT_I64 = 6,
+  MXRT_BOOL = 7,
+} mxrt_dtype;
+
+/** Bytes per element, or 0 for an unknown code. */
+MXRT_API size_t mxrt_dtype_size(mxrt_dtype dtype);
+/** Static name such as "float32", or "unknown". */
+MXRT_API const char *mxrt_dtype_name(mxrt_dtype dtype);
+
+#define MXRT_MAX_DIMS 8
+
+/*===------------------------------------------------------------------===*
+ * Tensors: a dense, row-major, 64-byte aligned array of one dtype.
+ *===------------------------------------------------------------------===*/
+
+typedef struct mxrt_tensor mxrt_tensor;
+
+/** New zero-filled tensor; owned by the caller. */
+MXRT_API mxrt_status mxrt_tensor_create(mxrt_dtype dtype, int32_t ndim,
+                                        const int64_t *shape,
+                                        mxrt_tensor **out_tensor);
+/** Tensor viewing caller memory `data`; the caller keeps owning `data` and
+ *  must keep it alive until the tensor is released. `data` must be aligned to
+ *  the element size (64 bytes is better for kernels) and may be NULL only for
+ *  a tensor with no elements. */
+MXRT_API mxrt_status mxrt_tensor_wrap(mxrt_dtype dtype, int32_t ndim,
+                                      const int64_t *shape, void *data,
+                                      mxrt_tensor **out_tensor);
+/** Frees the tensor (and its data unless wrapped). Accepts NULL. */
+MXRT_API void mxrt_tensor_release(mxrt_tensor *tensor);
+
+/* Accessors; on a NULL tensor they return 0, NULL or MXRT_F32. */
+MXRT_API mxrt_dtype mxrt_tensor_dtype(const mxrt_tensor *tensor);
+MXRT_API int32_t mxrt_tensor_ndim(const mxrt_tensor *tensor);
+/** Pointer to ndim extents, owned by the tensor. */
+MXRT_API const int64_t *mxrt_tensor_shape(const mxrt_tensor *tensor);
+MXRT_API int64_t mxrt_tensor_num_elements(const mxrt_tensor *tensor);
+MXRT_API size_t mxrt_tensor_size_bytes(const mxrt_tensor *tensor);
+/** The tensor's data; owned by the tensor (or its wrapper's caller). */
+MXRT_API void *mxrt_tensor_data(mxrt_tensor *tensor);
+
+/** Reads a NumPy .npy file (v1-v3, little-endian, C order) into a new tensor
+ *  owned by the caller. */
+MXRT_API mxrt_status mxrt_tensor_load_npy(const char *path,
+                                          mxrt_tensor **out_tensor);
+/** Writes the tensor as a NumPy .npy file (v1). The file is complete or
+ *  absent: a failed write removes it. */
+MXRT_API mxrt_status mxrt_tensor_save_npy(const mxrt_tensor *tensor,
+                                          const char *path);
+
+/*===------------------------------------------------------------------===*
+ * Models: compiled code + weights, immutable and shareable between threads.
+ *===------------------------------------------------------------------===*/
+
+typedef struct mxrt_model mxrt_model;
+struct mxrt_model_desc; /* see mxrt/model_abi.h */
+
+/** Information about one input or output; strings and shape are owned by the
+ *  model and valid until it is released. */
+typedef struct mxrt_tensor_info {
+  const char *name;
+  mxrt_dtype dtype;
+  int32_t ndim;
+  const int64_t *shape;
+} mxrt_tensor_info;
+
+/** Loads a compiled model library (lib<name>.so) by path; owned by the
+ *  caller. A bare file name means a file in the current directory, not a
+ *  search of the library path. */
+MXRT_API mxrt_status mxrt_model_open(const char *path, mxrt_model **out_model);
+/** Wraps a model linked into the program (its <name>_descriptor); owned by
+ *  the caller. */
+MXRT_API mxrt_status mxrt_model_from_descriptor(
+    const struct mxrt_model_desc *desc, mxrt_model **out_model);
+/** Frees the model. Its instances must be released first. Accepts NULL. */
+MXRT_API void mxrt_model_release(mxrt_model *model);
+
+/** The model's name (static string owned by the model). */
+MXRT_API const char *mxrt_model_name(const mxrt_model *model);
+MXRT_API int32_t mxrt_model_num_inputs(const mxrt_model *model);
+MXRT_API int32_t mxrt_model_num_outputs(const mxrt_model *model);
+MXRT_API mxrt_status mxrt_model_input_info(const mxrt_model *model,
+                                           int32_t index,
+                                           mxrt_tensor_info *out_info);
+MXRT_API mxrt_status mxrt_model_output_info(const mxrt_model *model,
+                                            int32_t index,
+                                            mxrt_tensor_info *out_info);
+/** Index of the input called `name`, or MXRT_NOT_FOUND. */
+MXRT_API mxrt_status mxrt_model_find_input(const mxrt_model *model,
+                                           const char *name,
+                                           int32_t *out_index);
+
+/*===------------------------------------------------------------------===*
+ * Instances: per-caller state of a model (scratch memory, parameters).
+ * One thread may use an instance at a time; separate instances of one model
+ * run concurrently.
+ *===------------------------------------------------------------------===*/
+
+typedef struct mxrt_instance mxrt_instance;
+
+typedef struct mxrt_instance_options {
+  /** sizeof(mxrt_instance_options), so that fields can be added. */
+  uint32_t struct_size;
+  /** Worker threads for this instance; 0 picks the default (1). */
+  int32_t num_threads;
+} mxrt_instance_options;
+
+/** Sets the defaults. */
+MXRT_API void mxrt_instance_options_init(mxrt_instance_options *options);
+
+/** New instance of `model` (options may be NULL); owned by the caller. The
+ *  model must outlive it. */
+MXRT_API mxrt_status mxrt_instance_create(const mxrt_model *model,
+                                          const mxrt_instance_options *options,
+                                          mxrt_instance **out_instance);
+/** New instance of a model linked into the program; owns its own model
+ *  handle. Owned by the caller. Used by generated <name>_create(). */
+MXRT_API mxrt_status mxrt_instance_create_static(
+    const struct mxrt_model_desc *desc, const mxrt_instance_options *options,
+    mxrt_instance **out_instance);
+/** Frees the instance. Accepts NULL. */
+MXRT_API void mxrt_instance_release(mxrt_instance *instance);
+
+/** Runs the model's forward function. inputs/outputs are in the model's
+ *  order; their dtypes and shapes must match the model's exactly (an error
+ *  names the first that does not). The caller keeps owning all tensors. */
+MXRT_API mxrt_status mxrt_instance_run(mxrt_instance *instance,
+                                       mxrt_tensor *const *inputs,
+                                       int32_t num_inputs,
+                                       mxrt_tensor *const *outputs,
+                                       int32_t num_outputs);
+/** Runs the forward function on raw buffers in the model's order, without
+ *  shape checks (the typed generated API checks types at compile time). No
+ *  pointer may be NULL. The caller keeps owning all buffers. */
+MXRT_API mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
+                                           const void *const *inputs,
+                                           void *const *outputs);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MXRT_MXRT_H */

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Helpers shared by libmxrt's implementation files: recording the per-thread
+// error message, keeping C++ exceptions from crossing the C API, and the
+// tensor struct behind the opaque handle. Not installed.
+
+#ifndef MXRT_SRC_INTERNAL_H
+#define MXRT_SRC_INTERNAL_H
+
+#include "mxrt/mxrt.h"
+
+#include <new>
+#include <string>
+
+/// The object behind mxrt_tensor. Extents beyond ndim are zero.
+struct mxrt_tensor {
+  mxrt_dtype dtype;
+  int32_t ndim;
+  int64_t shape[MXRT_MAX_DIMS];
+  int64_t numElements;
+  size_t sizeBytes;
+  void *data;
+  /// False for mxrt_tensor_wrap: the caller owns `data`.
+  bool ownsData;
+};
+
+namespace mxrt {
+
+/// Records a printf-style message as this thread's last error and returns
+/// `status`, so that failures read `return fail(MXRT_..., "...", ...);`.
+mxrt_status fail(mxrt_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// Whether `dtype` is one of the mxrt_dtype codes.
+bool isValidDtype(int64_t dtype);
+
+/// The integer a C caller passed as an mxrt_dtype. Read without loading the
+/// enum, since a C++ enum holding an unknown code is undefined behaviour and
+/// C callers may pass any int.
+int64_t dtypeCode(const mxrt_dtype &dtype);
+
+/// "1x3x32x32", or "scalar" for a 0-d shape.
+std::string shapeString(int64_t ndim, const int64_t *shape);
+
+/// Checks dtype, ndim and shape as tensor constructors see them and computes
+/// the element count and byte size; `what` names the call in messages.
+mxrt_status checkTensorArgs(const char *what, int64_t dtype, int32_t ndim,
+                            const int64_t *shape, int64_t *outNumElements,
+                            size_t *outSizeBytes);
+
+/// 64-byte aligned allocation of at least `size` bytes (at least one cache
+/// line, so that empty tensors still get a unique non-null pointer); NULL
+/// when out of memory. Free with std::free.
+void *alignedAlloc(size_t size);
+
+/// Runs `body` (returning mxrt_status) and turns any C++ exception into an
+/// error status: exceptions must never cross the C API.
+template <typename Body> mxrt_status guarded(Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(MXRT_OUT_OF_MEMORY, "out of memory");
+  } catch (...) {
+    return fail(MXRT_INTERNAL, "unexpected C++ exception inside libmxrt");
+  }
+}
+
+} // namespace mxrt
+
+#endif // MXRT_SRC_INTERNAL_H

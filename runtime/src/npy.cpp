@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reading and writing NumPy .npy files, the exchange format between mxrun,
+// reference scripts and tests. Readers accept format versions 1.0-3.0 as
+// written by any NumPy; the writer produces exactly what NumPy 1.24's np.save
+// writes, so files compare byte for byte.
+
+#include "internal.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <atomic>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+constexpr char npyMagic[] = "\x93NUMPY";
+constexpr size_t npyMagicLen = 6;
+
+/// Closes the FILE on every path out of the reader.
+struct FileCloser {
+  FILE *file;
+  ~FileCloser() {
+    if (file)
+      std::fclose(file);
+  }
+};
+
+/// Parses the header's Python dict literal, e.g.
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+/// Only the three keys NumPy writes are accepted, in any order.
+class HeaderParser {
+public:
+  explicit HeaderParser(const std::string &text) : text(text) {}
+
+  /// On failure returns false and sets `error`.
+  bool parse() {
+    skipSpace();
+    if (!consume('{'))
+      return setError("expected '{'");
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    while (true) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return false;
+      skipSpace();
+      if (!consume(':'))
+        return setError("expected ':' after '" + key + "'");
+      skipSpace();
+      if (key == "descr") {
+        if (!parseString(descr))
+          return false;
+        seenDescr = true;
+      } else if (key == "fortran_order") {
+        if (!parseBool(fortranOrder))
+          return false;
+        seenOrder = true;
+      } else if (key == "shape") {
+        if (!parseShape())
+          return false;
+        seenShape = true;
+      } else {
+        return setError("unexpected key '" + key + "'");
+      }
+      skipSpace();
+      if (consume('}'))
+        break;
+      if (!consume(','))
+        return setError("expected ',' or '}' after the value of '" + key + "'");
+    }
+    skipSpace();
+    if (pos != text.size())
+      return setError("unexpected text after the closing '}'");
+    if (!seenDescr)
+      return setError("missing key 'descr'");
+    if (!seenOrder)
+      return setError("missing key 'fortran_order'");
+    if (!seenShape)
+      return setError("missing key 'shape'");
+    return true;
+  }
+
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  std::string error;
+
+private:
+  bool setError(const std::string &message) {
+    error = message;
+    return false;
+  }
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' ||
+                                 text[pos] == '\n' || text[pos] == '\r'))
+      ++pos;
+  }
+  bool consume(char c) {
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool consumeWord(const char *word) {
+    size_t len = std::strlen(word);
+    if (text.compare(pos, len, word) != 0)
+      return false;
+    pos += len;
+    return true;
+  }
+  bool parseString(std::string &out) {
+    if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
+      return setError("expected a quoted string");
+    char quote = text[pos++];
+    size_t end = text.find(quote, pos);
+    if (end == std::string::npos)
+      return setError("unterminated string");
+    out = text.substr(pos, end - pos);
+    pos = end + 1;
+    return true;
+  }
+  bool parseBool(bool &out) {
+    if (consumeWord("True"))
+      out = true;
+    else if (consumeWord("False"))
+      out = false;
+    else
+      return setError("'fortran_order' is not True or False");
+    return true;
+  }
+  bool parseShape() {
+    if (!consume('('))
+      return setError("'shape' is not a tuple");
+    shape.clear();
+    while (true) {
+      skipSpace();
+      if (consume(')'))
+        return true;
+      if (pos >= text.size() || text[pos] < '0' || text[pos] > '9')
+        return setError("'shape' holds something other than non-negative "
+                        "integers");
+      uint64_t value = 0;
+      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+        value = value * 10 + static_cast<uint64_t>(text[pos++] - '0');
+        if (value > uint64_t(INT64_MAX))
+          return setError("'shape' has an extent that does not fit in int64");
+      }
+      consume('L'); // Python 2 longs, as old NumPy wrote them.
+      shape.push_back(static_cast<int64_t>(value));
+      skipSpace();
+      if (consume(')'))
+        return true;
+      if (!consume(','))
+        return setError("expected ',' or ')' in 'shape'");
+    }
+  }
+
+  const std::string &text;
+  size_t pos = 0;
+};
+
+/// Maps a NumPy type string such as '<f4' to a dtype. Multi-byte types must
+/// be little-endian ('<', or '=' on this little-endian host); single-byte ones
+/// may carry any byte-order mark.
+mxrt_status parseDescr(const char *path, const std::string &descr,
+                       mxrt_dtype *out) {
+  static const struct {
+    const char *code;
+    mxrt_dtype dtype;
+  } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64}, {"f2", MXRT_F16},
+               {"u1", MXRT_U8},  {"i4", MXRT_I32}, {"i1", MXRT_I8},
+               {"i8", MXRT_I64}, {"b1", MXRT_BOOL}};
+  if (descr.size() == 3 && std::strchr("<=|>", descr[0])) {
+    for (const auto &kind : kinds) {
+      if (descr.compare(1, 2, kind.code) != 0)
+        continue;
+      bool singleByte = mxrt_dtype_size(kind.dtype) == 1;
+      if (!singleByte && (descr[0] == '>' || descr[0] == '|'))
+        return mxrt::fail(MXRT_UNSUPPORTED,
+                          "'%s': dtype '%s' is not little-endian; convert "
+                          "it with arr.astype('<%s')",
+                          path, descr.c_str(), kind.code);
+      *out = kind.dtype;
+      return MXRT_OK;
+    }
+  }
+  return mxrt::fail(MXRT_UNSUPPORTED,
+                    "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
+                    "<i4 |i1 <i8 |b1)",
+                    path, descr.c_str());
+}
+
+const char *descrOf(mxrt_dtype dtype) {
+  switch (dtype) {
+  case MXRT_F32:
+    return "<f4";
+  case MXRT_F64:
+    return "<f8";
+  case MXRT_F16:
+    return "<f2";
+  case MXRT_U8:
+    return "|u1";
+  case MXRT_I32:
+    return "<i4";
+  case MXRT_I8:
+    return "|i1";
+  case MXRT_I64:
+    return "<i8";
+  case MXRT_BOOL:
+    return "|b1";
+  }
+  return nullptr;
+}
+
+uint32_t readLittleEndian(const unsigned char *bytes, size_t count) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < count; ++i)
+    value |= uint32_t(bytes[i]) << (8 * i);
+  return value;
+}
+
+mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
+  if (!path)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_tensor_load_npy: path is NULL");
+  if (!outTensor)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_tensor_load_npy: out_tensor is NULL");
+  FileCloser closer{std::fopen(path, "rb")};
+  FILE *file = closer.file;
+  if (!file)
+    return mxrt::fail(errno == ENOENT ? MXRT_NOT_FOUND : MXRT_IO_ERROR,
+                      "cannot open '%s': %s", path, std::strerror(errno));
+  struct stat info;
+  if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode))
+    return mxrt::fail(MXRT_IO_ERROR, "'%s' is not a regular file", path);
+  uint64_t fileSize = static_cast<uint64_t>(info.st_size);
+
+  unsigned char prefix[8];
+  size_t got = std::fread(prefix, 1, sizeof(prefix), file);
+  if (got >= npyMagicLen ? std::memcmp(prefix, npyMagic, npyMagicLen) != 0
+                         : std::memcmp(prefix, npyMagic, got) != 0)
+    return mxrt::fail(MXRT_IO_ERROR,
+                      "'%s' is not a .npy file (bad magic string)", path);
+  if (got < sizeof(prefix))
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': truncated .npy header", path);
+  unsigned major = prefix[6], minor = prefix[7];
+  if (major < 1 || major > 3 || minor != 0)
+    return mxrt::fail(MXRT_UNSUPPORTED,
+                      "'%s': unsupported .npy format version %u.%u (supported: "
+                      "1.0, 2.0, 3.0)",
+                      path, major, minor);
+  size_t lenBytes = major == 1 ? 2 : 4;
+  unsigned char lenField[4];
+  if (std::fread(lenField, 1, lenBytes, file) != lenBytes)
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': truncated .npy header", path);
+  uint64_t headerLen = readLittleEndian(lenField, lenBytes);
+  uint64_t dataOffset = sizeof(prefix) + lenBytes + headerLen;
+  if (dataOffset > fileSize)
+    return mxrt::fail(MXRT_IO_ERROR,
+                      "'%s': truncated .npy header (header claims %llu bytes, "
+                      "file has %llu)",
+                      path, static_cast<unsigned long long>(headerLen),
+                      static_cast<unsigned long long>(fileSize));
+  std::string header(headerLen, '\0');
+  if (std::fread(&header[0], 1, headerLen, file) != headerLen)
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': cannot read the .npy header: %s",
+                      path, std::strerror(errno));
+
+  HeaderParser parser(header);
+  if (!parser.parse())
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': invalid .npy header: %s", path,
+                      parser.error.c_str());
+  mxrt_dtype dtype = MXRT_F32;
+  if (mxrt_status status = parseDescr(path, parser.descr, &dtype))
+    return status;
+  if (parser.fortranOrder)
+    return mxrt::fail(
+        MXRT_UNSUPPORTED,
+        "'%s': Fortran-order arrays are not supported; save a "
+        "C-order copy with np.save(path, np.ascontiguousarray(a))",
+        path);
+  if (parser.shape.size() > MXRT_MAX_DIMS)
+    return mxrt::fail(MXRT_UNSUPPORTED, "'%s': %zu dimensions (at most %d)",
+                      path, parser.shape.size(), MXRT_MAX_DIMS);
+  int32_t ndim = static_cast<int32_t>(parser.shape.size());
+  int64_t numElements = 0;
+  size_t sizeBytes = 0;
+  if (mxrt::checkTensorArgs("mxrt_tensor_load_npy", dtype, ndim,
+                            parser.shape.data(), &numElements, &sizeBytes))
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': shape %s is too large", path,
+                      mxrt::shapeString(ndim, parser.shape.data()).c_str());
+  // Check before allocating, so that a corrupt shape cannot ask for terabytes.
+  if (fileSize - dataOffset < sizeBytes)
+    return mxrt::fail(
+        MXRT_IO_ERROR,
+        "'%s': truncated .npy file: shape %s %s needs %zu bytes of data, "
+        "found %llu",
+        path, mxrt::shapeString(ndim, parser.shape.data()).c_str(),
+        mxrt_dtype_name(dtype), sizeBytes,
+        static_cast<unsigned long long>(fileSize - dataOffset));
+
+  mxrt_tensor *tensor = nullptr;
+  if (mxrt_status status =
+          mxrt_tensor_create(dtype, ndim, parser.shape.data(), &tensor))
+    return status;
+  if (std::fread(tensor->data, 1, sizeBytes, file) != sizeBytes) {
+    mxrt_tensor_release(tensor);
+    return mxrt::fail(
+        MXRT_IO_ERROR, "'%s': cannot read the array data: %s", path,
+        std::ferror(file) ? std::strerror(errno) : "unexpected end of file");
+  }
+  *outTensor = tensor;
+  return MXRT_OK;
+}
+
+/// The whole file as NumPy 1.24's np.save writes it (format 1.0), minus data.
+std::string npyHeader(const mxrt_tensor *tensor) {
+  std::string dict = "{'descr': '";
+  dict += descrOf(tensor->dtype);
+  dict += "', 'fortran_order': False, 'shape': (";
+  for (int32_t i = 0; i < tensor->ndim; ++i) {
+    if (i)
+      dict += ", ";
+    dict += std::to_string(tensor->shape[i]);
+  }
+  dict += tensor->ndim == 1 ? ",), }" : "), }";
+  // Pad with spaces and a newline so that the data starts 64-byte aligned.
+  // (NumPy also reserves 20 spaces to grow the first axis in place; with at
+  // most 8 dims of at most 2^48 bytes both come to the same 128-byte header.)
+  size_t unpadded = npyMagicLen + 2 + 2 + dict.size() + 1;
+  dict.append(64 - unpadded % 64, ' ');
+  dict += '\n';
+  std::string file(npyMagic, npyMagicLen);
+  file += '\x01';
+  file += '\x00';
+  file += static_cast<char>(dict.size() & 0xff);
+  file += static_cast<char>(dict.size() >> 8);
+  return file + dict;
+}
+
+bool writeAll(int fd, const void *data, size_t size) {
+  const char *bytes = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t written = ::write(fd, bytes, size);
+    if (written < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
+  if (!tensor)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_tensor_save_npy: tensor is NULL");
+  if (!path)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_tensor_save_npy: path is NULL");
+  if (tensor->sizeBytes != 0 && !tensor->data)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_tensor_save_npy: tensor has no data");
+  std::string header = npyHeader(tensor);
+
+  // Write beside the target and rename over it, so that readers never see a
+  // half-written file and a failure leaves no file behind.
+  static std::atomic<unsigned> counter{0};
+  std::string tempPath;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tempPath = std::string(path) + ".tmp." + std::to_string(getpid()) + "." +
+               std::to_string(counter++);
+    fd =
+        ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0)
+    return mxrt::fail(MXRT_IO_ERROR, "cannot create '%s': %s", path,
+                      std::strerror(errno));
+  bool ok = writeAll(fd, header.data(), header.size()) &&
+            writeAll(fd, tensor->data, tensor->sizeBytes);
+  int savedErrno = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (ok && std::rename(tempPath.c_str(), path) != 0) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (!ok) {
+    ::unlink(tempPath.c_str());
+    return mxrt::fail(MXRT_IO_ERROR, "cannot write '%s': %s", path,
+                      std::strerror(savedErrno));
+  }
+  return MXRT_OK;
+}
+
+} // namespace
+
+mxrt_status mxrt_tensor_load_npy(const char *path, mxrt_tensor **out_tensor) {
+  return mxrt::guarded([&] { return loadNpy(path, out_tensor); });
+}
+
+mxrt_status mxrt_tensor_save_npy(const mxrt_tensor *tensor, const char *path) {
+  return mxrt::guarded([&] { return saveNpy(tensor, path); });
+}

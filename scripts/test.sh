@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Sets everything up (scripts/setup.sh) and runs the whole test suite:
+# GoogleTest (runtime, frontend readers) and lit (dialect, passes, tools,
+# end-to-end models and operator fixtures) through CTest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Models and instances, through dlopen of the hand-written libaffine model
+// (test_model.c) and through descriptors built here: inspection, runs, every
+// argument check of run, descriptor validation and concurrent instances.
+
+#include "TestUtil.h"
+
+#include "mxrt/model_abi.h"
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+using namespace mxrt_test;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+namespace {
+
+ModelPtr openAffine() {
+  mxrt_model *model = nullptr;
+  EXPECT_EQ(mxrt_model_open(MXRT_TEST_MODEL_PATH, &model), MXRT_OK)
+      << mxrt_last_error();
+  return ModelPtr(model);
+}
+
+InstancePtr newInstance(const mxrt_model *model) {
+  mxrt_instance *instance = nullptr;
+  EXPECT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK)
+      << mxrt_last_error();
+  return InstancePtr(instance);
+}
+
+TensorPtr newTensor(mxrt_dtype dtype, std::vector<int64_t> shape) {
+  mxrt_tensor *tensor = nullptr;
+  EXPECT_EQ(mxrt_tensor_create(dtype, static_cast<int32_t>(shape.size()),
+                               shape.data(), &tensor),
+            MXRT_OK);
+  return TensorPtr(tensor);
+}
+
+/// The inputs and outputs of libaffine: x (2x3 f32), scale (f32 scalar) ->
+/// y (2x3 f32), total (f64 scalar).
+struct AffineTensors {
+  TensorPtr x = newTensor(MXRT_F32, {2, 3});
+  TensorPtr scale = newTensor(MXRT_F32, {});
+  TensorPtr y = newTensor(MXRT_F32, {2, 3});
+  TensorPtr total = newTensor(MXRT_F64, {});
+
+  void setInputs(float base, float scaleValue) {
+    float *xData = static_cast<float *>(mxrt_tensor_data(x.get()));
+    for (int i = 0; i < 6; ++i)
+      xData[i] = base + static_cast<float>(i);
+    *static_cast<float *>(mxrt_tensor_data(scale.get())) = scaleValue;
+  }
+  const float *yData() {
+    return static_cast<float *>(mxrt_tensor_data(y.get()));
+  }
+  double totalValue() {
+    return *static_cast<double *>(mxrt_tensor_data(total.get()));
+  }
+  mxrt_status run(mxrt_instance *instance) {
+    mxrt_tensor *inputs[] = {x.get(), scale.get()};
+    mxrt_tensor *outputs[] = {y.get(), total.get()};
+    return mxrt_instance_run(instance, inputs, 2, outputs, 2);
+  }
+};
+
+/// What libaffine computes: y = x * w * scale + b, total = sum(y).
+void expectAffine(AffineTensors &t, float base, float scale) {
+  const float w[] = {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f};
+  const float b[] = {1.0f, 2.0f, 3.0f};
+  double total = 0;
+  for (int i = 0; i < 6; ++i) {
+    float expected = (base + static_cast<float>(i)) * w[i] * scale + b[i % 3];
+    ASSERT_EQ(t.yData()[i], expected) << "y[" << i << "]";
+    total += expected;
+  }
+  EXPECT_DOUBLE_EQ(t.totalValue(), total);
+}
+
+TEST(Model, OpenReportsInputsAndOutputs) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  EXPECT_STREQ(mxrt_model_name(model.get()), "affine");
+  ASSERT_EQ(mxrt_model_num_inputs(model.get()), 2);
+  ASSERT_EQ(mxrt_model_num_outputs(model.get()), 2);
+
+  mxrt_tensor_info info;
+  ASSERT_EQ(mxrt_model_input_info(model.get(), 0, &info), MXRT_OK);
+  EXPECT_STREQ(info.name, "x");
+  EXPECT_EQ(info.dtype, MXRT_F32);
+  ASSERT_EQ(info.ndim, 2);
+  EXPECT_EQ(info.shape[0], 2);
+  EXPECT_EQ(info.shape[1], 3);
+  ASSERT_EQ(mxrt_model_input_info(model.get(), 1, &info), MXRT_OK);
+  EXPECT_STREQ(info.name, "scale");
+  EXPECT_EQ(info.ndim, 0);
+  ASSERT_EQ(mxrt_model_output_info(model.get(), 1, &info), MXRT_OK);
+  EXPECT_STREQ(info.name, "total");
+  EXPECT_EQ(info.dtype, MXRT_F64);
+
+  EXPECT_EQ(mxrt_model_input_info(model.get(), 2, &info), MXRT_NOT_FOUND);
+  EXPECT_EQ(mxrt_model_output_info(model.get(), -1, &info), MXRT_NOT_FOUND);
+  EXPECT_EQ(mxrt_model_input_info(model.get(), 0, nullptr),
+            MXRT_INVALID_ARGUMENT);
+
+  int32_t index = -1;
+  ASSERT_EQ(mxrt_model_find_input(model.get(), "scale", &index), MXRT_OK);
+  EXPECT_EQ(index, 1);
+  EXPECT_EQ(mxrt_model_find_input(model.get(), "weights", &index),
+            MXRT_NOT_FOUND);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("'weights'"));
+  EXPECT_EQ(index, 1);
+}
+
+TEST(Model, RunComputesOutputs) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  InstancePtr instance = newInstance(model.get());
+  ASSERT_TRUE(instance);
+  AffineTensors t;
+  t.setInputs(1.0f, 2.0f);
+  ASSERT_EQ(t.run(instance.get()), MXRT_OK) << mxrt_last_error();
+  expectAffine(t, 1.0f, 2.0f);
+  // A second run on the same instance reuses its buffers.
+  t.setInputs(-3.0f, 0.5f);
+  ASSERT_EQ(t.run(instance.get()), MXRT_OK) << mxrt_last_error();
+  expectAffine(t, -3.0f, 0.5f);
+}
+
+TEST(Model, RunRawTakesPlainBuffers) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  InstancePtr instance = newInstance(model.get());
+  ASSERT_TRUE(instance);
+  AffineTensors t;
+  t.setInputs(2.0f, -1.0f);
+  const void *inputs[] = {mxrt_tensor_data(t.x.get()),
+                          mxrt_tensor_data(t.scale.get())};
+  void *outputs[] = {mxrt_tensor_data(t.y.get()),
+                     mxrt_tensor_data(t.total.get())};
+  ASSERT_EQ(mxrt_instance_run_raw(instance.get(), inputs, outputs), MXRT_OK);
+  expectAffine(t, 2.0f, -1.0f);
+
+  const void *missing[] = {inputs[0], nullptr};
+  EXPECT_EQ(mxrt_instance_run_raw(instance.get(), missing, outputs),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("input 'scale'"));
+  void *noOutput[] = {nullptr, outputs[1]};
+  EXPECT_EQ(mxrt_instance_run_raw(instance.get(), inputs, noOutput),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("output 'y'"));
+  EXPECT_EQ(mxrt_instance_run_raw(instance.get(), nullptr, outputs),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_instance_run_raw(nullptr, inputs, outputs),
+            MXRT_INVALID_ARGUMENT);
+}
+
+TEST(Model, RunChecksEveryTensor) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  InstancePtr instance = newInstance(model.get());
+  ASSERT_TRUE(instance);
+  AffineTensors t;
+  mxrt_tensor *outputs[] = {t.y.get(), t.total.get()};
+
+  TensorPtr wrongShape = newTensor(MXRT_F32, {2, 4});
+  mxrt_tensor *badShape[] = {wrongShape.get(), t.scale.get()};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), badShape, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxrt_last_error(),
+               "input 'x': expected shape 2x3 float32, got 2x4 float32");
+
+  TensorPtr wrongDtype = newTensor(MXRT_F64, {2, 3});
+  mxrt_tensor *badDtype[] = {wrongDtype.get(), t.scale.get()};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), badDtype, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxrt_last_error(),
+               "input 'x': expected shape 2x3 float32, got 2x3 float64");
+
+  TensorPtr notScalar = newTensor(MXRT_F32, {1});
+  mxrt_tensor *badRank[] = {t.x.get(), notScalar.get()};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), badRank, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxrt_last_error(),
+               "input 'scale': expected shape scalar float32, got 1 float32");
+
+  mxrt_tensor *nullInput[] = {t.x.get(), nullptr};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), nullInput, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("input 'scale'"));
+
+  mxrt_tensor *inputs[] = {t.x.get(), t.scale.get()};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 1, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("takes 2 inputs, got 1"));
+  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 2, outputs, 3),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("produces 2 outputs, got 3"));
+
+  mxrt_tensor *badOutput[] = {t.y.get(), wrongDtype.get()};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 2, badOutput, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxrt_last_error(),
+               "output 'total': expected shape scalar float64, got 2x3 "
+               "float64");
+
+  EXPECT_EQ(mxrt_instance_run(instance.get(), nullptr, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("inputs is NULL"));
+  EXPECT_EQ(mxrt_instance_run(nullptr, inputs, 2, outputs, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("instance is NULL"));
+
+  // Nothing above ran the model: outputs are still zero.
+  EXPECT_EQ(t.totalValue(), 0.0);
+}
+
+TEST(Model, OpenReportsBadLibraries) {
+  mxrt_model *sentinel = reinterpret_cast<mxrt_model *>(0x1);
+  mxrt_model *model = sentinel;
+
+  EXPECT_EQ(mxrt_model_open("/nonexistent/libnet.so", &model), MXRT_NOT_FOUND);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("/nonexistent/libnet.so"));
+
+  TempDir dir;
+  std::string text = dir.file("libtext.so");
+  writeFile(text, "not an ELF file");
+  EXPECT_EQ(mxrt_model_open(text.c_str(), &model), MXRT_IO_ERROR);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr(text));
+
+  EXPECT_EQ(mxrt_model_open(MXRT_TEST_NOT_A_MODEL_PATH, &model),
+            MXRT_NOT_FOUND);
+  EXPECT_THAT(mxrt_last_error(), AllOf(HasSubstr(MXRT_TEST_NOT_A_MODEL_PATH),
+                                       HasSubstr("mxc_model_descriptor")));
+
+  EXPECT_EQ(mxrt_model_open(MXRT_TEST_BAD_ABI_MODEL_PATH, &model),
+            MXRT_UNSUPPORTED);
+  EXPECT_THAT(mxrt_last_error(),
+              AllOf(HasSubstr(MXRT_TEST_BAD_ABI_MODEL_PATH),
+                    HasSubstr("ABI version 999"), HasSubstr("version 1")));
+
+  EXPECT_EQ(mxrt_model_open(nullptr, &model), MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_model_open(MXRT_TEST_MODEL_PATH, nullptr),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(model, sentinel);
+  mxrt_model_release(nullptr);
+  mxrt_instance_release(nullptr);
+}
+
+TEST(Model, OpenTwiceGivesIndependentHandles) {
+  ModelPtr first = openAffine();
+  ModelPtr second = openAffine();
+  ASSERT_TRUE(first && second);
+  first.reset();
+  InstancePtr instance = newInstance(second.get());
+  ASSERT_TRUE(instance);
+  AffineTensors t;
+  t.setInputs(0.0f, 1.0f);
+  ASSERT_EQ(t.run(instance.get()), MXRT_OK);
+  expectAffine(t, 0.0f, 1.0f);
+}
+
+TEST(Instance, Options) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  mxrt_instance_options options;
+  mxrt_instance_options_init(&options);
+  EXPECT_EQ(options.struct_size, sizeof(options));
+  EXPECT_EQ(options.num_threads, 0);
+
+  mxrt_instance *instance = nullptr;
+  options.num_threads = 4;
+  ASSERT_EQ(mxrt_instance_create(model.get(), &options, &instance), MXRT_OK);
+  mxrt_instance_release(instance);
+
+  options.num_threads = -2;
+  EXPECT_EQ(mxrt_instance_create(model.get(), &options, &instance),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("num_threads is -2"));
+
+  mxrt_instance_options zeroed = {};
+  EXPECT_EQ(mxrt_instance_create(model.get(), &zeroed, &instance),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("struct_size"));
+
+  EXPECT_EQ(mxrt_instance_create(nullptr, nullptr, &instance),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_instance_create(model.get(), nullptr, nullptr),
+            MXRT_INVALID_ARGUMENT);
+}
+
+TEST(Instance, ConcurrentRunsOnSeparateInstances) {
+  ModelPtr model = openAffine();
+  ASSERT_TRUE(model);
+  constexpr int numThreads = 8, runsPerThread = 2000;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int thread = 0; thread < numThreads; ++thread) {
+    threads.emplace_back([&, thread] {
+      mxrt_instance *instance = nullptr;
+      if (mxrt_instance_create(model.get(), nullptr, &instance) != MXRT_OK) {
+        ++failures;
+        return;
+      }
+      AffineTensors t;
+      for (int run = 0; run < runsPerThread; ++run) {
+        float base = static_cast<float>(thread * 1000 + run % 97);
+        float scale = static_cast<float>(thread + 1);
+        t.setInputs(base, scale);
+        if (t.run(instance) != MXRT_OK) {
+          ++failures;
+          break;
+        }
+        double expected = 0;
+        const float w[] = {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f};
+        for (int i = 0; i < 6; ++i)
+          expected +=
+              (base + static_cast<float>(i)) * w[i] * scale + (i % 3 + 1.0f);
+        if (t.totalValue() != expected) {
+          ++failures;
+          break;
+        }
+      }
+      mxrt_instance_release(instance);
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+// A model linked into the test itself: y = x + 1 over four floats, with no
+// parameters or scratch.
+void addOne(void *const *buffers, mxrt_exec_context *ctx) {
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  for (int i = 0; i < 4; ++i)
+    y[i] = x[i] + 1.0f;
+  if (ctx->scratch)
+    y[0] = NAN; // No scratch was asked for.
+}
+
+const int64_t shape4[] = {4};
+const mxrt_tensor_desc addOneInputs[] = {{"in", MXRT_F32, 1, shape4, 0, 16}};
+const mxrt_tensor_desc addOneOutputs[] = {{"out", MXRT_F32, 1, shape4, 0, 16}};
+const mxrt_function_desc addOneFunctions[] = {
+    {"forward", 1, addOneInputs, 1, addOneOutputs, addOne, 0}};
+alignas(64) const uint8_t addOneWeights[128] = {};
+const mxrt_tensor_desc addOneParams[] = {{"p", MXRT_F32, 1, shape4, 64, 16}};
+
+mxrt_model_desc addOneDesc() {
+  return {MXRT_MODEL_ABI_VERSION,
+          "add_one",
+          1,
+          addOneFunctions,
+          1,
+          addOneParams,
+          addOneWeights,
+          sizeof(addOneWeights)};
+}
+
+TEST(Instance, CreateStaticOwnsItsModel) {
+  static const mxrt_model_desc desc = addOneDesc();
+  mxrt_instance *raw = nullptr;
+  ASSERT_EQ(mxrt_instance_create_static(&desc, nullptr, &raw), MXRT_OK)
+      << mxrt_last_error();
+  InstancePtr instance(raw);
+  alignas(64) float x[4] = {1, 2, 3, 4}, y[4] = {};
+  const void *inputs[] = {x};
+  void *outputs[] = {y};
+  ASSERT_EQ(mxrt_instance_run_raw(raw, inputs, outputs), MXRT_OK);
+  EXPECT_EQ(y[0], 2.0f);
+  EXPECT_EQ(y[3], 5.0f);
+
+  mxrt_model_desc bad = addOneDesc();
+  bad.abi_version = 0;
+  EXPECT_EQ(mxrt_instance_create_static(&bad, nullptr, &raw), MXRT_UNSUPPORTED);
+  EXPECT_EQ(mxrt_instance_create_static(nullptr, nullptr, &raw),
+            MXRT_INVALID_ARGUMENT);
+}
+
+/// Expects the descriptor to be refused with INVALID_ARGUMENT and `word`.
+void expectBadDescriptor(const mxrt_model_desc &desc, const char *word) {
+  mxrt_model *model = nullptr;
+  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_INVALID_ARGUMENT)
+      << word;
+  EXPECT_THAT(mxrt_last_error(), HasSubstr(word));
+  EXPECT_EQ(model, nullptr);
+}
+
+TEST(Model, FromDescriptorValidatesTheTable) {
+  mxrt_model *model = nullptr;
+  mxrt_model_desc good = addOneDesc();
+  ASSERT_EQ(mxrt_model_from_descriptor(&good, &model), MXRT_OK)
+      << mxrt_last_error();
+  EXPECT_STREQ(mxrt_model_name(model), "add_one");
+  mxrt_model_release(model);
+  model = nullptr;
+
+  mxrt_model_desc desc = addOneDesc();
+  desc.num_functions = 0;
+  expectBadDescriptor(desc, "no functions");
+
+  desc = addOneDesc();
+  desc.functions = nullptr;
+  expectBadDescriptor(desc, "no functions");
+
+  desc = addOneDesc();
+  mxrt_tensor_desc outOfRange = addOneParams[0];
+  outOfRange.offset = 120;
+  desc.params = &outOfRange;
+  expectBadDescriptor(desc, "parameter 'p' (offset 120, 16 bytes) lies "
+                            "outside the 128-byte weights");
+
+  desc = addOneDesc();
+  desc.params = nullptr;
+  expectBadDescriptor(desc, "parameter");
+
+  desc = addOneDesc();
+  mxrt_tensor_desc wrongSize = addOneParams[0];
+  wrongSize.size_bytes = 12;
+  desc.params = &wrongSize;
+  expectBadDescriptor(desc, "'p' claims 12 bytes");
+
+  desc = addOneDesc();
+  mxrt_function_desc noEntry = addOneFunctions[0];
+  noEntry.entry = nullptr;
+  desc.functions = &noEntry;
+  expectBadDescriptor(desc, "entry point");
+
+  desc = addOneDesc();
+  mxrt_tensor_desc badDtype = addOneInputs[0];
+  badDtype.dtype = 42;
+  mxrt_function_desc withBadInput = addOneFunctions[0];
+  withBadInput.inputs = &badDtype;
+  desc.functions = &withBadInput;
+  expectBadDescriptor(desc, "input 'in' has unknown dtype 42");
+
+  desc = addOneDesc();
+  mxrt_tensor_desc badRank = addOneOutputs[0];
+  badRank.ndim = 9;
+  mxrt_function_desc withBadOutput = addOneFunctions[0];
+  withBadOutput.outputs = &badRank;
+  desc.functions = &withBadOutput;
+  expectBadDescriptor(desc, "output 'out' has an invalid rank 9");
+
+  desc = addOneDesc();
+  desc.abi_version = 2;
+  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_UNSUPPORTED);
+  EXPECT_THAT(mxrt_last_error(),
+              AllOf(HasSubstr("add_one"), HasSubstr("ABI version 2")));
+
+  EXPECT_EQ(mxrt_model_from_descriptor(nullptr, &model), MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_model_from_descriptor(&good, nullptr), MXRT_INVALID_ARGUMENT);
+}
+
+} // namespace

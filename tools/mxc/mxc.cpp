@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// mxc: compiles a model file into a native library and C header. A thin
+// command line over compiler/driver; every user error is one line on stderr
+// and exit code 1, with nothing left at the output path.
+#include "compiler/driver/Compiler.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("mxc options");
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("MODEL.json"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    paramsPath("params", cl::desc("MXNet .params file with the weights"),
+               cl::value_desc("FILE"), cl::cat(category));
+static cl::list<std::string>
+    inputs("input", cl::desc("Shape of a graph input, e.g. data=1x3x32x32"),
+           cl::value_desc("NAME=SHAPE"), cl::cat(category));
+static cl::opt<std::string>
+    outputPath("o",
+               cl::desc("Output file (lib<name>.so, .a, .o, .ll, .mlir, .h)"),
+               cl::value_desc("OUT"), cl::Required, cl::cat(category));
+static cl::opt<std::string> emit(
+    "emit",
+    cl::desc("What to write: mlir|llvm|obj|so|a|header (default: from -o)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    modelName("name", cl::desc("Symbol prefix of the model (default: from -o)"),
+              cl::cat(category));
+static cl::opt<std::string> mcpu("mcpu",
+                                 cl::desc("Target CPU (default: the host CPU)"),
+                                 cl::cat(category));
+static cl::opt<unsigned> optLevel("O",
+                                  cl::desc("LLVM optimization level (0-3)"),
+                                  cl::init(3), cl::Prefix, cl::cat(category));
+static cl::opt<bool>
+    printIRAfterAll("print-ir-after-all",
+                    cl::desc("Print the IR after every MLIR pass"),
+                    cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "mxc " MXC_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+  });
+  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  cl::ParseCommandLineOptions(
+      argc, argv, "mxc: compile MXNet models into native libraries\n");
+
+  mxc::CompileOptions options;
+  options.modelPath = modelPath;
+  options.paramsPath = paramsPath;
+  options.outputPath = outputPath;
+  options.modelName = modelName;
+  options.codegen.cpu = mcpu;
+  options.codegen.optLevel = std::min(optLevel.getValue(), 3u);
+  options.printIRAfterAll = printIRAfterAll;
+  options.configurePassManager = [](mlir::PassManager &pm) {
+    return mlir::applyPassManagerCLOptions(pm);
+  };
+
+  if (!llvm::sys::fs::exists(options.modelPath))
+    return fail("'" + options.modelPath + "': no such file");
+  if (!options.paramsPath.empty() && !llvm::sys::fs::exists(options.paramsPath))
+    return fail("'" + options.paramsPath + "': no such file");
+  for (const std::string &spec : inputs) {
+    auto [name, shape] = llvm::StringRef(spec).split('=');
+    if (name.empty() || !llvm::StringRef(spec).contains('='))
+      return fail("--input '" + spec +
+                  "': expected NAME=SHAPE, e.g. data=1x3x32x32");
+    auto dims = mxc::parseShape(shape);
+    if (!dims)
+      return fail("--input '" + spec +
+                  "': " + llvm::toString(dims.takeError()));
+    if (!options.inputShapes.emplace(name.str(), *dims).second)
+      return fail("--input '" + name + "' is given twice");
+  }
+
+  if (emit.empty()) {
+    auto kind = mxc::emitKindForPath(options.outputPath);
+    if (!kind)
+      return fail("cannot tell what to write from '" + options.outputPath +
+                  "'; use --emit=mlir|llvm|obj|so|a|header");
+    options.emit = *kind;
+  } else {
+    static const std::pair<const char *, mxc::EmitKind> kinds[] = {
+        {"mlir", mxc::EmitKind::MLIR},
+        {"llvm", mxc::EmitKind::LLVMIR},
+        {"obj", mxc::EmitKind::Object},
+        {"so", mxc::EmitKind::SharedLibrary},
+        {"a", mxc::EmitKind::StaticArchive},
+        {"header", mxc::EmitKind::Header}};
+    bool found = false;
+    for (auto &[text, kind] : kinds)
+      if (emit == text) {
+        options.emit = kind;
+        found = true;
+      }
+    if (!found)
+      return fail("--emit=" + emit +
+                  ": expected mlir, llvm, obj, so, a or header");
+  }
+
+  // libmxrt lives in ../lib beside bin/ (build tree and installs alike).
+  std::string exe = llvm::sys::fs::getMainExecutable(argv[0], (void *)&fail);
+  llvm::SmallString<256> libDir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(libDir, "lib");
+  options.codegen.runtimeLibDir = std::string(libDir);
+
+  if (llvm::Error err = mxc::compile(options))
+    return fail(llvm::toString(std::move(err)));
+  return 0;
+}

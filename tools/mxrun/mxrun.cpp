@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mxrun: run and time any model compiled by mxc, through the runtime's
+// reflective API alone (mxrt_model_open), so that a compiled library can be
+// tried without writing a program. Inputs come from .npy files or a seeded
+// generator; outputs are printed and optionally written as .npy files.
+
+#include "mxrt/mxrt.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+
+namespace {
+
+const char usage[] =
+    "usage: mxrun LIB [options]\n"
+    "\n"
+    "Runs a model compiled by mxc (lib<name>.so) once and prints its outputs.\n"
+    "\n"
+    "options:\n"
+    "  --input NAME=FILE.npy  read input NAME from a .npy file (repeatable);\n"
+    "                         inputs not given get seeded random values:\n"
+    "                         uniform in [-1, 1) for floats, integers in\n"
+    "                         [0, 10), 0 or 1 for bool\n"
+    "  --output-dir DIR       write each output to DIR/<name>.npy (creates "
+    "DIR)\n"
+    "  --bench N              after 3 warm-up runs, time N runs and print the\n"
+    "                         median and minimum latency\n"
+    "  --threads T            worker threads per instance (0: default)\n"
+    "  --seed S               seed for random inputs (default 0)\n"
+    "  --json                 print one JSON object instead of text\n"
+    "  --help                 print this help\n";
+
+/// Thrown for every user-facing error; main() prints it and exits 1.
+struct Error {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string &message) { throw Error{message}; }
+
+[[noreturn]] void failStatus(const std::string &what, mxrt_status status) {
+  std::string message = what + ": " + mxrt_last_error();
+  if (!*mxrt_last_error())
+    message += mxrt_status_string(status);
+  fail(message);
+}
+
+struct TensorDeleter {
+  void operator()(mxrt_tensor *tensor) const { mxrt_tensor_release(tensor); }
+};
+using TensorPtr = std::unique_ptr<mxrt_tensor, TensorDeleter>;
+
+struct Options {
+  std::string library;
+  std::vector<std::pair<std::string, std::string>> inputs; // name, file
+  std::string outputDir;
+  bool bench = false;
+  int64_t benchRuns = 0;
+  int32_t threads = 0;
+  uint64_t seed = 0;
+  bool json = false;
+  bool help = false;
+};
+
+int64_t parseInt(const std::string &flag, const std::string &text, int64_t min,
+                 int64_t max) {
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno == ERANGE || value < min || value > max)
+    fail(flag + " expects an integer from " + std::to_string(min) + " to " +
+         std::to_string(max) + ", got '" + text + "'");
+  return value;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    // Accept both `--flag VALUE` and `--flag=VALUE`.
+    std::string flag = arg, value;
+    bool hasInlineValue = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        flag = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        hasInlineValue = true;
+      }
+    }
+    auto takeValue = [&]() -> std::string {
+      if (hasInlineValue)
+        return value;
+      if (i + 1 >= argc)
+        fail(flag + " expects a value");
+      return argv[++i];
+    };
+    if (flag == "--help" || flag == "-h") {
+      options.help = true;
+    } else if (flag == "--json" && !hasInlineValue) {
+      options.json = true;
+    } else if (flag == "--input") {
+      std::string spec = takeValue();
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+        fail("--input expects NAME=FILE.npy, got '" + spec + "'");
+      std::string name = spec.substr(0, eq);
+      for (const auto &input : options.inputs)
+        if (input.first == name)
+          fail("input '" + name + "' is given twice");
+      options.inputs.emplace_back(name, spec.substr(eq + 1));
+    } else if (flag == "--output-dir") {
+      options.outputDir = takeValue();
+      if (options.outputDir.empty())
+        fail("--output-dir expects a directory");
+    } else if (flag == "--bench") {
+      options.bench = true;
+      options.benchRuns = parseInt(flag, takeValue(), 1, 100000000);
+    } else if (flag == "--threads") {
+      options.threads =
+          static_cast<int32_t>(parseInt(flag, takeValue(), 0, 4096));
+    } else if (flag == "--seed") {
+      std::string text = takeValue();
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
+      if (text.empty() || text[0] == '-' || *end || errno == ERANGE)
+        fail("--seed expects a non-negative integer, got '" + text + "'");
+      options.seed = seed;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      fail("unknown option '" + arg + "' (see --help)");
+    } else if (options.library.empty()) {
+      options.library = arg;
+    } else {
+      fail("unexpected argument '" + arg + "': only one model library");
+    }
+  }
+  if (!options.help && options.library.empty())
+    fail("no model library given (see --help)");
+  return options;
+}
+
+/// splitmix64: small, fast and good enough for test inputs; fixed here so
+/// that a seed means the same values on every machine.
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
+/// IEEE half bits of `value`, which must be 0 or a normal half.
+uint16_t toHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if ((bits & 0x7FFFFFFF) == 0)
+    return sign;
+  int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
+  return static_cast<uint16_t>(sign | (exponent << 10) |
+                               ((bits >> 13) & 0x3FF));
+}
+
+float fromHalf(uint16_t half) {
+  uint32_t sign = uint32_t(half & 0x8000) << 16;
+  uint32_t exponent = (half >> 10) & 0x1F, mantissa = half & 0x3FF;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31)
+    magnitude = mantissa ? NAN : INFINITY;
+  else
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400),
+                           static_cast<int>(exponent) - 25);
+  uint32_t bits;
+  std::memcpy(&bits, &magnitude, sizeof(bits));
+  bits |= sign;
+  std::memcpy(&magnitude, &bits, sizeof(bits));
+  return magnitude;
+}
+
+/// Fills `tensor` deterministically from (seed, input index), so that one
+/// input's values do not depend on which other inputs came from files.
+void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
+  Random random{seed * 0x100000001B3ull + static_cast<uint64_t>(index) + 1};
+  int64_t count = mxrt_tensor_num_elements(tensor);
+  void *data = mxrt_tensor_data(tensor);
+  for (int64_t i = 0; i < count; ++i) {
+    uint64_t r = random.next();
+    switch (mxrt_tensor_dtype(tensor)) {
+    case MXRT_F32: // 24 random bits: exact in float.
+      static_cast<float *>(data)[i] =
+          static_cast<float>(r >> 40) * 0x1p-23f - 1.0f;
+      break;
+    case MXRT_F64:
+      static_cast<double *>(data)[i] =
+          static_cast<double>(r >> 11) * 0x1p-52 - 1.0;
+      break;
+    case MXRT_F16: // Multiples of 2^-10: exact in half.
+      static_cast<uint16_t *>(data)[i] =
+          toHalf(static_cast<float>(r >> 53) * 0x1p-10f - 1.0f);
+      break;
+    case MXRT_U8:
+      static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r % 10);
+      break;
+    case MXRT_I8:
+      static_cast<int8_t *>(data)[i] = static_cast<int8_t>(r % 10);
+      break;
+    case MXRT_I32:
+      static_cast<int32_t *>(data)[i] = static_cast<int32_t>(r % 10);
+      break;
+    case MXRT_I64:
+      static_cast<int64_t *>(data)[i] = static_cast<int64_t>(r % 10);
+      break;
+    case MXRT_BOOL:
+      static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r & 1);
+      break;
+    }
+  }
+}
+
+std::string shapeString(int32_t ndim, const int64_t *shape) {
+  if (ndim == 0)
+    return "scalar";
+  std::string result;
+  for (int32_t i = 0; i < ndim; ++i)
+    result += (i ? "x" : "") + std::to_string(shape[i]);
+  return result;
+}
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonShape(int32_t ndim, const int64_t *shape) {
+  std::string out = "[";
+  for (int32_t i = 0; i < ndim; ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+/// Short for people; exact (round-trippable) for JSON consumers.
+std::string formatDouble(double value, bool json, int exactDigits) {
+  if (json && !std::isfinite(value))
+    return "null";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*g", json ? exactDigits : 6, value);
+  return text;
+}
+
+/// Element `i` of `tensor` as text (JSON-safe when `json`).
+std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
+  const void *data = mxrt_tensor_data(tensor);
+  switch (mxrt_tensor_dtype(tensor)) {
+  case MXRT_F32:
+    return formatDouble(static_cast<const float *>(data)[i], json, 9);
+  case MXRT_F64:
+    return formatDouble(static_cast<const double *>(data)[i], json, 17);
+  case MXRT_F16:
+    return formatDouble(fromHalf(static_cast<const uint16_t *>(data)[i]), json,
+                        5);
+  case MXRT_U8:
+    return std::to_string(static_cast<const uint8_t *>(data)[i]);
+  case MXRT_I8:
+    return std::to_string(static_cast<const int8_t *>(data)[i]);
+  case MXRT_I32:
+    return std::to_string(static_cast<const int32_t *>(data)[i]);
+  case MXRT_I64:
+    return std::to_string(static_cast<const int64_t *>(data)[i]);
+  case MXRT_BOOL:
+    return static_cast<const uint8_t *>(data)[i] ? "true" : "false";
+  }
+  return "?";
+}
+
+constexpr int64_t maxPrintedElements = 16;
+
+std::string formatValues(mxrt_tensor *tensor, bool json) {
+  std::string out = "[";
+  for (int64_t i = 0; i < mxrt_tensor_num_elements(tensor); ++i)
+    out += (i ? ", " : "") + formatElement(tensor, i, json);
+  return out + "]";
+}
+
+/// Creates `path` and its parents, like mkdir -p.
+void makeDirectories(const std::string &path) {
+  for (size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/')
+      continue;
+    std::string prefix = path.substr(0, pos);
+    if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+      fail("cannot create directory '" + prefix + "': " + std::strerror(errno));
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    fail("'" + path + "' is not a directory");
+}
+
+/// Output names may hold '/' or ':' (ONNX); keep file names tame.
+std::string fileNameFor(const std::string &name) {
+  std::string out = name;
+  for (char &c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+        c != '.')
+      c = '_';
+  if (out.empty() || out[0] == '.')
+    out = "_" + out;
+  return out + ".npy";
+}
+
+struct Slot {
+  mxrt_tensor_info info;
+  TensorPtr tensor;
+  std::string file; // Input source or output file; empty if none.
+};
+
+int runMain(int argc, char **argv) {
+  Options options = parseArgs(argc, argv);
+  if (options.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+
+  mxrt_model *rawModel = nullptr;
+  if (mxrt_status status = mxrt_model_open(options.library.c_str(), &rawModel))
+    failStatus("cannot load model", status);
+  std::unique_ptr<mxrt_model, void (*)(mxrt_model *)> model(rawModel,
+                                                            mxrt_model_release);
+
+  int32_t numInputs = mxrt_model_num_inputs(model.get());
+  int32_t numOutputs = mxrt_model_num_outputs(model.get());
+  std::vector<Slot> inputs(numInputs), outputs(numOutputs);
+  for (int32_t i = 0; i < numInputs; ++i)
+    if (mxrt_status status =
+            mxrt_model_input_info(model.get(), i, &inputs[i].info))
+      failStatus("cannot read the model's inputs", status);
+  for (int32_t i = 0; i < numOutputs; ++i)
+    if (mxrt_status status =
+            mxrt_model_output_info(model.get(), i, &outputs[i].info))
+      failStatus("cannot read the model's outputs", status);
+
+  for (const auto &[name, file] : options.inputs) {
+    int32_t index = -1;
+    if (mxrt_model_find_input(model.get(), name.c_str(), &index) != MXRT_OK) {
+      std::string valid;
+      for (const Slot &input : inputs)
+        valid += (valid.empty() ? "" : ", ") + std::string(input.info.name);
+      fail("model '" + std::string(mxrt_model_name(model.get())) +
+           "' has no input '" + name +
+           "' (inputs: " + (valid.empty() ? "none" : valid) + ")");
+    }
+    mxrt_tensor *tensor = nullptr;
+    if (mxrt_status status = mxrt_tensor_load_npy(file.c_str(), &tensor))
+      failStatus("input '" + name + "'", status);
+    inputs[index].tensor.reset(tensor);
+    inputs[index].file = file;
+    const mxrt_tensor_info &info = inputs[index].info;
+    bool same = mxrt_tensor_dtype(tensor) == info.dtype &&
+                mxrt_tensor_ndim(tensor) == info.ndim &&
+                std::equal(info.shape, info.shape + info.ndim,
+                           mxrt_tensor_shape(tensor));
+    if (!same)
+      fail("input '" + name + "' from '" + file + "': expected shape " +
+           shapeString(info.ndim, info.shape) + " " +
+           mxrt_dtype_name(info.dtype) + ", got " +
+           shapeString(mxrt_tensor_ndim(tensor), mxrt_tensor_shape(tensor)) +
+           " " + mxrt_dtype_name(mxrt_tensor_dtype(tensor)));
+  }
+  auto create = [](const mxrt_tensor_info &info, const char *kind) {
+    mxrt_tensor *tensor = nullptr;
+    if (mxrt_status status =
+            mxrt_tensor_create(info.dtype, info.ndim, info.shape, &tensor))
+      failStatus(std::string("cannot allocate ") + kind + " '" + info.name +
+                     "'",
+                 status);
+    return TensorPtr(tensor);
+  };
+  for (int32_t i = 0; i < numInputs; ++i) {
+    if (inputs[i].tensor)
+      continue;
+    inputs[i].tensor = create(inputs[i].info, "input");
+    fillRandom(inputs[i].tensor.get(), options.seed, i);
+  }
+  for (Slot &output : outputs)
+    output.tensor = create(output.info, "output");
+
+  mxrt_instance_options instanceOptions;
+  mxrt_instance_options_init(&instanceOptions);
+  instanceOptions.num_threads = options.threads;
+  mxrt_instance *rawInstance = nullptr;
+  if (mxrt_status status =
+          mxrt_instance_create(model.get(), &instanceOptions, &rawInstance))
+    failStatus("cannot create an instance", status);
+  std::unique_ptr<mxrt_instance, void (*)(mxrt_instance *)> instance(
+      rawInstance, mxrt_instance_release);
+
+  std::vector<mxrt_tensor *> inputTensors, outputTensors;
+  for (Slot &input : inputs)
+    inputTensors.push_back(input.tensor.get());
+  for (Slot &output : outputs)
+    outputTensors.push_back(output.tensor.get());
+  auto runOnce = [&] {
+    if (mxrt_status status =
+            mxrt_instance_run(instance.get(), inputTensors.data(), numInputs,
+                              outputTensors.data(), numOutputs))
+      failStatus("run failed", status);
+  };
+  runOnce();
+
+  if (!options.outputDir.empty()) {
+    makeDirectories(options.outputDir);
+    for (Slot &output : outputs) {
+      output.file = options.outputDir + "/" + fileNameFor(output.info.name);
+      if (mxrt_status status =
+              mxrt_tensor_save_npy(output.tensor.get(), output.file.c_str()))
+        failStatus("cannot write output '" + std::string(output.info.name) +
+                       "'",
+                   status);
+    }
+  }
+
+  double medianMs = 0, minMs = 0;
+  if (options.bench) {
+    for (int warmup = 0; warmup < 3; ++warmup)
+      runOnce();
+    std::vector<double> times;
+    times.reserve(options.benchRuns);
+    for (int64_t run = 0; run < options.benchRuns; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      runOnce();
+      auto end = std::chrono::steady_clock::now();
+      times.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    size_t n = times.size();
+    medianMs = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    minMs = times.front();
+  }
+
+  char number[64];
+  if (options.json) {
+    std::string out =
+        "{\"model\": " + jsonString(mxrt_model_name(model.get())) +
+        ", \"library\": " + jsonString(options.library) + ", \"inputs\": [";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Slot &input = inputs[i];
+      out += std::string(i ? ", " : "") +
+             "{\"name\": " + jsonString(input.info.name) +
+             ", \"dtype\": " + jsonString(mxrt_dtype_name(input.info.dtype)) +
+             ", \"shape\": " + jsonShape(input.info.ndim, input.info.shape) +
+             ", \"source\": " +
+             (input.file.empty() ? std::string("\"random\"")
+                                 : jsonString(input.file)) +
+             "}";
+    }
+    out += "], \"outputs\": [";
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      Slot &output = outputs[i];
+      out += std::string(i ? ", " : "") +
+             "{\"name\": " + jsonString(output.info.name) +
+             ", \"dtype\": " + jsonString(mxrt_dtype_name(output.info.dtype)) +
+             ", \"shape\": " + jsonShape(output.info.ndim, output.info.shape);
+      if (!output.file.empty())
+        out += ", \"file\": " + jsonString(output.file);
+      if (mxrt_tensor_num_elements(output.tensor.get()) <= maxPrintedElements)
+        out += ", \"values\": " + formatValues(output.tensor.get(), true);
+      out += "}";
+    }
+    out += "]";
+    if (options.bench) {
+      std::snprintf(number, sizeof(number), "%.6f, \"min_ms\": %.6f", medianMs,
+                    minMs);
+      out += ", \"bench\": {\"runs\": " + std::to_string(options.benchRuns) +
+             ", \"median_ms\": " + number + "}";
+    }
+    out += "}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+
+  for (const Slot &input : inputs)
+    std::printf("input %s %s %s %s\n", input.info.name,
+                mxrt_dtype_name(input.info.dtype),
+                shapeString(input.info.ndim, input.info.shape).c_str(),
+                input.file.empty()
+                    ? ("random seed=" + std::to_string(options.seed)).c_str()
+                    : input.file.c_str());
+  for (Slot &output : outputs) {
+    std::string line = std::string("output ") + output.info.name + " " +
+                       mxrt_dtype_name(output.info.dtype) + " " +
+                       shapeString(output.info.ndim, output.info.shape);
+    if (mxrt_tensor_num_elements(output.tensor.get()) <= maxPrintedElements)
+      line += " " + formatValues(output.tensor.get(), false);
+    std::printf("%s\n", line.c_str());
+  }
+  if (options.bench)
+    std::printf("latency_ms median=%.6f min=%.6f runs=%" PRId64 "\n", medianMs,
+                minMs, options.benchRuns);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return runMain(argc, argv);
+  } catch (const Error &error) {
+    std::fprintf(stderr, "mxrun: error: %s\n", error.message.c_str());
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "mxrun: error: out of memory\n");
+  }
+  return 1;
+}
