@@ -32,3 +32,6 @@ config.substitutions.extend([
 # Tests that need the shared model files say `REQUIRES: shared-testdata`.
 if os.path.isdir(config.shared_testdata_dir):
     config.available_features.add("shared-testdata")
+# The ONNX backend test suite from Debian's libonnx-testdata.
+if os.path.isdir("/usr/share/libonnx-testdata/data"):
+    config.available_features.add("onnx-testdata")

@@ -445,11 +445,27 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
+  Type et = tensorOf(adaptor.getData()).getElementType();
+  StringRef fn = adaptor.getOp();
   // unary_c1
-  if (!isOneOf(adaptor.getOp(), {"exp", "log", "sqrt", "rsqrt", "square", "abs",
-                                 "negative", "reciprocal", "relu", "sigmoid",
-                                 "tanh", "softrelu", "softsign", "erf"}))
-    return fail(loc, "unknown unary function '" + adaptor.getOp() + "'");
+  bool ok;
+  if (et.isInteger(1))
+    ok = fn == "not";
+  else if (isa<IntegerType>(et))
+    ok = isOneOf(fn, {"abs", "negative", "sign", "square"});
+  else
+    ok = isOneOf(fn, {"exp",   "log",   "sqrt",     "rsqrt",    "square",
+                      "abs",   "negative", "reciprocal", "relu", "sigmoid",
+                      "tanh",  "softrelu", "softsign", "erf",  "sign",
+                      "ceil",  "floor", "round",    "sin",      "cos",
+                      "tan",   "asin",  "acos",     "atan",     "sinh",
+                      "cosh",  "asinh", "acosh",    "atanh",    "log1p",
+                      "expm1"});
+  if (!ok)
+    return fail(loc, "unary function '" + fn + "' is not defined for " +
+                         (et.isInteger(1) ? "booleans"
+                          : isa<IntegerType>(et) ? "integers"
+                                                 : "floats"));
   results.push_back(adaptor.getData().getType());
   return success();
 }
@@ -466,34 +482,295 @@ LogicalResult ClipOp::inferReturnTypes(MLIRContext *,
 }
 
 static bool isArithFunction(StringRef op) {
-  return isOneOf(op,
-                 {"add", "sub", "mul", "div", "maximum", "minimum", "power"});
+  return isOneOf(
+      op, {"add", "sub", "mul", "div", "maximum", "minimum", "power", "mod"});
+}
+
+/// NumPy broadcasting of `shapes`; fails naming them.
+static FailureOr<SmallVector<int64_t>>
+broadcastShapes(std::optional<Location> loc, ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  SmallVector<int64_t> out(rank, 1);
+  for (ArrayRef<int64_t> s : shapes)
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[rank - s.size() + i];
+      int64_t d = s[i];
+      if (d != o && d != 1 && o != 1) {
+        std::string text;
+        for (auto [k, t] : llvm::enumerate(shapes))
+          text += (k ? " and " : "") + shapeStr(t);
+        (void)fail(loc, "operand shapes " + text + " do not broadcast");
+        return failure();
+      }
+      if (o == 1)
+        o = d;
+    }
+  return out;
 }
 
 LogicalResult BinaryOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  // binary_c1
-  if (!isArithFunction(adaptor.getOp()))
-    return fail(loc, "unknown binary function '" + adaptor.getOp() + "'");
   auto lhs = tensorOf(adaptor.getLhs()), rhs = tensorOf(adaptor.getRhs());
   // binary_c3
   if (lhs.getElementType() != rhs.getElementType())
     return fail(loc, "operand element types differ");
+  // binary_c1
+  bool logical = isOneOf(adaptor.getOp(), {"and", "or", "xor"});
+  if (logical ? !lhs.getElementType().isInteger(1)
+              : !isArithFunction(adaptor.getOp()) ||
+                    lhs.getElementType().isInteger(1))
+    return fail(loc, "binary function '" + adaptor.getOp() +
+                         "' is not defined for these operands");
   // binary_c2
-  int64_t rank = std::max(lhs.getRank(), rhs.getRank());
-  SmallVector<int64_t> out(rank);
+  auto out = broadcastShapes(loc, {lhs.getShape(), rhs.getShape()});
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(*out, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  // compare_c1
+  if (!isOneOf(adaptor.getOp(), {"equal", "not_equal", "greater",
+                                 "greater_equal", "less", "less_equal"}))
+    return fail(loc, "unknown comparison '" + adaptor.getOp() + "'");
+  auto lhs = tensorOf(adaptor.getLhs()), rhs = tensorOf(adaptor.getRhs());
+  // compare_c3
+  if (lhs.getElementType() != rhs.getElementType())
+    return fail(loc, "operand element types differ");
+  // compare_c2
+  auto out = broadcastShapes(loc, {lhs.getShape(), rhs.getShape()});
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(*out, IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  results.push_back(
+      tensorOf(adaptor.getData()).clone(adaptor.getTo()));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  auto c = tensorOf(adaptor.getCond()), x = tensorOf(adaptor.getX()),
+       y = tensorOf(adaptor.getY());
+  // where_c2
+  if (x.getElementType() != y.getElementType())
+    return fail(loc, "x and y element types differ");
+  // where_c1
+  auto out = broadcastShapes(loc, {c.getShape(), x.getShape(), y.getShape()});
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(*out, x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
+  // gather_c1
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(data.getShape().take_front(*axis));
+  llvm::append_range(out, idx.getShape());
+  llvm::append_range(out, data.getShape().drop_front(*axis + 1));
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = data.getRank();
+  // pad_c1
+  if ((int64_t)pads.size() != 2 * rank)
+    return fail(loc, "pads has " + Twine(pads.size()) + " values, expected " +
+                         Twine(2 * rank));
+  // pad_c2
+  StringRef mode = adaptor.getMode();
+  if (!isOneOf(mode, {"constant", "reflect", "edge"}))
+    return fail(loc, "mode '" + mode + "' is not one of constant, reflect, edge");
+  // pad_c3
+  SmallVector<int64_t> out;
   for (int64_t i = 0; i < rank; ++i) {
-    int64_t li = lhs.getRank() - rank + i, ri = rhs.getRank() - rank + i;
-    int64_t l = li >= 0 ? lhs.getDimSize(li) : 1;
-    int64_t r = ri >= 0 ? rhs.getDimSize(ri) : 1;
-    if (l != r && l != 1 && r != 1)
-      return fail(loc, "operand shapes " + shapeStr(lhs.getShape()) + " and " +
-                           shapeStr(rhs.getShape()) + " do not broadcast");
-    out[i] = l == 1 ? r : l;
+    int64_t d = data.getDimSize(i), e = d + pads[i] + pads[rank + i];
+    if (e < 0 || (mode != "constant" && d == 0 && e > 0) ||
+        (mode == "reflect" && (pads[i] >= d || pads[rank + i] >= d) && e != d))
+      return fail(loc, "pads " + shapeStr(pads) + " do not fit data " +
+                           shapeStr(data.getShape()) + " in mode " + mode);
+    out.push_back(e);
   }
-  results.push_back(RankedTensorType::get(out, lhs.getElementType()));
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  // broadcast_to_c1
+  bool ok = shape.size() >= (size_t)data.getRank();
+  for (int64_t i = 0; ok && i < data.getRank(); ++i) {
+    int64_t d = data.getDimSize(i), t = shape[shape.size() - data.getRank() + i];
+    ok = d == t || d == 1;
+  }
+  if (!ok)
+    return fail(loc, "data shape " + shapeStr(data.getShape()) +
+                         " does not broadcast to " + shapeStr(shape));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto a = tensorOf(adaptor.getLhs()), b = tensorOf(adaptor.getRhs());
+  // matmul_c1
+  if (a.getRank() < 1 || b.getRank() < 1 ||
+      a.getElementType() != b.getElementType())
+    return fail(loc, "operands must have rank >= 1 and equal element types");
+  SmallVector<int64_t> as(a.getShape()), bs(b.getShape());
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  // matmul_c2
+  if (as.back() != bs[bs.size() - 2])
+    return fail(loc, "contracted extents differ: " + shapeStr(a.getShape()) +
+                         " and " + shapeStr(b.getShape()));
+  // matmul_c3
+  auto batch = broadcastShapes(loc, {ArrayRef(as).drop_back(2),
+                                     ArrayRef(bs).drop_back(2)});
+  if (failed(batch))
+    return failure();
+  SmallVector<int64_t> out(*batch);
+  if (a.getRank() > 1)
+    out.push_back(as[as.size() - 2]);
+  if (b.getRank() > 1)
+    out.push_back(bs.back());
+  results.push_back(RankedTensorType::get(out, a.getElementType()));
+  return success();
+}
+
+LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  // argreduce_c1
+  if (!isOneOf(adaptor.getOp(), {"max", "min"}))
+    return fail(loc, "op '" + adaptor.getOp() + "' is not one of max, min");
+  auto data = tensorOf(adaptor.getData());
+  // argreduce_c2
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(data.getShape());
+  if (adaptor.getKeepdims())
+    out[*axis] = 1;
+  else
+    out.erase(out.begin() + *axis);
+  results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // layernorm_c1
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  // layernorm_c2
+  int64_t c = data.getDimSize(*axis);
+  for (Value v : {adaptor.getGamma(), adaptor.getBeta()})
+    if (tensorOf(v).getShape() != ArrayRef<int64_t>{c})
+      return fail(loc, "gamma/beta shape " + shapeStr(tensorOf(v).getShape()) +
+                           " does not match the axis extent " + shapeStr({c}));
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult DeconvolutionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto weight = tensorOf(adaptor.getWeight());
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  size_t n = kernel.size();
+  // deconv_c1
+  if ((data.getRank() != 3 && data.getRank() != 4) ||
+      (int64_t)n != data.getRank() - 2)
+    return fail(loc, "data shape " + shapeStr(data.getShape()) +
+                         " must be NCW or NCHW matching kernel " + shapeStr(kernel));
+  // deconv_c2
+  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)) ||
+      failed(checkSpatialAttr(loc, "adj", adaptor.getAdj(), n, 0)) ||
+      failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
+    return failure();
+  auto stride = withDefault(adaptor.getStride(), n, 1);
+  auto dilate = withDefault(adaptor.getDilate(), n, 1);
+  auto pad = withDefault(adaptor.getPad(), n, 0);
+  auto adj = withDefault(adaptor.getAdj(), n, 0);
+  int64_t filters = adaptor.getNumFilter(), groups = adaptor.getNumGroup();
+  int64_t channels = data.getDimSize(1);
+  // deconv_c3
+  if (filters < 1 || groups < 1 || channels % groups || filters % groups)
+    return fail(loc, "num_group " + Twine(groups) +
+                         " must divide the data channels (" + Twine(channels) +
+                         ") and num_filter (" + Twine(filters) + ")");
+  // deconv_c4
+  SmallVector<int64_t> wShape = {channels, filters / groups};
+  wShape.append(kernel.begin(), kernel.end());
+  if (weight.getShape() != ArrayRef<int64_t>(wShape))
+    return fail(loc, "weight shape " + shapeStr(weight.getShape()) +
+                         " does not match (C, num_filter/num_group, kernel...) = " +
+                         shapeStr(wShape));
+  // deconv_c5
+  Value bias = adaptor.getBias();
+  if (adaptor.getNoBias() != !bias)
+    return fail(loc, adaptor.getNoBias() ? "has a bias but no_bias is set"
+                                         : "needs a bias unless no_bias is set");
+  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{filters})
+    return fail(loc, "bias shape " + shapeStr(tensorOf(bias).getShape()) +
+                         " does not match (num_filter,)");
+  // deconv_c6
+  SmallVector<int64_t> out = {data.getDimSize(0), filters};
+  for (size_t i = 0; i < n; ++i) {
+    if (adj[i] >= stride[i])
+      return fail(loc, "adj must be smaller than stride");
+    int64_t e = (data.getDimSize(2 + i) - 1) * stride[i] - 2 * pad[i] +
+                dilate[i] * (kernel[i] - 1) + adj[i] + 1;
+    if (e < 1)
+      return fail(loc, "output extent on spatial axis " + Twine(i) +
+                           " would be " + Twine(e));
+    out.push_back(e);
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
   return success();
 }
 
@@ -572,7 +849,8 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   // reduce_c1
-  if (!isOneOf(adaptor.getOp(), {"sum", "mean", "max", "min"}))
+  if (!isOneOf(adaptor.getOp(), {"sum", "mean", "max", "min", "prod", "l1",
+                                 "l2", "sumsquare", "logsumexp"}))
     return fail(loc, "unknown reduction '" + adaptor.getOp() + "'");
   auto data = tensorOf(adaptor.getData());
   int64_t rank = data.getRank();

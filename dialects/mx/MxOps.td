@@ -31,7 +31,11 @@ def Mx_Dialect : Dialect {
 
 // Float tensors with static shapes: the backend contract of this dialect.
 def Mx_Tensor : TensorRankOf<[AnyFloat], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
-def Mx_AnyTensor : TensorRankOf<[AnyType], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
+// Float, integer or boolean (i1) tensors: shape ops, arithmetic, casts.
+def Mx_AnyTensor : TensorRankOf<[AnyFloat, AnySignlessInteger],
+                                [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
+def Mx_IntTensor : TensorRankOf<[AnySignlessInteger], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
+def Mx_BoolTensor : TensorRankOf<[I1], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 
 def Mx_I64Array : DefaultValuedAttr<DenseI64ArrayAttr, "{}">;
 
@@ -318,14 +322,17 @@ def Mx_UnaryOp : Mx_Op<"unary"> {
   let summary = "unary math: MXNet's exp, log, sqrt, rsqrt, square, abs, ...";
   let description = [{
     C1: op is one of exp, log, sqrt, rsqrt, square, abs, negative,
-        reciprocal, relu, sigmoid, tanh, softrelu, softsign, erf.
+        reciprocal, relu, sigmoid, tanh, softrelu, softsign, erf, sign, ceil,
+        floor, round, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh,
+        acosh, atanh, log1p, expm1 (floats), or abs, negative, sign, square
+        (integers), or not (booleans).
 
     ```mlir
     %y = mx.unary %x {op = "exp"} : tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, StrAttr:$op);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data, StrAttr:$op);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data)";
 }
 
@@ -338,8 +345,8 @@ def Mx_ClipOp : Mx_Op<"clip"> {
     %y = mx.clip %x {a_min = 0.0 : f64, a_max = 6.0 : f64} : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, F64Attr:$a_min, F64Attr:$a_max);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data, F64Attr:$a_min, F64Attr:$a_max);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data)";
 }
 
@@ -349,7 +356,8 @@ def Mx_BinaryOp : Mx_Op<"binary"> {
     MXNet's elemwise_* (equal shapes), broadcast_* and _maximum-style ops.
     Shapes broadcast from the right as in NumPy.
 
-    C1: op is add, sub, mul, div, maximum, minimum or power.
+    C1: op is add, sub, mul, div, maximum, minimum, power or mod; or and,
+        or, xor on booleans.
     C2: the operand shapes broadcast: aligned from the right, each pair of
         extents is equal or one of them is 1.
     C3: the element types are equal.
@@ -359,8 +367,8 @@ def Mx_BinaryOp : Mx_Op<"binary"> {
         : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$lhs, Mx_Tensor:$rhs, StrAttr:$op);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$lhs, Mx_AnyTensor:$rhs, StrAttr:$op);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
@@ -376,9 +384,9 @@ def Mx_ScalarOp : Mx_Op<"scalar"> {
     %y = mx.scalar %x {op = "mul", scalar = 2.0 : f64} : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, StrAttr:$op, F64Attr:$scalar,
+  let arguments = (ins Mx_AnyTensor:$data, StrAttr:$op, F64Attr:$scalar,
                    DefaultValuedAttr<BoolAttr, "false">:$reverse);
-  let results = (outs Mx_Tensor:$output);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data)";
 }
 
@@ -389,8 +397,8 @@ def Mx_BlockGradOp : Mx_Op<"BlockGrad"> {
     %y = mx.BlockGrad %x : tensor<4xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data)";
 }
 
@@ -423,11 +431,12 @@ def Mx_DotOp : Mx_Op<"dot"> {
 def Mx_ReduceOp : Mx_Op<"reduce"> {
   let summary = "sum / mean / max / min over axes";
   let description = [{
-    MXNet's sum, mean, max and min. An empty `axis` reduces every axis
+    MXNet's sum, mean, max and min (and prod, l1, l2, sumsquare, logsumexp
+    for ONNX's reductions). An empty `axis` reduces every axis
     (to shape (1,) without keepdims, as MXNet 1.x does);
     `exclude` reduces every axis not listed.
 
-    C1: op is sum, mean, max or min.
+    C1: op is sum, mean, max, min, prod, l1, l2, sumsquare or logsumexp.
     C2: every axis is in [-rank, rank) and appears once.
 
     ```mlir
@@ -435,10 +444,10 @@ def Mx_ReduceOp : Mx_Op<"reduce"> {
         : (tensor<2x3xf32>) -> tensor<2xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, StrAttr:$op, Mx_I64Array:$axis,
+  let arguments = (ins Mx_AnyTensor:$data, StrAttr:$op, Mx_I64Array:$axis,
                    DefaultValuedAttr<BoolAttr, "false">:$keepdims,
                    DefaultValuedAttr<BoolAttr, "false">:$exclude);
-  let results = (outs Mx_Tensor:$output);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
     /// Sorted, non-negative reduced axes.
@@ -457,8 +466,8 @@ def Mx_FlattenOp : Mx_Op<"Flatten"> {
     %y = mx.Flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
 }
 
@@ -477,9 +486,9 @@ def Mx_ReshapeOp : Mx_Op<"Reshape"> {
         : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, DenseI64ArrayAttr:$shape,
+  let arguments = (ins Mx_AnyTensor:$data, DenseI64ArrayAttr:$shape,
                    DefaultValuedAttr<BoolAttr, "false">:$reverse);
-  let results = (outs Mx_Tensor:$output);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
 }
 
@@ -493,8 +502,8 @@ def Mx_TransposeOp : Mx_Op<"transpose"> {
         : (tensor<2x3xf32>) -> tensor<3x2xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, Mx_I64Array:$axes);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data, Mx_I64Array:$axes);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
     /// The permutation with the default filled in.
@@ -511,8 +520,8 @@ def Mx_ExpandDimsOp : Mx_Op<"expand_dims"> {
     %y = mx.expand_dims %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x1x3xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, I64Attr:$axis);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data, I64Attr:$axis);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
 }
 
@@ -525,8 +534,8 @@ def Mx_SqueezeOp : Mx_Op<"squeeze"> {
     %y = mx.squeeze %x : (tensor<2x1x3xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, Mx_I64Array:$axis);
-  let results = (outs Mx_Tensor:$output);
+  let arguments = (ins Mx_AnyTensor:$data, Mx_I64Array:$axis);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
 }
 
@@ -542,9 +551,9 @@ def Mx_ConcatOp : Mx_Op<"Concat"> {
         : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x7xf32>
     ```
   }];
-  let arguments = (ins Variadic<Mx_Tensor>:$inputs,
+  let arguments = (ins Variadic<Mx_AnyTensor>:$inputs,
                    DefaultValuedAttr<I64Attr, "1">:$dim);
-  let results = (outs Mx_Tensor:$output);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
 }
 
@@ -563,9 +572,9 @@ def Mx_SliceOp : Mx_Op<"slice"> {
         : (tensor<4x4xf32>) -> tensor<2x2xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, DenseI64ArrayAttr:$begin,
+  let arguments = (ins Mx_AnyTensor:$data, DenseI64ArrayAttr:$begin,
                    DenseI64ArrayAttr:$end, Mx_I64Array:$step);
-  let results = (outs Mx_Tensor:$output);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
     /// Per axis of the data: the first index, the step and the count taken.
@@ -587,11 +596,212 @@ def Mx_SliceChannelOp : Mx_Op<"SliceChannel"> {
         : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>)
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, I64Attr:$num_outputs,
+  let arguments = (ins Mx_AnyTensor:$data, I64Attr:$num_outputs,
                    DefaultValuedAttr<I64Attr, "1">:$axis,
                    DefaultValuedAttr<BoolAttr, "false">:$squeeze_axis);
-  let results = (outs Variadic<Mx_Tensor>:$outputs);
+  let results = (outs Variadic<Mx_AnyTensor>:$outputs);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Ops beyond MXNet's set, for ONNX (integer and boolean tensors included)
+//===----------------------------------------------------------------------===//
+
+def Mx_CompareOp : Mx_Op<"compare"> {
+  let summary = "elementwise comparison with broadcasting, giving booleans";
+  let description = [{
+    C1: op is equal, not_equal, greater, greater_equal, less or less_equal.
+    C2: the operand shapes broadcast (as mx.binary).
+    C3: the element types are equal.
+
+    ```mlir
+    %b = mx.compare %x, %y {op = "less"}
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$lhs, Mx_AnyTensor:$rhs, StrAttr:$op);
+  let results = (outs Mx_BoolTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_CastOp : Mx_Op<"cast"> {
+  let summary = "converts every element to another element type";
+  let description = [{
+    Floats to integers truncate toward zero; to booleans, nonzero is true.
+
+    ```mlir
+    %y = mx.cast %x {to = i64} : (tensor<4xf32>) -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, TypeAttr:$to);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_WhereOp : Mx_Op<"where"> {
+  let summary = "picks x where cond is true, else y (with broadcasting)";
+  let description = [{
+    C1: the three shapes broadcast together.
+    C2: x and y have the same element type.
+
+    ```mlir
+    %z = mx.where %c, %x, %y
+        : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_BoolTensor:$cond, Mx_AnyTensor:$x, Mx_AnyTensor:$y);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_GatherOp : Mx_Op<"gather"> {
+  let summary = "takes slices of data along axis at integer indices";
+  let description = [{
+    out shape = data.shape[:axis] + indices.shape + data.shape[axis+1:];
+    negative indices count from the end (ONNX Gather, MXNet take).
+
+    C1: axis is in [-rank, rank).
+
+    ```mlir
+    %y = mx.gather %x, %i {axis = 0 : i64}
+        : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_PadOp : Mx_Op<"pad"> {
+  let summary = "pads every axis: constant, reflect or edge";
+  let description = [{
+    `pads` holds the count before each axis, then after each axis (ONNX
+    order); negative counts crop.
+
+    C1: len(pads) = 2 * rank.
+    C2: mode is constant, reflect or edge.
+    C3: every resulting extent is non-negative; reflect needs pads smaller
+        than the extent.
+
+    ```mlir
+    %y = mx.pad %x {pads = array<i64: 0, 1, 0, 1>}
+        : (tensor<2x3xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, DenseI64ArrayAttr:$pads,
+                   DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_BroadcastToOp : Mx_Op<"broadcast_to"> {
+  let summary = "broadcasts to a shape (MXNet broadcast_to, ONNX Expand)";
+  let description = [{
+    C1: the data shape broadcasts to `shape` (aligned from the right, each
+        data extent equals the target's or is 1).
+
+    ```mlir
+    %y = mx.broadcast_to %x {shape = array<i64: 4, 3>}
+        : (tensor<1x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, DenseI64ArrayAttr:$shape);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_MatMulOp : Mx_Op<"matmul"> {
+  let summary = "NumPy matmul: batched, broadcasting, 1-D promotion";
+  let description = [{
+    1-D operands are promoted (a row for lhs, a column for rhs) and the
+    promoted axis removed from the result; batch axes broadcast.
+
+    C1: both operands have rank >= 1 and equal element types.
+    C2: the contracted extents agree.
+    C3: the batch axes broadcast.
+
+    ```mlir
+    %z = mx.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$lhs, Mx_AnyTensor:$rhs);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_ArgReduceOp : Mx_Op<"argreduce"> {
+  let summary = "index of the max / min along an axis (int64)";
+  let description = [{
+    Ties resolve to the first index, or the last with select_last_index.
+
+    C1: op is max or min.
+    C2: axis is in [-rank, rank).
+
+    ```mlir
+    %i = mx.argreduce %x {op = "max", axis = 1 : i64}
+        : (tensor<2x5xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, StrAttr:$op,
+                   DefaultValuedAttr<I64Attr, "0">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+                   DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs Mx_IntTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_LayerNormOp : Mx_Op<"LayerNorm"> {
+  let summary = "layer normalization along one axis (MXNet LayerNorm)";
+  let description = [{
+    out = (x - mean) / sqrt(var + eps) * gamma + beta, statistics over
+    `axis`; gamma and beta are 1-D with that axis's extent.
+
+    C1: axis is in [-rank, rank).
+    C2: gamma and beta have shape (extent of axis,).
+
+    ```mlir
+    %y = mx.LayerNorm %x, %g, %b {axis = -1 : i64}
+        : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Mx_Tensor:$data, Mx_Tensor:$gamma, Mx_Tensor:$beta,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Mx_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_DeconvolutionOp : Mx_Op<"Deconvolution"> {
+  let summary = "transposed convolution (MXNet Deconvolution, ONNX ConvTranspose)";
+  let description = [{
+    Output extent per spatial axis: (x - 1) * stride - 2 * pad +
+    dilate * (kernel - 1) + adj + 1.
+
+    C1: data has rank 3 or 4 and len(kernel) = rank - 2.
+    C2: stride, dilate, pad, adj are empty or len(kernel) long; adj < stride.
+    C3: num_group divides the data channels and num_filter.
+    C4: weight shape is (C, num_filter / num_group, kernel...).
+    C5: bias is present iff no_bias is false, and has shape (num_filter).
+    C6: every output extent is positive.
+
+    ```mlir
+    %y = mx.Deconvolution %x, %w {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>,
+                                  num_filter = 4 : i64, no_bias = true}
+        : (tensor<1x3x4x4xf32>, tensor<3x4x2x2xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Mx_Tensor:$data, Mx_Tensor:$weight,
+                   Optional<Mx_Tensor>:$bias, DenseI64ArrayAttr:$kernel,
+                   Mx_I64Array:$stride, Mx_I64Array:$dilate, Mx_I64Array:$pad,
+                   Mx_I64Array:$adj, I64Attr:$num_filter,
+                   DefaultValuedAttr<I64Attr, "1">:$num_group,
+                   DefaultValuedAttr<BoolAttr, "false">:$no_bias);
+  let results = (outs Mx_Tensor:$output);
+  let assemblyFormat = [{
+    $data `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 #endif // MXC_DIALECTS_MX_MXOPS_TD
