@@ -41,7 +41,7 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
 /// Resolves a possibly negative axis; fails with `what` in the message.
 FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
                                  int64_t rank, StringRef what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+  if (axis < -rank || axis >= rank) {
     (void)fail(loc, Twine(what) + " " + Twine(axis) +
                         " is out of range for rank " + Twine(rank));
     return failure();
@@ -291,6 +291,10 @@ LogicalResult ActivationOp::inferReturnTypes(MLIRContext *,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &results) {
   // act_c1
+  // Ops whose assembly format shows one type infer before the parser has
+  // checked or defaulted attributes: read them null-safely.
+  if (!adaptor.getActTypeAttr())
+    return fail(loc, "requires attribute 'act_type'");
   if (!isOneOf(adaptor.getActType(),
                {"relu", "sigmoid", "tanh", "softrelu", "softsign"}))
     return fail(loc,
@@ -358,7 +362,7 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
-  double p = adaptor.getP().convertToDouble();
+  double p = adaptor.getPAttr() ? adaptor.getP().convertToDouble() : 0.5;
   // dropout_c1
   if (!(p >= 0.0 && p < 1.0))
     return fail(loc, "p = " + std::to_string(p) + " is not in [0, 1)");
@@ -376,6 +380,8 @@ LogicalResult LRNOp::inferReturnTypes(MLIRContext *,
     return fail(loc, "data must be NCHW (rank 4), got shape " +
                          shapeStr(data.getShape()));
   // lrn_c2
+  if (!adaptor.getNsizeAttr())
+    return fail(loc, "requires attribute 'nsize'");
   int64_t nsize = adaptor.getNsize();
   if (nsize < 1 || nsize % 2 == 0)
     return fail(loc, "nsize " + Twine(nsize) + " must be positive and odd");
@@ -411,11 +417,12 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
                                           SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
   // softmax_c1
-  if (failed(normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(),
-                           "axis")))
+  int64_t axis = adaptor.getAxisAttr() ? (int64_t)adaptor.getAxis() : -1;
+  if (failed(normalizeAxis(loc, axis, data.getRank(), "axis")))
     return failure();
   // softmax_c2
-  if (!(adaptor.getTemperature().convertToDouble() > 0.0))
+  if (adaptor.getTemperatureAttr() &&
+      !(adaptor.getTemperature().convertToDouble() > 0.0))
     return fail(loc, "temperature must be positive");
   results.push_back(data);
   return success();
@@ -446,6 +453,8 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
   Type et = tensorOf(adaptor.getData()).getElementType();
+  if (!adaptor.getOpAttr())
+    return fail(loc, "requires attribute 'op'");
   StringRef fn = adaptor.getOp();
   // unary_c1
   bool ok;
@@ -454,16 +463,16 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
   else if (isa<IntegerType>(et))
     ok = isOneOf(fn, {"abs", "negative", "sign", "square"});
   else
-    ok = isOneOf(fn, {"exp",   "log",   "sqrt",     "rsqrt",    "square",
-                      "abs",   "negative", "reciprocal", "relu", "sigmoid",
-                      "tanh",  "softrelu", "softsign", "erf",  "sign",
-                      "ceil",  "floor", "round",    "sin",      "cos",
-                      "tan",   "asin",  "acos",     "atan",     "sinh",
-                      "cosh",  "asinh", "acosh",    "atanh",    "log1p",
+    ok = isOneOf(fn, {"exp",  "log",      "sqrt",       "rsqrt", "square",
+                      "abs",  "negative", "reciprocal", "relu",  "sigmoid",
+                      "tanh", "softrelu", "softsign",   "erf",   "sign",
+                      "ceil", "floor",    "round",      "sin",   "cos",
+                      "tan",  "asin",     "acos",       "atan",  "sinh",
+                      "cosh", "asinh",    "acosh",      "atanh", "log1p",
                       "expm1"});
   if (!ok)
     return fail(loc, "unary function '" + fn + "' is not defined for " +
-                         (et.isInteger(1) ? "booleans"
+                         (et.isInteger(1)        ? "booleans"
                           : isa<IntegerType>(et) ? "integers"
                                                  : "floats"));
   results.push_back(adaptor.getData().getType());
@@ -475,6 +484,8 @@ LogicalResult ClipOp::inferReturnTypes(MLIRContext *,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
   // clip_c1
+  if (!adaptor.getAMinAttr() || !adaptor.getAMaxAttr())
+    return fail(loc, "requires attributes 'a_min' and 'a_max'");
   if (adaptor.getAMin().convertToDouble() > adaptor.getAMax().convertToDouble())
     return fail(loc, "a_min must not exceed a_max");
   results.push_back(adaptor.getData().getType());
@@ -488,7 +499,8 @@ static bool isArithFunction(StringRef op) {
 
 /// NumPy broadcasting of `shapes`; fails naming them.
 static FailureOr<SmallVector<int64_t>>
-broadcastShapes(std::optional<Location> loc, ArrayRef<ArrayRef<int64_t>> shapes) {
+broadcastShapes(std::optional<Location> loc,
+                ArrayRef<ArrayRef<int64_t>> shapes) {
   size_t rank = 0;
   for (ArrayRef<int64_t> s : shapes)
     rank = std::max(rank, s.size());
@@ -553,11 +565,14 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+LogicalResult CastOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
-  results.push_back(
-      tensorOf(adaptor.getData()).clone(adaptor.getTo()));
+  // cast_c1
+  if (!adaptor.getToAttr() || !isa<FloatType, IntegerType>(adaptor.getTo()))
+    return fail(loc, "'to' must be a float or integer element type");
+  results.push_back(tensorOf(adaptor.getData()).clone(adaptor.getTo()));
   return success();
 }
 
@@ -584,7 +599,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
   // gather_c1
-  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  auto axis =
+      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
   if (failed(axis))
     return failure();
   SmallVector<int64_t> out(data.getShape().take_front(*axis));
@@ -594,7 +610,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
@@ -607,7 +624,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   // pad_c2
   StringRef mode = adaptor.getMode();
   if (!isOneOf(mode, {"constant", "reflect", "edge"}))
-    return fail(loc, "mode '" + mode + "' is not one of constant, reflect, edge");
+    return fail(loc,
+                "mode '" + mode + "' is not one of constant, reflect, edge");
   // pad_c3
   SmallVector<int64_t> out;
   for (int64_t i = 0; i < rank; ++i) {
@@ -631,7 +649,8 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
   // broadcast_to_c1
   bool ok = shape.size() >= (size_t)data.getRank();
   for (int64_t i = 0; ok && i < data.getRank(); ++i) {
-    int64_t d = data.getDimSize(i), t = shape[shape.size() - data.getRank() + i];
+    int64_t d = data.getDimSize(i),
+            t = shape[shape.size() - data.getRank() + i];
     ok = d == t || d == 1;
   }
   if (!ok)
@@ -660,8 +679,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
     return fail(loc, "contracted extents differ: " + shapeStr(a.getShape()) +
                          " and " + shapeStr(b.getShape()));
   // matmul_c3
-  auto batch = broadcastShapes(loc, {ArrayRef(as).drop_back(2),
-                                     ArrayRef(bs).drop_back(2)});
+  auto batch = broadcastShapes(
+      loc, {ArrayRef(as).drop_back(2), ArrayRef(bs).drop_back(2)});
   if (failed(batch))
     return failure();
   SmallVector<int64_t> out(*batch);
@@ -682,7 +701,8 @@ LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
     return fail(loc, "op '" + adaptor.getOp() + "' is not one of max, min");
   auto data = tensorOf(adaptor.getData());
   // argreduce_c2
-  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  auto axis =
+      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
   if (failed(axis))
     return failure();
   SmallVector<int64_t> out(data.getShape());
@@ -700,7 +720,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
   // layernorm_c1
-  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  auto axis =
+      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
   if (failed(axis))
     return failure();
   // layernorm_c2
@@ -713,9 +734,10 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult DeconvolutionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
   auto weight = tensorOf(adaptor.getWeight());
   ArrayRef<int64_t> kernel = adaptor.getKernel();
@@ -724,7 +746,8 @@ LogicalResult DeconvolutionOp::inferReturnTypes(
   if ((data.getRank() != 3 && data.getRank() != 4) ||
       (int64_t)n != data.getRank() - 2)
     return fail(loc, "data shape " + shapeStr(data.getShape()) +
-                         " must be NCW or NCHW matching kernel " + shapeStr(kernel));
+                         " must be NCW or NCHW matching kernel " +
+                         shapeStr(kernel));
   // deconv_c2
   if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
       failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
@@ -747,20 +770,23 @@ LogicalResult DeconvolutionOp::inferReturnTypes(
   SmallVector<int64_t> wShape = {channels, filters / groups};
   wShape.append(kernel.begin(), kernel.end());
   if (weight.getShape() != ArrayRef<int64_t>(wShape))
-    return fail(loc, "weight shape " + shapeStr(weight.getShape()) +
-                         " does not match (C, num_filter/num_group, kernel...) = " +
-                         shapeStr(wShape));
+    return fail(loc,
+                "weight shape " + shapeStr(weight.getShape()) +
+                    " does not match (C, num_filter/num_group, kernel...) = " +
+                    shapeStr(wShape));
   // deconv_c5
   Value bias = adaptor.getBias();
   if (adaptor.getNoBias() != !bias)
-    return fail(loc, adaptor.getNoBias() ? "has a bias but no_bias is set"
-                                         : "needs a bias unless no_bias is set");
+    return fail(loc, adaptor.getNoBias()
+                         ? "has a bias but no_bias is set"
+                         : "needs a bias unless no_bias is set");
   if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{filters})
     return fail(loc, "bias shape " + shapeStr(tensorOf(bias).getShape()) +
                          " does not match (num_filter,)");
   // deconv_c6
   SmallVector<int64_t> out = {data.getDimSize(0), filters};
   for (size_t i = 0; i < n; ++i) {
+    // deconv_c2 (adj < stride)
     if (adj[i] >= stride[i])
       return fail(loc, "adj must be smaller than stride");
     int64_t e = (data.getDimSize(2 + i) - 1) * stride[i] - 2 * pad[i] +
@@ -779,6 +805,8 @@ LogicalResult ScalarOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   // scalar_c1
+  if (!adaptor.getOpAttr())
+    return fail(loc, "requires attribute 'op'");
   if (!isArithFunction(adaptor.getOp()))
     return fail(loc, "unknown scalar function '" + adaptor.getOp() + "'");
   results.push_back(adaptor.getData().getType());

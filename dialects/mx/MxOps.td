@@ -378,7 +378,7 @@ def Mx_ScalarOp : Mx_Op<"scalar"> {
     out = x op scalar, or scalar op x when `reverse` (_rminus_scalar,
     _rdiv_scalar, _rpower_scalar).
 
-    C1: op is add, sub, mul, div, maximum, minimum or power.
+    C1: op is add, sub, mul, div, maximum, minimum, power or mod.
 
     ```mlir
     %y = mx.scalar %x {op = "mul", scalar = 2.0 : f64} : tensor<4xf32>
@@ -628,6 +628,8 @@ def Mx_CastOp : Mx_Op<"cast"> {
   let summary = "converts every element to another element type";
   let description = [{
     Floats to integers truncate toward zero; to booleans, nonzero is true.
+
+    C1: `to` is a float or integer (incl. i1) element type.
 
     ```mlir
     %y = mx.cast %x {to = i64} : (tensor<4xf32>) -> tensor<4xi64>
