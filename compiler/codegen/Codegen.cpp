@@ -14,6 +14,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -260,6 +261,13 @@ createTargetMachine(const CodegenOptions &options) {
     return makeError("no LLVM target for " + triple.str() + ": " + error);
   std::string cpu =
       options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  {
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (sti && !sti->isCPUStringValid(cpu))
+      return makeError("--mcpu: '" + cpu + "' is not a CPU of " + triple.str() +
+                       " (e.g. x86-64, x86-64-v3, skylake-avx512, znver4)");
+  }
   std::string features;
   if (options.cpu.empty()) {
     llvm::SubtargetFeatures f;
@@ -350,12 +358,17 @@ llvm::Error linkSharedLibrary(const std::string &objectPath,
 
 llvm::Error mxc::writeFileAtomically(const std::string &path,
                                      llvm::StringRef contents) {
+  if (path == "-") {
+    llvm::outs() << contents;
+    llvm::outs().flush();
+    return llvm::Error::success();
+  }
   std::string tmp = tempPathFor(path);
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(tmp, ec);
     if (ec)
-      return makeError("cannot write '" + tmp + "': " + ec.message());
+      return makeError("cannot write '" + path + "': " + ec.message());
     os << contents;
     os.close();
     if (os.has_error()) {

@@ -27,6 +27,11 @@ static llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+bool mxc::isCIdentifier(llvm::StringRef name) {
+  return !name.empty() && !llvm::isDigit(name[0]) &&
+         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
 llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
   std::vector<int64_t> shape;
   if (text.empty() || text == "scalar")
@@ -40,6 +45,11 @@ llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
                        "': expected positive extents like 1x3x32x32");
     shape.push_back(d);
   }
+  // Keep every tensor addressable: at most 2^40 elements in all.
+  int64_t total = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(total, d, &total) || total > (int64_t(1) << 40))
+      return makeError("shape '" + text + "' is too large (over 2^40 elements)");
   return shape;
 }
 

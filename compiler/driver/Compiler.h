@@ -54,6 +54,9 @@ std::optional<EmitKind> emitKindForPath(llvm::StringRef path);
 /// -> "net".
 std::string modelNameForPath(llvm::StringRef path);
 
+/// Whether `name` can prefix C symbols ([A-Za-z_][A-Za-z0-9_]*).
+bool isCIdentifier(llvm::StringRef name);
+
 /// Runs the whole pipeline. On failure nothing is left at the output paths.
 llvm::Error compile(const CompileOptions &options);
 

@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "mxc " MXC_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
   });
-  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "mxc: compile MXNet models into native libraries\n");
 
@@ -71,12 +71,27 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath;
   options.modelName = modelName;
   options.codegen.cpu = mcpu;
-  options.codegen.optLevel = std::min(optLevel.getValue(), 3u);
+  if (optLevel > 3)
+    return fail("-O" + llvm::Twine(optLevel.getValue()) +
+                ": the optimization level must be 0-3");
+  options.codegen.optLevel = optLevel;
   options.printIRAfterAll = printIRAfterAll;
   options.configurePassManager = [](mlir::PassManager &pm) {
     return mlir::applyPassManagerCLOptions(pm);
   };
 
+  if (!options.modelName.empty() && !mxc::isCIdentifier(options.modelName))
+    return fail("--name '" + options.modelName +
+                "' is not a C identifier (letters, digits, '_'; not starting "
+                "with a digit)");
+  if (options.outputPath != "-") {
+    llvm::StringRef dir = llvm::sys::path::parent_path(options.outputPath);
+    if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
+      return fail("cannot write '" + options.outputPath + "': directory '" +
+                  dir + "' does not exist");
+    if (llvm::sys::fs::is_directory(options.outputPath))
+      return fail("cannot write '" + options.outputPath + "': Is a directory");
+  }
   if (!llvm::sys::fs::exists(options.modelPath))
     return fail("'" + options.modelPath + "': no such file");
   if (!options.paramsPath.empty() && !llvm::sys::fs::exists(options.paramsPath))
@@ -118,6 +133,12 @@ int main(int argc, char **argv) {
       return fail("--emit=" + emit +
                   ": expected mlir, llvm, obj, so, a or header");
   }
+
+  if (options.outputPath == "-" &&
+      (options.emit == mxc::EmitKind::SharedLibrary ||
+       options.emit == mxc::EmitKind::StaticArchive ||
+       options.emit == mxc::EmitKind::Object))
+    return fail("-o -: only text outputs (mlir, llvm, header) go to stdout");
 
   // libmxrt lives in ../lib beside bin/ (build tree and installs alike).
   std::string exe = llvm::sys::fs::getMainExecutable(argv[0], (void *)&fail);
