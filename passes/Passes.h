@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -27,7 +28,14 @@ namespace mxc {
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// Options of the CPU pipeline from the mx dialect to the LLVM dialect.
-struct CpuPipelineOptions {};
+struct CpuPipelineOptions {
+  /// Memory-planning strategy: naive, inplace, coshare, both or best.
+  std::string memoryPlan = "best";
+  /// Print every strategy's plan to stdout.
+  bool printMemoryPlan = false;
+  /// Write the plan report as JSON to this file (empty: none).
+  std::string memoryPlanJson;
+};
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's
 /// public functions take their results as trailing out-parameters

@@ -31,4 +31,28 @@ def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer in one static arena";
+  let description = [{
+    Runs after bufferization. Every statically shaped memref.alloc of a
+    function becomes a memref.view into a new trailing `memref<Nxi8>`
+    argument (the arena, allocated once per model instance by the runtime);
+    the module gets `mxc.arena_size`. Strategies: naive (no sharing),
+    inplace (an elementwise op writes into an input whose last use it is),
+    coshare (buffers with disjoint lifetimes share a block, MXNet's
+    co-share), both (MXNet's combination) and best (in-place, then the
+    largest buffers first at the lowest offset free for their lifetime).
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"best\"",
+           "naive, inplace, coshare, both or best">,
+    Option<"printPlan", "print", "bool", /*default=*/"false",
+           "Print every strategy's arena, the lower bound and each buffer">,
+    Option<"jsonFile", "json-file", "std::string", /*default=*/"\"\"",
+           "Write the same report as JSON to this file">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // MXC_PASSES_PASSES_TD

@@ -22,6 +22,7 @@ constexpr const char *kCpuPipeline =
     "buffer-results-to-out-params{hoist-static-allocs=true "
     "modify-public-functions=true},"
     "canonicalize,"
+    "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
     "mxc-memref-copy-to-linalg,"
     "convert-linalg-to-loops,"
@@ -38,7 +39,7 @@ constexpr const char *kCpuPipeline =
     "reconcile-unrealized-casts";
 } // namespace
 
-void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &) {
+void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // The pipeline is spelled as text, so its passes must be registered.
   static bool registered = [] {
     mlir::registerAllPasses();
@@ -46,7 +47,14 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &) {
     return true;
   }();
   (void)registered;
-  if (failed(parsePassPipeline(kCpuPipeline, pm)))
+  std::string plan = "strategy=" + opts.memoryPlan;
+  if (opts.printMemoryPlan)
+    plan += " print=true";
+  if (!opts.memoryPlanJson.empty())
+    plan += " json-file=" + opts.memoryPlanJson;
+  std::string pipeline = kCpuPipeline;
+  pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
+  if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }
 

@@ -130,7 +130,7 @@ public:
          tensorArray(spec.inputs, ".inputs"),
          llvm::ConstantInt::get(i64, spec.outputs.size()),
          tensorArray(spec.outputs, ".outputs"), forwardEntry,
-         llvm::ConstantInt::get(i64, 0)});
+         llvm::ConstantInt::get(i64, std::max<int64_t>(spec.scratchSize, 0))});
     auto *fnArrayType = llvm::ArrayType::get(functionDesc, 1);
     auto *fns = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
@@ -187,6 +187,8 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
     args.push_back(load(nIn + nOut + i));
   for (size_t i = 0; i < nOut; ++i)
     args.push_back(load(nIn + i));
+  if (spec.scratchSize >= 0) // the arena: mxrt_exec_context.scratch
+    args.push_back(b.CreateLoad(ptr, fn->getArg(1)));
   b.CreateCall(impl, args);
   b.CreateRetVoid();
   return fn;
@@ -403,6 +405,8 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
   impl->setLinkage(llvm::GlobalValue::InternalLinkage);
   size_t expected =
       spec.inputs.size() + spec.params.size() + spec.outputs.size();
+  if (spec.scratchSize >= 0)
+    ++expected;
   if (impl->arg_size() != expected)
     return makeError("the lowered forward function takes " +
                      Twine(impl->arg_size()) + " buffers, expected " +

@@ -54,6 +54,9 @@ struct ModelSpec {
   std::vector<ParamSpec> params;
   /// All parameter data, each parameter 64-byte aligned at its offset.
   std::vector<uint8_t> weights;
+  /// Bytes of the per-instance arena the forward function takes as its last
+  /// argument (the memory plan), or -1 when it takes none.
+  int64_t scratchSize = -1;
 
   /// Appends a parameter, copying its bytes into the blob.
   void addParam(TensorSpec spec, const uint8_t *data);

@@ -144,10 +144,19 @@ llvm::Error mxc::compile(const CompileOptions &options) {
                         /*printModuleScope=*/true,
                         /*printAfterOnlyOnChange=*/false);
   }
-  buildCpuPipeline(pm, CpuPipelineOptions{});
+  CpuPipelineOptions pipelineOptions;
+  pipelineOptions.memoryPlan = options.memoryPlan;
+  pipelineOptions.printMemoryPlan = options.printMemoryPlan;
+  pipelineOptions.memoryPlanJson = options.memoryPlanJson;
+  buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("'" + options.modelPath + "': lowering failed:\n" +
                      diagnostics);
+
+  if (auto arena = module->getAttrOfType<mlir::IntegerAttr>("mxc.arena_size")) {
+    spec.scratchSize = arena.getInt();
+    module->removeAttr("mxc.arena_size");
+  }
 
   llvm::LLVMContext llvmContext;
   auto llvmModule = buildLLVMModule(module, spec, llvmContext);

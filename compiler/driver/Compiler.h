@@ -39,6 +39,10 @@ struct CompileOptions {
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;
+  /// Memory planning (passes/memory/PlanMemory.cpp): strategy, and reports.
+  std::string memoryPlan = "best";
+  bool printMemoryPlan = false;
+  std::string memoryPlanJson;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;
 };

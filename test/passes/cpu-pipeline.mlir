@@ -3,15 +3,19 @@
 // calling convention libmxrt relies on (bare pointers, results written through
 // trailing out-parameters, nothing returned) and no call into MLIR's C runner
 // library (memrefCopy), even for the strided copy tensor.pad bufferizes to.
+// Intermediate buffers live in the arena, a last pointer argument (the memory
+// plan), so the kernels call no malloc.
 // RUN: %mxc-opt --split-input-file --mxc-cpu-pipeline %s | FileCheck %s
 // RUN: %mxc-opt --split-input-file --mxc-cpu-pipeline %s | FileCheck %s --check-prefix=NOCOPY
 
 // NOCOPY-NOT: memrefCopy
+// NOCOPY-NOT: llvm.call @malloc
 
 // relu then padded average pooling: one bare-pointer input, the output as a
-// trailing out-parameter that the kernel writes into, and a void return.
+// trailing out-parameter that the kernel writes into, the arena, and a void
+// return.
 // CHECK-LABEL: llvm.func @relu_pool(
-// CHECK-SAME:    %[[IN:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr) {
+// CHECK-SAME:    %[[IN:[a-z0-9_]+]]: !llvm.ptr, %[[OUT:[a-z0-9_]+]]: !llvm.ptr, %[[ARENA:[a-z0-9_]+]]: !llvm.ptr) {
 // CHECK:         llvm.insertvalue %[[OUT]], %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
 // CHECK:         llvm.insertvalue %[[IN]], %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
 // CHECK:         llvm.fdiv
@@ -25,9 +29,10 @@ func.func @relu_pool(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
-// Two results become two trailing out-parameters after the input; nothing is returned.
+// Two results become two out-parameters after the input, then the arena;
+// nothing is returned.
 // CHECK-LABEL: llvm.func @two_results(
-// CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
 // CHECK:         llvm.return{{$}}
 func.func @two_results(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x2xf32>) {
   %a = mx.Activation %x {act_type = "relu"} : tensor<2x4xf32>

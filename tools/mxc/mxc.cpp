@@ -43,6 +43,19 @@ static cl::opt<std::string> mcpu("mcpu",
 static cl::opt<unsigned> optLevel("O",
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
+static cl::opt<std::string> memoryPlan(
+    "memory-plan",
+    cl::desc("Memory planning: naive|inplace|coshare|both|best (default best)"),
+    cl::init("best"), cl::cat(category));
+static cl::opt<bool>
+    printMemoryPlan("print-memory-plan",
+                    cl::desc("Print every strategy's arena size, the lower "
+                             "bound and each buffer's offset/size/lifetime"),
+                    cl::cat(category));
+static cl::opt<std::string>
+    memoryPlanJson("memory-plan-json",
+                   cl::desc("Write the memory plan report as JSON"),
+                   cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool>
     printIRAfterAll("print-ir-after-all",
                     cl::desc("Print the IR after every MLIR pass"),
@@ -76,6 +89,13 @@ int main(int argc, char **argv) {
                 ": the optimization level must be 0-3");
   options.codegen.optLevel = optLevel;
   options.printIRAfterAll = printIRAfterAll;
+  if (!llvm::is_contained({"naive", "inplace", "coshare", "both", "best"},
+                          memoryPlan.getValue()))
+    return fail("--memory-plan=" + memoryPlan +
+                ": expected naive, inplace, coshare, both or best");
+  options.memoryPlan = memoryPlan;
+  options.printMemoryPlan = printMemoryPlan;
+  options.memoryPlanJson = memoryPlanJson;
   options.configurePassManager = [](mlir::PassManager &pm) {
     return mlir::applyPassManagerCLOptions(pm);
   };
