@@ -3,6 +3,7 @@
 // writes the requested outputs (each atomically, so a failure leaves none).
 #include "compiler/driver/Compiler.h"
 #include "compiler/frontends/mxnet/Importer.h"
+#include "compiler/frontends/onnx/Importer.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 
@@ -101,16 +102,22 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   std::string name = options.modelName.empty()
                          ? modelNameForPath(options.outputPath)
                          : options.modelName;
-  llvm::StringRef ext = llvm::sys::path::extension(options.modelPath);
-  if (ext == ".onnx")
-    return makeError(
-        "'" + options.modelPath +
-        "': ONNX models are not supported yet (MXNet symbol JSON only)");
-
-  mxnet::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  importOptions.paramsPath = options.paramsPath;
-  auto imported = mxnet::importModel(context, options.modelPath, importOptions);
+  auto importModel = [&]() -> llvm::Expected<mxnet::ImportedModel> {
+    if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
+      if (!options.paramsPath.empty())
+        return makeError("'" + options.modelPath +
+                         "': ONNX models carry their weights; --params is "
+                         "for MXNet models");
+      onnx::ImportOptions importOptions;
+      importOptions.inputShapes = options.inputShapes;
+      return onnx::importModel(context, options.modelPath, importOptions);
+    }
+    mxnet::ImportOptions importOptions;
+    importOptions.inputShapes = options.inputShapes;
+    importOptions.paramsPath = options.paramsPath;
+    return mxnet::importModel(context, options.modelPath, importOptions);
+  };
+  auto imported = importModel();
   if (!imported)
     return imported.takeError();
   ModelSpec spec = std::move(imported->spec);

@@ -1,0 +1,2670 @@
+// SPDX-License-Identifier: Apache-2.0
+// Builds mx ops from ONNX graphs. Values known at compile time (initializers,
+// Constant nodes, shapes of static tensors and the small integer arithmetic on
+// them) are folded on the host, so that the shape operands of Reshape, Slice,
+// Pad, Expand, ... are constants; a folded value that a runtime op consumes
+// becomes an embedded parameter. Every other node maps onto one or a few mx
+// ops whose own type inference checks it, so shape errors name the node.
+#include "compiler/frontends/onnx/Importer.h"
+#include "dialects/mx/MxDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+
+using namespace mlir;
+using namespace mxc;
+using llvm::Twine;
+using TP = ::onnx::TensorProto;
+
+namespace {
+
+/// The opsets of the default domain this importer knows the semantics of.
+constexpr int64_t kMinOpset = 1;
+constexpr int64_t kMaxOpset = 17;
+
+llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+int64_t numElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+bool isFloatType(int32_t t) {
+  return t == TP::FLOAT || t == TP::DOUBLE || t == TP::FLOAT16;
+}
+
+std::string typeName(int32_t t) {
+  return llvm::StringRef(TP::DataType_Name(t)).lower();
+}
+
+/// The MLIR element type of an ONNX element type mxc runs, if any. (Unsigned
+/// types have no signless equivalent that keeps their semantics.)
+Type elementType(int32_t t, MLIRContext *ctx) {
+  Builder b(ctx);
+  switch (t) {
+  case TP::FLOAT:
+    return b.getF32Type();
+  case TP::DOUBLE:
+    return b.getF64Type();
+  case TP::FLOAT16:
+    return b.getF16Type();
+  case TP::INT64:
+    return b.getI64Type();
+  case TP::INT32:
+    return b.getI32Type();
+  case TP::INT8:
+    return b.getI8Type();
+  case TP::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+int32_t onnxType(Type t) {
+  if (t.isF32())
+    return TP::FLOAT;
+  if (t.isF64())
+    return TP::DOUBLE;
+  if (t.isF16())
+    return TP::FLOAT16;
+  if (t.isInteger(64))
+    return TP::INT64;
+  if (t.isInteger(32))
+    return TP::INT32;
+  if (t.isInteger(8))
+    return TP::INT8;
+  if (t.isInteger(1))
+    return TP::BOOL;
+  llvm_unreachable("only types from elementType() are built");
+}
+
+DType dtypeOf(int32_t t) {
+  switch (t) {
+  case TP::FLOAT:
+    return DType::F32;
+  case TP::DOUBLE:
+    return DType::F64;
+  case TP::FLOAT16:
+    return DType::F16;
+  case TP::INT64:
+    return DType::I64;
+  case TP::INT32:
+    return DType::I32;
+  case TP::INT8:
+    return DType::I8;
+  case TP::BOOL:
+    return DType::Bool;
+  default:
+    llvm_unreachable("only types from elementType() reach the ModelSpec");
+  }
+}
+
+double halfToDouble(uint16_t bits) {
+  llvm::APFloat h(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+  bool lost;
+  h.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return h.convertToDouble();
+}
+
+uint16_t doubleToHalf(double v) {
+  llvm::APFloat h(v);
+  bool lost;
+  h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return (uint16_t)h.bitcastToAPInt().getZExtValue();
+}
+
+/// A tensor known at compile time. Integers and booleans live in `ints`,
+/// floating-point values of every width in `floats` (rounded to their type).
+struct Const {
+  int32_t type = TP::FLOAT;
+  std::vector<int64_t> shape;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+
+  Const() = default;
+  Const(int32_t type, std::vector<int64_t> shape)
+      : type(type), shape(std::move(shape)) {
+    (isFloat() ? floats.resize(numElements(this->shape))
+               : ints.resize(numElements(this->shape)));
+  }
+  static Const ofInts(std::vector<int64_t> values,
+                      std::optional<std::vector<int64_t>> shape = {}) {
+    Const c(TP::INT64,
+            shape ? *shape : std::vector<int64_t>{(int64_t)values.size()});
+    c.ints = std::move(values);
+    return c;
+  }
+
+  bool isFloat() const { return isFloatType(type); }
+  int64_t size() const {
+    return isFloat() ? (int64_t)floats.size() : (int64_t)ints.size();
+  }
+  double f(int64_t k) const { return isFloat() ? floats[k] : double(ints[k]); }
+  int64_t i(int64_t k) const {
+    return isFloat() ? (int64_t)floats[k] : ints[k];
+  }
+  /// Stores a value, converting it to this tensor's type.
+  void set(int64_t k, double v) {
+    if (type == TP::FLOAT)
+      floats[k] = (double)(float)v;
+    else if (type == TP::FLOAT16)
+      floats[k] = halfToDouble(doubleToHalf(v));
+    else if (isFloat())
+      floats[k] = v;
+    else if (type == TP::BOOL)
+      ints[k] = v != 0.0;
+    else
+      ints[k] = wrapInt((int64_t)v);
+  }
+  void setInt(int64_t k, int64_t v) {
+    if (isFloat())
+      set(k, (double)v);
+    else
+      ints[k] = type == TP::BOOL ? v != 0 : wrapInt(v);
+  }
+  /// Copies element `from` of `src` (of the same type) to element `k`.
+  void copy(int64_t k, const Const &src, int64_t from) {
+    if (isFloat())
+      floats[k] = src.floats[from];
+    else
+      ints[k] = src.ints[from];
+  }
+  std::vector<int64_t> intValues() const {
+    std::vector<int64_t> v(size());
+    for (int64_t k = 0; k < size(); ++k)
+      v[k] = i(k);
+    return v;
+  }
+
+private:
+  int64_t wrapInt(int64_t v) const {
+    switch (type) {
+    case TP::INT32:
+      return (int32_t)v;
+    case TP::INT8:
+      return (int8_t)v;
+    case TP::UINT8:
+      return (uint8_t)v;
+    case TP::INT16:
+      return (int16_t)v;
+    case TP::UINT16:
+      return (uint16_t)v;
+    case TP::UINT32:
+      return (uint32_t)v;
+    default:
+      return v;
+    }
+  }
+};
+
+/// For every element of `out` (row-major), the flat index of the element of
+/// a tensor of shape `in` that NumPy broadcasting reads.
+std::vector<int64_t> broadcastIndex(llvm::ArrayRef<int64_t> in,
+                                    llvm::ArrayRef<int64_t> out) {
+  size_t r = out.size(), off = r - in.size();
+  std::vector<int64_t> strides(r, 0);
+  int64_t s = 1;
+  for (size_t i = in.size(); i-- > 0;) {
+    strides[off + i] = in[i] == 1 ? 0 : s;
+    s *= in[i];
+  }
+  int64_t n = numElements(out);
+  std::vector<int64_t> index(n);
+  std::vector<int64_t> pos(r, 0);
+  int64_t flat = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    index[k] = flat;
+    for (size_t d = r; d-- > 0;) {
+      flat += strides[d];
+      if (++pos[d] < out[d])
+        break;
+      flat -= strides[d] * out[d];
+      pos[d] = 0;
+    }
+  }
+  return index;
+}
+
+std::optional<std::vector<int64_t>>
+broadcastShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
+  size_t rank = 0;
+  for (const auto &s : shapes)
+    rank = std::max(rank, s.size());
+  std::vector<int64_t> out(rank, 1);
+  for (const auto &s : shapes)
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[rank - s.size() + i];
+      if (s[i] != o && s[i] != 1 && o != 1)
+        return std::nullopt;
+      if (o == 1)
+        o = s[i];
+    }
+  return out;
+}
+
+/// Selects, per axis, the listed indices (the cartesian product).
+Const selectIndices(const Const &c,
+                    const std::vector<std::vector<int64_t>> &perAxis) {
+  std::vector<int64_t> shape;
+  for (const auto &v : perAxis)
+    shape.push_back(v.size());
+  Const out(c.type, shape);
+  size_t r = shape.size();
+  std::vector<int64_t> strides(r, 1);
+  for (size_t d = r; d-- > 1;)
+    strides[d - 1] = strides[d] * c.shape[d];
+  std::vector<int64_t> pos(r, 0);
+  for (int64_t k = 0; k < out.size(); ++k) {
+    int64_t from = 0;
+    for (size_t d = 0; d < r; ++d)
+      from += perAxis[d][pos[d]] * strides[d];
+    out.copy(k, c, from);
+    for (size_t d = r; d-- > 0;) {
+      if (++pos[d] < shape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// One axis of an ONNX Slice after clamping: first index, step, count.
+struct SliceAxis {
+  int64_t start, step, count;
+};
+
+SliceAxis normalizeSlice(int64_t dim, int64_t start, int64_t end,
+                         int64_t step) {
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  int64_t count;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    count = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    count = start > end ? (start - end - step - 1) / -step : 0;
+  }
+  return {start, step, count};
+}
+
+/// A named value of the graph: a runtime SSA value, a compile-time constant,
+/// or both once the constant has been materialized as a parameter.
+struct Tensor {
+  Value value;
+  std::shared_ptr<const Const> constant;
+};
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, const ::onnx::ModelProto &model, std::string file,
+           const mxc::onnx::ImportOptions &opts)
+      : ctx(ctx), b(&ctx), model(model), file(std::move(file)), opts(opts) {}
+
+  llvm::Expected<mxc::onnx::ImportedModel> run();
+
+private:
+  // --- Graph-level steps.
+  llvm::Error readOpset();
+  llvm::Error addInitializers();
+  llvm::Error addInputs();
+  llvm::Error importNode(const ::onnx::NodeProto &n, unsigned index);
+  llvm::Error addOutputs();
+  llvm::Expected<Const> readTensor(const TP &t, const Twine &what);
+
+  // --- Per-node state and helpers. Failures store the first message.
+  LogicalResult fail(const Twine &message) {
+    if (error.empty())
+      error = message.str();
+    return failure();
+  }
+  bool has(unsigned i) const {
+    return (int)i < node->input_size() && !node->input(i).empty();
+  }
+  Tensor &in(unsigned i) { return tensors[node->input(i)]; }
+  std::vector<int64_t> shape(unsigned i) { return shapeOf(in(i)); }
+  int64_t rank(unsigned i) { return shape(i).size(); }
+  int32_t type(unsigned i) { return typeOf(in(i)); }
+  const Const *cst(unsigned i) {
+    return has(i) ? in(i).constant.get() : nullptr;
+  }
+  bool allConst() {
+    for (int i = 0; i < node->input_size(); ++i)
+      if (has(i) && !cst(i))
+        return false;
+    return true;
+  }
+  Value val(unsigned i) { return materialize(node->input(i)); }
+  bool wants(unsigned k) const {
+    return (int)k < node->output_size() && !node->output(k).empty();
+  }
+  LogicalResult out(unsigned k, Value v) {
+    if (!v)
+      return failure();
+    if (wants(k))
+      tensors[node->output(k)] = Tensor{v, nullptr};
+    return success();
+  }
+  LogicalResult outConst(unsigned k, Const c) {
+    if (wants(k))
+      tensors[node->output(k)] =
+          Tensor{Value(), std::make_shared<const Const>(std::move(c))};
+    return success();
+  }
+  LogicalResult forward(unsigned k, unsigned i) {
+    if (wants(k))
+      tensors[node->output(k)] = in(i);
+    return success();
+  }
+  /// The integer values of constant input `i`, or a failure naming `what`.
+  FailureOr<std::vector<int64_t>> constInts(unsigned i, StringRef what);
+  FailureOr<double> constScalar(unsigned i, StringRef what);
+
+  std::vector<int64_t> shapeOf(const Tensor &t) {
+    if (t.value) {
+      auto s = cast<RankedTensorType>(t.value.getType()).getShape();
+      return {s.begin(), s.end()};
+    }
+    return t.constant->shape;
+  }
+  int32_t typeOf(const Tensor &t) {
+    if (t.value)
+      return onnxType(
+          cast<RankedTensorType>(t.value.getType()).getElementType());
+    return t.constant->type;
+  }
+
+  // Attributes of the current node; each one read is marked as handled.
+  const ::onnx::AttributeProto *attr(StringRef name) {
+    usedAttrs.insert(name);
+    auto it = attrMap.find(name);
+    return it == attrMap.end() ? nullptr : it->second;
+  }
+  int64_t attrInt(StringRef name, int64_t dflt) {
+    auto *a = attr(name);
+    return a ? a->i() : dflt;
+  }
+  double attrFloat(StringRef name, double dflt) {
+    auto *a = attr(name);
+    return a ? a->f() : dflt;
+  }
+  std::string attrStr(StringRef name, StringRef dflt) {
+    auto *a = attr(name);
+    return a ? a->s() : dflt.str();
+  }
+  std::optional<std::vector<int64_t>> attrInts(StringRef name) {
+    auto *a = attr(name);
+    if (!a)
+      return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  void ignoreAttrs(std::initializer_list<StringRef> names) {
+    for (StringRef n : names)
+      usedAttrs.insert(n);
+  }
+
+  // --- Building mx ops.
+  Location loc() {
+    return NameLoc::get(b.getStringAttr(nodeName),
+                        FileLineColLoc::get(&ctx, file, 0, 0));
+  }
+  SmallVector<Value> create(StringRef name, ValueRange operands,
+                            ArrayRef<NamedAttribute> attrs);
+  Value op(StringRef name, ValueRange operands,
+           ArrayRef<NamedAttribute> attrs = {}) {
+    auto r = create(name, operands, attrs);
+    return r.empty() ? Value() : r[0];
+  }
+  NamedAttribute na(StringRef name, Attribute a) {
+    return b.getNamedAttr(name, a);
+  }
+  Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
+  Attribute f64(double v) { return b.getF64FloatAttr(v); }
+  Attribute str(StringRef v) { return b.getStringAttr(v); }
+  Attribute arr(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
+  Attribute boolean(bool v) { return b.getBoolAttr(v); }
+
+  Value materialize(const std::string &name);
+  Value param(const Const &c, StringRef name);
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+  Value unary(Value v, StringRef fn) {
+    return op("mx.unary", v, {na("op", str(fn))});
+  }
+  Value binary(Value a, Value c, StringRef fn) {
+    return op("mx.binary", {a, c}, {na("op", str(fn))});
+  }
+  Value scalar(Value v, StringRef fn, double s, bool reverse = false) {
+    return op("mx.scalar", v,
+              {na("op", str(fn)), na("scalar", f64(s)),
+               na("reverse", boolean(reverse))});
+  }
+  Value castTo(Value v, int32_t t) {
+    if (!v || typeOf(Tensor{v, nullptr}) == t)
+      return v;
+    return op("mx.cast", v, {na("to", TypeAttr::get(elementType(t, &ctx)))});
+  }
+  /// Output `k` is input `i` reshaped (on the host when it is constant).
+  LogicalResult outReshaped(unsigned k, unsigned i,
+                            const std::vector<int64_t> &shape);
+  LogicalResult requireFloat(unsigned i);
+
+  // --- Op handlers (one per ONNX op or family).
+  LogicalResult importOp(StringRef opType);
+  LogicalResult foldConstantNode();
+  LogicalResult importElementwise(StringRef opType);
+  LogicalResult importCompare(StringRef fn);
+  LogicalResult importUnary(StringRef opType);
+  LogicalResult importActivation(StringRef opType);
+  LogicalResult importConv();
+  LogicalResult importConvTranspose();
+  LogicalResult importPool(bool isMax);
+  LogicalResult importGlobalPool(bool isMax);
+  LogicalResult importBatchNorm();
+  LogicalResult importInstanceNorm();
+  LogicalResult importLayerNorm();
+  LogicalResult importGemm();
+  LogicalResult importSoftmax(bool log);
+  LogicalResult importReshape();
+  LogicalResult importSqueeze(bool unsqueeze);
+  LogicalResult importTranspose();
+  LogicalResult importConcat();
+  LogicalResult importSplit();
+  LogicalResult importSlice();
+  LogicalResult importGather();
+  LogicalResult importExpand();
+  LogicalResult importTile();
+  LogicalResult importPad();
+  LogicalResult importCast(int32_t to);
+  LogicalResult importClip();
+  LogicalResult importWhere();
+  LogicalResult importReduce(StringRef opType);
+  LogicalResult importArgReduce(StringRef fn);
+  LogicalResult importDropout();
+  LogicalResult importShape();
+  LogicalResult importRange();
+  LogicalResult importDepthToSpace(bool toSpace);
+  LogicalResult importPads(StringRef autoPad, ArrayRef<int64_t> in,
+                           ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                           SmallVectorImpl<int64_t> &begin,
+                           SmallVectorImpl<int64_t> &end);
+  std::optional<Const> foldBinary(const Const &a, const Const &c, StringRef fn);
+
+  MLIRContext &ctx;
+  OpBuilder b;
+  const ::onnx::ModelProto &model;
+  std::string file;
+  const mxc::onnx::ImportOptions &opts;
+  int64_t opset = 0;
+
+  mxc::onnx::ImportedModel result;
+  func::FuncOp func;
+  Block *body = nullptr;
+  unsigned numInputArgs = 0;
+  llvm::StringMap<Tensor> tensors;
+  llvm::StringSet<> paramNames;
+
+  const ::onnx::NodeProto *node = nullptr;
+  std::string nodeName;
+  llvm::StringMap<const ::onnx::AttributeProto *> attrMap;
+  llvm::StringSet<> usedAttrs;
+  std::string error;
+};
+
+//===----------------------------------------------------------------------===//
+// Reading the model
+//===----------------------------------------------------------------------===//
+
+llvm::Error Importer::readOpset() {
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (opset == 0 && model.opset_import_size() == 0)
+    opset = 1; // IR version 1 models had no opset_import
+  if (opset == 0)
+    return makeError("'" + file +
+                     "': the model does not import the default ONNX domain "
+                     "(only '" +
+                     model.opset_import(0).domain() +
+                     "'), which mxc does not support");
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return makeError("'" + file + "': opset " + Twine(opset) +
+                     " of the default ONNX domain is not supported (mxc "
+                     "supports opsets " +
+                     Twine(kMinOpset) + " to " + Twine(kMaxOpset) + ")");
+  return llvm::Error::success();
+}
+
+llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
+  auto bad = [&](const Twine &why) {
+    return makeError("'" + file + "': " + what + ": " + why);
+  };
+  int32_t dt = t.data_type();
+  switch (dt) {
+  case TP::FLOAT:
+  case TP::DOUBLE:
+  case TP::FLOAT16:
+  case TP::INT64:
+  case TP::INT32:
+  case TP::INT16:
+  case TP::INT8:
+  case TP::UINT8:
+  case TP::UINT16:
+  case TP::UINT32:
+  case TP::BOOL:
+    break;
+  default:
+    return bad("element type " + typeName(dt) + " is not supported");
+  }
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  for (int64_t d : shape)
+    if (d < 0)
+      return bad("negative dimension in " + shapeText(shape));
+  Const c(dt, shape);
+  int64_t n = numElements(shape);
+
+  std::string external;
+  const std::string *raw = t.has_raw_data() ? &t.raw_data() : nullptr;
+  if (t.data_location() == TP::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &e : t.external_data()) {
+      if (e.key() == "location")
+        location = e.value();
+      else if (e.key() == "offset")
+        offset = std::stoll(e.value());
+      else if (e.key() == "length")
+        length = std::stoll(e.value());
+    }
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(file));
+    llvm::sys::path::append(path, location);
+    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (!buf)
+      return bad("cannot read external data '" + path +
+                 "': " + buf.getError().message());
+    llvm::StringRef data = (*buf)->getBuffer();
+    if (offset < 0 || offset > (int64_t)data.size())
+      return bad("external data offset is past the end of '" + path + "'");
+    data = data.drop_front(offset);
+    if (length >= 0)
+      data = data.take_front(length);
+    external = data.str();
+    raw = &external;
+  }
+
+  if (raw) {
+    size_t elem = dt == TP::DOUBLE || dt == TP::INT64                      ? 8
+                  : dt == TP::FLOAT || dt == TP::INT32 || dt == TP::UINT32 ? 4
+                  : dt == TP::FLOAT16 || dt == TP::INT16 || dt == TP::UINT16
+                      ? 2
+                      : 1;
+    if (raw->size() != n * elem)
+      return bad("holds " + Twine(raw->size()) + " bytes but shape " +
+                 shapeText(shape) + " of " + typeName(dt) + " needs " +
+                 Twine(n * elem));
+    const char *p = raw->data();
+    for (int64_t k = 0; k < n; ++k, p += elem) {
+      switch (dt) {
+      case TP::FLOAT: {
+        float v;
+        std::memcpy(&v, p, 4);
+        c.floats[k] = v;
+        break;
+      }
+      case TP::DOUBLE:
+        std::memcpy(&c.floats[k], p, 8);
+        break;
+      case TP::FLOAT16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        c.floats[k] = halfToDouble(v);
+        break;
+      }
+      case TP::INT64:
+        std::memcpy(&c.ints[k], p, 8);
+        break;
+      case TP::INT32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        c.ints[k] = v;
+        break;
+      }
+      case TP::UINT32: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        c.ints[k] = v;
+        break;
+      }
+      case TP::INT16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        c.ints[k] = v;
+        break;
+      }
+      case TP::UINT16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        c.ints[k] = v;
+        break;
+      }
+      case TP::INT8:
+        c.ints[k] = (int8_t)*p;
+        break;
+      case TP::UINT8:
+        c.ints[k] = (uint8_t)*p;
+        break;
+      case TP::BOOL:
+        c.ints[k] = *p != 0;
+        break;
+      }
+    }
+    return c;
+  }
+
+  int64_t got;
+  switch (dt) {
+  case TP::FLOAT:
+    got = t.float_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.floats[k] = t.float_data(k);
+    break;
+  case TP::DOUBLE:
+    got = t.double_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.floats[k] = t.double_data(k);
+    break;
+  case TP::INT64:
+    got = t.int64_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.ints[k] = t.int64_data(k);
+    break;
+  case TP::UINT32:
+    got = t.uint64_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.ints[k] = (int64_t)t.uint64_data(k);
+    break;
+  case TP::FLOAT16:
+    got = t.int32_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.floats[k] = halfToDouble((uint16_t)t.int32_data(k));
+    break;
+  default: // the small integer types and bool use int32_data
+    got = t.int32_data_size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      c.setInt(k, t.int32_data(k));
+    break;
+  }
+  if (got != n)
+    return bad("holds " + Twine(got) + " values but shape " + shapeText(shape) +
+               " needs " + Twine(n));
+  return c;
+}
+
+llvm::Error Importer::addInitializers() {
+  for (const TP &t : model.graph().initializer()) {
+    auto c = readTensor(t, "initializer '" + t.name() + "'");
+    if (!c)
+      return c.takeError();
+    tensors[t.name()] =
+        Tensor{Value(), std::make_shared<const Const>(std::move(*c))};
+  }
+  if (model.graph().sparse_initializer_size())
+    return makeError("'" + file + "': sparse initializers are not supported");
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::addInputs() {
+  for (const auto &input : model.graph().input()) {
+    // Inputs that have an initializer are weights (IR < 4 lists them).
+    if (tensors.count(input.name()))
+      continue;
+    const auto &type = input.type();
+    if (!type.has_tensor_type())
+      return makeError("'" + file + "': input '" + input.name() +
+                       "' is not a tensor (sequences, maps and optionals are "
+                       "not supported)");
+    int32_t dt = type.tensor_type().elem_type();
+    Type et = elementType(dt, &ctx);
+    if (!et)
+      return makeError("'" + file + "': input '" + input.name() +
+                       "' has element type " + typeName(dt) +
+                       ", which mxc does not support");
+    if (!type.tensor_type().has_shape())
+      return makeError("'" + file + "': input '" + input.name() +
+                       "' has no shape; give it with --input " + input.name() +
+                       "=SHAPE");
+    const auto &dims = type.tensor_type().shape().dim();
+    std::vector<int64_t> shape;
+    auto given = opts.inputShapes.find(input.name());
+    if (given != opts.inputShapes.end()) {
+      shape = given->second;
+      if ((int)shape.size() != dims.size())
+        return makeError("'" + file + "': --input '" + input.name() +
+                         "' has rank " + Twine(shape.size()) +
+                         " but the model's input has rank " +
+                         Twine(dims.size()));
+      for (int i = 0; i < dims.size(); ++i)
+        if (dims[i].has_dim_value() && dims[i].dim_value() != shape[i])
+          return makeError("'" + file + "': --input '" + input.name() +
+                           "': dimension " + Twine(i) + " is " +
+                           Twine(dims[i].dim_value()) + " in the model, not " +
+                           Twine(shape[i]));
+    } else {
+      for (int i = 0; i < dims.size(); ++i) {
+        if (dims[i].has_dim_value()) {
+          if (dims[i].dim_value() < 1)
+            return makeError("'" + file + "': input '" + input.name() +
+                             "' has an empty dimension (" +
+                             Twine(dims[i].dim_value()) +
+                             "); empty tensors are not supported");
+          shape.push_back(dims[i].dim_value());
+          continue;
+        }
+        std::string sym =
+            dims[i].has_dim_param() ? "'" + dims[i].dim_param() + "'" : "?";
+        llvm::errs() << "mxc: note: '" << file << "': input '" << input.name()
+                     << "' dimension " << i << " (" << sym
+                     << ") is symbolic; using 1 (bind it with --input "
+                     << input.name() << "=SHAPE)\n";
+        shape.push_back(1);
+      }
+    }
+    auto t = RankedTensorType::get(shape, et);
+    Value arg = body->insertArgument(
+        numInputArgs++, t,
+        NameLoc::get(b.getStringAttr(input.name()),
+                     FileLineColLoc::get(&ctx, file, 0, 0)));
+    result.spec.inputs.push_back({input.name(), dtypeOf(dt), shape});
+    tensors[input.name()] = Tensor{arg, nullptr};
+  }
+  for (const auto &entry : opts.inputShapes) {
+    const std::string &name = entry.first;
+    if (llvm::none_of(result.spec.inputs,
+                      [&](const TensorSpec &t) { return t.name == name; }))
+      return makeError("'" + file + "': --input '" + name +
+                       "' is not an input of the graph");
+  }
+  return llvm::Error::success();
+}
+
+Value Importer::param(const Const &c, StringRef name) {
+  Type et = elementType(c.type, &ctx);
+  if (!et) {
+    (void)fail("constant '" + name + "' of element type " + typeName(c.type) +
+               " cannot be used at run time");
+    return {};
+  }
+  if (c.size() == 0) {
+    (void)fail("constant '" + name + "' is empty (shape " + shapeText(c.shape) +
+               "); empty tensors are not supported");
+    return {};
+  }
+  std::string unique = name.empty() ? "const" : name.str();
+  for (int k = 1; !paramNames.insert(unique).second; ++k)
+    unique = (name.empty() ? "const" : name.str()) + "_" + std::to_string(k);
+  DType dt = dtypeOf(c.type);
+  std::vector<uint8_t> bytes(c.size() * dtypeSize(dt));
+  for (int64_t k = 0; k < c.size(); ++k) {
+    uint8_t *p = bytes.data() + k * dtypeSize(dt);
+    switch (dt) {
+    case DType::F32: {
+      float v = (float)c.floats[k];
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case DType::F64:
+      std::memcpy(p, &c.floats[k], 8);
+      break;
+    case DType::F16: {
+      uint16_t v = doubleToHalf(c.floats[k]);
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case DType::I64:
+      std::memcpy(p, &c.ints[k], 8);
+      break;
+    case DType::I32: {
+      int32_t v = (int32_t)c.ints[k];
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case DType::I8:
+    case DType::Bool:
+      *p = (uint8_t)c.ints[k];
+      break;
+    default:
+      llvm_unreachable("dtypeOf() gives no other types");
+    }
+  }
+  Value arg =
+      body->addArgument(RankedTensorType::get(c.shape, et),
+                        NameLoc::get(b.getStringAttr(unique),
+                                     FileLineColLoc::get(&ctx, file, 0, 0)));
+  result.spec.addParam({unique, dt, c.shape}, bytes.data());
+  return arg;
+}
+
+Value Importer::materialize(const std::string &name) {
+  Tensor &t = tensors[name];
+  if (!t.value && t.constant)
+    t.value = param(*t.constant, name);
+  return t.value;
+}
+
+FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
+                                                    StringRef what) {
+  const Const *c = cst(i);
+  if (!c)
+    return fail("input '" + what +
+                "' must be a compile-time constant (an initializer, a "
+                "Constant or a foldable shape computation)");
+  if (c->isFloat())
+    return fail("input '" + what + "' must be an integer tensor");
+  return c->intValues();
+}
+
+FailureOr<double> Importer::constScalar(unsigned i, StringRef what) {
+  const Const *c = cst(i);
+  if (!c)
+    return fail("input '" + what + "' must be a compile-time constant");
+  if (c->size() != 1)
+    return fail("input '" + what + "' must hold one value, got shape " +
+                shapeText(c->shape));
+  return c->f(0);
+}
+
+SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
+                                    ArrayRef<NamedAttribute> attrs) {
+  if (llvm::any_of(operands, [](Value v) { return !v; }))
+    return {};
+  OperationState state(loc(), name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  std::optional<RegisteredOperationName> opName =
+      RegisteredOperationName::lookup(name, &ctx);
+  assert(opName && "mx ops are registered");
+  opName->populateDefaultAttrs(state.attributes);
+  auto *iface = opName->getInterface<InferTypeOpInterface>();
+  SmallVector<Type> types;
+  std::string diagText;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (diagText.empty())
+      diagText = d.str();
+    return success();
+  });
+  if (failed(iface->inferReturnTypes(&ctx, state.location, state.operands,
+                                     state.attributes.getDictionary(&ctx),
+                                     state.getRawProperties(), state.regions,
+                                     types))) {
+    (void)fail(name + ": " +
+               (diagText.empty() ? "invalid operands" : diagText));
+    return {};
+  }
+  state.addTypes(types);
+  Operation *created = b.create(state);
+  // The ODS constraints (float-only operands, ...) are checked here, so that
+  // the error names the node rather than failing the whole module.
+  if (failed(verify(created))) {
+    created->erase();
+    (void)fail(name + ": " +
+               (diagText.empty() ? "invalid operands" : diagText));
+    return {};
+  }
+  return SmallVector<Value>(created->result_begin(), created->result_end());
+}
+
+Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
+  if (!v)
+    return v;
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  if (llvm::is_contained(shape, 0)) {
+    (void)fail("empty tensors (shape " + shapeText(shape) +
+               ") are not supported");
+    return {};
+  }
+  return op("mx.Reshape", v, {na("shape", arr(shape))});
+}
+
+LogicalResult Importer::outReshaped(unsigned k, unsigned i,
+                                    const std::vector<int64_t> &shape) {
+  if (numElements(shape) != numElements(this->shape(i)))
+    return fail("cannot reshape " + shapeText(this->shape(i)) + " to " +
+                shapeText(shape));
+  if (const Const *c = cst(i)) {
+    Const r = *c;
+    r.shape = shape;
+    return outConst(k, std::move(r));
+  }
+  return out(k, reshape(val(i), shape));
+}
+
+LogicalResult Importer::requireFloat(unsigned i) {
+  if (!isFloatType(type(i)))
+    return fail("input " + Twine(i) + " has element type " + typeName(type(i)) +
+                "; only floating-point tensors are "
+                "supported here");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes
+//===----------------------------------------------------------------------===//
+
+llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
+  node = &n;
+  nodeName = n.name();
+  for (int k = 0; k < n.output_size() && nodeName.empty(); ++k)
+    nodeName = n.output(k);
+  if (nodeName.empty())
+    nodeName = "#" + std::to_string(index);
+  attrMap.clear();
+  usedAttrs.clear();
+  error.clear();
+  auto nodeError = [&](const Twine &message) {
+    return makeError("'" + file + "': node '" + nodeName + "' (" + n.op_type() +
+                     ", opset " + Twine(opset) + "): " + message);
+  };
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return nodeError("operators of domain '" + n.domain() +
+                     "' are not supported");
+  for (const auto &a : n.attribute()) {
+    if (!a.ref_attr_name().empty())
+      return nodeError("attribute '" + a.name() +
+                       "' refers to a function attribute, which is not "
+                       "supported");
+    attrMap[a.name()] = &a;
+  }
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!n.input(i).empty() && !tensors.count(n.input(i)))
+      return nodeError("input '" + n.input(i) +
+                       "' is not produced by any earlier node, input or "
+                       "initializer");
+  if (failed(importOp(n.op_type())))
+    return nodeError(error.empty() ? "failed to import" : error);
+  for (const auto &a : n.attribute())
+    if (!usedAttrs.count(a.name()))
+      return nodeError("attribute '" + a.name() + "' is not supported");
+  for (int k = 0; k < n.output_size(); ++k)
+    if (!n.output(k).empty() && !tensors.count(n.output(k)))
+      return nodeError("output " + Twine(k) + " ('" + n.output(k) +
+                       "') is not supported");
+  return llvm::Error::success();
+}
+
+LogicalResult Importer::importOp(StringRef t) {
+  static const llvm::StringSet<> elementwise = {
+      "Add", "Sub", "Mul",  "Div", "Pow", "Mod", "Max",
+      "Min", "Sum", "Mean", "And", "Or",  "Xor"};
+  static const llvm::StringSet<> unaryOps = {
+      "Abs",  "Neg",  "Exp",   "Log",   "Sqrt",  "Reciprocal", "Ceil", "Floor",
+      "Sign", "Erf",  "Round", "Sin",   "Cos",   "Tan",        "Asin", "Acos",
+      "Atan", "Sinh", "Cosh",  "Asinh", "Acosh", "Atanh",      "Not"};
+  static const llvm::StringSet<> activations = {
+      "Relu",      "Sigmoid", "Tanh",           "Softplus", "Softsign",
+      "LeakyRelu", "Elu",     "Selu",           "Celu",     "HardSigmoid",
+      "HardSwish", "PRelu",   "ThresholdedRelu"};
+  if (elementwise.count(t))
+    return importElementwise(t);
+  if (unaryOps.count(t))
+    return importUnary(t);
+  if (activations.count(t))
+    return importActivation(t);
+  if (t.starts_with("Reduce"))
+    return importReduce(t);
+  if (t == "Equal")
+    return importCompare("equal");
+  if (t == "Greater")
+    return importCompare("greater");
+  if (t == "Less")
+    return importCompare("less");
+  if (t == "GreaterOrEqual")
+    return importCompare("greater_equal");
+  if (t == "LessOrEqual")
+    return importCompare("less_equal");
+  if (t == "Constant" || t == "ConstantOfShape" || t == "Size")
+    return foldConstantNode();
+  if (t == "Shape")
+    return importShape();
+  if (t == "Range")
+    return importRange();
+  if (t == "Identity")
+    return forward(0, 0);
+  if (t == "Dropout")
+    return importDropout();
+  if (t == "Conv")
+    return importConv();
+  if (t == "ConvTranspose")
+    return importConvTranspose();
+  if (t == "MaxPool" || t == "AveragePool")
+    return importPool(t == "MaxPool");
+  if (t == "GlobalMaxPool" || t == "GlobalAveragePool")
+    return importGlobalPool(t == "GlobalMaxPool");
+  if (t == "BatchNormalization")
+    return importBatchNorm();
+  if (t == "InstanceNormalization")
+    return importInstanceNorm();
+  if (t == "LayerNormalization")
+    return importLayerNorm();
+  if (t == "LRN") {
+    if (failed(requireFloat(0)))
+      return failure();
+    int64_t size = attrInt("size", 0);
+    if (size % 2 == 0)
+      return fail("an even size (" + Twine(size) + ") is not supported");
+    return out(0, op("mx.LRN", val(0),
+                     {na("alpha", f64(attrFloat("alpha", 1e-4))),
+                      na("beta", f64(attrFloat("beta", 0.75))),
+                      na("knorm", f64(attrFloat("bias", 1.0))),
+                      na("nsize", i64(size))}));
+  }
+  if (t == "Gemm")
+    return importGemm();
+  if (t == "MatMul")
+    return out(0, op("mx.matmul", {val(0), val(1)}));
+  if (t == "Softmax" || t == "LogSoftmax")
+    return importSoftmax(t == "LogSoftmax");
+  if (t == "Flatten") {
+    auto s = shape(0);
+    int64_t r = s.size(), axis = attrInt("axis", 1);
+    if (axis < 0)
+      axis += r;
+    if (axis < 0 || axis > r)
+      return fail("axis " + Twine(attrInt("axis", 1)) +
+                  " is out of range for rank " + Twine(r));
+    int64_t lead = numElements(llvm::ArrayRef(s).take_front(axis));
+    return outReshaped(0, 0,
+                       {lead, numElements(s) / std::max<int64_t>(lead, 1)});
+  }
+  if (t == "Reshape")
+    return importReshape();
+  if (t == "Squeeze" || t == "Unsqueeze")
+    return importSqueeze(t == "Unsqueeze");
+  if (t == "Transpose")
+    return importTranspose();
+  if (t == "Concat")
+    return importConcat();
+  if (t == "Split")
+    return importSplit();
+  if (t == "Slice")
+    return importSlice();
+  if (t == "Gather")
+    return importGather();
+  if (t == "Expand")
+    return importExpand();
+  if (t == "Tile")
+    return importTile();
+  if (t == "Pad")
+    return importPad();
+  if (t == "Cast")
+    return importCast((int32_t)attrInt("to", TP::UNDEFINED));
+  if (t == "CastLike")
+    return importCast(type(1));
+  if (t == "Clip")
+    return importClip();
+  if (t == "Where")
+    return importWhere();
+  if (t == "ArgMax" || t == "ArgMin")
+    return importArgReduce(t == "ArgMax" ? "max" : "min");
+  if (t == "DepthToSpace" || t == "SpaceToDepth")
+    return importDepthToSpace(t == "SpaceToDepth");
+  return fail("operator '" + t + "' is not supported");
+}
+
+LogicalResult Importer::foldConstantNode() {
+  StringRef t = node->op_type();
+  if (t == "Size")
+    return outConst(
+        0, Const::ofInts({numElements(shape(0))}, std::vector<int64_t>{}));
+  if (t == "ConstantOfShape") {
+    auto dims = constInts(0, "input");
+    if (failed(dims))
+      return failure();
+    Const c(TP::FLOAT, *dims);
+    if (const auto *a = attr("value")) {
+      auto v = readTensor(a->t(), "attribute 'value'");
+      if (!v)
+        return fail(llvm::toString(v.takeError()));
+      if (v->size() != 1)
+        return fail("attribute 'value' must hold one element");
+      c = Const(v->type, *dims);
+      for (int64_t k = 0; k < c.size(); ++k)
+        c.copy(k, *v, 0);
+    }
+    return outConst(0, std::move(c));
+  }
+  // Constant: exactly one of its value attributes.
+  if (const auto *a = attr("value")) {
+    auto v = readTensor(a->t(), "attribute 'value'");
+    if (!v)
+      return fail(llvm::toString(v.takeError()));
+    return outConst(0, std::move(*v));
+  }
+  if (const auto *a = attr("value_float")) {
+    Const c(TP::FLOAT, {});
+    c.set(0, a->f());
+    return outConst(0, std::move(c));
+  }
+  if (const auto *a = attr("value_floats")) {
+    Const c(TP::FLOAT, {(int64_t)a->floats_size()});
+    for (int k = 0; k < a->floats_size(); ++k)
+      c.set(k, a->floats(k));
+    return outConst(0, std::move(c));
+  }
+  if (const auto *a = attr("value_int"))
+    return outConst(0, Const::ofInts({a->i()}, std::vector<int64_t>{}));
+  if (const auto *a = attr("value_ints"))
+    return outConst(0, Const::ofInts(std::vector<int64_t>(a->ints().begin(),
+                                                          a->ints().end())));
+  if (attr("sparse_value"))
+    return fail("sparse constants are not supported");
+  if (attr("value_string") || attr("value_strings"))
+    return fail("string constants are not supported");
+  return fail("has no value attribute");
+}
+
+LogicalResult Importer::importShape() {
+  auto s = shape(0);
+  int64_t r = s.size();
+  int64_t start = attrInt("start", 0), end = attrInt("end", r);
+  if (start < 0)
+    start += r;
+  if (end < 0)
+    end += r;
+  start = std::clamp<int64_t>(start, 0, r);
+  end = std::clamp<int64_t>(end, 0, r);
+  std::vector<int64_t> dims(s.begin() + start,
+                            s.begin() + std::max(start, end));
+  return outConst(0, Const::ofInts(dims));
+}
+
+LogicalResult Importer::importRange() {
+  if (!allConst())
+    return fail("start, limit and delta must be compile-time constants");
+  const Const &start = *cst(0), &limit = *cst(1), &delta = *cst(2);
+  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1)
+    return fail("start, limit and delta must be scalars");
+  if (delta.f(0) == 0)
+    return fail("delta must not be 0");
+  double n = std::ceil((limit.f(0) - start.f(0)) / delta.f(0));
+  int64_t count = std::max<int64_t>(0, (int64_t)n);
+  Const c(start.type, {count});
+  for (int64_t k = 0; k < count; ++k) {
+    if (c.isFloat())
+      c.set(k, start.f(0) + k * delta.f(0));
+    else
+      c.setInt(k, start.i(0) + k * delta.i(0));
+  }
+  return outConst(0, std::move(c));
+}
+
+std::optional<Const> Importer::foldBinary(const Const &a, const Const &c,
+                                          StringRef fn) {
+  auto shapeOut = broadcastShapes({a.shape, c.shape});
+  if (!shapeOut)
+    return std::nullopt;
+  bool cmp = fn == "equal" || fn == "greater" || fn == "less" ||
+             fn == "greater_equal" || fn == "less_equal";
+  Const r(cmp ? (int32_t)TP::BOOL : a.type, *shapeOut);
+  auto ia = broadcastIndex(a.shape, *shapeOut);
+  auto ic = broadcastIndex(c.shape, *shapeOut);
+  bool fl = a.isFloat();
+  for (int64_t k = 0; k < r.size(); ++k) {
+    if (fl) {
+      double x = a.f(ia[k]), y = c.f(ic[k]);
+      double v = fn == "add"             ? x + y
+                 : fn == "sub"           ? x - y
+                 : fn == "mul"           ? x * y
+                 : fn == "div"           ? x / y
+                 : fn == "power"         ? std::pow(x, y)
+                 : fn == "maximum"       ? std::max(x, y)
+                 : fn == "minimum"       ? std::min(x, y)
+                 : fn == "fmod"          ? std::fmod(x, y)
+                 : fn == "equal"         ? double(x == y)
+                 : fn == "greater"       ? double(x > y)
+                 : fn == "less"          ? double(x < y)
+                 : fn == "greater_equal" ? double(x >= y)
+                 : fn == "less_equal"    ? double(x <= y)
+                                         : NAN;
+      if (std::isnan(v) && fn != "div" && fn != "power" && fn != "fmod" &&
+          !std::isnan(x) && !std::isnan(y))
+        return std::nullopt;
+      r.set(k, v);
+      continue;
+    }
+    int64_t x = a.i(ia[k]), y = c.i(ic[k]);
+    if ((fn == "div" || fn == "mod" || fn == "fmod") && y == 0)
+      return std::nullopt;
+    int64_t v;
+    if (fn == "add")
+      v = x + y;
+    else if (fn == "sub")
+      v = x - y;
+    else if (fn == "mul")
+      v = x * y;
+    else if (fn == "div")
+      v = x / y;
+    else if (fn == "fmod")
+      v = x % y;
+    else if (fn == "mod")
+      v = ((x % y) + y) % y;
+    else if (fn == "maximum")
+      v = std::max(x, y);
+    else if (fn == "minimum")
+      v = std::min(x, y);
+    else if (fn == "power")
+      v = (int64_t)std::pow((double)x, (double)y);
+    else if (fn == "and")
+      v = x && y;
+    else if (fn == "or")
+      v = x || y;
+    else if (fn == "xor")
+      v = bool(x) != bool(y);
+    else if (fn == "equal")
+      v = x == y;
+    else if (fn == "greater")
+      v = x > y;
+    else if (fn == "less")
+      v = x < y;
+    else if (fn == "greater_equal")
+      v = x >= y;
+    else if (fn == "less_equal")
+      v = x <= y;
+    else
+      return std::nullopt;
+    r.setInt(k, v);
+  }
+  return r;
+}
+
+LogicalResult Importer::importElementwise(StringRef t) {
+  StringRef fn = llvm::StringSwitch<StringRef>(t)
+                     .Cases({"Add", "Sum", "Mean"}, "add")
+                     .Case("Sub", "sub")
+                     .Case("Mul", "mul")
+                     .Case("Div", "div")
+                     .Case("Pow", "power")
+                     .Case("Mod", "mod")
+                     .Case("Max", "maximum")
+                     .Case("Min", "minimum")
+                     .Case("And", "and")
+                     .Case("Or", "or")
+                     .Case("Xor", "xor");
+  if (t == "Mod" && attrInt("fmod", 0))
+    fn = "fmod";
+  if (t == "Mod" && fn == "mod" && isFloatType(type(0)))
+    return fail("fmod=0 is not defined for floating-point inputs");
+  int n = node->input_size();
+  if (n < 1 ||
+      (n != 2 && !(t == "Sum" || t == "Mean" || t == "Max" || t == "Min")))
+    return fail("expects 2 inputs, got " + Twine(n));
+  // Opsets before 7: `broadcast` aligns B with A at `axis` instead of NumPy's
+  // trailing alignment.
+  std::vector<int64_t> rhsShape = shape(n - 1);
+  bool legacy = false;
+  if (attr("broadcast") && attrInt("broadcast", 0)) {
+    int64_t ra = rank(0), rb = rhsShape.size();
+    int64_t axis = attrInt("axis", ra - rb);
+    if (axis < 0)
+      axis += ra;
+    if (axis < 0 || axis + rb > ra)
+      return fail("broadcast axis " + Twine(attrInt("axis", ra - rb)) +
+                  " does not fit shapes " + shapeText(shape(0)) + " and " +
+                  shapeText(rhsShape));
+    rhsShape.resize(ra - axis, 1);
+    legacy = true;
+  } else {
+    ignoreAttrs({"axis"});
+  }
+  ignoreAttrs({"consumed_inputs"});
+
+  // Pow: the exponent may have another type than the base.
+  auto operandType = type(0);
+  if (allConst()) {
+    Const acc = *cst(0);
+    bool ok = true;
+    for (int i = 1; i < n && ok; ++i) {
+      Const rhs = *cst(i);
+      if (i == n - 1 && legacy)
+        rhs.shape = rhsShape;
+      if (rhs.type != acc.type) {
+        Const conv(acc.type, rhs.shape);
+        for (int64_t k = 0; k < rhs.size(); ++k)
+          conv.isFloat() ? conv.set(k, rhs.f(k)) : conv.setInt(k, rhs.i(k));
+        rhs = std::move(conv);
+      }
+      auto r = foldBinary(acc, rhs, fn);
+      ok = r.has_value();
+      if (ok)
+        acc = std::move(*r);
+    }
+    if (ok && t == "Mean") {
+      Const d = acc;
+      for (int64_t k = 0; k < d.size(); ++k)
+        d.set(k, acc.f(k) / n);
+      acc = std::move(d);
+    }
+    if (ok)
+      return outConst(0, std::move(acc));
+  }
+
+  Value acc = val(0);
+  for (int i = 1; i < n; ++i) {
+    Value rhs = val(i);
+    if (i == n - 1 && legacy)
+      rhs = reshape(rhs, rhsShape);
+    if (rhs && type(i) != operandType) {
+      if (t != "Pow")
+        return fail("input element types " + typeName(operandType) + " and " +
+                    typeName(type(i)) + " differ");
+      rhs = castTo(rhs, operandType);
+    }
+    if (fn == "fmod" && isFloatType(operandType)) {
+      // C fmod: a - trunc(a / b) * b, trunc(q) = sign(q) * floor(|q|).
+      Value q = binary(acc, rhs, "div");
+      Value tq =
+          binary(unary(q, "sign"), unary(unary(q, "abs"), "floor"), "mul");
+      acc = binary(acc, binary(tq, rhs, "mul"), "sub");
+    } else if (fn == "fmod") {
+      // Integer division truncates, so this is C's remainder.
+      acc = binary(acc, binary(binary(acc, rhs, "div"), rhs, "mul"), "sub");
+    } else {
+      acc = binary(acc, rhs, fn);
+    }
+  }
+  if (t == "Mean")
+    acc = scalar(acc, "div", n);
+  return out(0, acc);
+}
+
+LogicalResult Importer::importCompare(StringRef fn) {
+  if (type(0) != type(1))
+    return fail("input element types " + typeName(type(0)) + " and " +
+                typeName(type(1)) + " differ");
+  if (allConst())
+    if (auto r = foldBinary(*cst(0), *cst(1), fn))
+      return outConst(0, std::move(*r));
+  return out(0, op("mx.compare", {val(0), val(1)}, {na("op", str(fn))}));
+}
+
+LogicalResult Importer::importUnary(StringRef t) {
+  ignoreAttrs({"consumed_inputs"});
+  std::string fn = t == "Neg" ? "negative" : t.lower();
+  if (const Const *c = cst(0)) {
+    // Host folding of the few unary ops that shape arithmetic uses.
+    if (t == "Neg" || t == "Not" || t == "Abs") {
+      Const r = *c;
+      for (int64_t k = 0; k < r.size(); ++k) {
+        if (t == "Not")
+          r.setInt(k, !c->i(k));
+        else if (c->isFloat())
+          r.set(k, t == "Neg" ? -c->f(k) : std::fabs(c->f(k)));
+        else
+          r.setInt(k, t == "Neg" ? -c->i(k) : std::abs(c->i(k)));
+      }
+      return outConst(0, std::move(r));
+    }
+  }
+  return out(0, unary(val(0), fn));
+}
+
+LogicalResult Importer::importActivation(StringRef t) {
+  Value x = val(0);
+  bool fl = has(0) && isFloatType(type(0));
+  ignoreAttrs({"consumed_inputs"});
+  if (t == "Relu") {
+    if (!fl)
+      return out(0, scalar(x, "maximum", 0.0));
+    return out(0, op("mx.Activation", x, {na("act_type", str("relu"))}));
+  }
+  if (failed(requireFloat(0)))
+    return failure();
+  if (t == "Sigmoid" || t == "Tanh" || t == "Softplus" || t == "Softsign") {
+    StringRef act = t == "Sigmoid"    ? "sigmoid"
+                    : t == "Tanh"     ? "tanh"
+                    : t == "Softplus" ? "softrelu"
+                                      : "softsign";
+    return out(0, op("mx.Activation", x, {na("act_type", str(act))}));
+  }
+  auto leaky = [&](Value v, StringRef act, double slope) {
+    return op("mx.LeakyReLU", v,
+              {na("act_type", str(act)), na("slope", f64(slope))});
+  };
+  if (t == "LeakyRelu")
+    return out(0, leaky(x, "leaky", attrFloat("alpha", 0.01)));
+  if (t == "Elu")
+    return out(0, leaky(x, "elu", attrFloat("alpha", 1.0)));
+  if (t == "Selu") {
+    double alpha = attrFloat("alpha", 1.67326319217681884765625);
+    double gamma = attrFloat("gamma", 1.05070102214813232421875);
+    return out(0, scalar(leaky(x, "elu", alpha), "mul", gamma));
+  }
+  if (t == "Celu") {
+    // alpha * elu(x / alpha)
+    double alpha = attrFloat("alpha", 1.0);
+    return out(
+        0, scalar(leaky(scalar(x, "div", alpha), "elu", 1.0), "mul", alpha));
+  }
+  if (t == "HardSigmoid" || t == "HardSwish") {
+    double alpha = t == "HardSwish" ? 1.0 / 6 : attrFloat("alpha", 0.2);
+    double beta = t == "HardSwish" ? 0.5 : attrFloat("beta", 0.5);
+    Value h = op("mx.clip", scalar(scalar(x, "mul", alpha), "add", beta),
+                 {na("a_min", f64(0.0)), na("a_max", f64(1.0))});
+    return out(0, t == "HardSwish" ? binary(x, h, "mul") : h);
+  }
+  if (t == "ThresholdedRelu") {
+    // x > alpha ? x : 0
+    double alpha = attrFloat("alpha", 1.0);
+    Const a(type(0), {}), zero(type(0), {});
+    a.set(0, alpha);
+    Value cond =
+        op("mx.compare", {x, param(a, "alpha")}, {na("op", str("greater"))});
+    return out(0, op("mx.where", {cond, x, param(zero, "zero")}));
+  }
+  // PRelu: max(0, x) + slope * min(0, x), the slope broadcasting to x.
+  Value slope = val(1);
+  auto xs = shape(0), ss = shape(1);
+  if (opset < 7 && ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1]) {
+    // Before opset 7 a 1-D slope is per channel (axis 1).
+    std::vector<int64_t> s(xs.size() - 1, 1);
+    s[0] = ss[0];
+    slope = reshape(slope, s);
+  }
+  Value pos = scalar(x, "maximum", 0.0), neg = scalar(x, "minimum", 0.0);
+  return out(0, binary(pos, binary(neg, slope, "mul"), "add"));
+}
+
+LogicalResult Importer::importPads(StringRef autoPad, ArrayRef<int64_t> in,
+                                   ArrayRef<int64_t> kernel,
+                                   ArrayRef<int64_t> strides,
+                                   SmallVectorImpl<int64_t> &begin,
+                                   SmallVectorImpl<int64_t> &end) {
+  size_t n = in.size();
+  begin.assign(n, 0);
+  end.assign(n, 0);
+  if (autoPad == "NOTSET" || autoPad.empty()) {
+    if (auto pads = attrInts("pads")) {
+      if (pads->size() != 2 * n)
+        return fail("pads has " + Twine(pads->size()) + " values, expected " +
+                    Twine(2 * n));
+      for (size_t i = 0; i < n; ++i) {
+        begin[i] = (*pads)[i];
+        end[i] = (*pads)[n + i];
+        if (begin[i] < 0 || end[i] < 0)
+          return fail("negative pads are not supported");
+      }
+    }
+    return success();
+  }
+  attr("pads");
+  if (autoPad == "VALID")
+    return success();
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return fail("auto_pad '" + autoPad + "' is not supported");
+  for (size_t i = 0; i < n; ++i) {
+    int64_t o = (in[i] + strides[i] - 1) / strides[i];
+    int64_t total =
+        std::max<int64_t>(0, (o - 1) * strides[i] + kernel[i] - in[i]);
+    int64_t small = total / 2;
+    begin[i] = autoPad == "SAME_UPPER" ? small : total - small;
+    end[i] = total - begin[i];
+  }
+  return success();
+}
+
+/// Pads for mx.pad over all axes of a NC... tensor: (before, after) per
+/// spatial axis, zero on N and C.
+static SmallVector<int64_t> fullPads(ArrayRef<int64_t> begin,
+                                     ArrayRef<int64_t> end) {
+  SmallVector<int64_t> p = {0, 0};
+  p.append(begin.begin(), begin.end());
+  p.append({0, 0});
+  p.append(end.begin(), end.end());
+  return p;
+}
+
+LogicalResult Importer::importConv() {
+  if (failed(requireFloat(0)) || failed(requireFloat(1)))
+    return failure();
+  auto xs = shape(0), ws = shape(1);
+  int64_t n = xs.size() - 2;
+  if (n == 3)
+    return fail("3-D convolution is not supported (1-D and 2-D only)");
+  if (n != 1 && n != 2)
+    return fail("input shape " + shapeText(xs) +
+                " is not NCW or NCHW (1-D or 2-D convolution)");
+  if (ws.size() != xs.size())
+    return fail("weight shape " + shapeText(ws) + " does not match input " +
+                shapeText(xs));
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (auto k = attrInts("kernel_shape"); k && *k != kernel)
+    return fail("kernel_shape " + shapeText(*k) +
+                " does not match the weight shape " + shapeText(ws));
+  auto strides = attrInts("strides").value_or(std::vector<int64_t>(n, 1));
+  auto dil = attrInts("dilations").value_or(std::vector<int64_t>(n, 1));
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n)
+    return fail("strides and dilations need " + Twine(n) + " values");
+  SmallVector<int64_t> span;
+  for (int64_t i = 0; i < n; ++i)
+    span.push_back((kernel[i] - 1) * dil[i] + 1);
+  SmallVector<int64_t> begin, end;
+  if (failed(importPads(attrStr("auto_pad", "NOTSET"),
+                        llvm::ArrayRef(xs).drop_front(2), span, strides, begin,
+                        end)))
+    return failure();
+  Value x = val(0);
+  SmallVector<int64_t> pad(begin);
+  if (begin != end) {
+    x = op("mx.pad", x, {na("pads", arr(fullPads(begin, end)))});
+    pad.assign(n, 0);
+  }
+  SmallVector<Value> operands = {x, val(1)};
+  if (has(2))
+    operands.push_back(val(2));
+  return out(0, op("mx.Convolution", operands,
+                   {na("kernel", arr(kernel)), na("stride", arr(strides)),
+                    na("dilate", arr(dil)), na("pad", arr(pad)),
+                    na("num_filter", i64(ws[0])),
+                    na("num_group", i64(attrInt("group", 1))),
+                    na("no_bias", boolean(!has(2)))}));
+}
+
+LogicalResult Importer::importConvTranspose() {
+  if (failed(requireFloat(0)) || failed(requireFloat(1)))
+    return failure();
+  auto xs = shape(0), ws = shape(1);
+  int64_t n = xs.size() - 2;
+  if (n == 3)
+    return fail("3-D transposed convolution is not supported (1-D and 2-D "
+                "only)");
+  if ((n != 1 && n != 2) || ws.size() != xs.size())
+    return fail("input shape " + shapeText(xs) + " and weight shape " +
+                shapeText(ws) + " are not a 1-D or 2-D transposed convolution");
+  int64_t group = attrInt("group", 1);
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (auto k = attrInts("kernel_shape"); k && *k != kernel)
+    return fail("kernel_shape " + shapeText(*k) +
+                " does not match the weight shape " + shapeText(ws));
+  auto strides = attrInts("strides").value_or(std::vector<int64_t>(n, 1));
+  auto dil = attrInts("dilations").value_or(std::vector<int64_t>(n, 1));
+  auto adj = attrInts("output_padding").value_or(std::vector<int64_t>(n, 0));
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n ||
+      (int64_t)adj.size() != n)
+    return fail("strides, dilations and output_padding need " + Twine(n) +
+                " values");
+  std::string autoPad = attrStr("auto_pad", "NOTSET");
+  auto outShape = attrInts("output_shape");
+  SmallVector<int64_t> begin(n, 0), end(n, 0);
+  if (outShape && outShape->size() == xs.size())
+    outShape = std::vector<int64_t>(outShape->begin() + 2, outShape->end());
+  if (outShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    attr("pads");
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t target = outShape ? (*outShape)[i] : xs[2 + i] * strides[i];
+      int64_t full =
+          strides[i] * (xs[2 + i] - 1) + adj[i] + (kernel[i] - 1) * dil[i] + 1;
+      int64_t total = full - target;
+      if (total < 0 && adj[i] - total < strides[i]) {
+        // A larger output only adds positions no input reaches (adj).
+        adj[i] -= total;
+        total = 0;
+      }
+      if (total < 0)
+        return fail("output_shape " + shapeText(*outShape) +
+                    " is larger than the full transposed convolution");
+      if (autoPad == "SAME_UPPER") {
+        begin[i] = total / 2;
+        end[i] = total - begin[i];
+      } else {
+        end[i] = total / 2;
+        begin[i] = total - end[i];
+      }
+    }
+  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
+    if (auto pads = attrInts("pads"); pads && autoPad == "NOTSET") {
+      if ((int64_t)pads->size() != 2 * n)
+        return fail("pads needs " + Twine(2 * n) + " values");
+      for (int64_t i = 0; i < n; ++i) {
+        begin[i] = (*pads)[i];
+        end[i] = (*pads)[n + i];
+      }
+    }
+  } else {
+    return fail("auto_pad '" + autoPad + "' is not supported");
+  }
+  // Deconvolution pads symmetrically; crop what remains on one side.
+  SmallVector<int64_t> pad;
+  for (int64_t i = 0; i < n; ++i)
+    pad.push_back(std::min(begin[i], end[i]));
+  SmallVector<Value> operands = {val(0), val(1)};
+  if (has(2))
+    operands.push_back(val(2));
+  Value y = op("mx.Deconvolution", operands,
+               {na("kernel", arr(kernel)), na("stride", arr(strides)),
+                na("dilate", arr(dil)), na("pad", arr(pad)),
+                na("adj", arr(adj)), na("num_filter", i64(ws[1] * group)),
+                na("num_group", i64(group)), na("no_bias", boolean(!has(2)))});
+  if (y && begin != end) {
+    auto ys = cast<RankedTensorType>(y.getType()).getShape();
+    SmallVector<int64_t> sb = {0, 0}, se = {ys[0], ys[1]};
+    for (int64_t i = 0; i < n; ++i) {
+      sb.push_back(begin[i] - pad[i]);
+      se.push_back(ys[2 + i] - (end[i] - pad[i]));
+    }
+    y = op("mx.slice", y, {na("begin", arr(sb)), na("end", arr(se))});
+  }
+  return out(0, y);
+}
+
+LogicalResult Importer::importPool(bool isMax) {
+  if (failed(requireFloat(0)))
+    return failure();
+  auto xs = shape(0);
+  int64_t n = xs.size() - 2;
+  if (n == 3)
+    return fail("3-D pooling is not supported (1-D and 2-D only)");
+  if (n != 1 && n != 2)
+    return fail("input shape " + shapeText(xs) + " is not NCW or NCHW");
+  if (wants(1))
+    return fail("the Indices output is not supported");
+  auto kernel = attrInts("kernel_shape");
+  if (!kernel || (int64_t)kernel->size() != n)
+    return fail("kernel_shape needs " + Twine(n) + " values");
+  auto strides = attrInts("strides").value_or(std::vector<int64_t>(n, 1));
+  if ((int64_t)strides.size() != n)
+    return fail("strides needs " + Twine(n) + " values");
+  if (auto dil = attrInts("dilations"))
+    if (llvm::any_of(*dil, [](int64_t d) { return d != 1; }))
+      return fail("dilations " + shapeText(*dil) + " are not supported");
+  attr("storage_order"); // only affects the Indices output
+  bool ceil = attrInt("ceil_mode", 0);
+  bool includePad = !isMax && attrInt("count_include_pad", 0);
+  SmallVector<int64_t> begin, end;
+  if (failed(importPads(attrStr("auto_pad", "NOTSET"),
+                        llvm::ArrayRef(xs).drop_front(2), *kernel, strides,
+                        begin, end)))
+    return failure();
+  Value x = val(0);
+  SmallVector<int64_t> pad(begin);
+  bool asymmetric = begin != end;
+  if (asymmetric) {
+    // Explicit padding that never wins a max or that an including average
+    // counts; an excluding average divides a sum by the valid counts.
+    double v = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    x = op("mx.pad", x,
+           {na("pads", arr(fullPads(begin, end))), na("value", f64(v))});
+    pad.assign(n, 0);
+  }
+  StringRef poolType = isMax                       ? "max"
+                       : asymmetric && !includePad ? "sum"
+                                                   : "avg";
+  Value y = op("mx.Pooling", x,
+               {na("kernel", arr(*kernel)), na("stride", arr(strides)),
+                na("pad", arr(pad)), na("pool_type", str(poolType)),
+                na("pooling_convention", str(ceil ? "full" : "valid")),
+                na("count_include_pad", boolean(includePad))});
+  if (y && poolType == "sum") {
+    auto ys = cast<RankedTensorType>(y.getType()).getShape();
+    std::vector<int64_t> cshape = {1, 1};
+    cshape.insert(cshape.end(), ys.begin() + 2, ys.end());
+    Const counts(type(0), cshape);
+    for (int64_t k = 0; k < counts.size(); ++k) {
+      int64_t rem = k, count = 1;
+      for (int64_t i = n; i-- > 0;) {
+        int64_t o = rem % ys[2 + i];
+        rem /= ys[2 + i];
+        int64_t lo = o * strides[i], hi = lo + (*kernel)[i];
+        lo = std::max(lo, begin[i]);
+        hi = std::min(hi, begin[i] + xs[2 + i]);
+        count *= std::max<int64_t>(hi - lo, 1);
+      }
+      counts.set(k, (double)count);
+    }
+    y = binary(y, param(counts, nodeName + "_counts"), "div");
+  }
+  return out(0, y);
+}
+
+LogicalResult Importer::importGlobalPool(bool isMax) {
+  if (failed(requireFloat(0)))
+    return failure();
+  int64_t r = rank(0);
+  if (r == 3 || r == 4)
+    return out(0, op("mx.Pooling", val(0),
+                     {na("global_pool", boolean(true)),
+                      na("pool_type", str(isMax ? "max" : "avg"))}));
+  if (r < 3)
+    return fail("input must have rank >= 3");
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < r; ++i)
+    axes.push_back(i);
+  return out(0, op("mx.reduce", val(0),
+                   {na("op", str(isMax ? "max" : "mean")),
+                    na("axis", arr(axes)), na("keepdims", boolean(true))}));
+}
+
+LogicalResult Importer::importBatchNorm() {
+  ignoreAttrs({"momentum", "is_test", "consumed_inputs"});
+  if (attrInt("spatial", 1) != 1)
+    return fail("spatial=0 is not supported");
+  if (attrInt("training_mode", 0))
+    return fail("training_mode=1 is not supported (inference only)");
+  if (wants(1) || wants(2) || wants(3) || wants(4))
+    return fail("the running statistics outputs are not supported (inference "
+                "only)");
+  if (failed(requireFloat(0)))
+    return failure();
+  if (rank(0) < 2)
+    return fail("input must have rank >= 2");
+  return out(0,
+             op("mx.BatchNorm", {val(0), val(1), val(2), val(3), val(4)},
+                {na("eps", f64(attrFloat("epsilon", 1e-5))),
+                 na("fix_gamma", boolean(false)),
+                 na("use_global_stats", boolean(true)), na("axis", i64(1))}));
+}
+
+LogicalResult Importer::importInstanceNorm() {
+  if (failed(requireFloat(0)))
+    return failure();
+  auto xs = shape(0);
+  int64_t r = xs.size();
+  if (r < 3)
+    return fail("input must have rank >= 3");
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < r; ++i)
+    axes.push_back(i);
+  auto mean = [&](Value v) {
+    return op("mx.reduce", v,
+              {na("op", str("mean")), na("axis", arr(axes)),
+               na("keepdims", boolean(true))});
+  };
+  Value x = val(0);
+  Value d = binary(x, mean(x), "sub");
+  Value var = mean(binary(d, d, "mul"));
+  Value inv = unary(scalar(var, "add", attrFloat("epsilon", 1e-5)), "rsqrt");
+  std::vector<int64_t> cs(r - 1, 1);
+  cs[0] = xs[1];
+  Value y = binary(binary(d, inv, "mul"), reshape(val(1), cs), "mul");
+  return out(0, binary(y, reshape(val(2), cs), "add"));
+}
+
+LogicalResult Importer::importLayerNorm() {
+  if (failed(requireFloat(0)))
+    return failure();
+  if (attrInt("stash_type", 1) != 1)
+    return fail("stash_type " + Twine(attrInt("stash_type", 1)) +
+                " is not supported (only 1, float32 statistics)");
+  auto xs = shape(0);
+  int64_t r = xs.size(), axis = attrInt("axis", -1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return fail("axis " + Twine(attrInt("axis", -1)) +
+                " is out of range for rank " + Twine(r));
+  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
+  int64_t k = numElements(xs) / lead;
+  auto vector = [&](unsigned i, double dflt) -> Value {
+    if (!has(i)) {
+      Const c(type(0), {k});
+      for (int64_t j = 0; j < k; ++j)
+        c.set(j, dflt);
+      return param(c, nodeName + (i == 1 ? "_scale" : "_bias"));
+    }
+    std::vector<int64_t> s(xs.begin() + axis, xs.end());
+    if (numElements(shape(i)) != k)
+      return reshape(op("mx.broadcast_to", val(i), {na("shape", arr(s))}), {k});
+    return reshape(val(i), {k});
+  };
+  double eps = attrFloat("epsilon", 1e-5);
+  Value flat = reshape(val(0), {lead, k});
+  Value y = op("mx.LayerNorm", {flat, vector(1, 1.0), vector(2, 0.0)},
+               {na("axis", i64(-1)), na("eps", f64(eps))});
+  if (failed(out(0, reshape(y, xs))))
+    return failure();
+  if (!wants(1) && !wants(2))
+    return success();
+  // The statistics outputs, of shape xs[:axis] + (1,)*: recomputed.
+  std::vector<int64_t> statShape(xs.begin(), xs.begin() + axis);
+  statShape.resize(r, 1);
+  auto mean = [&](Value v) {
+    return op("mx.reduce", v,
+              {na("op", str("mean")), na("axis", arr({1})),
+               na("keepdims", boolean(true))});
+  };
+  Value mu = mean(flat);
+  Value d = binary(flat, mu, "sub");
+  Value inv = unary(scalar(mean(binary(d, d, "mul")), "add", eps), "rsqrt");
+  if (failed(out(1, reshape(mu, statShape))))
+    return failure();
+  return out(2, reshape(inv, statShape));
+}
+
+LogicalResult Importer::importGemm() {
+  ignoreAttrs({"broadcast"});
+  bool ta = attrInt("transA", 0), tb = attrInt("transB", 0);
+  double alpha = attrFloat("alpha", 1.0), beta = attrFloat("beta", 1.0);
+  if (rank(0) != 2 || rank(1) != 2)
+    return fail("A and B must be 2-D, got " + shapeText(shape(0)) + " and " +
+                shapeText(shape(1)));
+  Value y;
+  if (isFloatType(type(0))) {
+    y = op("mx.dot", {val(0), val(1)},
+           {na("transpose_a", boolean(ta)), na("transpose_b", boolean(tb))});
+  } else {
+    Value a = val(0), bm = val(1);
+    if (ta)
+      a = op("mx.transpose", a);
+    if (tb)
+      bm = op("mx.transpose", bm);
+    y = op("mx.matmul", {a, bm});
+  }
+  if (alpha != 1.0)
+    y = scalar(y, "mul", alpha);
+  if (has(2) && beta != 0.0) {
+    Value c;
+    if (const Const *cc = cst(2); cc && beta != 1.0) {
+      Const scaled = *cc;
+      for (int64_t k = 0; k < scaled.size(); ++k)
+        scaled.set(k, cc->f(k) * beta);
+      c = param(scaled, node->input(2) + "_scaled");
+    } else {
+      c = val(2);
+      if (beta != 1.0)
+        c = scalar(c, "mul", beta);
+    }
+    y = binary(y, c, "add");
+  }
+  return out(0, y);
+}
+
+LogicalResult Importer::importSoftmax(bool log) {
+  if (failed(requireFloat(0)))
+    return failure();
+  auto xs = shape(0);
+  int64_t r = xs.size(), axis = attrInt("axis", opset < 13 ? 1 : -1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= std::max<int64_t>(r, 1))
+    return fail("axis " + Twine(attrInt("axis", 0)) +
+                " is out of range for rank " + Twine(r));
+  auto softmax = [&](Value v, int64_t a) {
+    return op("mx.softmax", v, {na("axis", i64(a)), na("log", boolean(log))});
+  };
+  if (opset >= 13 || axis == r - 1)
+    return out(0, softmax(val(0), axis));
+  // Before opset 13 the input is viewed as 2-D, split before `axis`.
+  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
+  Value flat = reshape(val(0), {lead, numElements(xs) / lead});
+  return out(0, reshape(softmax(flat, 1), xs));
+}
+
+LogicalResult Importer::importReshape() {
+  std::vector<int64_t> target;
+  if (has(1)) {
+    auto s = constInts(1, "shape");
+    if (failed(s))
+      return failure();
+    target = *s;
+  } else if (auto s = attrInts("shape")) {
+    target = *s;
+  } else {
+    return fail("has no shape");
+  }
+  ignoreAttrs({"consumed_inputs"});
+  bool allowZero = attrInt("allowzero", 0);
+  auto in = shape(0);
+  int64_t inferred = -1, known = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allowZero) {
+      if (i >= in.size())
+        return fail("shape " + shapeText(target) + " copies dimension " +
+                    Twine(i) + " of input " + shapeText(in));
+      target[i] = in[i];
+    }
+    if (target[i] == -1) {
+      if (inferred >= 0)
+        return fail("shape " + shapeText(target) + " has more than one -1");
+      inferred = i;
+      continue;
+    }
+    if (target[i] < 0)
+      return fail("shape " + shapeText(target) + " has a negative extent");
+    known *= target[i];
+  }
+  if (inferred >= 0) {
+    if (known == 0 || numElements(in) % known)
+      return fail("cannot reshape " + shapeText(in) + " to " +
+                  shapeText(target));
+    target[inferred] = numElements(in) / known;
+  }
+  return outReshaped(0, 0, target);
+}
+
+LogicalResult Importer::importSqueeze(bool unsqueeze) {
+  std::optional<std::vector<int64_t>> axes;
+  if (opset >= 13) {
+    if (has(1)) {
+      auto a = constInts(1, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+  } else {
+    axes = attrInts("axes");
+  }
+  auto in = shape(0);
+  int64_t r = in.size();
+  std::vector<int64_t> outShape;
+  if (unsqueeze) {
+    if (!axes)
+      return fail("needs axes");
+    int64_t ro = r + axes->size();
+    std::vector<bool> isNew(ro, false);
+    for (int64_t a : *axes) {
+      int64_t n = a < 0 ? a + ro : a;
+      if (n < 0 || n >= ro || isNew[n])
+        return fail("axes " + shapeText(*axes) + " are invalid for rank " +
+                    Twine(r));
+      isNew[n] = true;
+    }
+    for (int64_t i = 0, src = 0; i < ro; ++i)
+      outShape.push_back(isNew[i] ? 1 : in[src++]);
+  } else {
+    std::vector<bool> drop(r, false);
+    if (!axes || axes->empty()) {
+      for (int64_t i = 0; i < r; ++i)
+        drop[i] = in[i] == 1;
+    } else {
+      for (int64_t a : *axes) {
+        int64_t n = a < 0 ? a + r : a;
+        if (n < 0 || n >= r || in[n] != 1)
+          return fail("cannot squeeze axis " + Twine(a) + " of shape " +
+                      shapeText(in));
+        drop[n] = true;
+      }
+    }
+    for (int64_t i = 0; i < r; ++i)
+      if (!drop[i])
+        outShape.push_back(in[i]);
+  }
+  return outReshaped(0, 0, outShape);
+}
+
+LogicalResult Importer::importTranspose() {
+  auto in = shape(0);
+  int64_t r = in.size();
+  std::vector<int64_t> perm;
+  if (auto p = attrInts("perm")) {
+    perm = *p;
+  } else {
+    for (int64_t i = r - 1; i >= 0; --i)
+      perm.push_back(i);
+  }
+  if ((int64_t)perm.size() != r)
+    return fail("perm " + shapeText(perm) + " does not fit rank " + Twine(r));
+  if (const Const *c = cst(0)) {
+    // out[p] = in[q] where q[perm[i]] = p[i].
+    std::vector<int64_t> os, strides(r, 1);
+    for (int64_t i = r - 1; i > 0; --i)
+      strides[i - 1] = strides[i] * in[i];
+    for (int64_t p : perm) {
+      if (p < 0 || p >= r)
+        return fail("perm " + shapeText(perm) + " is not a permutation");
+      os.push_back(in[p]);
+    }
+    Const o(c->type, os);
+    std::vector<int64_t> pos(r, 0);
+    for (int64_t k = 0; k < o.size(); ++k) {
+      int64_t from = 0;
+      for (int64_t i = 0; i < r; ++i)
+        from += pos[i] * strides[perm[i]];
+      o.copy(k, *c, from);
+      for (int64_t i = r; i-- > 0;) {
+        if (++pos[i] < os[i])
+          break;
+        pos[i] = 0;
+      }
+    }
+    return outConst(0, std::move(o));
+  }
+  return out(0, op("mx.transpose", val(0), {na("axes", arr(perm))}));
+}
+
+LogicalResult Importer::importConcat() {
+  int64_t r = rank(0), axis = attrInt("axis", 1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return fail("axis " + Twine(attrInt("axis", 1)) +
+                " is out of range for rank " + Twine(r));
+  if (allConst()) {
+    std::vector<int64_t> os = shape(0);
+    os[axis] = 0;
+    for (int i = 0; i < node->input_size(); ++i) {
+      auto s = shape(i);
+      if ((int64_t)s.size() != r || type(i) != type(0))
+        return fail("inputs differ in rank or element type");
+      os[axis] += s[axis];
+    }
+    Const o(type(0), os);
+    int64_t inner = numElements(llvm::ArrayRef(os).drop_front(axis + 1));
+    int64_t outer = numElements(llvm::ArrayRef(os).take_front(axis));
+    int64_t k = 0;
+    for (int64_t q = 0; q < outer; ++q)
+      for (int i = 0; i < node->input_size(); ++i) {
+        const Const &c = *cst(i);
+        int64_t chunk = c.shape[axis] * inner;
+        for (int64_t j = 0; j < chunk; ++j)
+          o.copy(k++, c, q * chunk + j);
+      }
+    return outConst(0, std::move(o));
+  }
+  SmallVector<Value> operands;
+  for (int i = 0; i < node->input_size(); ++i)
+    if (numElements(shape(i)) != 0) // ONNX allows empty inputs
+      operands.push_back(val(i));
+  if (operands.size() == 1)
+    return out(0, operands[0]);
+  return out(0, op("mx.Concat", operands, {na("dim", i64(axis))}));
+}
+
+LogicalResult Importer::importSplit() {
+  auto in = shape(0);
+  int64_t r = in.size(), axis = attrInt("axis", 0);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return fail("axis " + Twine(attrInt("axis", 0)) +
+                " is out of range for rank " + Twine(r));
+  int64_t parts = node->output_size();
+  std::vector<int64_t> sizes;
+  if (opset >= 13 && has(1)) {
+    auto s = constInts(1, "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else if (auto s = attrInts("split")) {
+    sizes = *s;
+  } else {
+    if (in[axis] % parts)
+      return fail("extent " + Twine(in[axis]) + " of axis " + Twine(axis) +
+                  " does not split into " + Twine(parts) + " equal parts");
+    sizes.assign(parts, in[axis] / parts);
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s;
+  if ((int64_t)sizes.size() != parts || total != in[axis])
+    return fail("split " + shapeText(sizes) + " does not divide extent " +
+                Twine(in[axis]) + " into " + Twine(parts) + " outputs");
+  int64_t start = 0;
+  for (int64_t k = 0; k < parts; ++k, start += sizes[k - 1]) {
+    if (!wants(k))
+      continue;
+    if (const Const *c = cst(0)) {
+      std::vector<std::vector<int64_t>> idx;
+      for (int64_t i = 0; i < r; ++i) {
+        std::vector<int64_t> v;
+        int64_t lo = i == axis ? start : 0;
+        int64_t n = i == axis ? sizes[k] : in[i];
+        for (int64_t j = 0; j < n; ++j)
+          v.push_back(lo + j);
+        idx.push_back(std::move(v));
+      }
+      (void)outConst(k, selectIndices(*c, idx));
+      continue;
+    }
+    SmallVector<int64_t> sb(axis + 1, 0), se(in.begin(), in.begin() + axis + 1);
+    sb[axis] = start;
+    se[axis] = start + sizes[k];
+    if (failed(out(k, op("mx.slice", val(0),
+                         {na("begin", arr(sb)), na("end", arr(se))}))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::importSlice() {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset < 10) {
+    starts = attrInts("starts").value_or(std::vector<int64_t>{});
+    ends = attrInts("ends").value_or(std::vector<int64_t>{});
+    axes = attrInts("axes").value_or(std::vector<int64_t>{});
+  } else {
+    auto s = constInts(1, "starts");
+    auto e = constInts(2, "ends");
+    if (failed(s) || failed(e))
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (has(3)) {
+      auto a = constInts(3, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+    if (has(4)) {
+      auto st = constInts(4, "steps");
+      if (failed(st))
+        return failure();
+      steps = *st;
+    }
+  }
+  auto in = shape(0);
+  int64_t r = in.size();
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return fail("starts, ends, axes and steps differ in length");
+  std::vector<SliceAxis> perAxis;
+  for (int64_t i = 0; i < r; ++i)
+    perAxis.push_back({0, 1, in[i]});
+  std::vector<bool> seen(r, false);
+  int64_t last = -1;
+  for (size_t j = 0; j < starts.size(); ++j) {
+    int64_t a = axes[j] < 0 ? axes[j] + r : axes[j];
+    if (a < 0 || a >= r || seen[a])
+      return fail("axes " + shapeText(axes) + " are invalid for rank " +
+                  Twine(r));
+    if (steps[j] == 0)
+      return fail("steps must not be 0");
+    seen[a] = true;
+    last = std::max(last, a);
+    perAxis[a] = normalizeSlice(in[a], starts[j], ends[j], steps[j]);
+  }
+  if (const Const *c = cst(0)) {
+    std::vector<std::vector<int64_t>> idx;
+    for (const SliceAxis &s : perAxis) {
+      std::vector<int64_t> v;
+      for (int64_t k = 0; k < s.count; ++k)
+        v.push_back(s.start + k * s.step);
+      idx.push_back(std::move(v));
+    }
+    return outConst(0, selectIndices(*c, idx));
+  }
+  SmallVector<int64_t> sb, se, ss;
+  for (int64_t i = 0; i <= last; ++i) {
+    const SliceAxis &s = perAxis[i];
+    if (s.count == 0)
+      return fail("the result is empty; empty tensors are not supported");
+    int64_t stop = s.start + s.count * s.step;
+    sb.push_back(s.start);
+    // A negative step that runs past index 0 needs Python's "before 0".
+    se.push_back(stop < 0 ? -in[i] - 1 : stop);
+    ss.push_back(s.step);
+  }
+  if (last < 0)
+    return forward(0, 0);
+  return out(
+      0, op("mx.slice", val(0),
+            {na("begin", arr(sb)), na("end", arr(se)), na("step", arr(ss))}));
+}
+
+LogicalResult Importer::importGather() {
+  auto in = shape(0);
+  int64_t r = in.size(), axis = attrInt("axis", 0);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return fail("axis " + Twine(attrInt("axis", 0)) +
+                " is out of range for rank " + Twine(r));
+  if (isFloatType(type(1)))
+    return fail("indices must be integers");
+  if (const Const *ic = cst(1)) {
+    Const idx = *ic;
+    idx.type = TP::INT64;
+    for (int64_t k = 0; k < idx.size(); ++k) {
+      int64_t v = idx.ints[k];
+      if (v < -in[axis] || v >= in[axis])
+        return fail("index " + Twine(v) + " is out of range for extent " +
+                    Twine(in[axis]));
+      idx.ints[k] = v < 0 ? v + in[axis] : v;
+    }
+    if (const Const *dc = cst(0)) {
+      // Host gather: select along `axis`, then give the indices their shape.
+      std::vector<std::vector<int64_t>> sel;
+      for (int64_t i = 0; i < r; ++i) {
+        std::vector<int64_t> v;
+        if (i == axis)
+          v = idx.ints;
+        else
+          for (int64_t j = 0; j < in[i]; ++j)
+            v.push_back(j);
+        sel.push_back(std::move(v));
+      }
+      Const o = selectIndices(*dc, sel);
+      o.shape.assign(in.begin(), in.begin() + axis);
+      o.shape.insert(o.shape.end(), idx.shape.begin(), idx.shape.end());
+      o.shape.insert(o.shape.end(), in.begin() + axis + 1, in.end());
+      return outConst(0, std::move(o));
+    }
+    return out(0, op("mx.gather", {val(0), param(idx, node->input(1))},
+                     {na("axis", i64(axis))}));
+  }
+  return out(0, op("mx.gather", {val(0), val(1)}, {na("axis", i64(axis))}));
+}
+
+LogicalResult Importer::importExpand() {
+  auto s = constInts(1, "shape");
+  if (failed(s))
+    return failure();
+  auto in = shape(0);
+  auto target = broadcastShapes({in, *s});
+  if (!target)
+    return fail("input shape " + shapeText(in) + " does not broadcast with " +
+                shapeText(*s));
+  if (const Const *c = cst(0)) {
+    Const o(c->type, *target);
+    auto idx = broadcastIndex(in, *target);
+    for (int64_t k = 0; k < o.size(); ++k)
+      o.copy(k, *c, idx[k]);
+    return outConst(0, std::move(o));
+  }
+  if (*target == in)
+    return forward(0, 0);
+  return out(0, op("mx.broadcast_to", val(0), {na("shape", arr(*target))}));
+}
+
+LogicalResult Importer::importTile() {
+  auto reps = constInts(1, "repeats");
+  if (failed(reps))
+    return failure();
+  auto in = shape(0);
+  if (reps->size() != in.size())
+    return fail("repeats " + shapeText(*reps) + " does not fit rank " +
+                Twine(in.size()));
+  // (d0, d1, ...) -> (1, d0, 1, d1, ...) -> (r0, d0, r1, d1, ...) -> merged.
+  SmallVector<int64_t> split, wide, merged;
+  for (size_t i = 0; i < in.size(); ++i) {
+    split.append({1, in[i]});
+    wide.append({(*reps)[i], in[i]});
+    merged.push_back((*reps)[i] * in[i]);
+  }
+  Value x = reshape(val(0), split);
+  x = op("mx.broadcast_to", x, {na("shape", arr(wide))});
+  return out(0, reshape(x, merged));
+}
+
+LogicalResult Importer::importPad() {
+  std::string mode = attrStr("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return fail("mode '" + mode + "' is not supported");
+  std::vector<int64_t> pads;
+  double value = 0.0;
+  if (opset < 11) {
+    pads = attrInts(opset < 2 ? "paddings" : "pads")
+               .value_or(std::vector<int64_t>{});
+    value = attrFloat("value", 0.0);
+  } else {
+    auto p = constInts(1, "pads");
+    if (failed(p))
+      return failure();
+    pads = *p;
+    if (has(2)) {
+      auto v = constScalar(2, "constant_value");
+      if (failed(v))
+        return failure();
+      value = *v;
+    }
+    if (has(3))
+      return fail("the axes input is not supported");
+  }
+  if ((int64_t)pads.size() != 2 * rank(0))
+    return fail("pads has " + Twine(pads.size()) + " values, expected " +
+                Twine(2 * rank(0)));
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return forward(0, 0);
+  return out(0, op("mx.pad", val(0),
+                   {na("pads", arr(pads)), na("mode", str(mode)),
+                    na("value", f64(value))}));
+}
+
+LogicalResult Importer::importCast(int32_t to) {
+  if (node->op_type() == "Cast")
+    attr("saturate");
+  if (const Const *c = cst(0)) {
+    if (!isFloatType(to) && to != TP::INT64 && to != TP::INT32 &&
+        to != TP::INT8 && to != TP::UINT8 && to != TP::BOOL &&
+        to != TP::INT16 && to != TP::UINT16 && to != TP::UINT32)
+      return fail("cast to " + typeName(to) + " is not supported");
+    Const o(to, c->shape);
+    for (int64_t k = 0; k < c->size(); ++k) {
+      if (c->isFloat())
+        o.set(k, c->isFloat() && !o.isFloat() && to != TP::BOOL
+                     ? std::trunc(c->f(k))
+                     : c->f(k));
+      else
+        o.setInt(k, c->i(k));
+    }
+    return outConst(0, std::move(o));
+  }
+  Type et = elementType(to, &ctx);
+  if (!et)
+    return fail("cast to " + typeName(to) + " is not supported");
+  return out(0, castTo(val(0), to));
+}
+
+LogicalResult Importer::importClip() {
+  int32_t t = type(0);
+  double lo, hi;
+  if (isFloatType(t)) {
+    lo = -std::numeric_limits<double>::infinity();
+    hi = std::numeric_limits<double>::infinity();
+  } else {
+    // The largest bounds that survive a round trip through f64.
+    int64_t bits = t == TP::INT64 ? 64 : t == TP::INT32 ? 32 : 8;
+    lo = bits == 64 ? -9223372036854774784.0 : -std::ldexp(1.0, bits - 1);
+    hi = bits == 64 ? 9223372036854774784.0 : std::ldexp(1.0, bits - 1) - 1;
+  }
+  if (opset < 11) {
+    ignoreAttrs({"consumed_inputs"});
+    lo = attrFloat("min", lo);
+    hi = attrFloat("max", hi);
+  } else {
+    // Bounds computed at run time clamp with maximum / minimum.
+    if ((has(1) && !cst(1)) || (has(2) && !cst(2))) {
+      Value y = val(0);
+      for (unsigned i : {1u, 2u}) {
+        if (!has(i))
+          continue;
+        if (rank(i) != 0 && numElements(shape(i)) != 1)
+          return fail("min and max must be scalars");
+        y = binary(y, reshape(val(i), {}), i == 1 ? "maximum" : "minimum");
+      }
+      return out(0, y);
+    }
+    if (has(1)) {
+      auto v = constScalar(1, "min");
+      if (failed(v))
+        return failure();
+      lo = *v;
+    }
+    if (has(2)) {
+      auto v = constScalar(2, "max");
+      if (failed(v))
+        return failure();
+      hi = *v;
+    }
+  }
+  if (lo > hi)
+    return fail("min " + std::to_string(lo) + " exceeds max " +
+                std::to_string(hi));
+  return out(
+      0, op("mx.clip", val(0), {na("a_min", f64(lo)), na("a_max", f64(hi))}));
+}
+
+LogicalResult Importer::importWhere() {
+  if (type(0) != TP::BOOL)
+    return fail("the condition must be a bool tensor");
+  if (allConst()) {
+    auto os = broadcastShapes({shape(0), shape(1), shape(2)});
+    if (!os)
+      return fail("shapes do not broadcast");
+    Const o(type(1), *os);
+    auto ic = broadcastIndex(shape(0), *os), ix = broadcastIndex(shape(1), *os),
+         iy = broadcastIndex(shape(2), *os);
+    for (int64_t k = 0; k < o.size(); ++k)
+      o.copy(k, cst(0)->ints[ic[k]] ? *cst(1) : *cst(2),
+             cst(0)->ints[ic[k]] ? ix[k] : iy[k]);
+    return outConst(0, std::move(o));
+  }
+  return out(0, op("mx.where", {val(0), val(1), val(2)}));
+}
+
+LogicalResult Importer::importReduce(StringRef t) {
+  StringRef fn = llvm::StringSwitch<StringRef>(t)
+                     .Case("ReduceSum", "sum")
+                     .Case("ReduceMean", "mean")
+                     .Case("ReduceMax", "max")
+                     .Case("ReduceMin", "min")
+                     .Case("ReduceProd", "prod")
+                     .Case("ReduceL1", "l1")
+                     .Case("ReduceL2", "l2")
+                     .Case("ReduceSumSquare", "sumsquare")
+                     .Case("ReduceLogSumExp", "logsumexp")
+                     .Case("ReduceLogSum", "sum")
+                     .Default("");
+  if (fn.empty())
+    return fail("operator '" + t + "' is not supported");
+  bool keep = attrInt("keepdims", 1);
+  bool axesInput = t == "ReduceSum" ? opset >= 13 : opset >= 18;
+  std::vector<int64_t> axes;
+  if (axesInput) {
+    if (has(1)) {
+      auto a = constInts(1, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+  } else if (auto a = attrInts("axes")) {
+    axes = *a;
+  }
+  if (axes.empty() && attrInt("noop_with_empty_axes", 0))
+    return forward(0, 0);
+  auto in = shape(0);
+  int64_t r = in.size();
+  std::vector<bool> reduced(r, axes.empty());
+  for (int64_t a : axes) {
+    int64_t n = a < 0 ? a + r : a;
+    if (n < 0 || n >= r)
+      return fail("axis " + Twine(a) + " is out of range for rank " + Twine(r));
+    reduced[n] = true;
+  }
+  SmallVector<int64_t> all, onnxShape;
+  for (int64_t i = 0; i < r; ++i) {
+    if (reduced[i])
+      all.push_back(i);
+    if (!reduced[i])
+      onnxShape.push_back(in[i]);
+    else if (keep)
+      onnxShape.push_back(1);
+  }
+  Value y = op(
+      "mx.reduce", val(0),
+      {na("op", str(fn)), na("axis", arr(all)), na("keepdims", boolean(keep))});
+  if (t == "ReduceLogSum")
+    y = unary(y, "log");
+  // mx.reduce gives (1,) where ONNX gives a scalar.
+  return out(0, reshape(y, onnxShape));
+}
+
+LogicalResult Importer::importArgReduce(StringRef fn) {
+  return out(0, op("mx.argreduce", val(0),
+                   {na("op", str(fn)), na("axis", i64(attrInt("axis", 0))),
+                    na("keepdims", boolean(attrInt("keepdims", 1))),
+                    na("select_last_index",
+                       boolean(attrInt("select_last_index", 0)))}));
+}
+
+LogicalResult Importer::importDropout() {
+  ignoreAttrs({"is_test", "seed", "ratio", "consumed_inputs"});
+  if (has(2)) {
+    const Const *train = cst(2);
+    if (!train)
+      return fail("training_mode must be a compile-time constant");
+    // Training with ratio 0 keeps everything, as inference does.
+    const Const *ratio = cst(1);
+    bool keepsAll = has(1) && ratio && ratio->size() == 1 && ratio->f(0) == 0;
+    if (train->size() && train->i(0) && !keepsAll)
+      return fail("training_mode=true is not supported (inference only)");
+  }
+  if (wants(1)) {
+    // The mask of an inference dropout keeps everything.
+    Const mask(TP::BOOL, shape(0));
+    for (int64_t k = 0; k < mask.size(); ++k)
+      mask.ints[k] = 1;
+    (void)outConst(1, std::move(mask));
+  }
+  return forward(0, 0);
+}
+
+LogicalResult Importer::importDepthToSpace(bool toSpace) {
+  auto xs = shape(0);
+  if (xs.size() != 4)
+    return fail("input must be NCHW");
+  int64_t bs = attrInt("blocksize", 0);
+  if (bs < 1)
+    return fail("blocksize must be positive");
+  int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
+  Value x = val(0);
+  if (toSpace) {
+    // SpaceToDepth: (n, c, h/b, b, w/b, b) -> (n, b, b, c, h/b, w/b).
+    if (h % bs || w % bs)
+      return fail("spatial extents must be multiples of blocksize");
+    x = reshape(x, {n, c, h / bs, bs, w / bs, bs});
+    x = op("mx.transpose", x, {na("axes", arr({0, 3, 5, 1, 2, 4}))});
+    return out(0, reshape(x, {n, c * bs * bs, h / bs, w / bs}));
+  }
+  if (c % (bs * bs))
+    return fail("channels must be a multiple of blocksize^2");
+  bool crd = attrStr("mode", "DCR") == "CRD";
+  int64_t oc = c / (bs * bs);
+  if (crd) {
+    x = reshape(x, {n, oc, bs, bs, h, w});
+    x = op("mx.transpose", x, {na("axes", arr({0, 1, 4, 2, 5, 3}))});
+  } else {
+    x = reshape(x, {n, bs, bs, oc, h, w});
+    x = op("mx.transpose", x, {na("axes", arr({0, 3, 4, 1, 5, 2}))});
+  }
+  return out(0, reshape(x, {n, oc, h * bs, w * bs}));
+}
+
+//===----------------------------------------------------------------------===//
+// The graph
+//===----------------------------------------------------------------------===//
+
+llvm::Error Importer::addOutputs() {
+  SmallVector<Value> outs;
+  node = nullptr;
+  for (const auto &o : model.graph().output()) {
+    auto it = tensors.find(o.name());
+    if (it == tensors.end())
+      return makeError("'" + file + "': graph output '" + o.name() +
+                       "' is not produced by any node");
+    nodeName = o.name();
+    error.clear();
+    Value v = materialize(o.name());
+    if (!v)
+      return makeError("'" + file + "': graph output '" + o.name() +
+                       "': " + error);
+    auto t = cast<RankedTensorType>(v.getType());
+    int32_t dt = onnxType(t.getElementType());
+    if (o.type().has_tensor_type()) {
+      const auto &tt = o.type().tensor_type();
+      if (tt.elem_type() != TP::UNDEFINED && tt.elem_type() != dt)
+        return makeError("'" + file + "': graph output '" + o.name() +
+                         "' is declared " + typeName(tt.elem_type()) +
+                         " but computes " + typeName(dt));
+      // Static extents the model declares must match what mxc computed
+      // (guards against silently wrong semantics).
+      if (tt.has_shape() && opts.inputShapes.empty()) {
+        std::vector<int64_t> declared;
+        bool agree = tt.shape().dim_size() == t.getRank();
+        for (int i = 0; i < tt.shape().dim_size(); ++i) {
+          const auto &d = tt.shape().dim(i);
+          declared.push_back(d.has_dim_value() ? d.dim_value() : -1);
+          agree =
+              agree && (!d.has_dim_value() || d.dim_value() == t.getDimSize(i));
+        }
+        if (!agree)
+          return makeError("'" + file + "': graph output '" + o.name() +
+                           "' is declared with shape " + shapeText(declared) +
+                           " but computes " + shapeText(t.getShape()));
+      }
+    }
+    outs.push_back(v);
+    result.spec.outputs.push_back(
+        {o.name(), dtypeOf(dt),
+         std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});
+  }
+  func::ReturnOp::create(b, result.module->getLoc(), outs);
+  func.setFunctionType(
+      b.getFunctionType(body->getArgumentTypes(), TypeRange(ValueRange(outs))));
+  return llvm::Error::success();
+}
+
+llvm::Expected<mxc::onnx::ImportedModel> Importer::run() {
+  if (auto err = readOpset())
+    return std::move(err);
+  ctx.loadDialect<mx::MxDialect, func::FuncDialect>();
+  result.module = ModuleOp::create(FileLineColLoc::get(&ctx, file, 0, 0));
+  b.setInsertionPointToEnd(result.module->getBody());
+  func = func::FuncOp::create(b, result.module->getLoc(), "forward",
+                              b.getFunctionType({}, {}));
+  body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+
+  if (auto err = addInitializers())
+    return std::move(err);
+  if (auto err = addInputs())
+    return std::move(err);
+  for (const auto &[index, n] : llvm::enumerate(model.graph().node()))
+    if (auto err = importNode(n, index))
+      return std::move(err);
+  if (auto err = addOutputs())
+    return std::move(err);
+  if (failed(verify(*result.module)))
+    return makeError("'" + file + "': the imported module does not verify");
+  return std::move(result);
+}
+
+} // namespace
+
+llvm::Expected<mxc::onnx::ImportedModel>
+mxc::onnx::importModel(MLIRContext &context, StringRef path,
+                       const ImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("'" + path + "': " + buffer.getError().message());
+  ::onnx::ModelProto model;
+  llvm::StringRef data = (*buffer)->getBuffer();
+  if (data.size() > (size_t)std::numeric_limits<int>::max() ||
+      !model.ParseFromArray(data.data(), (int)data.size()))
+    return makeError("'" + path +
+                     "': not a valid ONNX model (the protobuf cannot be "
+                     "parsed; is the file truncated?)");
+  if (!model.has_graph())
+    return makeError("'" + path + "': the ONNX model has no graph");
+  Importer importer(context, model, path.str(), options);
+  return importer.run();
+}
