@@ -154,7 +154,14 @@ public:
         continue;
       unsigned o = outIt->second;
       for (Value in : generic.getDpsInputs()) {
-        auto inIt = bufferOf.find(in);
+        // Reshapes are views of the same bytes: look through them.
+        Value root = in;
+        while (Operation *def = root.getDefiningOp()) {
+          if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+            break;
+          root = def->getOperand(0);
+        }
+        auto inIt = bufferOf.find(root);
         if (inIt == bufferOf.end())
           continue;
         unsigned r = find(g, inIt->second);
@@ -239,7 +246,12 @@ public:
     best.arena = -1;
     for (const Key &order : orders) {
       std::vector<unsigned> sorted = reps;
-      std::stable_sort(sorted.begin(), sorted.end(), order);
+      // Ties keep buffer order, so plans are deterministic.
+      std::sort(sorted.begin(), sorted.end(), [&](unsigned a, unsigned b) {
+        if (order(a, b))
+          return true;
+        return !order(b, a) && a < b;
+      });
       Plan p = placeInOrder(g, sorted);
       if (best.arena < 0 || p.arena < best.arena)
         best = std::move(p);
