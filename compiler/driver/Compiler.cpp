@@ -30,7 +30,8 @@ static llvm::Error makeError(const Twine &message) {
 
 bool mxc::isCIdentifier(llvm::StringRef name) {
   return !name.empty() && !llvm::isDigit(name[0]) &&
-         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
@@ -50,7 +51,8 @@ llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
   int64_t total = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(total, d, &total) || total > (int64_t(1) << 40))
-      return makeError("shape '" + text + "' is too large (over 2^40 elements)");
+      return makeError("shape '" + text +
+                       "' is too large (over 2^40 elements)");
   return shape;
 }
 
@@ -110,8 +112,11 @@ llvm::Error mxc::compile(const CompileOptions &options) {
                          "for MXNet models");
       onnx::ImportOptions importOptions;
       importOptions.inputShapes = options.inputShapes;
+      importOptions.boundInputs = options.boundInputs;
       return onnx::importModel(context, options.modelPath, importOptions);
     }
+    if (!options.boundInputs.empty())
+      return makeError("--bind is for ONNX models");
     mxnet::ImportOptions importOptions;
     importOptions.inputShapes = options.inputShapes;
     importOptions.paramsPath = options.paramsPath;

@@ -32,6 +32,8 @@ struct CompileOptions {
   std::string modelPath;
   std::string paramsPath;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// ONNX inputs bound to constants at compile time (name -> TensorProto).
+  std::map<std::string, std::string> boundInputs;
   std::string outputPath;
   EmitKind emit = EmitKind::SharedLibrary;
   /// Prefix of the exported symbols; empty derives it from the output name.

@@ -19,8 +19,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <tuple>
 #include <map>
+#include <tuple>
 
 namespace mxc {
 #define GEN_PASS_DEF_PLANMEMORYPASS
@@ -33,7 +33,9 @@ namespace {
 
 constexpr int64_t kAlignment = 64;
 
-int64_t alignUp(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+int64_t alignUp(int64_t n) {
+  return (n + kAlignment - 1) / kAlignment * kAlignment;
+}
 
 /// One intermediate buffer: where it is defined and last used, in the
 /// function's execution order.
@@ -168,8 +170,7 @@ public:
         // The input's group must end exactly here, and the output must be
         // a fresh buffer not yet merged with anything.
         if (g.merged[r].end != order.lookup(&op) || find(g, o) != o ||
-            buffers[o].size > g.merged[r].size ||
-            !allowsInPlace(&op, in, out))
+            buffers[o].size > g.merged[r].size || !allowsInPlace(&op, in, out))
           continue;
         g.rep[o] = r;
         g.merged[r].end = std::max(g.merged[r].end, buffers[o].end);
@@ -317,9 +318,9 @@ public:
       OpBuilder builder(b.alloc);
       Value offset = arith::ConstantIndexOp::create(builder, b.alloc.getLoc(),
                                                     plan.offsets[i]);
-      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(),
-                                          b.alloc.getType(), arena, offset,
-                                          ValueRange{});
+      Value view =
+          memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(),
+                                 arena, offset, ValueRange{});
       // Deallocations of planned buffers go away with the allocations.
       for (Operation *user : llvm::make_early_inc_range(b.alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
@@ -375,8 +376,8 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!llvm::is_contained(
-            {"naive", "inplace", "coshare", "both", "best"}, strategy)) {
+    if (!llvm::is_contained({"naive", "inplace", "coshare", "both", "best"},
+                            strategy)) {
       module.emitError() << "unknown memory-plan strategy '" << strategy
                          << "' (naive, inplace, coshare, both, best)";
       return signalPassFailure();
@@ -395,11 +396,10 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       }
       Planner::Groups none = planner.inPlaceGroups(false);
       Planner::Groups merged = planner.inPlaceGroups(true);
-      std::map<std::string, Plan> plans = {
-          {"naive", planner.naive()},
-          {"coshare", planner.coShare(none)},
-          {"both", planner.coShare(merged)},
-          {"best", planner.bestFit(merged)}};
+      std::map<std::string, Plan> plans = {{"naive", planner.naive()},
+                                           {"coshare", planner.coShare(none)},
+                                           {"both", planner.coShare(merged)},
+                                           {"best", planner.bestFit(merged)}};
       // In-place alone: merged groups, each group its own block.
       plans["inplace"] = [&] {
         Plan p;
@@ -436,12 +436,14 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
                            << "': " << ec.message();
         return signalPassFailure();
       }
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+         << "\n";
     }
   }
 
   llvm::json::Object describe(func::FuncOp func, const Planner &planner,
-                              std::map<std::string, Plan> &plans, int64_t bound) {
+                              std::map<std::string, Plan> &plans,
+                              int64_t bound) {
     llvm::json::Object strategies;
     for (auto &[name, plan] : plans)
       strategies[name] = plan.arena;
@@ -452,13 +454,11 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
                                            {"size", b.size},
                                            {"start", b.start},
                                            {"end", b.end}});
-    return llvm::json::Object{{"function", func.getName()},
-                              {"strategy", strategy},
-                              {"arena_bytes", chosen.arena},
-                              {"naive_bytes", plans["naive"].arena},
-                              {"lower_bound_bytes", bound},
-                              {"strategies", std::move(strategies)},
-                              {"buffers", std::move(buffers)}};
+    return llvm::json::Object{
+        {"function", func.getName()},   {"strategy", strategy},
+        {"arena_bytes", chosen.arena},  {"naive_bytes", plans["naive"].arena},
+        {"lower_bound_bytes", bound},   {"strategies", std::move(strategies)},
+        {"buffers", std::move(buffers)}};
   }
 
   void print(func::FuncOp func, const Planner &planner,

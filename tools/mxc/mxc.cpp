@@ -26,6 +26,11 @@ static cl::opt<std::string>
 static cl::list<std::string>
     inputs("input", cl::desc("Shape of a graph input, e.g. data=1x3x32x32"),
            cl::value_desc("NAME=SHAPE"), cl::cat(category));
+static cl::list<std::string>
+    binds("bind",
+          cl::desc("Bind an ONNX graph input to a constant at compile time "
+                   "(a serialized TensorProto), e.g. shape=shape.pb"),
+          cl::value_desc("NAME=FILE.pb"), cl::cat(category));
 static cl::opt<std::string>
     outputPath("o",
                cl::desc("Output file (lib<name>.so, .a, .o, .ll, .mlir, .h)"),
@@ -127,6 +132,16 @@ int main(int argc, char **argv) {
                   "': " + llvm::toString(dims.takeError()));
     if (!options.inputShapes.emplace(name.str(), *dims).second)
       return fail("--input '" + name + "' is given twice");
+  }
+
+  for (const std::string &spec : binds) {
+    auto [name, path] = llvm::StringRef(spec).split('=');
+    if (name.empty() || path.empty())
+      return fail("--bind '" + spec + "': expected NAME=FILE.pb");
+    if (!llvm::sys::fs::exists(path))
+      return fail("--bind '" + spec + "': '" + path + "': no such file");
+    if (!options.boundInputs.emplace(name.str(), path.str()).second)
+      return fail("--bind '" + name + "' is given twice");
   }
 
   if (emit.empty()) {

@@ -744,6 +744,27 @@ llvm::Error Importer::addInitializers() {
   }
   if (model.graph().sparse_initializer_size())
     return makeError("'" + file + "': sparse initializers are not supported");
+  for (const auto &bound : opts.boundInputs) {
+    const std::string &name = bound.first, &path = bound.second;
+    bool isInput = llvm::any_of(model.graph().input(), [&](const auto &in) {
+      return in.name() == name;
+    });
+    if (!isInput || tensors.count(name))
+      return makeError("'" + file + "': --bind '" + name +
+                       "' is not an input of the graph");
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return makeError("'" + path + "': " + buffer.getError().message());
+    TP t;
+    if (!t.ParseFromArray((*buffer)->getBufferStart(),
+                          (int)(*buffer)->getBufferSize()))
+      return makeError("'" + path + "': not a serialized ONNX TensorProto");
+    auto c = readTensor(t, "--bind '" + name + "'");
+    if (!c)
+      return c.takeError();
+    tensors[name] =
+        Tensor{Value(), std::make_shared<const Const>(std::move(*c))};
+  }
   return llvm::Error::success();
 }
 
@@ -891,7 +912,8 @@ FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
   if (!c)
     return fail("input '" + what +
                 "' must be a compile-time constant (an initializer, a "
-                "Constant or a foldable shape computation)");
+                "Constant or a foldable shape computation; bind a graph "
+                "input with --bind NAME=FILE.pb)");
   if (c->isFloat())
     return fail("input '" + what + "' must be an integer tensor");
   return c->intValues();

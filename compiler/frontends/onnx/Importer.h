@@ -17,6 +17,10 @@ struct ImportOptions {
   /// Shapes of graph inputs by name (`--input data=1x3x224x224`); they bind
   /// symbolic dimensions. Unbound symbolic dimensions become 1 (with a note).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs bound to compile-time constants (`--bind name=FILE.pb`, a
+  /// serialized TensorProto): they become embedded values, so that e.g. a
+  /// Reshape's shape input or Pad's pads can be fed at compile time.
+  std::map<std::string, std::string> boundInputs;
 };
 
 /// The module and its ModelSpec (`name` left empty), as for MXNet models.
