@@ -27,6 +27,10 @@ namespace mxc {
 /// Adds the patterns lowering every mx op to linalg/tensor/arith/math.
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns lowering the training ops (loss heads and backward ops
+/// of MxGradOps.td) to linalg/tensor/arith/math.
+void populateGradOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
 /// Options of the CPU pipeline from the mx dialect to the LLVM dialect.
 struct CpuPipelineOptions {
   /// Memory-planning strategy: naive, inplace, coshare, both or best.

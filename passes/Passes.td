@@ -55,4 +55,42 @@ def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def GradientPass : Pass<"mxc-gradient", "::mlir::ModuleOp"> {
+  let summary = "Derive the gradient function of a model (reverse mode)";
+  let description = [{
+    For `func.func @forward` (option `func`), adds `@forward_grad` with the
+    same arguments (labels included: loss heads such as SoftmaxOutput must
+    keep their label operand) returning the forward's results, then the
+    gradient of the loss with respect to every parameter in argument order,
+    then the updated moving mean and variance of every BatchNorm in
+    training mode (momentum * old + (1 - momentum) * batch statistic).
+
+    Parameters are the arguments with the unit attribute `mx.param`, or,
+    with `grad-wrt=w1,b1`, the arguments whose `mx.name` string attribute
+    is listed. Without either, every argument that is not a loss head's
+    label or an Embedding's ids is a parameter.
+
+    Each returned value seeds the reverse walk: loss heads
+    (SoftmaxOutput, LinearRegressionOutput, LogisticRegressionOutput,
+    MakeLoss) supply their own gradient, any other result is seeded with
+    ones (the loss is the sum of its elements, as MakeLoss). Ops are walked
+    in reverse, each building its operands' gradients through
+    GradientOpInterface; a value with several uses accumulates their
+    gradients with `mx.binary {op = "add"}`; BlockGrad stops the walk.
+    Training semantics: BatchNorm without use_global_stats uses batch
+    statistics (rewritten into mx reductions); Dropout is still the
+    identity (the seeded mask is TODO).
+
+    Before: `%y = mx.SoftmaxOutput %h, %label`, `return %y`.
+    After: `@forward_grad` also returns `mx.SoftmaxOutputGrad %y, %label`
+    propagated back to the parameters.
+  }];
+  let options = [
+    Option<"funcName", "func", "std::string", /*default=*/"\"forward\"",
+           "The function to differentiate">,
+    ListOption<"gradWrt", "grad-wrt", "std::string",
+               "Differentiate w.r.t. the arguments with these mx.name attributes">,
+  ];
+}
+
 #endif // MXC_PASSES_PASSES_TD

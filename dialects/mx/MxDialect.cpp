@@ -12,4 +12,5 @@ void MxDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/mx/MxOps.cpp.inc"
       >();
+  registerGradientModels(getContext());
 }

@@ -5,6 +5,7 @@
 #define MXC_DIALECTS_MX_MXDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -12,8 +13,14 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/mx/MxDialect.h.inc"
+#include "dialects/mx/MxInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/mx/MxOps.h.inc"
+
+namespace mxc::mx {
+/// Attaches GradientOpInterface to every differentiable op (MxGradients.cpp).
+void registerGradientModels(mlir::MLIRContext *ctx);
+} // namespace mxc::mx
 
 #endif // MXC_DIALECTS_MX_MXDIALECT_H

@@ -806,4 +806,7 @@ def Mx_DeconvolutionOp : Mx_Op<"Deconvolution"> {
   }];
 }
 
+// Training: loss heads and backward ops.
+include "MxGradOps.td"
+
 #endif // MXC_DIALECTS_MX_MXOPS_TD

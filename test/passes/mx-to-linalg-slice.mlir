@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lowering of mx.slice when the taken range starts at 0 with step 1 but is
-// shorter than the axis (x[:2]). Known bug: SliceLowering in MxToLinalg.cpp
-// reads the input through the map d0 * 1 + 0, which folds to d0, so linalg
-// takes the loop range from the input (4) and the generic fails to verify
-// against the 2-long output. Remove the XFAIL when the lowering is fixed.
-// XFAIL: *
+// shorter than the axis (x[:2]): an input map of d0 * 1 + 0 folds to d0, so a
+// generic reading through it would take its loop range from the input (4)
+// instead of the 2-long output; the lowering must not produce that.
 // RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s
 
 // A prefix slice lowers to valid IR with no mx op left.

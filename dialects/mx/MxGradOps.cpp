@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// Result-type inference of the training ops (MxGradOps.td): the loss heads
+// and the backward ops the gradient pass emits. Kept apart from MxOps.cpp so
+// that the inference ops and the training ops evolve separately.
+#include "dialects/mx/MxDialect.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+LogicalResult fail(std::optional<Location> loc, const Twine &message) {
+  return emitOptionalError(loc, message);
+}
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Loss heads: the output has the data's type; the label, if present, has
+/// its element count (regression_c1).
+LogicalResult inferRegression(std::optional<Location> loc, Value data,
+                              Value label, SmallVectorImpl<Type> &results) {
+  if (label && tensorOf(label).getNumElements() !=
+                   tensorOf(data).getNumElements())
+    return fail(loc, "label must have as many elements as data");
+  results.push_back(data.getType());
+  return success();
+}
+
+} // namespace
+
+LogicalResult LinearRegressionOutputOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  return inferRegression(loc, a.getData(), a.getLabel(), results);
+}
+
+LogicalResult LogisticRegressionOutputOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  return inferRegression(loc, a.getData(), a.getLabel(), results);
+}
+
+LogicalResult MakeLossOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor a,
+                                           SmallVectorImpl<Type> &results) {
+  // The parser infers before filling defaults: read the attribute itself.
+  StringAttr attr = a.getNormalizationAttr();
+  StringRef n = attr ? attr.getValue() : "null";
+  if (n != "null" && n != "batch" && n != "valid") // makeloss_c1
+    return fail(loc, "normalization must be null, batch or valid, got " + n);
+  results.push_back(a.getData().getType());
+  return success();
+}
+
+LogicalResult GradElemwiseOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor a,
+                                               SmallVectorImpl<Type> &results) {
+  ValueRange inputs = a.getInputs();
+  // grad_elemwise_c1
+  if (inputs.empty() || inputs.size() > 3)
+    return fail(loc, "takes one to three inputs");
+  Type et = tensorOf(inputs[0]).getElementType();
+  SmallVector<int64_t> shape;
+  for (Value v : inputs) {
+    auto t = tensorOf(v);
+    if (t.getElementType() != et)
+      return fail(loc, "inputs must have one element type");
+    ArrayRef<int64_t> s = t.getShape();
+    if (s.size() > shape.size())
+      shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    size_t off = shape.size() - s.size();
+    for (auto [i, d] : llvm::enumerate(s)) {
+      int64_t &o = shape[off + i];
+      if (o == 1)
+        o = d;
+      else if (d != 1 && d != o)
+        return fail(loc, "input shapes do not broadcast");
+    }
+  }
+  results.push_back(RankedTensorType::get(shape, et));
+  return success();
+}
+
+LogicalResult PoolingGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor a,
+                                              SmallVectorImpl<Type> &results) {
+  // pooling_grad_c2
+  if (a.getOutput().getType() != a.getOutGrad().getType())
+    return fail(loc, "out_grad must have the output's type");
+  if (tensorOf(a.getData()).getRank() != tensorOf(a.getOutput()).getRank())
+    return fail(loc, "data and output must have the same rank");
+  results.push_back(a.getData().getType());
+  return success();
+}
+
+LogicalResult ConvolutionGradDataOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto dy = tensorOf(a.getOutGrad());
+  ArrayRef<int64_t> shape = a.getDataShape();
+  // conv_grad_c1
+  if ((int64_t)shape.size() != dy.getRank() ||
+      tensorOf(a.getWeight()).getRank() != dy.getRank() ||
+      (int64_t)a.getKernel().size() + 2 != dy.getRank())
+    return fail(loc, "out_grad, weight and data_shape must have rank "
+                     "len(kernel) + 2");
+  results.push_back(RankedTensorType::get(shape, dy.getElementType()));
+  return success();
+}
+
+LogicalResult ConvolutionGradWeightOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(a.getData());
+  int64_t groups = a.getNumGroup();
+  if (x.getRank() != (int64_t)a.getKernel().size() + 2 || groups <= 0 ||
+      x.getDimSize(1) % groups)
+    return fail(loc, "data must have rank len(kernel) + 2 and channels "
+                     "divisible by num_group");
+  SmallVector<int64_t> shape = {(int64_t)a.getNumFilter(),
+                               x.getDimSize(1) / groups};
+  llvm::append_range(shape, a.getKernel());
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult SoftmaxOutputGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto out = tensorOf(a.getOutput());
+  auto label = tensorOf(a.getLabel());
+  // softmax_output_grad_c1
+  if (out.getRank() < 1 || label.getRank() + 1 != out.getRank())
+    return fail(loc, "label must have rank rank(output) - 1");
+  int64_t axis = a.getMultiOutput() ? 1 : out.getRank() - 1;
+  SmallVector<int64_t> expect(out.getShape());
+  expect.erase(expect.begin() + axis);
+  if (label.getShape() != ArrayRef<int64_t>(expect))
+    return fail(loc, "label shape must be the output's without the class axis");
+  StringRef n = a.getNormalization(); // softmax_output_grad_c2
+  if (n != "null" && n != "batch" && n != "valid")
+    return fail(loc, "normalization must be null, batch or valid, got " + n);
+  results.push_back(out);
+  return success();
+}
+
+LogicalResult EmbeddingGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto ids = tensorOf(a.getData());
+  auto dy = tensorOf(a.getOutGrad());
+  SmallVector<int64_t> expect(ids.getShape());
+  expect.push_back(a.getOutputDim());
+  if (dy.getShape() != ArrayRef<int64_t>(expect)) // embedding_grad_c1
+    return fail(loc, "out_grad shape must be data's followed by output_dim");
+  results.push_back(RankedTensorType::get(
+      {(int64_t)a.getInputDim(), (int64_t)a.getOutputDim()},
+      dy.getElementType()));
+  return success();
+}
+
+LogicalResult SliceGradOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor a,
+                                            SmallVectorImpl<Type> &results) {
+  auto dy = tensorOf(a.getOutGrad());
+  ArrayRef<int64_t> shape = a.getDataShape(), starts = a.getStarts(),
+                    steps = a.getSteps();
+  // slice_grad_c1
+  if ((int64_t)shape.size() != dy.getRank() || starts.size() != shape.size() ||
+      steps.size() != shape.size())
+    return fail(loc, "starts, steps and data_shape need one entry per axis");
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (steps[i] <= 0)
+      return fail(loc, "steps must be positive");
+    // slice_grad_c2
+    if (starts[i] < 0 ||
+        starts[i] + (dy.getDimSize(i) - 1) * steps[i] >= shape[i])
+      return fail(loc, "the slice does not fit in data_shape");
+  }
+  results.push_back(RankedTensorType::get(shape, dy.getElementType()));
+  return success();
+}

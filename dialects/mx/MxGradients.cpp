@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gradient of every differentiable mx op (MXNet's FGradient), as
+// GradientOpInterface models attached when the dialect loads. Gradients are
+// built from mx ops -- forward ops where the derivative is a composition of
+// them (dot for FullyConnected, reduce for broadcasting), backward ops of
+// MxGradOps.td where it is not (pooling, convolution, elementwise
+// derivatives) -- so they lower, fuse and plan memory like the forward.
+#include "dialects/mx/MxDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+
+#include "dialects/mx/MxInterfaces.cpp.inc"
+
+namespace {
+
+using Grads = SmallVector<Value>;
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Builds mx op `OpTy` from operands and attributes; inference gives the
+/// result types.
+template <typename OpTy>
+Value make(OpBuilder &b, Location loc, ValueRange operands,
+           ArrayRef<NamedAttribute> attrs = {}) {
+  // Generic building leaves defaulted attributes out; inference reads them.
+  NamedAttrList all(attrs);
+  OpTy::populateDefaultAttrs(
+      OperationName(OpTy::getOperationName(), b.getContext()), all);
+  return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
+}
+
+NamedAttribute attr(OpBuilder &b, StringRef name, Attribute value) {
+  return b.getNamedAttr(name, value);
+}
+NamedAttribute strAttr(OpBuilder &b, StringRef name, StringRef value) {
+  return b.getNamedAttr(name, b.getStringAttr(value));
+}
+NamedAttribute f64Attr(OpBuilder &b, StringRef name, double value) {
+  return b.getNamedAttr(name, b.getF64FloatAttr(value));
+}
+NamedAttribute boolAttr(OpBuilder &b, StringRef name, bool value) {
+  return b.getNamedAttr(name, b.getBoolAttr(value));
+}
+NamedAttribute i64Attr(OpBuilder &b, StringRef name, int64_t value) {
+  return b.getNamedAttr(name, b.getI64IntegerAttr(value));
+}
+NamedAttribute arrAttr(OpBuilder &b, StringRef name, ArrayRef<int64_t> value) {
+  return b.getNamedAttr(name, b.getDenseI64ArrayAttr(value));
+}
+
+/// A view of `v` with `shape` (same element count).
+Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  if (tensorOf(v).getShape() == shape)
+    return v;
+  return make<ReshapeOp>(b, loc, v, {arrAttr(b, "shape", shape)});
+}
+
+Value binary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
+  return make<BinaryOp>(b, loc, {x, y}, {strAttr(b, "op", op)});
+}
+
+Value scalar(OpBuilder &b, Location loc, StringRef op, Value x, double s) {
+  return make<ScalarOp>(b, loc, x,
+                        {strAttr(b, "op", op), f64Attr(b, "scalar", s)});
+}
+
+/// grad_elemwise: the pointwise derivative `fn` of the inputs.
+Value gradEw(OpBuilder &b, Location loc, StringRef fn, ValueRange inputs,
+             double alpha = 0.0, double beta = 0.0) {
+  return make<GradElemwiseOp>(b, loc, inputs,
+                              {strAttr(b, "fn", fn), f64Attr(b, "alpha", alpha),
+                               f64Attr(b, "beta", beta)});
+}
+
+/// A tensor like `v` holding `value` everywhere.
+Value filled(OpBuilder &b, Location loc, Value v, double value) {
+  return gradEw(b, loc, "fill", v, value);
+}
+
+/// Sums `g` (of the broadcast result shape) down to `shape`: over the
+/// leading axes the operand lacks and the axes it broadcast from extent 1
+/// (the transpose of NumPy broadcasting).
+Value sumTo(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> shape) {
+  auto gt = tensorOf(g);
+  if (gt.getShape() == shape)
+    return g;
+  int64_t off = gt.getRank() - shape.size();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < gt.getRank(); ++i)
+    if (i < off || (shape[i - off] == 1 && gt.getDimSize(i) != 1))
+      axes.push_back(i);
+  Value r = g;
+  if (!axes.empty())
+    r = make<ReduceOp>(b, loc, g,
+                       {strAttr(b, "op", "sum"), arrAttr(b, "axis", axes),
+                        boolAttr(b, "keepdims", true)});
+  return reshape(b, loc, r, shape);
+}
+
+/// The gradient of a reduction's result as a keepdims-shaped tensor.
+Value keepDims(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> inShape,
+               ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape(inShape);
+  for (int64_t a : axes)
+    shape[a] = 1;
+  return reshape(b, loc, g, shape);
+}
+
+/// Sum over every axis of `x` but `axis`, as a 1-D tensor.
+Value sumExcept(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  Value r = make<ReduceOp>(b, loc, x,
+                           {strAttr(b, "op", "sum"),
+                            arrAttr(b, "axis", {axis}),
+                            boolAttr(b, "exclude", true)});
+  return reshape(b, loc, r, {tensorOf(x).getDimSize(axis)});
+}
+
+/// A 1-D per-channel tensor shaped to broadcast along `axis` of rank `rank`.
+Value channelView(OpBuilder &b, Location loc, Value v, int64_t rank,
+                  int64_t axis) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = tensorOf(v).getNumElements();
+  return reshape(b, loc, v, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Gradients, one function per op
+//===----------------------------------------------------------------------===//
+
+Grads gradientOf(FullyConnectedOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData());
+  int64_t k = tensorOf(op.getWeight()).getDimSize(1);
+  int64_t h = op.getNumHidden();
+  int64_t m = xt.getNumElements() / k;
+  // y = x2 W^T + b with x2 the (M, K) view of the data.
+  Value x2 = reshape(b, loc, op.getData(), {m, k});
+  Value dy2 = reshape(b, loc, dys[0], {m, h});
+  Value dx = make<DotOp>(b, loc, {dy2, op.getWeight()});
+  Value dw =
+      make<DotOp>(b, loc, {dy2, x2}, {boolAttr(b, "transpose_a", true)});
+  Grads g = {reshape(b, loc, dx, xt.getShape()), dw};
+  if (op.getBias())
+    g.push_back(make<ReduceOp>(
+        b, loc, dy2, {strAttr(b, "op", "sum"), arrAttr(b, "axis", {0})}));
+  return g;
+}
+
+Grads gradientOf(ConvolutionOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  SmallVector<NamedAttribute> attrs = {
+      arrAttr(b, "kernel", op.getKernel()),
+      arrAttr(b, "stride", op.getStrides()),
+      arrAttr(b, "dilate", op.getDilations()),
+      arrAttr(b, "pad", op.getPadding()),
+      i64Attr(b, "num_filter", op.getNumFilter()),
+      i64Attr(b, "num_group", op.getNumGroup())};
+  SmallVector<NamedAttribute> dataAttrs(attrs);
+  dataAttrs.push_back(
+      arrAttr(b, "data_shape", tensorOf(op.getData()).getShape()));
+  Grads g = {
+      make<ConvolutionGradDataOp>(b, loc, {dys[0], op.getWeight()}, dataAttrs),
+      make<ConvolutionGradWeightOp>(b, loc, {op.getData(), dys[0]}, attrs)};
+  if (op.getBias())
+    g.push_back(sumExcept(b, loc, dys[0], 1));
+  return g;
+}
+
+Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  return {make<PoolingGradOp>(
+      b, loc, {op.getData(), op.getOutput(), dys[0]},
+      {arrAttr(b, "kernel", op.getEffectiveKernel()),
+       strAttr(b, "pool_type", op.getPoolType()),
+       arrAttr(b, "stride", op.getStrides()),
+       arrAttr(b, "pad", op.getPadding()),
+       strAttr(b, "pooling_convention", op.getPoolingConvention()),
+       boolAttr(b, "count_include_pad", op.getCountIncludePad())})};
+}
+
+Grads gradientOf(ActivationOp op, OpBuilder &b, ValueRange dys) {
+  return {gradEw(b, op.getLoc(), ("unary." + op.getActType()).str(),
+                 {op.getData(), dys[0]})};
+}
+
+Grads gradientOf(UnaryOp op, OpBuilder &b, ValueRange dys) {
+  return {gradEw(b, op.getLoc(), ("unary." + op.getOp()).str(),
+                 {op.getData(), dys[0]})};
+}
+
+Grads gradientOf(LeakyReLUOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  StringRef act = op.getActType();
+  double slope = op.getSlope().convertToDouble();
+  if (act != "prelu")
+    return {gradEw(b, loc, ("LeakyReLU." + act).str(), {op.getData(), dys[0]},
+                   slope)};
+  // prelu: gamma broadcasts along axis 1 (or is one shared value).
+  auto xt = tensorOf(op.getData());
+  Value gamma = op.getGamma();
+  Value gb = channelView(b, loc, gamma, xt.getRank(), xt.getRank() > 1 ? 1 : 0);
+  Value dx = gradEw(b, loc, "LeakyReLU.prelu", {op.getData(), gb, dys[0]});
+  Value pg = gradEw(b, loc, "LeakyReLU.prelu_gamma", {op.getData(), dys[0]});
+  Value dg = sumTo(b, loc, pg, tensorOf(gb).getShape());
+  return {dx, reshape(b, loc, dg, tensorOf(gamma).getShape())};
+}
+
+Grads gradientOf(DropoutOp, OpBuilder &, ValueRange dys) {
+  // TODO(#4): training draws a mask from the instance's counter-based RNG;
+  // until then Dropout is the identity in both directions.
+  return {dys[0]};
+}
+
+Grads gradientOf(SoftmaxOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto t = tensorOf(op.getData());
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + t.getRank() : op.getAxis();
+  double temp = op.getTemperature().convertToDouble();
+  auto sum = [&](Value v) {
+    return make<ReduceOp>(b, loc, v,
+                          {strAttr(b, "op", "sum"), arrAttr(b, "axis", {axis}),
+                           boolAttr(b, "keepdims", true)});
+  };
+  Value y = op.getOutput(), dy = dys[0], dx;
+  if (op.getLog()) {
+    // dx = dy - softmax * sum(dy)
+    Value p = make<UnaryOp>(b, loc, y, {strAttr(b, "op", "exp")});
+    dx = binary(b, loc, "sub", dy, binary(b, loc, "mul", p, sum(dy)));
+  } else {
+    // dx = y * (dy - sum(dy * y))
+    Value s = sum(binary(b, loc, "mul", dy, y));
+    dx = binary(b, loc, "mul", y, binary(b, loc, "sub", dy, s));
+  }
+  if (temp != 1.0)
+    dx = scalar(b, loc, "div", dx, temp);
+  return {dx};
+}
+
+Grads gradientOf(SoftmaxOutputOp op, OpBuilder &b, ValueRange) {
+  Location loc = op.getLoc();
+  Value label = op.getLabel();
+  if (!label) {
+    op.emitError("SoftmaxOutput needs its label operand to be differentiated");
+    return {Value()};
+  }
+  auto t = tensorOf(op.getOutput());
+  Value out = op.getOutput();
+  SmallVector<int64_t> labelShape;
+  if (op.getMultiOutput()) {
+    labelShape.assign(t.getShape().begin(), t.getShape().end());
+    labelShape.erase(labelShape.begin() + 1);
+  } else if (op.getPreserveShape()) {
+    labelShape.assign(t.getShape().begin(), t.getShape().end() - 1);
+  } else {
+    int64_t n = t.getDimSize(0);
+    out = reshape(b, loc, out, {n, t.getNumElements() / n});
+    labelShape = {n};
+  }
+  Value dx = make<SoftmaxOutputGradOp>(
+      b, loc, {out, reshape(b, loc, label, labelShape)},
+      {f64Attr(b, "grad_scale", op.getGradScale().convertToDouble()),
+       f64Attr(b, "ignore_label", op.getIgnoreLabel().convertToDouble()),
+       boolAttr(b, "multi_output", op.getMultiOutput()),
+       boolAttr(b, "use_ignore", op.getUseIgnore()),
+       strAttr(b, "normalization", op.getNormalization())});
+  return {reshape(b, loc, dx, t.getShape()), Value()};
+}
+
+/// LinearRegressionOutput / LogisticRegressionOutput: (out - label) *
+/// grad_scale / num_output.
+template <typename OpTy>
+Grads regressionGradient(OpTy op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value label = op.getLabel();
+  if (!label) {
+    op.emitError() << op->getName() << " needs its label to be differentiated";
+    return {Value(), Value()};
+  }
+  auto t = tensorOf(op.getOutput());
+  int64_t numOutput =
+      t.getRank() ? t.getNumElements() / t.getDimSize(0) : 1;
+  Value diff = binary(b, loc, "sub", op.getOutput(),
+                      reshape(b, loc, label, t.getShape()));
+  return {scalar(b, loc, "mul", diff,
+                 op.getGradScale().convertToDouble() / numOutput),
+          Value()};
+}
+Grads gradientOf(LinearRegressionOutputOp op, OpBuilder &b, ValueRange) {
+  return regressionGradient(op, b);
+}
+Grads gradientOf(LogisticRegressionOutputOp op, OpBuilder &b, ValueRange) {
+  return regressionGradient(op, b);
+}
+
+Grads gradientOf(MakeLossOp op, OpBuilder &b, ValueRange) {
+  Location loc = op.getLoc();
+  auto t = tensorOf(op.getData());
+  double scale = op.getGradScale().convertToDouble();
+  StringRef norm = op.getNormalization();
+  if (norm == "batch" && t.getRank() > 0)
+    scale /= t.getDimSize(0);
+  Value g = filled(b, loc, op.getData(), scale);
+  if (norm == "valid") {
+    Value valid = gradEw(b, loc, "greater_scalar", op.getData(),
+                         op.getValidThresh().convertToDouble());
+    Value count = make<ReduceOp>(b, loc, valid, {strAttr(b, "op", "sum")});
+    g = gradEw(b, loc, "div_at_least_one", {g, count});
+  }
+  return {g};
+}
+
+Grads gradientOf(BinaryOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  Value l = op.getLhs(), r = op.getRhs(), dy = dys[0];
+  StringRef fn = op.getOp();
+  Value dl, dr;
+  if (fn == "add" || fn == "sub") {
+    dl = dy;
+    dr = fn == "add" ? dy : scalar(b, loc, "mul", dy, -1.0);
+  } else if (fn == "mul") {
+    dl = binary(b, loc, "mul", dy, r);
+    dr = binary(b, loc, "mul", dy, l);
+  } else {
+    dl = gradEw(b, loc, ("binary." + fn + ".lhs").str(), {l, r, dy});
+    dr = gradEw(b, loc, ("binary." + fn + ".rhs").str(), {l, r, dy});
+  }
+  return {sumTo(b, loc, dl, tensorOf(l).getShape()),
+          sumTo(b, loc, dr, tensorOf(r).getShape())};
+}
+
+Grads gradientOf(ScalarOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  StringRef fn = op.getOp();
+  double s = op.getScalar().convertToDouble();
+  if (fn == "add" || (fn == "sub" && !op.getReverse()))
+    return {dys[0]};
+  if (fn == "sub")
+    return {scalar(b, loc, "mul", dys[0], -1.0)};
+  if (fn == "mul")
+    return {scalar(b, loc, "mul", dys[0], s)};
+  if (fn == "div" && !op.getReverse())
+    return {scalar(b, loc, "div", dys[0], s)};
+  return {gradEw(b, loc,
+                 ((op.getReverse() ? "rscalar." : "scalar.") + fn).str(),
+                 {op.getData(), dys[0]}, s)};
+}
+
+Grads gradientOf(ClipOp op, OpBuilder &b, ValueRange dys) {
+  return {gradEw(b, op.getLoc(), "clip", {op.getData(), dys[0]},
+                 op.getAMin().convertToDouble(),
+                 op.getAMax().convertToDouble())};
+}
+
+Grads gradientOf(DotOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  Value a = op.getLhs(), c = op.getRhs(), dy = dys[0];
+  bool ta = op.getTransposeA(), tb = op.getTransposeB(), batch = op.getBatch();
+  auto dot = [&](Value x, Value y, bool tx, bool ty) {
+    return make<DotOp>(b, loc, {x, y},
+                       {boolAttr(b, "transpose_a", tx),
+                        boolAttr(b, "transpose_b", ty),
+                        boolAttr(b, "batch", batch)});
+  };
+  // y = op(A) op(B): dA = dy op(B)^T (or its transpose), likewise dB.
+  Value da = ta ? dot(c, dy, tb, true) : dot(dy, c, false, !tb);
+  Value db = tb ? dot(dy, a, true, ta) : dot(a, dy, !ta, false);
+  return {da, db};
+}
+
+Grads gradientOf(ReduceOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData());
+  SmallVector<int64_t> axes = op.getReducedAxes();
+  StringRef fn = op.getOp();
+  Value dy = keepDims(b, loc, dys[0], xt.getShape(), axes);
+  if (fn == "sum" || fn == "mean") {
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= xt.getDimSize(a);
+    return {gradEw(b, loc, "spread", {op.getData(), dy},
+                   fn == "mean" ? 1.0 / count : 1.0)};
+  }
+  if (fn == "max" || fn == "min") {
+    Value y = keepDims(b, loc, op.getOutput(), xt.getShape(), axes);
+    return {gradEw(b, loc, "eq_select", {op.getData(), y, dy})};
+  }
+  op.emitError("no gradient for reduce op ") << fn;
+  return {Value()};
+}
+
+/// Ops that only change the shape: the gradient is the same view back.
+template <typename OpTy>
+Grads reshapeGradient(OpTy op, OpBuilder &b, ValueRange dys) {
+  return {reshape(b, op.getLoc(), dys[0],
+                  tensorOf(op.getData()).getShape())};
+}
+Grads gradientOf(FlattenOp op, OpBuilder &b, ValueRange dys) {
+  return reshapeGradient(op, b, dys);
+}
+Grads gradientOf(ReshapeOp op, OpBuilder &b, ValueRange dys) {
+  return reshapeGradient(op, b, dys);
+}
+Grads gradientOf(ExpandDimsOp op, OpBuilder &b, ValueRange dys) {
+  return reshapeGradient(op, b, dys);
+}
+Grads gradientOf(SqueezeOp op, OpBuilder &b, ValueRange dys) {
+  return reshapeGradient(op, b, dys);
+}
+
+Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
+  SmallVector<int64_t> perm = op.getPermutation(), inv(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inv[p] = i;
+  return {make<TransposeOp>(b, op.getLoc(), dys[0],
+                            {arrAttr(b, "axes", inv)})};
+}
+
+Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  int64_t rank = tensorOf(dys[0]).getRank();
+  int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+  Grads g;
+  int64_t offset = 0;
+  for (Value in : op.getInputs()) {
+    int64_t n = tensorOf(in).getDimSize(dim);
+    SmallVector<int64_t> begin(dim + 1, 0), end(tensorOf(in).getShape());
+    end.resize(dim + 1);
+    begin[dim] = offset;
+    end[dim] = offset + n;
+    g.push_back(make<SliceOp>(b, loc, dys[0],
+                              {arrAttr(b, "begin", begin),
+                               arrAttr(b, "end", end)}));
+    offset += n;
+  }
+  return g;
+}
+
+Grads gradientOf(SliceOp op, OpBuilder &b, ValueRange dys) {
+  SmallVector<int64_t> starts, steps, counts;
+  op.getNormalized(starts, steps, counts);
+  if (llvm::any_of(steps, [](int64_t s) { return s <= 0; })) {
+    op.emitError("no gradient yet for a slice with a negative step");
+    return {Value()};
+  }
+  return {make<SliceGradOp>(
+      b, op.getLoc(), dys[0],
+      {arrAttr(b, "data_shape", tensorOf(op.getData()).getShape()),
+       arrAttr(b, "starts", starts), arrAttr(b, "steps", steps)})};
+}
+
+Grads gradientOf(SliceChannelOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData());
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + xt.getRank() : op.getAxis();
+  SmallVector<Value> parts;
+  SmallVector<int64_t> partShape(xt.getShape());
+  partShape[axis] /= op.getNumOutputs();
+  for (Value dy : dys)
+    parts.push_back(reshape(b, loc, dy, partShape));
+  return {make<ConcatOp>(b, loc, parts, {i64Attr(b, "dim", axis)})};
+}
+
+Grads gradientOf(EmbeddingOp op, OpBuilder &b, ValueRange dys) {
+  return {Value(), make<EmbeddingGradOp>(
+                       b, op.getLoc(), {op.getData(), dys[0]},
+                       {i64Attr(b, "input_dim", op.getInputDim()),
+                        i64Attr(b, "output_dim", op.getOutputDim())})};
+}
+
+/// Attaches `gradientOf(OpTy, ...)` to OpTy.
+template <typename OpTy>
+struct GradientModel
+    : GradientOpInterface::ExternalModel<GradientModel<OpTy>, OpTy> {
+  SmallVector<Value> buildGradient(Operation *op, OpBuilder &b,
+                                   ValueRange resultGrads) const {
+    return gradientOf(cast<OpTy>(op), b, resultGrads);
+  }
+};
+
+template <typename... OpTys> void attach(MLIRContext *ctx) {
+  (OpTys::template attachInterface<GradientModel<OpTys>>(*ctx), ...);
+}
+
+} // namespace
+
+void mxc::mx::registerGradientModels(MLIRContext *ctx) {
+  attach<FullyConnectedOp, ConvolutionOp, PoolingOp, ActivationOp, UnaryOp,
+         LeakyReLUOp, DropoutOp, SoftmaxOp, SoftmaxOutputOp,
+         LinearRegressionOutputOp, LogisticRegressionOutputOp, MakeLossOp,
+         BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
+         ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
+         SliceChannelOp, EmbeddingOp>(ctx);
+}

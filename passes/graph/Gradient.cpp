@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reverse-mode gradient derivation on the mx dialect (issue #4): clones the
+// forward function into `<func>_grad`, switches it to training semantics,
+// and walks its ops backwards, each op building its operands' gradients
+// through GradientOpInterface (MxGradients.cpp), as MXNet's executor chains
+// FGradient.
+#include "dialects/mx/MxDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mxc {
+#define GEN_PASS_DEF_GRADIENTPASS
+#include "passes/Passes.h.inc"
+} // namespace mxc
+
+using namespace mlir;
+using namespace mxc;
+using namespace mxc::mx;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+template <typename OpTy>
+Value make(OpBuilder &b, Location loc, ValueRange operands,
+           ArrayRef<NamedAttribute> attrs = {}) {
+  // Generic building leaves defaulted attributes out; inference reads them.
+  NamedAttrList all(attrs);
+  OpTy::populateDefaultAttrs(
+      OperationName(OpTy::getOperationName(), b.getContext()), all);
+  return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
+}
+
+Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  if (tensorOf(v).getShape() == shape)
+    return v;
+  return make<ReshapeOp>(
+      b, loc, v, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))});
+}
+
+Value binary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
+  return make<BinaryOp>(b, loc, {x, y},
+                        {b.getNamedAttr("op", b.getStringAttr(op))});
+}
+
+Value scalar(OpBuilder &b, Location loc, StringRef op, Value x, double s) {
+  return make<ScalarOp>(b, loc, x,
+                        {b.getNamedAttr("op", b.getStringAttr(op)),
+                         b.getNamedAttr("scalar", b.getF64FloatAttr(s))});
+}
+
+Value filled(OpBuilder &b, Location loc, Value like, double value) {
+  return make<GradElemwiseOp>(
+      b, loc, like,
+      {b.getNamedAttr("fn", b.getStringAttr("fill")),
+       b.getNamedAttr("alpha", b.getF64FloatAttr(value))});
+}
+
+bool isLossHead(Operation *op) {
+  return isa<SoftmaxOutputOp, LinearRegressionOutputOp,
+             LogisticRegressionOutputOp, MakeLossOp>(op);
+}
+
+/// Operands that carry data rather than something to learn: labels of the
+/// loss heads and Embedding ids.
+bool isDataOperand(OpOperand &use) {
+  Operation *op = use.getOwner();
+  unsigned i = use.getOperandNumber();
+  if (isa<SoftmaxOutputOp, LinearRegressionOutputOp,
+          LogisticRegressionOutputOp>(op))
+    return i == 1;
+  if (isa<EmbeddingOp>(op))
+    return i == 0;
+  return false;
+}
+
+/// Rewrites a BatchNorm in training mode into mx reductions over the batch
+/// statistics (so that its gradient is derived like any composition) and
+/// returns the updated moving mean and variance.
+std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto xt = tensorOf(op.getData());
+  int64_t rank = xt.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t c = xt.getDimSize(axis);
+  SmallVector<int64_t> chShape(rank, 1);
+  chShape[axis] = c;
+  auto mean = [&](Value v) {
+    return make<ReduceOp>(
+        b, loc, v,
+        {b.getNamedAttr("op", b.getStringAttr("mean")),
+         b.getNamedAttr("axis", b.getDenseI64ArrayAttr({axis})),
+         b.getNamedAttr("exclude", b.getBoolAttr(true)),
+         b.getNamedAttr("keepdims", b.getBoolAttr(true))});
+  };
+  Value mu = mean(op.getData());
+  Value xc = binary(b, loc, "sub", op.getData(), mu);
+  Value var = mean(binary(b, loc, "mul", xc, xc));
+  Value inv = make<UnaryOp>(
+      b, loc, scalar(b, loc, "add", var, op.getEps().convertToDouble()),
+      {b.getNamedAttr("op", b.getStringAttr("rsqrt"))});
+  Value y = binary(b, loc, "mul", xc, inv);
+  if (!op.getFixGamma())
+    y = binary(b, loc, "mul", y, reshape(b, loc, op.getGamma(), chShape));
+  y = binary(b, loc, "add", y, reshape(b, loc, op.getBeta(), chShape));
+  op.getOutput().replaceAllUsesWith(y);
+  double m = op.getMomentum().convertToDouble();
+  auto update = [&](Value old, Value stat) {
+    Value s = make<BlockGradOp>(b, loc, reshape(b, loc, stat, {c}));
+    return binary(b, loc, "add", scalar(b, loc, "mul", old, m),
+                  scalar(b, loc, "mul", s, 1.0 - m));
+  };
+  std::pair<Value, Value> updates = {update(op.getMovingMean(), mu),
+                                     update(op.getMovingVar(), var)};
+  op.erase();
+  return updates;
+}
+
+struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
+  using GradientPassBase::GradientPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fwd = module.lookupSymbol<func::FuncOp>(funcName);
+    // A module without the function (a library of helpers) is left alone.
+    if (!fwd)
+      return;
+    if (!fwd.getBody().hasOneBlock()) {
+      fwd.emitError("the function to differentiate must have one block");
+      return signalPassFailure();
+    }
+    OpBuilder b(module.getContext());
+    b.setInsertionPointAfter(fwd);
+    auto gradFn = cast<func::FuncOp>(b.clone(*fwd));
+    gradFn.setSymName(funcName + "_grad");
+    if (failed(differentiate(gradFn)))
+      return signalPassFailure();
+  }
+
+  /// The arguments to differentiate with respect to, in order.
+  FailureOr<SmallVector<BlockArgument>> parameters(func::FuncOp fn) {
+    SmallVector<BlockArgument> params;
+    Block &body = fn.getBody().front();
+    if (!gradWrt.empty()) {
+      for (const std::string &name : gradWrt) {
+        bool found = false;
+        for (BlockArgument arg : body.getArguments()) {
+          auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                   "mx.name");
+          if (n && n.getValue() == name) {
+            params.push_back(arg);
+            found = true;
+          }
+        }
+        if (!found) {
+          fn.emitError("grad-wrt: no argument has mx.name \"") << name << "\"";
+          return failure();
+        }
+      }
+      return params;
+    }
+    for (BlockArgument arg : body.getArguments())
+      if (fn.getArgAttr(arg.getArgNumber(), "mx.param"))
+        params.push_back(arg);
+    if (!params.empty())
+      return params;
+    for (BlockArgument arg : body.getArguments())
+      if (isa<RankedTensorType>(arg.getType()) &&
+          llvm::none_of(arg.getUses(),
+                        [](OpOperand &u) { return isDataOperand(u); }))
+        params.push_back(arg);
+    return params;
+  }
+
+  LogicalResult differentiate(func::FuncOp fn) {
+    Block &body = fn.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    OpBuilder b(fn.getContext());
+
+    FailureOr<SmallVector<BlockArgument>> params = parameters(fn);
+    if (failed(params))
+      return failure();
+
+    // Training semantics first: the walk then sees what training runs.
+    SmallVector<Value> auxUpdates;
+    SmallVector<BatchNormOp> bns;
+    fn.walk([&](BatchNormOp op) {
+      if (!op.getUseGlobalStats())
+        bns.push_back(op);
+    });
+    for (BatchNormOp op : bns) {
+      auto [mean, var] = expandTrainingBatchNorm(b, op);
+      auxUpdates.push_back(mean);
+      auxUpdates.push_back(var);
+    }
+
+    // Activity: the values that depend on a parameter (BlockGrad cuts).
+    llvm::DenseSet<Value> active(params->begin(), params->end());
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator()) {
+      ops.push_back(&op);
+      if (isa<BlockGradOp>(op))
+        continue;
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return active.contains(v); }))
+        for (Value r : op.getResults())
+          active.insert(r);
+    }
+
+    // Seeds, then the reverse walk; gradients go before the return.
+    b.setInsertionPoint(ret);
+    llvm::DenseMap<Value, Value> grads;
+    auto accumulate = [&](Value v, Value g) {
+      auto [it, inserted] = grads.try_emplace(v, g);
+      if (!inserted)
+        it->second = binary(b, g.getLoc(), "add", it->second, g);
+    };
+    for (Value out : ret.getOperands())
+      if (active.contains(out))
+        accumulate(out, filled(b, ret.getLoc(), out, 1.0));
+
+    for (Operation *op : llvm::reverse(ops)) {
+      if (isa<BlockGradOp>(op) ||
+          llvm::none_of(op->getResults(),
+                        [&](Value r) { return grads.count(r); }))
+        continue;
+      auto iface = dyn_cast<GradientOpInterface>(op);
+      if (!iface)
+        return op->emitError("no gradient is defined for this op, but a "
+                             "parameter's gradient flows through it");
+      SmallVector<Value> resultGrads;
+      for (Value r : op->getResults()) {
+        Value g = grads.lookup(r);
+        resultGrads.push_back(g ? g : filled(b, op->getLoc(), r, 0.0));
+      }
+      SmallVector<Value> operandGrads = iface.buildGradient(b, resultGrads);
+      if (operandGrads.size() != op->getNumOperands())
+        return op->emitError("gradient builder failed");
+      for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads)) {
+        if (!g || !active.contains(operand))
+          continue;
+        accumulate(operand, g);
+      }
+    }
+
+    SmallVector<Value> results(ret.getOperands());
+    for (BlockArgument p : *params) {
+      Value g = grads.lookup(p);
+      results.push_back(g ? g : filled(b, ret.getLoc(), p, 0.0));
+    }
+    llvm::append_range(results, auxUpdates);
+    func::ReturnOp::create(b, ret.getLoc(), results);
+    ret.erase();
+    fn.setFunctionType(FunctionType::get(
+        fn.getContext(), fn.getArgumentTypes(), ValueRange(results).getTypes()));
+    fn.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+
+    // Drop gradients nobody needs (operands that are not parameters).
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      SmallVector<Operation *> all;
+      for (Operation &op : body.without_terminator())
+        all.push_back(&op);
+      for (Operation *op : llvm::reverse(all))
+        if (isOpTriviallyDead(op)) {
+          op->erase();
+          changed = true;
+        }
+    }
+    return success();
+  }
+};
+
+} // namespace
