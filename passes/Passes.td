@@ -17,7 +17,8 @@ def ConvertMxToLinalgPass : Pass<"mxc-convert-mx-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {

@@ -226,11 +226,20 @@ Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
   if (isBool(x.getType())) {
     using P = arith::CmpIPredicate;
     switch (p) {
-    case P::slt: p = P::ult; break;
-    case P::sle: p = P::ule; break;
-    case P::sgt: p = P::ugt; break;
-    case P::sge: p = P::uge; break;
-    default: break;
+    case P::slt:
+      p = P::ult;
+      break;
+    case P::sle:
+      p = P::ule;
+      break;
+    case P::sgt:
+      p = P::ugt;
+      break;
+    case P::sge:
+      p = P::uge;
+      break;
+    default:
+      break;
     }
   }
   return arith::CmpIOp::create(b, loc, p, x, y);
@@ -250,12 +259,12 @@ Value truncToOddF32(OpBuilder &b, Location loc, Value v) {
   Value back = arith::ExtFOp::create(b, loc, v.getType(), r);
   Value inexact = cmpF(b, loc, arith::CmpFPredicate::ONE, back, v);
   Value roundedUp =
-      cmpF(b, loc, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, loc, back),
-           math::AbsFOp::create(b, loc, v));
+      cmpF(b, loc, arith::CmpFPredicate::OGT,
+           math::AbsFOp::create(b, loc, back), math::AbsFOp::create(b, loc, v));
   Value bits = arith::BitcastOp::create(b, loc, i32, r);
   Value one = constInt(b, loc, i32, 1);
-  bits = select(b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, one),
-                bits);
+  bits =
+      select(b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, one), bits);
   bits = select(b, loc, inexact, arith::OrIOp::create(b, loc, bits, one), bits);
   return arith::BitcastOp::create(b, loc, f32, bits);
 }
@@ -330,8 +339,8 @@ Value applyFloatUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
     return math::TanhOp::create(b, loc, x);
   if (fn == "softrelu") {
     // MXNet: x > 20 ? x : log1p(exp(x)), which avoids overflow.
-    Value big = cmpF(b, loc, arith::CmpFPredicate::OGT, x,
-                     constFloat(b, loc, t, 20.0));
+    Value big =
+        cmpF(b, loc, arith::CmpFPredicate::OGT, x, constFloat(b, loc, t, 20.0));
     Value soft = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
     return select(b, loc, big, x, soft);
   }
@@ -517,8 +526,7 @@ Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
 
 /// ONNX comparisons: ordered for floats except not_equal, which is true for
 /// NaN (as x != x is).
-Value applyCompare(OpBuilder &b, Location loc, StringRef fn, Value x,
-                   Value y) {
+Value applyCompare(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
   if (isa<FloatType>(x.getType())) {
     using P = arith::CmpFPredicate;
     P p = llvm::StringSwitch<P>(fn)
@@ -632,9 +640,9 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value x, Value weight,
   if (bias) {
     bias = reshapeTo(b, loc, bias, {g, fg});
     auto biasMap = AffineMap::get(yShape.size(), 0, {d(1), d(2)}, ctx);
-    init = generic(
-        b, loc, yShape, et, {bias}, {biasMap}, parallel(yShape.size()),
-        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    init =
+        generic(b, loc, yShape, et, {bias}, {biasMap}, parallel(yShape.size()),
+                [](OpBuilder &, Location, ValueRange args) { return args[0]; });
   } else {
     init = filledTensor(b, loc, yShape, et, 0.0);
   }
@@ -657,10 +665,10 @@ struct ConvolutionLowering : MxPattern<ConvolutionOp> {
     Location loc = op.getLoc();
     auto pad = op.getPadding();
     Value x = padAxes(b, loc, a.getData(), 2, pad, pad, 0.0);
-    b.replaceOp(op, groupedConvolution(
-                        b, loc, x, a.getWeight(), a.getBias(), op.getNumGroup(),
-                        op.getKernel(), op.getStrides(), op.getDilations(),
-                        cast<RankedTensorType>(op.getType())));
+    b.replaceOp(op, groupedConvolution(b, loc, x, a.getWeight(), a.getBias(),
+                                       op.getNumGroup(), op.getKernel(),
+                                       op.getStrides(), op.getDilations(),
+                                       cast<RankedTensorType>(op.getType())));
     return success();
   }
 };
@@ -678,7 +686,8 @@ struct DeconvolutionLowering : MxPattern<DeconvolutionOp> {
     ArrayRef<int64_t> kernel = op.getKernel();
     unsigned ns = kernel.size();
     auto orDefault = [&](ArrayRef<int64_t> v, int64_t dflt) {
-      return v.empty() ? SmallVector<int64_t>(ns, dflt) : SmallVector<int64_t>(v);
+      return v.empty() ? SmallVector<int64_t>(ns, dflt)
+                       : SmallVector<int64_t>(v);
     };
     auto stride = orDefault(op.getStride(), 1),
          dilate = orDefault(op.getDilate(), 1), pad = orDefault(op.getPad(), 0),
@@ -726,9 +735,9 @@ struct DeconvolutionLowering : MxPattern<DeconvolutionOp> {
         sizes.push_back(b.getIndexAttr(e));
       for (unsigned s = 0; s < ns; ++s)
         offsets[2 + s] = b.getIndexAttr(std::max<int64_t>(-low[s], 0));
-      x = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get(cropped, et), x, offsets, sizes,
-          strides);
+      x = tensor::ExtractSliceOp::create(b, loc,
+                                         RankedTensorType::get(cropped, et), x,
+                                         offsets, sizes, strides);
     }
 
     // w'[g, f, c, k...] = w[g, c, f, K - 1 - k...] with the groups explicit.
@@ -1230,28 +1239,28 @@ struct ClipLowering : MxPattern<ClipOp> {
            hi = op.getAMax().convertToDouble();
     bool isFloat = isa<FloatType>(et);
     b.replaceOp(
-        op, elementwise(b, op.getLoc(), type, {a.getData()},
-                        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                          Value x = args[0];
-                          if (isFloat) {
-                            // MXNet's formula, which keeps NaN (as NumPy).
-                            Value vlo = constFloat(nb, l, et, lo),
-                                  vhi = constFloat(nb, l, et, hi);
-                            Value v = select(
-                                nb, l,
-                                cmpF(nb, l, arith::CmpFPredicate::OLT, x, vlo),
-                                vlo, x);
-                            return select(
-                                nb, l,
-                                cmpF(nb, l, arith::CmpFPredicate::OGT, x, vhi),
-                                vhi, v);
-                          }
-                          // The integers in [a_min, a_max], saturated.
-                          Value v = arith::MaxSIOp::create(
-                              nb, l, x, constScalar(nb, l, et, std::ceil(lo)));
-                          return arith::MinSIOp::create(
-                              nb, l, v, constScalar(nb, l, et, std::floor(hi)));
-                        }));
+        op,
+        elementwise(
+            b, op.getLoc(), type, {a.getData()},
+            [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+              Value x = args[0];
+              if (isFloat) {
+                // MXNet's formula, which keeps NaN (as NumPy).
+                Value vlo = constFloat(nb, l, et, lo),
+                      vhi = constFloat(nb, l, et, hi);
+                Value v = select(nb, l,
+                                 cmpF(nb, l, arith::CmpFPredicate::OLT, x, vlo),
+                                 vlo, x);
+                return select(nb, l,
+                              cmpF(nb, l, arith::CmpFPredicate::OGT, x, vhi),
+                              vhi, v);
+              }
+              // The integers in [a_min, a_max], saturated.
+              Value v = arith::MaxSIOp::create(
+                  nb, l, x, constScalar(nb, l, et, std::ceil(lo)));
+              return arith::MinSIOp::create(
+                  nb, l, v, constScalar(nb, l, et, std::floor(hi)));
+            }));
     return success();
   }
 };
@@ -1327,8 +1336,9 @@ using StepFn = function_ref<Value(OpBuilder &, Location, Value element,
 
 /// Folds `x` over the reduced axes of `space`, starting from `init` (a
 /// scalar); `extras` are tensors of the reduced shape read alongside.
-Value reduction(OpBuilder &b, Location loc, Value x, const ReductionSpace &space,
-                Value init, StepFn step, ValueRange extras = {}) {
+Value reduction(OpBuilder &b, Location loc, Value x,
+                const ReductionSpace &space, Value init, StepFn step,
+                ValueRange extras = {}) {
   unsigned rank = space.iters.size();
   SmallVector<Value> inputs = {x};
   llvm::append_range(inputs, extras);
@@ -1353,11 +1363,10 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
   bool isFloat = isa<FloatType>(et);
   if (!isFloat && isOneOf(fn, {"l2", "logsumexp"})) {
     Type f64 = b.getF64Type();
-    Value wide = elementwise(
-        b, loc, type.clone(f64), {x},
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          return convertScalar(nb, l, args[0], f64);
-        });
+    Value wide = elementwise(b, loc, type.clone(f64), {x},
+                             [&](OpBuilder &nb, Location l, ValueRange args) {
+                               return convertScalar(nb, l, args[0], f64);
+                             });
     Value y = reduceValues(b, loc, fn, wide, space);
     return elementwise(b, loc, RankedTensorType::get(space.shape, et), {y},
                        [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -1380,7 +1389,8 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
     bool isMax = fn == "max";
     return reduction(
         b, loc, x, space, constExtreme(b, loc, et, /*highest=*/!isMax),
-        [&](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) -> Value {
+        [&](OpBuilder &nb, Location l, Value e, Value acc,
+            ValueRange) -> Value {
           if (isFloat)
             return isMax ? arith::MaximumFOp::create(nb, l, e, acc).getResult()
                          : arith::MinimumFOp::create(nb, l, e, acc).getResult();
@@ -1389,11 +1399,9 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
         });
   }
   if (fn == "prod")
-    return reduction(
-        b, loc, x, space, constScalar(b, loc, et, 1.0),
-        [&](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) {
-          return mul(nb, l, e, acc);
-        });
+    return reduction(b, loc, x, space, constScalar(b, loc, et, 1.0),
+                     [&](OpBuilder &nb, Location l, Value e, Value acc,
+                         ValueRange) { return mul(nb, l, e, acc); });
   if (fn == "logsumexp") {
     // log(sum(exp(x - m))) + m with m the maximum where it is finite (all
     // -inf gives -inf, not NaN).
@@ -1405,15 +1413,15 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
                               constExtreme(nb, l, et, /*highest=*/true));
           return select(nb, l, finite, args[0], constFloat(nb, l, et, 0.0));
         });
-    Value sum = reduction(
-        b, loc, x, space, constFloat(b, loc, et, 0.0),
-        [&](OpBuilder &nb, Location l, Value e, Value acc,
-            ValueRange extras) -> Value {
-          Value d = arith::SubFOp::create(nb, l, e, extras[0]);
-          return arith::AddFOp::create(nb, l, acc,
-                                       math::ExpOp::create(nb, l, d));
-        },
-        {shift});
+    Value sum =
+        reduction(b, loc, x, space, constFloat(b, loc, et, 0.0),
+                  [&](OpBuilder &nb, Location l, Value e, Value acc,
+                      ValueRange extras) -> Value {
+                    Value d = arith::SubFOp::create(nb, l, e, extras[0]);
+                    return arith::AddFOp::create(nb, l, acc,
+                                                 math::ExpOp::create(nb, l, d));
+                  },
+                  {shift});
     return elementwise(
         b, loc, redType, {sum, shift},
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
@@ -1423,16 +1431,16 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
   }
 
   // Sums: sum, mean, l1 (of |x|), sumsquare and l2 (of x^2).
-  Value y = reduction(
-      b, loc, x, space, constScalar(b, loc, et, 0.0),
-      [&](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) {
-        if (fn == "l1")
-          e = isFloat ? math::AbsFOp::create(nb, l, e).getResult()
-                      : math::AbsIOp::create(nb, l, e).getResult();
-        else if (fn == "sumsquare" || fn == "l2")
-          e = mul(nb, l, e, e);
-        return add(nb, l, e, acc);
-      });
+  Value y =
+      reduction(b, loc, x, space, constScalar(b, loc, et, 0.0),
+                [&](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) {
+                  if (fn == "l1")
+                    e = isFloat ? math::AbsFOp::create(nb, l, e).getResult()
+                                : math::AbsIOp::create(nb, l, e).getResult();
+                  else if (fn == "sumsquare" || fn == "l2")
+                    e = mul(nb, l, e, e);
+                  return add(nb, l, e, acc);
+                });
   if (fn == "mean" && (isFloat || space.count > 0))
     return elementwise(
         b, loc, redType, {y},
@@ -1565,9 +1573,10 @@ struct SliceLowering : MxPattern<SliceOp> {
     Value y = tensor::ExtractSliceOp::create(b, loc, type, a.getData(), offsets,
                                              sizes, strides);
     if (reversed)
-      y = generic(b, loc, type.getShape(), type.getElementType(), {y},
-                  {AffineMap::get(rank, 0, exprs, ctx)}, parallel(rank),
-                  [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+      y = generic(
+          b, loc, type.getShape(), type.getElementType(), {y},
+          {AffineMap::get(rank, 0, exprs, ctx)}, parallel(rank),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     b.replaceOp(op, y);
     return success();
   }
@@ -1638,10 +1647,11 @@ struct CastLowering : MxPattern<CastOp> {
       return success();
     }
     Type to = type.getElementType();
-    b.replaceOp(op, elementwise(b, op.getLoc(), type, {a.getData()},
-                                [&](OpBuilder &nb, Location l, ValueRange args) {
-                                  return convertScalar(nb, l, args[0], to);
-                                }));
+    b.replaceOp(op,
+                elementwise(b, op.getLoc(), type, {a.getData()},
+                            [&](OpBuilder &nb, Location l, ValueRange args) {
+                              return convertScalar(nb, l, args[0], to);
+                            }));
     return success();
   }
 };
@@ -1657,12 +1667,12 @@ struct WhereLowering : MxPattern<WhereOp> {
     for (Value v : inputs)
       maps.push_back(
           broadcastMap(ctx, tensorType(v).getShape(), type.getShape()));
-    b.replaceOp(op, generic(b, op.getLoc(), type.getShape(),
-                            type.getElementType(), inputs, maps,
-                            parallel(type.getRank()),
-                            [](OpBuilder &nb, Location l, ValueRange args) {
-                              return select(nb, l, args[0], args[1], args[2]);
-                            }));
+    b.replaceOp(op,
+                generic(b, op.getLoc(), type.getShape(), type.getElementType(),
+                        inputs, maps, parallel(type.getRank()),
+                        [](OpBuilder &nb, Location l, ValueRange args) {
+                          return select(nb, l, args[0], args[1], args[2]);
+                        }));
     return success();
   }
 };
@@ -1691,8 +1701,8 @@ struct GatherLowering : MxPattern<GatherOp> {
     Value data = a.getData();
     Value y = generic(
         b, op.getLoc(), type.getShape(), type.getElementType(),
-        {a.getIndices()},
-        {AffineMap::get(rank, 0, idxExprs, b.getContext())}, parallel(rank),
+        {a.getIndices()}, {AffineMap::get(rank, 0, idxExprs, b.getContext())},
+        parallel(rank),
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Type i64 = nb.getI64Type();
           Value i = convertScalar(nb, l, args[0], i64);
@@ -1735,7 +1745,8 @@ struct PadLowering : MxPattern<PadOp> {
     Value data = a.getData();
     if (op.getMode() == "constant") {
       double value = op.getValue().convertToDouble();
-      SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+      SmallVector<OpFoldResult> offsets, sizes,
+          strides(rank, b.getIndexAttr(1));
       SmallVector<int64_t> low, high, kept;
       for (int64_t i = 0; i < rank; ++i) {
         int64_t d = dataType.getDimSize(i), e = type.getDimSize(i);
@@ -1753,37 +1764,38 @@ struct PadLowering : MxPattern<PadOp> {
         high.push_back(e - first - count);
       }
       if (ArrayRef<int64_t>(kept) != dataType.getShape())
-        data = tensor::ExtractSliceOp::create(
-            b, loc, RankedTensorType::get(kept, et), data, offsets, sizes,
-            strides);
+        data = tensor::ExtractSliceOp::create(b, loc,
+                                              RankedTensorType::get(kept, et),
+                                              data, offsets, sizes, strides);
       b.replaceOp(op, padAxes(b, loc, data, 0, low, high, value));
       return success();
     }
     bool reflect = op.getMode() == "reflect";
-    Value y = generic(
-        b, loc, type.getShape(), et, {}, {}, parallel(rank),
-        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
-          SmallVector<Value> at;
-          for (int64_t i = 0; i < rank; ++i) {
-            int64_t last = dataType.getDimSize(i) - 1;
-            auto idx = [&](int64_t v) -> Value {
-              return arith::ConstantIndexOp::create(nb, l, v);
-            };
-            Value s = arith::SubIOp::create(
-                nb, l, linalg::IndexOp::create(nb, l, i), idx(pads[i]));
-            if (reflect) {
-              // -s before the start, 2 * last - s past the end.
-              Value neg = arith::SubIOp::create(nb, l, idx(0), s);
-              s = arith::MaxSIOp::create(nb, l, s, neg);
-              Value back = arith::SubIOp::create(nb, l, idx(2 * last), s);
-              s = arith::MinSIOp::create(nb, l, s, back);
-            }
-            s = arith::MaxSIOp::create(nb, l, s, idx(0));
-            s = arith::MinSIOp::create(nb, l, s, idx(last));
-            at.push_back(s);
-          }
-          return tensor::ExtractOp::create(nb, l, data, at);
-        });
+    Value y =
+        generic(b, loc, type.getShape(), et, {}, {}, parallel(rank),
+                [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+                  SmallVector<Value> at;
+                  for (int64_t i = 0; i < rank; ++i) {
+                    int64_t last = dataType.getDimSize(i) - 1;
+                    auto idx = [&](int64_t v) -> Value {
+                      return arith::ConstantIndexOp::create(nb, l, v);
+                    };
+                    Value s = arith::SubIOp::create(
+                        nb, l, linalg::IndexOp::create(nb, l, i), idx(pads[i]));
+                    if (reflect) {
+                      // -s before the start, 2 * last - s past the end.
+                      Value neg = arith::SubIOp::create(nb, l, idx(0), s);
+                      s = arith::MaxSIOp::create(nb, l, s, neg);
+                      Value back =
+                          arith::SubIOp::create(nb, l, idx(2 * last), s);
+                      s = arith::MinSIOp::create(nb, l, s, back);
+                    }
+                    s = arith::MaxSIOp::create(nb, l, s, idx(0));
+                    s = arith::MinSIOp::create(nb, l, s, idx(last));
+                    at.push_back(s);
+                  }
+                  return tensor::ExtractOp::create(nb, l, data, at);
+                });
     b.replaceOp(op, y);
     return success();
   }
@@ -1794,16 +1806,15 @@ struct BroadcastToLowering : MxPattern<BroadcastToOp> {
   LogicalResult matchAndRewrite(BroadcastToOp op, Adaptor a,
                                 ConversionPatternRewriter &b) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    b.replaceOp(
-        op, generic(b, op.getLoc(), type.getShape(), type.getElementType(),
-                    {a.getData()},
-                    {broadcastMap(b.getContext(),
-                                  tensorType(a.getData()).getShape(),
-                                  type.getShape())},
-                    parallel(type.getRank()),
-                    [](OpBuilder &, Location, ValueRange args) {
-                      return args[0];
-                    }));
+    b.replaceOp(op, generic(b, op.getLoc(), type.getShape(),
+                            type.getElementType(), {a.getData()},
+                            {broadcastMap(b.getContext(),
+                                          tensorType(a.getData()).getShape(),
+                                          type.getShape())},
+                            parallel(type.getRank()),
+                            [](OpBuilder &, Location, ValueRange args) {
+                              return args[0];
+                            }));
     return success();
   }
 };
@@ -1860,7 +1871,8 @@ struct MatMulLowering : MxPattern<MatMulOp> {
     bool isFloat = isa<FloatType>(et);
     Value y = generic(
         b, loc, yShape, et, {lhs, rhs},
-        {AffineMap::get(nLoops, 0, ae, ctx), AffineMap::get(nLoops, 0, be, ctx)},
+        {AffineMap::get(nLoops, 0, ae, ctx),
+         AffineMap::get(nLoops, 0, be, ctx)},
         iters,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           if (isFloat)
@@ -1895,7 +1907,8 @@ struct ArgReduceLowering : MxPattern<ArgReduceOp> {
     ReductionSpace space(b.getContext(), dataType.getShape(), {axis});
     Value initValue =
         filledTensor(b, loc, space.shape, constExtreme(b, loc, et, !isMax));
-    Value initIndex = filledTensor(b, loc, space.shape, constInt(b, loc, i64, 0));
+    Value initIndex =
+        filledTensor(b, loc, space.shape, constInt(b, loc, i64, 0));
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{initValue.getType(), initIndex.getType()},
         ValueRange{a.getData()}, ValueRange{initValue, initIndex},
@@ -1923,10 +1936,10 @@ struct ArgReduceLowering : MxPattern<ArgReduceOp> {
             better = cmpI(nb, l, isMax ? P::sgt : P::slt, x, best);
             same = cmpI(nb, l, P::eq, x, best);
           }
-          Value tie = cmpI(nb, l,
-                           last ? arith::CmpIPredicate::sgt
-                                : arith::CmpIPredicate::slt,
-                           i, bestIndex);
+          Value tie =
+              cmpI(nb, l,
+                   last ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+                   i, bestIndex);
           Value take = arith::OrIOp::create(
               nb, l, better, arith::AndIOp::create(nb, l, same, tie));
           linalg::YieldOp::create(
@@ -1967,15 +1980,14 @@ struct LayerNormLowering : MxPattern<LayerNormOp> {
                              [&](OpBuilder &nb, Location l, ValueRange args) {
                                return arith::DivFOp::create(nb, l, args[0], n);
                              });
-    Value sq = reduction(
-        b, loc, x, space, zero,
-        [](OpBuilder &nb, Location l, Value e, Value acc,
-           ValueRange extras) -> Value {
-          Value d = arith::SubFOp::create(nb, l, e, extras[0]);
-          return arith::AddFOp::create(nb, l, acc,
-                                       arith::MulFOp::create(nb, l, d, d));
-        },
-        {mean});
+    Value sq = reduction(b, loc, x, space, zero,
+                         [](OpBuilder &nb, Location l, Value e, Value acc,
+                            ValueRange extras) -> Value {
+                           Value d = arith::SubFOp::create(nb, l, e, extras[0]);
+                           return arith::AddFOp::create(
+                               nb, l, acc, arith::MulFOp::create(nb, l, d, d));
+                         },
+                         {mean});
     Value rstd = elementwise(
         b, loc, redType, {sq}, [&](OpBuilder &nb, Location l, ValueRange args) {
           Value var = arith::DivFOp::create(nb, l, args[0], n);
@@ -1987,7 +1999,8 @@ struct LayerNormLowering : MxPattern<LayerNormOp> {
     Value y = generic(
         b, loc, type.getShape(), et, {x, mean, rstd, a.getGamma(), a.getBeta()},
         {b.getMultiDimIdentityMap(rank), space.outMap, space.outMap, cm, cm},
-        parallel(rank), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        parallel(rank),
+        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
           Value s = arith::MulFOp::create(
               nb, l, arith::MulFOp::create(nb, l, d, args[2]), args[3]);
@@ -2000,13 +2013,6 @@ struct LayerNormLowering : MxPattern<LayerNormOp> {
 
 struct ConvertMxToLinalgPass
     : mxc::impl::ConvertMxToLinalgPassBase<ConvertMxToLinalgPass> {
-  // Integer powers loop over the exponent's bits with scf.for.
-  // TODO: list scf in Passes.td's dependentDialects and drop this.
-  void getDependentDialects(DialectRegistry &registry) const override {
-    ConvertMxToLinalgPassBase::getDependentDialects(registry);
-    registry.insert<scf::SCFDialect>();
-  }
-
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
