@@ -21,8 +21,8 @@ RankedTensorType tensorOf(Value v) {
 /// its element count (regression_c1).
 LogicalResult inferRegression(std::optional<Location> loc, Value data,
                               Value label, SmallVectorImpl<Type> &results) {
-  if (label && tensorOf(label).getNumElements() !=
-                   tensorOf(data).getNumElements())
+  if (label &&
+      tensorOf(label).getNumElements() != tensorOf(data).getNumElements())
     return fail(loc, "label must have as many elements as data");
   results.push_back(data.getType());
   return success();
@@ -98,9 +98,10 @@ LogicalResult PoolingGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ConvolutionGradDataOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+ConvolutionGradDataOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc, Adaptor a,
+                                        SmallVectorImpl<Type> &results) {
   auto dy = tensorOf(a.getOutGrad());
   ArrayRef<int64_t> shape = a.getDataShape();
   // conv_grad_c1
@@ -123,15 +124,16 @@ LogicalResult ConvolutionGradWeightOp::inferReturnTypes(
     return fail(loc, "data must have rank len(kernel) + 2 and channels "
                      "divisible by num_group");
   SmallVector<int64_t> shape = {(int64_t)a.getNumFilter(),
-                               x.getDimSize(1) / groups};
+                                x.getDimSize(1) / groups};
   llvm::append_range(shape, a.getKernel());
   results.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
 
-LogicalResult SoftmaxOutputGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+SoftmaxOutputGradOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc, Adaptor a,
+                                      SmallVectorImpl<Type> &results) {
   auto out = tensorOf(a.getOutput());
   auto label = tensorOf(a.getLabel());
   // softmax_output_grad_c1
@@ -149,9 +151,9 @@ LogicalResult SoftmaxOutputGradOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult EmbeddingGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+EmbeddingGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor a, SmallVectorImpl<Type> &results) {
   auto ids = tensorOf(a.getData());
   auto dy = tensorOf(a.getOutGrad());
   SmallVector<int64_t> expect(ids.getShape());

@@ -114,8 +114,7 @@ Value keepDims(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> inShape,
 /// Sum over every axis of `x` but `axis`, as a 1-D tensor.
 Value sumExcept(OpBuilder &b, Location loc, Value x, int64_t axis) {
   Value r = make<ReduceOp>(b, loc, x,
-                           {strAttr(b, "op", "sum"),
-                            arrAttr(b, "axis", {axis}),
+                           {strAttr(b, "op", "sum"), arrAttr(b, "axis", {axis}),
                             boolAttr(b, "exclude", true)});
   return reshape(b, loc, r, {tensorOf(x).getDimSize(axis)});
 }
@@ -142,8 +141,7 @@ Grads gradientOf(FullyConnectedOp op, OpBuilder &b, ValueRange dys) {
   Value x2 = reshape(b, loc, op.getData(), {m, k});
   Value dy2 = reshape(b, loc, dys[0], {m, h});
   Value dx = make<DotOp>(b, loc, {dy2, op.getWeight()});
-  Value dw =
-      make<DotOp>(b, loc, {dy2, x2}, {boolAttr(b, "transpose_a", true)});
+  Value dw = make<DotOp>(b, loc, {dy2, x2}, {boolAttr(b, "transpose_a", true)});
   Grads g = {reshape(b, loc, dx, xt.getShape()), dw};
   if (op.getBias())
     g.push_back(make<ReduceOp>(
@@ -273,8 +271,7 @@ Grads gradientOf(SoftmaxOutputOp op, OpBuilder &b, ValueRange) {
 
 /// LinearRegressionOutput / LogisticRegressionOutput: (out - label) *
 /// grad_scale / num_output.
-template <typename OpTy>
-Grads regressionGradient(OpTy op, OpBuilder &b) {
+template <typename OpTy> Grads regressionGradient(OpTy op, OpBuilder &b) {
   Location loc = op.getLoc();
   Value label = op.getLabel();
   if (!label) {
@@ -282,8 +279,7 @@ Grads regressionGradient(OpTy op, OpBuilder &b) {
     return {Value(), Value()};
   }
   auto t = tensorOf(op.getOutput());
-  int64_t numOutput =
-      t.getRank() ? t.getNumElements() / t.getDimSize(0) : 1;
+  int64_t numOutput = t.getRank() ? t.getNumElements() / t.getDimSize(0) : 1;
   Value diff = binary(b, loc, "sub", op.getOutput(),
                       reshape(b, loc, label, t.getShape()));
   return {scalar(b, loc, "mul", diff,
@@ -396,8 +392,7 @@ Grads gradientOf(ReduceOp op, OpBuilder &b, ValueRange dys) {
 /// Ops that only change the shape: the gradient is the same view back.
 template <typename OpTy>
 Grads reshapeGradient(OpTy op, OpBuilder &b, ValueRange dys) {
-  return {reshape(b, op.getLoc(), dys[0],
-                  tensorOf(op.getData()).getShape())};
+  return {reshape(b, op.getLoc(), dys[0], tensorOf(op.getData()).getShape())};
 }
 Grads gradientOf(FlattenOp op, OpBuilder &b, ValueRange dys) {
   return reshapeGradient(op, b, dys);
@@ -416,8 +411,7 @@ Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
   SmallVector<int64_t> perm = op.getPermutation(), inv(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inv[p] = i;
-  return {make<TransposeOp>(b, op.getLoc(), dys[0],
-                            {arrAttr(b, "axes", inv)})};
+  return {make<TransposeOp>(b, op.getLoc(), dys[0], {arrAttr(b, "axes", inv)})};
 }
 
 Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
@@ -432,9 +426,8 @@ Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
     end.resize(dim + 1);
     begin[dim] = offset;
     end[dim] = offset + n;
-    g.push_back(make<SliceOp>(b, loc, dys[0],
-                              {arrAttr(b, "begin", begin),
-                               arrAttr(b, "end", end)}));
+    g.push_back(make<SliceOp>(
+        b, loc, dys[0], {arrAttr(b, "begin", begin), arrAttr(b, "end", end)}));
     offset += n;
   }
   return g;
@@ -466,10 +459,10 @@ Grads gradientOf(SliceChannelOp op, OpBuilder &b, ValueRange dys) {
 }
 
 Grads gradientOf(EmbeddingOp op, OpBuilder &b, ValueRange dys) {
-  return {Value(), make<EmbeddingGradOp>(
-                       b, op.getLoc(), {op.getData(), dys[0]},
-                       {i64Attr(b, "input_dim", op.getInputDim()),
-                        i64Attr(b, "output_dim", op.getOutputDim())})};
+  return {Value(),
+          make<EmbeddingGradOp>(b, op.getLoc(), {op.getData(), dys[0]},
+                                {i64Attr(b, "input_dim", op.getInputDim()),
+                                 i64Attr(b, "output_dim", op.getOutputDim())})};
 }
 
 /// Attaches `gradientOf(OpTy, ...)` to OpTy.

@@ -154,8 +154,8 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       for (const std::string &name : gradWrt) {
         bool found = false;
         for (BlockArgument arg : body.getArguments()) {
-          auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                   "mx.name");
+          auto n =
+              fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.name");
           if (n && n.getValue() == name) {
             params.push_back(arg);
             found = true;
@@ -229,9 +229,9 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
         accumulate(out, filled(b, ret.getLoc(), out, 1.0));
 
     for (Operation *op : llvm::reverse(ops)) {
-      if (isa<BlockGradOp>(op) ||
-          llvm::none_of(op->getResults(),
-                        [&](Value r) { return grads.count(r); }))
+      if (isa<BlockGradOp>(op) || llvm::none_of(op->getResults(), [&](Value r) {
+            return grads.count(r);
+          }))
         continue;
       auto iface = dyn_cast<GradientOpInterface>(op);
       if (!iface)
@@ -260,8 +260,8 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
     llvm::append_range(results, auxUpdates);
     func::ReturnOp::create(b, ret.getLoc(), results);
     ret.erase();
-    fn.setFunctionType(FunctionType::get(
-        fn.getContext(), fn.getArgumentTypes(), ValueRange(results).getTypes()));
+    fn.setFunctionType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
     fn.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
 
     // Drop gradients nobody needs (operands that are not parameters).

@@ -36,8 +36,8 @@ Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return tensor::EmptyOp::create(b, loc, shape, et);
 }
 
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Type et, double value) {
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et,
+                   double value) {
   Value c = constFloat(b, loc, et, value);
   return linalg::FillOp::create(b, loc, c, emptyTensor(b, loc, shape, et))
       .getResult(0);
@@ -125,22 +125,22 @@ Value stridedAccumulate(OpBuilder &b, Location loc, Value acc, Value part,
                         ArrayRef<int64_t> strides) {
   auto pt = tensorType(part);
   unsigned rank = pt.getRank();
-  SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0)),
-      sizes, strd(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0)), sizes,
+      strd(rank, b.getIndexAttr(1));
   for (int64_t d : pt.getShape())
     sizes.push_back(b.getIndexAttr(d));
   for (size_t i = 0; i < offsets.size(); ++i) {
     offs[first + i] = b.getIndexAttr(offsets[i]);
     strd[first + i] = b.getIndexAttr(strides[i]);
   }
-  Value view = tensor::ExtractSliceOp::create(b, loc, pt, acc, offs, sizes,
-                                              strd);
+  Value view =
+      tensor::ExtractSliceOp::create(b, loc, pt, acc, offs, sizes, strd);
   AffineMap id = b.getMultiDimIdentityMap(rank);
-  Value sum = generic(
-      b, loc, pt.getShape(), pt.getElementType(), {view, part}, {id, id},
-      parallel(rank), [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::AddFOp::create(nb, l, a[0], a[1]);
-      });
+  Value sum = generic(b, loc, pt.getShape(), pt.getElementType(), {view, part},
+                      {id, id}, parallel(rank),
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::AddFOp::create(nb, l, a[0], a[1]);
+                      });
   return tensor::InsertSliceOp::create(b, loc, sum, acc, offs, sizes, strd);
 }
 
@@ -240,7 +240,8 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
     } else if (fn == "square") {
       d = mul(c(2), x);
     } else if (fn == "abs") {
-      d = sel(cmp(P::OGT, x, c(0)), c(1), sel(cmp(P::OLT, x, c(0)), c(-1), c(0)));
+      d = sel(cmp(P::OGT, x, c(0)), c(1),
+              sel(cmp(P::OLT, x, c(0)), c(-1), c(0)));
     } else if (fn == "negative") {
       d = c(-1);
     } else if (fn == "reciprocal") {
@@ -268,8 +269,7 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
       d = div(c(1), math::SqrtOp::create(b, l, sub(mul(x, x), c(1))));
     } else if (fn == "atanh") {
       d = div(c(1), sub(c(1), mul(x, x)));
-    } else if (fn == "sign" || fn == "ceil" || fn == "floor" ||
-               fn == "round") {
+    } else if (fn == "sign" || fn == "ceil" || fn == "floor" || fn == "round") {
       return c(0);
     } else {
       return nullptr;
@@ -287,10 +287,10 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
     if (fn == "selu")
       return mul(in[1], sel(pos, c(kLambda), mul(c(kLambda * kAlpha), exp(x))));
     if (fn == "gelu") {
-      Value cdf = mul(c(0.5), add(c(1), math::ErfOp::create(
-                                            b, l, mul(x, c(M_SQRT1_2)))));
-      Value pdf = mul(c(1.0 / std::sqrt(2 * M_PI)),
-                      exp(mul(c(-0.5), mul(x, x))));
+      Value cdf = mul(
+          c(0.5), add(c(1), math::ErfOp::create(b, l, mul(x, c(M_SQRT1_2)))));
+      Value pdf =
+          mul(c(1.0 / std::sqrt(2 * M_PI)), exp(mul(c(-0.5), mul(x, x))));
       return mul(in[1], add(cdf, mul(x, pdf)));
     }
     if (fn == "prelu")
@@ -313,8 +313,8 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
       return sel(cmp(lhs ? P::OLE : P::OGT, a, bb), dy, c(0));
     if (fn == "power") {
       Value p = math::PowFOp::create(b, l, a, bb);
-      return lhs ? mul(dy, mul(bb, math::PowFOp::create(b, l, a,
-                                                        sub(bb, c(1)))))
+      return lhs ? mul(dy,
+                       mul(bb, math::PowFOp::create(b, l, a, sub(bb, c(1)))))
                  : mul(dy, mul(p, math::LogOp::create(b, l, a)));
     }
     if (fn == "mod")
@@ -325,8 +325,8 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
   if (fn.consume_front("scalar.")) {
     Value x = in[0], dy = in[1];
     if (fn == "power")
-      return mul(dy, mul(c(alpha), math::PowFOp::create(b, l, x,
-                                                        c(alpha - 1))));
+      return mul(dy,
+                 mul(c(alpha), math::PowFOp::create(b, l, x, c(alpha - 1))));
     if (fn == "maximum")
       return sel(cmp(P::OGE, x, c(alpha)), dy, c(0));
     if (fn == "minimum")
@@ -340,8 +340,8 @@ Value gradFormula(OpBuilder &b, Location l, StringRef fn, ValueRange in,
     if (fn == "div")
       return neg(div(mul(dy, c(alpha)), mul(x, x)));
     if (fn == "power")
-      return mul(dy, mul(math::PowFOp::create(b, l, c(alpha), x),
-                         c(std::log(alpha))));
+      return mul(
+          dy, mul(math::PowFOp::create(b, l, c(alpha), x), c(std::log(alpha))));
     if (fn == "maximum")
       return sel(cmp(P::OGE, x, c(alpha)), dy, c(0));
     if (fn == "minimum")
@@ -411,8 +411,8 @@ struct LogisticRegressionOutputLowering
         {b.getMultiDimIdentityMap(rank)}, parallel(rank),
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Type t = args[0].getType();
-          Value e = math::ExpOp::create(nb, l,
-                                        arith::NegFOp::create(nb, l, args[0]));
+          Value e =
+              math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, args[0]));
           Value one = constFloat(nb, l, t, 1.0);
           return arith::DivFOp::create(nb, l, one,
                                        arith::AddFOp::create(nb, l, one, e));
@@ -442,8 +442,8 @@ struct SoftmaxOutputGradLowering : GradPattern<SoftmaxOutputGradOp> {
     StringRef norm = op.getNormalization();
     double scale = op.getGradScale().convertToDouble();
     if (norm == "batch")
-      scale /= op.getMultiOutput() ? labelType.getNumElements()
-                                   : type.getDimSize(0);
+      scale /=
+          op.getMultiOutput() ? labelType.getNumElements() : type.getDimSize(0);
     SmallVector<AffineExpr> le;
     for (unsigned i = 0; i < rank; ++i)
       if (i != axis)
@@ -458,9 +458,9 @@ struct SoftmaxOutputGradLowering : GradPattern<SoftmaxOutputGradOp> {
       Value count = generic(
           b, loc, {}, et, a.getLabel(), {b.getMultiDimIdentityMap(lr)}, red,
           [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-            Value ne = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE,
-                                             args[0],
-                                             constFloat(nb, l, et, ignore));
+            Value ne =
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, args[0],
+                                      constFloat(nb, l, et, ignore));
             Value one = arith::SelectOp::create(
                 nb, l, ne, constFloat(nb, l, et, 1), constFloat(nb, l, et, 0));
             return arith::AddFOp::create(nb, l, args[1], one);
@@ -475,8 +475,8 @@ struct SoftmaxOutputGradLowering : GradPattern<SoftmaxOutputGradOp> {
           Value idx = linalg::IndexOp::create(nb, l, axis);
           Value cls = arith::IndexCastOp::create(nb, l, nb.getI64Type(), idx);
           Value lab = arith::FPToSIOp::create(nb, l, nb.getI64Type(), args[1]);
-          Value hot = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                            cls, lab);
+          Value hot =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, cls, lab);
           Value g = arith::SubFOp::create(
               nb, l, args[0],
               arith::SelectOp::create(nb, l, hot, constFloat(nb, l, et, 1),
@@ -488,11 +488,10 @@ struct SoftmaxOutputGradLowering : GradPattern<SoftmaxOutputGradOp> {
                 arith::MaximumFOp::create(nb, l, args[2],
                                           constFloat(nb, l, et, 1)));
           if (useIgnore) {
-            Value ig = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                             args[1],
-                                             constFloat(nb, l, et, ignore));
-            g = arith::SelectOp::create(nb, l, ig, constFloat(nb, l, et, 0),
-                                        g);
+            Value ig =
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, args[1],
+                                      constFloat(nb, l, et, ignore));
+            g = arith::SelectOp::create(nb, l, ig, constFloat(nb, l, et, 0), g);
           }
           return g;
         });
@@ -523,13 +522,13 @@ struct EmbeddingGradLowering : GradPattern<EmbeddingGradOp> {
     iters.append(ir, IteratorType::reduction);
     Value y = generic(
         b, loc, type.getShape(), et, {a.getData(), a.getOutGrad()},
-        {AffineMap::get(n, 0, ids, ctx), AffineMap::get(n, 0, dys, ctx)},
-        iters,
+        {AffineMap::get(n, 0, ids, ctx), AffineMap::get(n, 0, dys, ctx)}, iters,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           // MXNet clips ids into [0, input_dim), as the forward does.
           Value id = arith::FPToSIOp::create(nb, l, nb.getI64Type(), args[0]);
           id = arith::MaxSIOp::create(
-              nb, l, id, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
+              nb, l, id,
+              arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0)));
           id = arith::MinSIOp::create(
               nb, l, id,
               arith::ConstantOp::create(nb, l,
@@ -542,8 +541,8 @@ struct EmbeddingGradLowering : GradPattern<EmbeddingGradOp> {
           return arith::SelectOp::create(nb, l, hit, sum, args[2]);
         },
         filledTensor(b, loc, type.getShape(), et, 0.0),
-        AffineMap::get(n, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)},
-                       ctx));
+        AffineMap::get(
+            n, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx));
     b.replaceOp(op, y);
     return success();
   }
@@ -620,16 +619,16 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
       SmallVector<AffineExpr> de;
       for (unsigned s = 0; s < ns; ++s)
         de.push_back(getAffineDimExpr(2 + s, ctx));
-      g = generic(b, loc, outType.getShape(), et, {g, div},
-                  {b.getMultiDimIdentityMap(rank),
-                   AffineMap::get(rank, 0, de, ctx)},
-                  parallel(rank),
-                  [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                    Value dv = args[1];
-                    if (dv.getType() != et)
-                      dv = arith::TruncFOp::create(nb, l, et, dv);
-                    return arith::MulFOp::create(nb, l, args[0], dv);
-                  });
+      g = generic(
+          b, loc, outType.getShape(), et, {g, div},
+          {b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, de, ctx)},
+          parallel(rank),
+          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+            Value dv = args[1];
+            if (dv.getType() != et)
+              dv = arith::TruncFOp::create(nb, l, et, dv);
+            return arith::MulFOp::create(nb, l, args[0], dv);
+          });
     }
     // One strided accumulation per kernel offset k: dxpad[o*s + k] += part.
     Value acc = filledTensor(b, loc, padType.getShape(), et, 0.0);
@@ -649,15 +648,15 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
             b, loc, RankedTensorType::get(outType.getShape(), et), xpad, offs,
             sizes, strd);
         AffineMap id = b.getMultiDimIdentityMap(rank);
-        part = generic(
-            b, loc, outType.getShape(), et, {taps, a.getOutput(), g},
-            {id, id, id}, parallel(rank),
-            [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-              Value eq = arith::CmpFOp::create(
-                  nb, l, arith::CmpFPredicate::OEQ, args[0], args[1]);
-              return arith::SelectOp::create(nb, l, eq, args[2],
-                                             constFloat(nb, l, et, 0.0));
-            });
+        part =
+            generic(b, loc, outType.getShape(), et, {taps, a.getOutput(), g},
+                    {id, id, id}, parallel(rank),
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      Value eq = arith::CmpFOp::create(
+                          nb, l, arith::CmpFPredicate::OEQ, args[0], args[1]);
+                      return arith::SelectOp::create(
+                          nb, l, eq, args[2], constFloat(nb, l, et, 0.0));
+                    });
       }
       acc = stridedAccumulate(b, loc, acc, part, 2, k, stride);
     });
@@ -719,16 +718,16 @@ struct ConvolutionGradDataLowering : GradPattern<ConvolutionGradDataOp> {
     // The padded input extent covering every tap of every output.
     SmallVector<int64_t> padShape = {n, groups, cg};
     for (unsigned s = 0; s < ns; ++s)
-      padShape.push_back(std::max<int64_t>(
-          type.getDimSize(2 + s) + 2 * geo.pad[s],
-          (spatialOut[s] - 1) * geo.stride[s] +
-              geo.dilate[s] * (geo.kernel[s] - 1) + 1));
+      padShape.push_back(
+          std::max<int64_t>(type.getDimSize(2 + s) + 2 * geo.pad[s],
+                            (spatialOut[s] - 1) * geo.stride[s] +
+                                geo.dilate[s] * (geo.kernel[s] - 1) + 1));
     Value acc = filledTensor(b, loc, padShape, et, 0.0);
     // Loops: n, g, cg, o... (parallel), fg (reduction).
     unsigned nl = 4 + ns;
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> dye = {d(0), d(1), d(3 + ns)}, oute = {d(0), d(1),
-                                                                  d(2)};
+    SmallVector<AffineExpr> dye = {d(0), d(1), d(3 + ns)},
+                            oute = {d(0), d(1), d(2)};
     for (unsigned s = 0; s < ns; ++s) {
       dye.push_back(d(3 + s));
       oute.push_back(d(3 + s));
@@ -789,11 +788,10 @@ struct ConvolutionGradWeightLowering : GradPattern<ConvolutionGradWeightOp> {
     int64_t cg = xT.getDimSize(1) / groups, fg = dyT.getDimSize(1) / groups;
     SmallVector<int64_t> high(ns);
     for (unsigned s = 0; s < ns; ++s)
-      high[s] = std::max<int64_t>(
-          (dyT.getDimSize(2 + s) - 1) * geo.stride[s] +
-              geo.dilate[s] * (geo.kernel[s] - 1) + 1 - xT.getDimSize(2 + s) -
-              geo.pad[s],
-          0);
+      high[s] = std::max<int64_t>((dyT.getDimSize(2 + s) - 1) * geo.stride[s] +
+                                      geo.dilate[s] * (geo.kernel[s] - 1) + 1 -
+                                      xT.getDimSize(2 + s) - geo.pad[s],
+                                  0);
     Value x = splitGroups(
         b, loc, padZeros(b, loc, a.getData(), 2, geo.pad, high, 0.0), groups);
     Value dy = splitGroups(b, loc, a.getOutGrad(), groups);
@@ -801,8 +799,8 @@ struct ConvolutionGradWeightLowering : GradPattern<ConvolutionGradWeightOp> {
     unsigned nl = 4 + 2 * ns;
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     unsigned nIdx = 3 + ns;
-    SmallVector<AffineExpr> xe = {d(nIdx), d(0), d(2)}, dye = {d(nIdx), d(0),
-                                                               d(1)},
+    SmallVector<AffineExpr> xe = {d(nIdx), d(0), d(2)},
+                            dye = {d(nIdx), d(0), d(1)},
                             oute = {d(0), d(1), d(2)};
     for (unsigned s = 0; s < ns; ++s) {
       AffineExpr o = d(nIdx + 1 + s), k = d(3 + s);
