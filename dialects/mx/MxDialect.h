@@ -19,6 +19,23 @@
 #include "dialects/mx/MxOps.h.inc"
 
 namespace mxc::mx {
+
+/// Builds mx op `OpTy` from operands and attributes; its inference gives the
+/// result types. Defaulted attributes are materialized first, since (without
+/// properties) inference reads them from the dictionary. Returns result 0.
+template <typename OpTy>
+mlir::Value createInferred(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::ValueRange operands,
+                           llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+  mlir::NamedAttrList all(attrs);
+  OpTy::populateDefaultAttrs(
+      mlir::OperationName(OpTy::getOperationName(), b.getContext()), all);
+  return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
+}
+
+} // namespace mxc::mx
+
+namespace mxc::mx {
 /// Attaches GradientOpInterface to every differentiable op (MxGradients.cpp).
 void registerGradientModels(mlir::MLIRContext *ctx);
 } // namespace mxc::mx

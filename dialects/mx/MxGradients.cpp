@@ -22,18 +22,6 @@ RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// Builds mx op `OpTy` from operands and attributes; inference gives the
-/// result types.
-template <typename OpTy>
-Value make(OpBuilder &b, Location loc, ValueRange operands,
-           ArrayRef<NamedAttribute> attrs = {}) {
-  // Generic building leaves defaulted attributes out; inference reads them.
-  NamedAttrList all(attrs);
-  OpTy::populateDefaultAttrs(
-      OperationName(OpTy::getOperationName(), b.getContext()), all);
-  return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
-}
-
 NamedAttribute attr(OpBuilder &b, StringRef name, Attribute value) {
   return b.getNamedAttr(name, value);
 }
@@ -57,24 +45,25 @@ NamedAttribute arrAttr(OpBuilder &b, StringRef name, ArrayRef<int64_t> value) {
 Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   if (tensorOf(v).getShape() == shape)
     return v;
-  return make<ReshapeOp>(b, loc, v, {arrAttr(b, "shape", shape)});
+  return createInferred<ReshapeOp>(b, loc, v, {arrAttr(b, "shape", shape)});
 }
 
 Value binary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
-  return make<BinaryOp>(b, loc, {x, y}, {strAttr(b, "op", op)});
+  return createInferred<BinaryOp>(b, loc, {x, y}, {strAttr(b, "op", op)});
 }
 
 Value scalar(OpBuilder &b, Location loc, StringRef op, Value x, double s) {
-  return make<ScalarOp>(b, loc, x,
-                        {strAttr(b, "op", op), f64Attr(b, "scalar", s)});
+  return createInferred<ScalarOp>(
+      b, loc, x, {strAttr(b, "op", op), f64Attr(b, "scalar", s)});
 }
 
 /// grad_elemwise: the pointwise derivative `fn` of the inputs.
 Value gradEw(OpBuilder &b, Location loc, StringRef fn, ValueRange inputs,
              double alpha = 0.0, double beta = 0.0) {
-  return make<GradElemwiseOp>(b, loc, inputs,
-                              {strAttr(b, "fn", fn), f64Attr(b, "alpha", alpha),
-                               f64Attr(b, "beta", beta)});
+  return createInferred<GradElemwiseOp>(b, loc, inputs,
+                                        {strAttr(b, "fn", fn),
+                                         f64Attr(b, "alpha", alpha),
+                                         f64Attr(b, "beta", beta)});
 }
 
 /// A tensor like `v` holding `value` everywhere.
@@ -96,9 +85,10 @@ Value sumTo(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> shape) {
       axes.push_back(i);
   Value r = g;
   if (!axes.empty())
-    r = make<ReduceOp>(b, loc, g,
-                       {strAttr(b, "op", "sum"), arrAttr(b, "axis", axes),
-                        boolAttr(b, "keepdims", true)});
+    r = createInferred<ReduceOp>(b, loc, g,
+                                 {strAttr(b, "op", "sum"),
+                                  arrAttr(b, "axis", axes),
+                                  boolAttr(b, "keepdims", true)});
   return reshape(b, loc, r, shape);
 }
 
@@ -113,9 +103,10 @@ Value keepDims(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> inShape,
 
 /// Sum over every axis of `x` but `axis`, as a 1-D tensor.
 Value sumExcept(OpBuilder &b, Location loc, Value x, int64_t axis) {
-  Value r = make<ReduceOp>(b, loc, x,
-                           {strAttr(b, "op", "sum"), arrAttr(b, "axis", {axis}),
-                            boolAttr(b, "exclude", true)});
+  Value r = createInferred<ReduceOp>(b, loc, x,
+                                     {strAttr(b, "op", "sum"),
+                                      arrAttr(b, "axis", {axis}),
+                                      boolAttr(b, "exclude", true)});
   return reshape(b, loc, r, {tensorOf(x).getDimSize(axis)});
 }
 
@@ -140,11 +131,12 @@ Grads gradientOf(FullyConnectedOp op, OpBuilder &b, ValueRange dys) {
   // y = x2 W^T + b with x2 the (M, K) view of the data.
   Value x2 = reshape(b, loc, op.getData(), {m, k});
   Value dy2 = reshape(b, loc, dys[0], {m, h});
-  Value dx = make<DotOp>(b, loc, {dy2, op.getWeight()});
-  Value dw = make<DotOp>(b, loc, {dy2, x2}, {boolAttr(b, "transpose_a", true)});
+  Value dx = createInferred<DotOp>(b, loc, {dy2, op.getWeight()});
+  Value dw = createInferred<DotOp>(b, loc, {dy2, x2},
+                                   {boolAttr(b, "transpose_a", true)});
   Grads g = {reshape(b, loc, dx, xt.getShape()), dw};
   if (op.getBias())
-    g.push_back(make<ReduceOp>(
+    g.push_back(createInferred<ReduceOp>(
         b, loc, dy2, {strAttr(b, "op", "sum"), arrAttr(b, "axis", {0})}));
   return g;
 }
@@ -161,9 +153,10 @@ Grads gradientOf(ConvolutionOp op, OpBuilder &b, ValueRange dys) {
   SmallVector<NamedAttribute> dataAttrs(attrs);
   dataAttrs.push_back(
       arrAttr(b, "data_shape", tensorOf(op.getData()).getShape()));
-  Grads g = {
-      make<ConvolutionGradDataOp>(b, loc, {dys[0], op.getWeight()}, dataAttrs),
-      make<ConvolutionGradWeightOp>(b, loc, {op.getData(), dys[0]}, attrs)};
+  Grads g = {createInferred<ConvolutionGradDataOp>(
+                 b, loc, {dys[0], op.getWeight()}, dataAttrs),
+             createInferred<ConvolutionGradWeightOp>(
+                 b, loc, {op.getData(), dys[0]}, attrs)};
   if (op.getBias())
     g.push_back(sumExcept(b, loc, dys[0], 1));
   return g;
@@ -171,7 +164,7 @@ Grads gradientOf(ConvolutionOp op, OpBuilder &b, ValueRange dys) {
 
 Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
-  return {make<PoolingGradOp>(
+  return {createInferred<PoolingGradOp>(
       b, loc, {op.getData(), op.getOutput(), dys[0]},
       {arrAttr(b, "kernel", op.getEffectiveKernel()),
        strAttr(b, "pool_type", op.getPoolType()),
@@ -220,14 +213,15 @@ Grads gradientOf(SoftmaxOp op, OpBuilder &b, ValueRange dys) {
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + t.getRank() : op.getAxis();
   double temp = op.getTemperature().convertToDouble();
   auto sum = [&](Value v) {
-    return make<ReduceOp>(b, loc, v,
-                          {strAttr(b, "op", "sum"), arrAttr(b, "axis", {axis}),
-                           boolAttr(b, "keepdims", true)});
+    return createInferred<ReduceOp>(b, loc, v,
+                                    {strAttr(b, "op", "sum"),
+                                     arrAttr(b, "axis", {axis}),
+                                     boolAttr(b, "keepdims", true)});
   };
   Value y = op.getOutput(), dy = dys[0], dx;
   if (op.getLog()) {
     // dx = dy - softmax * sum(dy)
-    Value p = make<UnaryOp>(b, loc, y, {strAttr(b, "op", "exp")});
+    Value p = createInferred<UnaryOp>(b, loc, y, {strAttr(b, "op", "exp")});
     dx = binary(b, loc, "sub", dy, binary(b, loc, "mul", p, sum(dy)));
   } else {
     // dx = y * (dy - sum(dy * y))
@@ -259,7 +253,7 @@ Grads gradientOf(SoftmaxOutputOp op, OpBuilder &b, ValueRange) {
     out = reshape(b, loc, out, {n, t.getNumElements() / n});
     labelShape = {n};
   }
-  Value dx = make<SoftmaxOutputGradOp>(
+  Value dx = createInferred<SoftmaxOutputGradOp>(
       b, loc, {out, reshape(b, loc, label, labelShape)},
       {f64Attr(b, "grad_scale", op.getGradScale().convertToDouble()),
        f64Attr(b, "ignore_label", op.getIgnoreLabel().convertToDouble()),
@@ -304,7 +298,8 @@ Grads gradientOf(MakeLossOp op, OpBuilder &b, ValueRange) {
   if (norm == "valid") {
     Value valid = gradEw(b, loc, "greater_scalar", op.getData(),
                          op.getValidThresh().convertToDouble());
-    Value count = make<ReduceOp>(b, loc, valid, {strAttr(b, "op", "sum")});
+    Value count =
+        createInferred<ReduceOp>(b, loc, valid, {strAttr(b, "op", "sum")});
     g = gradEw(b, loc, "div_at_least_one", {g, count});
   }
   return {g};
@@ -357,10 +352,10 @@ Grads gradientOf(DotOp op, OpBuilder &b, ValueRange dys) {
   Value a = op.getLhs(), c = op.getRhs(), dy = dys[0];
   bool ta = op.getTransposeA(), tb = op.getTransposeB(), batch = op.getBatch();
   auto dot = [&](Value x, Value y, bool tx, bool ty) {
-    return make<DotOp>(b, loc, {x, y},
-                       {boolAttr(b, "transpose_a", tx),
-                        boolAttr(b, "transpose_b", ty),
-                        boolAttr(b, "batch", batch)});
+    return createInferred<DotOp>(b, loc, {x, y},
+                                 {boolAttr(b, "transpose_a", tx),
+                                  boolAttr(b, "transpose_b", ty),
+                                  boolAttr(b, "batch", batch)});
   };
   // y = op(A) op(B): dA = dy op(B)^T (or its transpose), likewise dB.
   Value da = ta ? dot(c, dy, tb, true) : dot(dy, c, false, !tb);
@@ -411,7 +406,8 @@ Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
   SmallVector<int64_t> perm = op.getPermutation(), inv(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inv[p] = i;
-  return {make<TransposeOp>(b, op.getLoc(), dys[0], {arrAttr(b, "axes", inv)})};
+  return {createInferred<TransposeOp>(b, op.getLoc(), dys[0],
+                                      {arrAttr(b, "axes", inv)})};
 }
 
 Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
@@ -426,7 +422,7 @@ Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
     end.resize(dim + 1);
     begin[dim] = offset;
     end[dim] = offset + n;
-    g.push_back(make<SliceOp>(
+    g.push_back(createInferred<SliceOp>(
         b, loc, dys[0], {arrAttr(b, "begin", begin), arrAttr(b, "end", end)}));
     offset += n;
   }
@@ -440,7 +436,7 @@ Grads gradientOf(SliceOp op, OpBuilder &b, ValueRange dys) {
     op.emitError("no gradient yet for a slice with a negative step");
     return {Value()};
   }
-  return {make<SliceGradOp>(
+  return {createInferred<SliceGradOp>(
       b, op.getLoc(), dys[0],
       {arrAttr(b, "data_shape", tensorOf(op.getData()).getShape()),
        arrAttr(b, "starts", starts), arrAttr(b, "steps", steps)})};
@@ -455,14 +451,14 @@ Grads gradientOf(SliceChannelOp op, OpBuilder &b, ValueRange dys) {
   partShape[axis] /= op.getNumOutputs();
   for (Value dy : dys)
     parts.push_back(reshape(b, loc, dy, partShape));
-  return {make<ConcatOp>(b, loc, parts, {i64Attr(b, "dim", axis)})};
+  return {createInferred<ConcatOp>(b, loc, parts, {i64Attr(b, "dim", axis)})};
 }
 
 Grads gradientOf(EmbeddingOp op, OpBuilder &b, ValueRange dys) {
-  return {Value(),
-          make<EmbeddingGradOp>(b, op.getLoc(), {op.getData(), dys[0]},
-                                {i64Attr(b, "input_dim", op.getInputDim()),
-                                 i64Attr(b, "output_dim", op.getOutputDim())})};
+  return {Value(), createInferred<EmbeddingGradOp>(
+                       b, op.getLoc(), {op.getData(), dys[0]},
+                       {i64Attr(b, "input_dim", op.getInputDim()),
+                        i64Attr(b, "output_dim", op.getOutputDim())})};
 }
 
 /// Attaches `gradientOf(OpTy, ...)` to OpTy.

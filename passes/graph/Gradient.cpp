@@ -29,36 +29,27 @@ RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-template <typename OpTy>
-Value make(OpBuilder &b, Location loc, ValueRange operands,
-           ArrayRef<NamedAttribute> attrs = {}) {
-  // Generic building leaves defaulted attributes out; inference reads them.
-  NamedAttrList all(attrs);
-  OpTy::populateDefaultAttrs(
-      OperationName(OpTy::getOperationName(), b.getContext()), all);
-  return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
-}
-
 Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   if (tensorOf(v).getShape() == shape)
     return v;
-  return make<ReshapeOp>(
+  return createInferred<ReshapeOp>(
       b, loc, v, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))});
 }
 
 Value binary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
-  return make<BinaryOp>(b, loc, {x, y},
-                        {b.getNamedAttr("op", b.getStringAttr(op))});
+  return createInferred<BinaryOp>(b, loc, {x, y},
+                                  {b.getNamedAttr("op", b.getStringAttr(op))});
 }
 
 Value scalar(OpBuilder &b, Location loc, StringRef op, Value x, double s) {
-  return make<ScalarOp>(b, loc, x,
-                        {b.getNamedAttr("op", b.getStringAttr(op)),
-                         b.getNamedAttr("scalar", b.getF64FloatAttr(s))});
+  return createInferred<ScalarOp>(
+      b, loc, x,
+      {b.getNamedAttr("op", b.getStringAttr(op)),
+       b.getNamedAttr("scalar", b.getF64FloatAttr(s))});
 }
 
 Value filled(OpBuilder &b, Location loc, Value like, double value) {
-  return make<GradElemwiseOp>(
+  return createInferred<GradElemwiseOp>(
       b, loc, like,
       {b.getNamedAttr("fn", b.getStringAttr("fill")),
        b.getNamedAttr("alpha", b.getF64FloatAttr(value))});
@@ -95,7 +86,7 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   SmallVector<int64_t> chShape(rank, 1);
   chShape[axis] = c;
   auto mean = [&](Value v) {
-    return make<ReduceOp>(
+    return createInferred<ReduceOp>(
         b, loc, v,
         {b.getNamedAttr("op", b.getStringAttr("mean")),
          b.getNamedAttr("axis", b.getDenseI64ArrayAttr({axis})),
@@ -105,7 +96,7 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   Value mu = mean(op.getData());
   Value xc = binary(b, loc, "sub", op.getData(), mu);
   Value var = mean(binary(b, loc, "mul", xc, xc));
-  Value inv = make<UnaryOp>(
+  Value inv = createInferred<UnaryOp>(
       b, loc, scalar(b, loc, "add", var, op.getEps().convertToDouble()),
       {b.getNamedAttr("op", b.getStringAttr("rsqrt"))});
   Value y = binary(b, loc, "mul", xc, inv);
@@ -115,7 +106,7 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   op.getOutput().replaceAllUsesWith(y);
   double m = op.getMomentum().convertToDouble();
   auto update = [&](Value old, Value stat) {
-    Value s = make<BlockGradOp>(b, loc, reshape(b, loc, stat, {c}));
+    Value s = createInferred<BlockGradOp>(b, loc, reshape(b, loc, stat, {c}));
     return binary(b, loc, "add", scalar(b, loc, "mul", old, m),
                   scalar(b, loc, "mul", s, 1.0 - m));
   };
