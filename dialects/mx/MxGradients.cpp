@@ -22,9 +22,6 @@ RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-NamedAttribute attr(OpBuilder &b, StringRef name, Attribute value) {
-  return b.getNamedAttr(name, value);
-}
 NamedAttribute strAttr(OpBuilder &b, StringRef name, StringRef value) {
   return b.getNamedAttr(name, b.getStringAttr(value));
 }

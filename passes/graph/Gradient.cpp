@@ -55,10 +55,6 @@ Value filled(OpBuilder &b, Location loc, Value like, double value) {
        b.getNamedAttr("alpha", b.getF64FloatAttr(value))});
 }
 
-bool isLossHead(Operation *op) {
-  return isa<SoftmaxOutputOp, LinearRegressionOutputOp,
-             LogisticRegressionOutputOp, MakeLossOp>(op);
-}
 
 /// Operands that carry data rather than something to learn: labels of the
 /// loss heads and Embedding ids.
