@@ -2,6 +2,8 @@
 // Registers the mx dialect and its ops.
 #include "dialects/mx/MxDialect.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 using namespace mlir;
 using namespace mxc::mx;
 
@@ -13,4 +15,44 @@ void MxDialect::initialize() {
 #include "dialects/mx/MxOps.cpp.inc"
       >();
   registerGradientModels(getContext());
+}
+
+FailureOr<Operation *> mxc::mx::createByName(OpBuilder &b, Location loc,
+                                             StringRef name,
+                                             ValueRange operands,
+                                             ArrayRef<NamedAttribute> attrs,
+                                             std::string &error) {
+  MLIRContext *ctx = b.getContext();
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  std::optional<RegisteredOperationName> opName =
+      RegisteredOperationName::lookup(name, ctx);
+  auto *iface = opName ? opName->getInterface<InferTypeOpInterface>() : nullptr;
+  if (!iface) {
+    error =
+        ("'" + name + "' is not a registered op that infers its types").str();
+    return failure();
+  }
+  // Without properties, defaults are materialized into the dictionary.
+  opName->populateDefaultAttrs(state.attributes);
+  SmallVector<Type> types;
+  error.clear();
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      if (error.empty())
+        error = d.str();
+      return success();
+    });
+    if (failed(iface->inferReturnTypes(ctx, state.location, state.operands,
+                                       state.attributes.getDictionary(ctx),
+                                       state.getRawProperties(), state.regions,
+                                       types))) {
+      if (error.empty())
+        error = "invalid operands";
+      return failure();
+    }
+  }
+  state.addTypes(types);
+  return b.create(state);
 }

@@ -655,32 +655,12 @@ llvm::Error Importer::importNode(unsigned index) {
     return nodeError(node, "expects " + Twine(expected) + " inputs, got " +
                                Twine(operands.size()));
 
-  OperationState state(locOf(node), op);
-  state.addOperands(operands);
-  state.addAttributes(*attrs);
-  std::optional<RegisteredOperationName> name =
-      RegisteredOperationName::lookup(op, &ctx);
-  assert(name && "mapped op is registered");
-  // Without properties, defaults are materialized into the dictionary.
-  name->populateDefaultAttrs(state.attributes);
-  auto *iface = name->getInterface<InferTypeOpInterface>();
-  SmallVector<Type> types;
-  std::string diagText;
-  {
-    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-      if (diagText.empty())
-        diagText = d.str();
-      return success();
-    });
-    if (failed(iface->inferReturnTypes(&ctx, state.location, state.operands,
-                                       state.attributes.getDictionary(&ctx),
-                                       state.getRawProperties(), state.regions,
-                                       types)))
-      return nodeError(node, diagText.empty() ? "invalid operands" : diagText);
-  }
-  state.addTypes(types);
-  Operation *created = b.create(state);
-  values[index].assign(created->result_begin(), created->result_end());
+  std::string error;
+  FailureOr<Operation *> created =
+      mx::createByName(b, locOf(node), op, operands, attrs->getAttrs(), error);
+  if (failed(created))
+    return nodeError(node, error);
+  values[index].assign((*created)->result_begin(), (*created)->result_end());
   return llvm::Error::success();
 }
 

@@ -933,37 +933,25 @@ SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
                                     ArrayRef<NamedAttribute> attrs) {
   if (llvm::any_of(operands, [](Value v) { return !v; }))
     return {};
-  OperationState state(loc(), name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  std::optional<RegisteredOperationName> opName =
-      RegisteredOperationName::lookup(name, &ctx);
-  assert(opName && "mx ops are registered");
-  opName->populateDefaultAttrs(state.attributes);
-  auto *iface = opName->getInterface<InferTypeOpInterface>();
-  SmallVector<Type> types;
-  std::string diagText;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (diagText.empty())
-      diagText = d.str();
-    return success();
-  });
-  if (failed(iface->inferReturnTypes(&ctx, state.location, state.operands,
-                                     state.attributes.getDictionary(&ctx),
-                                     state.getRawProperties(), state.regions,
-                                     types))) {
-    (void)fail(name + ": " +
-               (diagText.empty() ? "invalid operands" : diagText));
+  std::string error;
+  FailureOr<Operation *> made =
+      mx::createByName(b, loc(), name, operands, attrs, error);
+  if (failed(made)) {
+    (void)fail(name + ": " + error);
     return {};
   }
-  state.addTypes(types);
-  Operation *created = b.create(state);
+  Operation *created = *made;
   // The ODS constraints (float-only operands, ...) are checked here, so that
   // the error names the node rather than failing the whole module.
+  error.clear();
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (error.empty())
+      error = d.str();
+    return success();
+  });
   if (failed(verify(created))) {
     created->erase();
-    (void)fail(name + ": " +
-               (diagText.empty() ? "invalid operands" : diagText));
+    (void)fail(name + ": " + (error.empty() ? "invalid operands" : error));
     return {};
   }
   return SmallVector<Value>(created->result_begin(), created->result_end());
