@@ -10,11 +10,15 @@ size_t mxc::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::F64:
   case DType::I64:
+  case DType::U64:
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
+  case DType::I16:
+  case DType::U16:
     return 2;
   case DType::U8:
   case DType::I8:
@@ -41,6 +45,14 @@ const char *mxc::dtypeCType(DType dtype) {
     return "int8_t";
   case DType::I64:
     return "int64_t";
+  case DType::I16:
+    return "int16_t";
+  case DType::U16:
+    return "uint16_t";
+  case DType::U32:
+    return "uint32_t";
+  case DType::U64:
+    return "uint64_t";
   }
   return "void";
 }
@@ -63,6 +75,14 @@ const char *mxc::dtypeName(DType dtype) {
     return "int8";
   case DType::I64:
     return "int64";
+  case DType::I16:
+    return "int16";
+  case DType::U16:
+    return "uint16";
+  case DType::U32:
+    return "uint32";
+  case DType::U64:
+    return "uint64";
   }
   return "unknown";
 }

@@ -22,6 +22,10 @@ enum class DType : int64_t {
   I8 = 5,
   I64 = 6,
   Bool = 7,
+  I16 = 8,
+  U16 = 9,
+  U32 = 10,
+  U64 = 11,
 };
 
 /// Bytes per element.

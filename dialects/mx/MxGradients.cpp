@@ -161,6 +161,10 @@ Grads gradientOf(ConvolutionOp op, OpBuilder &b, ValueRange dys) {
 
 Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
+  if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
+    op.emitError("no gradient yet for dilated pooling");
+    return {Value()};
+  }
   return {createInferred<PoolingGradOp>(
       b, loc, {op.getData(), op.getOutput(), dys[0]},
       {arrAttr(b, "kernel", op.getEffectiveKernel()),

@@ -38,6 +38,13 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return s + ")";
 }
 
+std::string typeStr(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
 /// Resolves a possibly negative axis; fails with `what` in the message.
 FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
                                  int64_t rank, StringRef what) {
@@ -223,6 +230,12 @@ SmallVector<int64_t> PoolingOp::getStrides() {
     return SmallVector<int64_t>(n, 1);
   return withDefault(getStride(), n, 1);
 }
+SmallVector<int64_t> PoolingOp::getDilations() {
+  size_t n = cast<RankedTensorType>(getData().getType()).getRank() - 2;
+  if (getGlobalPool())
+    return SmallVector<int64_t>(n, 1);
+  return withDefault(getDilate(), n, 1);
+}
 SmallVector<int64_t> PoolingOp::getPadding() {
   size_t n = cast<RankedTensorType>(getData().getType()).getRank() - 2;
   if (getGlobalPool())
@@ -236,14 +249,23 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
                                           SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
   // pool_c1
-  if (data.getRank() != 3 && data.getRank() != 4)
-    return fail(loc, "data must be NCW or NCHW (rank 3 or 4), got shape " +
-                         shapeStr(data.getShape()));
+  if (data.getRank() < 3 || data.getRank() > 5)
+    return fail(loc,
+                "data must be NCW, NCHW or NCDHW (rank 3, 4 or 5), got shape " +
+                    shapeStr(data.getShape()));
   size_t n = data.getRank() - 2;
   // pool_c2
   if (!isOneOf(adaptor.getPoolType(), {"max", "avg", "sum"}))
     return fail(loc, "pool_type '" + adaptor.getPoolType() +
                          "' is not one of max, avg, sum");
+  bool isMax = adaptor.getPoolType() == "max";
+  // pool_c5
+  Type et = data.getElementType();
+  if (!isa<FloatType>(et) && (!isMax || et.isInteger(1)))
+    return fail(loc, "pool_type '" + adaptor.getPoolType() +
+                         "' needs float data" +
+                         (isMax ? " or integers" : "") + ", got " +
+                         typeStr(et));
   bool full = adaptor.getPoolingConvention() == "full";
   if (!full && adaptor.getPoolingConvention() != "valid")
     return fail(loc, "pooling_convention '" + adaptor.getPoolingConvention() +
@@ -261,20 +283,27 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
                          shapeStr(data.getShape()));
   // pool_c3
   if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
       failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)) ||
       failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
     return failure();
   auto stride = withDefault(adaptor.getStride(), n, 1);
+  auto dilate = withDefault(adaptor.getDilate(), n, 1);
   auto pad = withDefault(adaptor.getPad(), n, 0);
+  if (!isMax && llvm::any_of(dilate, [](int64_t d) { return d != 1; }))
+    return fail(loc, "dilate " + shapeStr(dilate) +
+                         " is only supported for max pooling");
   // pool_c4
   for (size_t i = 0; i < n; ++i) {
     int64_t padded = data.getDimSize(2 + i) + 2 * pad[i];
-    if (padded < kernel[i])
+    int64_t extent = (kernel[i] - 1) * dilate[i] + 1;
+    if (padded < extent)
       return fail(loc, "padded input extent " + Twine(padded) +
                            " on spatial axis " + Twine(i) +
-                           " is smaller than the kernel (" + Twine(kernel[i]) +
-                           ")");
-    int64_t span = padded - kernel[i];
+                           " is smaller than the " +
+                           (extent != kernel[i] ? "dilated " : "") +
+                           "kernel (" + Twine(extent) + ")");
+    int64_t span = padded - extent;
     out.push_back(
         (full ? (span + stride[i] - 1) / stride[i] : span / stride[i]) + 1);
   }
@@ -460,6 +489,8 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
   bool ok;
   if (et.isInteger(1))
     ok = fn == "not";
+  else if (et.isUnsignedInteger())
+    ok = isOneOf(fn, {"abs", "sign", "square"});
   else if (isa<IntegerType>(et))
     ok = isOneOf(fn, {"abs", "negative", "sign", "square"});
   else
@@ -472,9 +503,10 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
                       "expm1"});
   if (!ok)
     return fail(loc, "unary function '" + fn + "' is not defined for " +
-                         (et.isInteger(1)        ? "booleans"
-                          : isa<IntegerType>(et) ? "integers"
-                                                 : "floats"));
+                         (et.isInteger(1)             ? "booleans"
+                          : et.isUnsignedInteger()    ? "unsigned integers"
+                          : isa<IntegerType>(et)      ? "integers"
+                                                      : "floats"));
   results.push_back(adaptor.getData().getType());
   return success();
 }
@@ -532,9 +564,11 @@ LogicalResult BinaryOp::inferReturnTypes(MLIRContext *,
     return fail(loc, "operand element types differ");
   // binary_c1
   bool logical = isOneOf(adaptor.getOp(), {"and", "or", "xor"});
-  if (logical ? !lhs.getElementType().isInteger(1)
-              : !isArithFunction(adaptor.getOp()) ||
-                    lhs.getElementType().isInteger(1))
+  bool shift = isOneOf(adaptor.getOp(), {"shift_left", "shift_right"});
+  Type et = lhs.getElementType();
+  if (logical  ? !et.isInteger(1)
+      : shift  ? !isa<IntegerType>(et) || et.isInteger(1)
+               : !isArithFunction(adaptor.getOp()) || et.isInteger(1))
     return fail(loc, "binary function '" + adaptor.getOp() +
                          "' is not defined for these operands");
   // binary_c2
@@ -570,8 +604,10 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
   // cast_c1
-  if (!adaptor.getToAttr() || !isa<FloatType, IntegerType>(adaptor.getTo()))
-    return fail(loc, "'to' must be a float or integer element type");
+  if (!adaptor.getToAttr() || !isa<FloatType, IntegerType>(adaptor.getTo()) ||
+      adaptor.getTo().isSignedInteger())
+    return fail(loc, "'to' must be a float, signless or unsigned integer "
+                     "element type");
   results.push_back(tensorOf(adaptor.getData()).clone(adaptor.getTo()));
   return success();
 }

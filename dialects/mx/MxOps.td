@@ -31,8 +31,10 @@ def Mx_Dialect : Dialect {
 
 // Float tensors with static shapes: the backend contract of this dialect.
 def Mx_Tensor : TensorRankOf<[AnyFloat], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
-// Float, integer or boolean (i1) tensors: shape ops, arithmetic, casts.
-def Mx_AnyTensor : TensorRankOf<[AnyFloat, AnySignlessInteger],
+// Float, integer (signless, read as signed, or unsigned: ui8 ... ui64) or
+// boolean (i1) tensors: shape ops, arithmetic, casts.
+def Mx_AnyTensor : TensorRankOf<[AnyFloat, AnySignlessInteger,
+                                 AnyUnsignedInteger],
                                 [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 def Mx_IntTensor : TensorRankOf<[AnySignlessInteger], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 def Mx_BoolTensor : TensorRankOf<[I1], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
@@ -110,34 +112,40 @@ def Mx_ConvolutionOp : Mx_Op<"Convolution"> {
 def Mx_PoolingOp : Mx_Op<"Pooling"> {
   let summary = "max / avg / sum pooling, NC[D]HW layout";
   let description = [{
-    Output extent per spatial axis: valid = floor((x + 2p - k) / s) + 1,
-    full = ceil((x + 2p - k) / s) + 1. With global_pool the kernel is the
+    Output extent per spatial axis, with the dilated kernel
+    k' = (k - 1) * dilate + 1: valid = floor((x + 2p - k') / s) + 1,
+    full = ceil((x + 2p - k') / s) + 1. With global_pool the kernel is the
     whole spatial extent (and stride 1, pad 0). Average pooling divides by the
     window size clipped to the padded input when count_include_pad, else by
-    the number of valid input elements.
+    the number of valid input elements. Max pooling also takes integer
+    tensors (padding never wins).
 
-    C1: data has rank 3 or 4; len(kernel) = rank-2 unless global_pool.
+    C1: data has rank 3, 4 or 5; len(kernel) = rank-2 unless global_pool.
     C2: pool_type is max, avg or sum; pooling_convention is valid or full.
-    C3: stride and pad are empty or len(kernel) long; stride positive.
-    C4: the padded input is at least as large as the kernel.
+    C3: stride, dilate and pad are empty or len(kernel) long; stride and
+        dilate positive; dilate other than 1 only for max pooling.
+    C4: the padded input is at least as large as the dilated kernel.
+    C5: data is float, or integer (not boolean) for max pooling.
 
     ```mlir
     %y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>,
                         pool_type = "max"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
-  let arguments = (ins Mx_Tensor:$data, Mx_I64Array:$kernel,
+  let arguments = (ins Mx_AnyTensor:$data, Mx_I64Array:$kernel,
                    DefaultValuedAttr<StrAttr, "\"max\"">:$pool_type,
                    Mx_I64Array:$stride, Mx_I64Array:$pad,
                    DefaultValuedAttr<BoolAttr, "false">:$global_pool,
                    DefaultValuedAttr<StrAttr, "\"valid\"">:$pooling_convention,
-                   DefaultValuedAttr<BoolAttr, "true">:$count_include_pad);
-  let results = (outs Mx_Tensor:$output);
+                   DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                   Mx_I64Array:$dilate);
+  let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
-    /// Kernel, stride and padding after global_pool and defaults.
+    /// Kernel, stride, dilation and padding after global_pool and defaults.
     llvm::SmallVector<int64_t> getEffectiveKernel();
     llvm::SmallVector<int64_t> getStrides();
+    llvm::SmallVector<int64_t> getDilations();
     llvm::SmallVector<int64_t> getPadding();
   }];
 }
@@ -357,7 +365,9 @@ def Mx_BinaryOp : Mx_Op<"binary"> {
     Shapes broadcast from the right as in NumPy.
 
     C1: op is add, sub, mul, div, maximum, minimum, power or mod; or and,
-        or, xor on booleans.
+        or, xor on booleans; or shift_left, shift_right on integers (right
+        shifts of unsigned values are logical; shifts by the bit width or
+        more give 0, or -1 for negative signed values shifted right).
     C2: the operand shapes broadcast: aligned from the right, each pair of
         extents is equal or one of them is 1.
     C3: the element types are equal.

@@ -4,7 +4,11 @@
 // formula; layouts and shapes are static, so everything that can be decided
 // at compile time (padding, average-pool divisors, BatchNorm folding to a
 // scale and shift) is decided here. Integer tensors use arith's signless ops
-// read as signed; booleans (i1) compare as unsigned (false < true).
+// read as signed; booleans (i1) compare as unsigned (false < true). Unsigned
+// element types (ui8 ... ui64) become signless before the patterns run, and
+// each op that read them carries `mx.unsigned` (its integer operands are
+// unsigned) or `mx.unsigned_result` (a cast's result is), which picks the
+// unsigned division, comparison, extension and bounds.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 
@@ -45,6 +49,16 @@ bool isOneOf(StringRef s, std::initializer_list<StringRef> options) {
 
 bool isBool(Type t) { return t.isInteger(1); }
 
+/// How an integer value's bits are read (see the file comment).
+enum class Sign { Signed, Unsigned };
+
+constexpr StringLiteral kUnsignedAttr = "mx.unsigned";
+constexpr StringLiteral kUnsignedResultAttr = "mx.unsigned_result";
+
+Sign signOf(Operation *op) {
+  return op->hasAttr(kUnsignedAttr) ? Sign::Unsigned : Sign::Signed;
+}
+
 Value constFloat(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
@@ -73,18 +87,21 @@ Value constScalar(OpBuilder &b, Location loc, Type type, double value) {
 }
 
 /// The lowest (or highest) value of `type`: -inf / +inf for floats, the ends
-/// of the signed range for integers, false / true for booleans. The
+/// of the integer range (signed unless `sign` says otherwise), false / true
+/// for booleans. The
 /// identities of max and min reductions.
-Value constExtreme(OpBuilder &b, Location loc, Type type, bool highest) {
+Value constExtreme(OpBuilder &b, Location loc, Type type, bool highest,
+                   Sign sign = Sign::Signed) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc, type,
         b.getFloatAttr(type,
                        APFloat::getInf(ft.getFloatSemantics(), !highest)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt v = width == 1 ? APInt(1, highest)
-            : highest  ? APInt::getSignedMaxValue(width)
-                       : APInt::getSignedMinValue(width);
+  APInt v = width == 1 || sign == Sign::Unsigned
+                ? (highest ? APInt::getMaxValue(width) : APInt(width, 0))
+            : highest ? APInt::getSignedMaxValue(width)
+                      : APInt::getSignedMinValue(width);
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
@@ -188,10 +205,10 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   return tensor::ExpandShapeOp::create(b, loc, target, flat, ArrayRef{all});
 }
 
-/// Pads the spatial axes (from `firstAxis`) with `value`: `low` before and
-/// `high` after each axis.
+/// Pads the spatial axes (from `firstAxis`) with the scalar `pad`: `low`
+/// before and `high` after each axis.
 Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
-              ArrayRef<int64_t> low, ArrayRef<int64_t> high, double value) {
+              ArrayRef<int64_t> low, ArrayRef<int64_t> high, Value pad) {
   if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return v;
@@ -204,10 +221,15 @@ Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
     hi[firstAxis + i] = b.getIndexAttr(high[i]);
     shape[firstAxis + i] += low[i] + high[i];
   }
-  Value pad = constScalar(b, loc, type.getElementType(), value);
   return tensor::PadOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), v, lo, hi,
       pad);
+}
+
+Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
+              ArrayRef<int64_t> low, ArrayRef<int64_t> high, double value) {
+  Value pad = constScalar(b, loc, tensorType(v).getElementType(), value);
+  return padAxes(b, loc, v, firstAxis, low, high, pad);
 }
 
 //===----------------------------------------------------------------------===//
@@ -219,11 +241,11 @@ Value cmpF(OpBuilder &b, Location loc, arith::CmpFPredicate p, Value x,
   return arith::CmpFOp::create(b, loc, p, x, y);
 }
 
-/// Integer comparison: `p` is the signed predicate, which booleans compare
-/// with unsigned (false < true).
+/// Integer comparison: `p` is the signed predicate, which booleans and
+/// unsigned values compare with unsigned (false < true).
 Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-           Value y) {
-  if (isBool(x.getType())) {
+           Value y, Sign sign = Sign::Signed) {
+  if (isBool(x.getType()) || sign == Sign::Unsigned) {
     using P = arith::CmpIPredicate;
     switch (p) {
     case P::slt:
@@ -249,6 +271,18 @@ Value select(OpBuilder &b, Location loc, Value c, Value x, Value y) {
   return arith::SelectOp::create(b, loc, c, x, y);
 }
 
+Value maxI(OpBuilder &b, Location loc, Value x, Value y, Sign sign) {
+  if (sign == Sign::Unsigned)
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value minI(OpBuilder &b, Location loc, Value x, Value y, Sign sign) {
+  if (sign == Sign::Unsigned)
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
 /// `v` (f64) rounded to f32 with round-to-odd: truncated toward zero, and
 /// with the last mantissa bit set when inexact. Rounding that to a type of
 /// at most 22 mantissa bits (f16, bf16) rounds correctly, so f64 -> f16
@@ -272,8 +306,12 @@ Value truncToOddF32(OpBuilder &b, Location loc, Value v) {
 /// Converts a scalar between element types: float <-> float (through f32
 /// between types of one width), float -> int truncating toward zero, int ->
 /// float signed (booleans as 0 / 1), int <-> int sign-extending (booleans
-/// zero-extending), and to booleans `!= 0` (NaN is true).
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+/// zero-extending), and to booleans `!= 0` (NaN is true). `from` / `to`
+/// say whether the integer source / result is unsigned: unsigned sources
+/// zero-extend and convert to floats as unsigned; floats convert to unsigned
+/// results of under 64 bits through i64 (wrapping, as C's casts do on x86).
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to,
+                    Sign fromSign = Sign::Signed, Sign toSign = Sign::Signed) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -292,17 +330,22 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     if (isBool(to))
       return cmpF(b, loc, arith::CmpFPredicate::UNE, v,
                   constFloat(b, loc, from, 0.0));
+    if (toSign == Sign::Unsigned && to.getIntOrFloatBitWidth() == 64)
+      return arith::FPToUIOp::create(b, loc, to, v);
+    if (toSign == Sign::Unsigned)
+      return arith::TruncIOp::create(
+          b, loc, to, arith::FPToSIOp::create(b, loc, b.getI64Type(), v));
     return arith::FPToSIOp::create(b, loc, to, v);
   }
   if (ft) {
-    if (isBool(from))
+    if (isBool(from) || fromSign == Sign::Unsigned)
       return arith::UIToFPOp::create(b, loc, to, v);
     return arith::SIToFPOp::create(b, loc, to, v);
   }
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
   if (tw == 1)
     return cmpI(b, loc, arith::CmpIPredicate::ne, v, constInt(b, loc, from, 0));
-  if (fw == 1)
+  if (fw < tw && (fw == 1 || fromSign == Sign::Unsigned))
     return arith::ExtUIOp::create(b, loc, to, v);
   if (fw < tw)
     return arith::ExtSIOp::create(b, loc, to, v);
@@ -394,16 +437,24 @@ Value applyFloatUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
   llvm_unreachable("unary function not checked by the verifier");
 }
 
-Value applyIntUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
+Value applyIntUnary(OpBuilder &b, Location loc, StringRef fn, Value x,
+                    Sign sign) {
   Type t = x.getType();
   if (fn == "not")
     return arith::XOrIOp::create(b, loc, x, constInt(b, loc, t, 1));
+  if (fn == "abs" && sign == Sign::Unsigned)
+    return x;
   if (fn == "abs")
     return math::AbsIOp::create(b, loc, x);
   if (fn == "negative")
     return arith::SubIOp::create(b, loc, constInt(b, loc, t, 0), x);
   if (fn == "square")
     return arith::MulIOp::create(b, loc, x, x);
+  if (fn == "sign" && sign == Sign::Unsigned) {
+    Value zero = constInt(b, loc, t, 0);
+    return arith::ExtUIOp::create(
+        b, loc, t, cmpI(b, loc, arith::CmpIPredicate::ne, x, zero));
+  }
   if (fn == "sign") {
     Value zero = constInt(b, loc, t, 0);
     Value neg = select(b, loc, cmpI(b, loc, arith::CmpIPredicate::slt, x, zero),
@@ -414,10 +465,11 @@ Value applyIntUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
   llvm_unreachable("integer unary function not checked by the verifier");
 }
 
-Value applyUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
+Value applyUnary(OpBuilder &b, Location loc, StringRef fn, Value x,
+                 Sign sign = Sign::Signed) {
   Type t = x.getType();
   if (isa<IntegerType>(t))
-    return applyIntUnary(b, loc, fn, x);
+    return applyIntUnary(b, loc, fn, x, sign);
   // Types narrower than f32 compute the inexact functions in f32: libm and
   // most of LLVM's math intrinsics exist only for f32 and f64.
   if (t.getIntOrFloatBitWidth() >= 32 ||
@@ -431,7 +483,7 @@ Value applyUnary(OpBuilder &b, Location loc, StringRef fn, Value x) {
 /// x^y on integers: square-and-multiply over every bit of y, wrapping like
 /// multiplication. A negative y gives 1 / x^-y truncated toward zero: the
 /// power of 1 or -1, else 0 (also for x = 0, where division would trap).
-Value intPower(OpBuilder &b, Location loc, Value x, Value y) {
+Value intPower(OpBuilder &b, Location loc, Value x, Value y, Sign sign) {
   Type t = x.getType();
   Value zero = constInt(b, loc, t, 0), one = constInt(b, loc, t, 1);
   Value lb = arith::ConstantIndexOp::create(b, loc, 0);
@@ -452,7 +504,7 @@ Value intPower(OpBuilder &b, Location loc, Value x, Value y) {
       b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, x, one),
       cmpI(b, loc, arith::CmpIPredicate::eq, x, constInt(b, loc, t, -1)));
   Value vanishes = arith::AndIOp::create(
-      b, loc, cmpI(b, loc, arith::CmpIPredicate::slt, y, zero),
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::slt, y, zero, sign),
       arith::XOrIOp::create(b, loc, unit, constInt(b, loc, b.getI1Type(), 1)));
   return select(b, loc, vanishes, zero, loop.getResult(0));
 }
@@ -460,10 +512,18 @@ Value intPower(OpBuilder &b, Location loc, Value x, Value y) {
 /// Integer division truncates toward zero (C, ONNX Div); mod is Python's
 /// (ONNX Mod with fmod = 0): the remainder takes the divisor's sign. Neither
 /// traps: x / 0 = x mod 0 = 0, and x / -1 wraps (INT_MIN / -1 = INT_MIN).
-Value intDivMod(OpBuilder &b, Location loc, bool isMod, Value x, Value y) {
+/// Unsigned values divide as unsigned.
+Value intDivMod(OpBuilder &b, Location loc, bool isMod, Value x, Value y,
+                Sign sign) {
   Type t = x.getType();
   Value zero = constInt(b, loc, t, 0), one = constInt(b, loc, t, 1);
   Value byZero = cmpI(b, loc, arith::CmpIPredicate::eq, y, zero);
+  if (sign == Sign::Unsigned) {
+    Value safe = select(b, loc, byZero, one, y);
+    Value q = isMod ? arith::RemUIOp::create(b, loc, x, safe).getResult()
+                    : arith::DivUIOp::create(b, loc, x, safe).getResult();
+    return select(b, loc, byZero, zero, q);
+  }
   Value byMinusOne =
       cmpI(b, loc, arith::CmpIPredicate::eq, y, constInt(b, loc, t, -1));
   Value safe =
@@ -481,7 +541,8 @@ Value intDivMod(OpBuilder &b, Location loc, bool isMod, Value x, Value y) {
   return select(b, loc, fix, arith::AddIOp::create(b, loc, r, y), r);
 }
 
-Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
+Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y,
+                  Sign sign = Sign::Signed) {
   if (isa<FloatType>(x.getType())) {
     if (fn == "add")
       return arith::AddFOp::create(b, loc, x, y);
@@ -508,13 +569,29 @@ Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
   if (fn == "mul")
     return arith::MulIOp::create(b, loc, x, y);
   if (fn == "div" || fn == "mod")
-    return intDivMod(b, loc, fn == "mod", x, y);
+    return intDivMod(b, loc, fn == "mod", x, y, sign);
   if (fn == "maximum")
-    return arith::MaxSIOp::create(b, loc, x, y);
+    return maxI(b, loc, x, y, sign);
   if (fn == "minimum")
-    return arith::MinSIOp::create(b, loc, x, y);
+    return minI(b, loc, x, y, sign);
   if (fn == "power")
-    return intPower(b, loc, x, y);
+    return intPower(b, loc, x, y, sign);
+  if (fn == "shift_left" || fn == "shift_right") {
+    Type t = x.getType();
+    Value width = constInt(b, loc, t, t.getIntOrFloatBitWidth());
+    Value tooFar = cmpI(b, loc, arith::CmpIPredicate::uge, y, width);
+    bool arithmetic = fn == "shift_right" && sign == Sign::Signed;
+    Value amount = select(b, loc, tooFar,
+                          constInt(b, loc, t, t.getIntOrFloatBitWidth() - 1), y);
+    Value shifted =
+        fn == "shift_left"
+            ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+        : arithmetic ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
+                     : arith::ShRUIOp::create(b, loc, x, amount).getResult();
+    if (arithmetic) // x >> (width - 1) is already 0 or -1.
+      return shifted;
+    return select(b, loc, tooFar, constInt(b, loc, t, 0), shifted);
+  }
   if (fn == "and")
     return arith::AndIOp::create(b, loc, x, y);
   if (fn == "or")
@@ -526,7 +603,8 @@ Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
 
 /// ONNX comparisons: ordered for floats except not_equal, which is true for
 /// NaN (as x != x is).
-Value applyCompare(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
+Value applyCompare(OpBuilder &b, Location loc, StringRef fn, Value x, Value y,
+                   Sign sign = Sign::Signed) {
   if (isa<FloatType>(x.getType())) {
     using P = arith::CmpFPredicate;
     P p = llvm::StringSwitch<P>(fn)
@@ -546,7 +624,7 @@ Value applyCompare(OpBuilder &b, Location loc, StringRef fn, Value x, Value y) {
             .Case("greater_equal", P::sge)
             .Case("less", P::slt)
             .Case("less_equal", P::sle);
-  return cmpI(b, loc, p, x, y);
+  return cmpI(b, loc, p, x, y, sign);
 }
 
 //===----------------------------------------------------------------------===//
@@ -775,19 +853,22 @@ struct PoolingLowering : MxPattern<PoolingOp> {
     auto inType = tensorType(a.getData());
     Type et = outType.getElementType();
     auto kernel = op.getEffectiveKernel(), stride = op.getStrides(),
-         pad = op.getPadding();
+         dilate = op.getDilations(), pad = op.getPadding();
     unsigned ns = kernel.size();
     StringRef type = op.getPoolType();
-    bool isMax = type == "max";
+    bool isMax = type == "max", isFloat = isa<FloatType>(et);
+    Sign sign = signOf(op);
 
     // Pad low by `pad`; pad high far enough for the last ("full") window.
     SmallVector<int64_t> high(ns);
     for (unsigned s = 0; s < ns; ++s) {
-      int64_t needed = (outType.getDimSize(2 + s) - 1) * stride[s] + kernel[s];
+      int64_t needed = (outType.getDimSize(2 + s) - 1) * stride[s] +
+                       (kernel[s] - 1) * dilate[s] + 1;
       high[s] =
           std::max<int64_t>(needed - inType.getDimSize(2 + s) - pad[s], 0);
     }
-    double neutral = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    Value neutral = isMax ? constExtreme(b, loc, et, /*highest=*/false, sign)
+                          : constScalar(b, loc, et, 0.0);
     Value x = padAxes(b, loc, a.getData(), 2, pad, high, neutral);
 
     // Loops: n, c, o... (parallel), k... (reduction); a shape-only window
@@ -796,20 +877,22 @@ struct PoolingLowering : MxPattern<PoolingOp> {
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     SmallVector<AffineExpr> xe = {d(0), d(1)}, ke, ye = {d(0), d(1)};
     for (unsigned s = 0; s < ns; ++s) {
-      xe.push_back(d(2 + s) * stride[s] + d(2 + ns + s));
+      xe.push_back(d(2 + s) * stride[s] + d(2 + ns + s) * dilate[s]);
       ke.push_back(d(2 + ns + s));
       ye.push_back(d(2 + s));
     }
     Value window = emptyTensor(b, loc, kernel, et);
     SmallVector<IteratorType> iters = parallel(2 + ns);
     iters.append(ns, IteratorType::reduction);
-    Value init = filledTensor(b, loc, outType.getShape(), et, neutral);
+    Value init = filledTensor(b, loc, outType.getShape(), neutral);
     Value y = generic(
         b, loc, outType.getShape(), et, {x, window},
         {AffineMap::get(nLoops, 0, xe, ctx),
          AffineMap::get(nLoops, 0, ke, ctx)},
         iters,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          if (isMax && !isFloat)
+            return maxI(nb, l, args[0], args[2], sign);
           if (isMax)
             return arith::MaximumFOp::create(nb, l, args[0], args[2]);
           return arith::AddFOp::create(nb, l, args[0], args[2]);
@@ -886,11 +969,12 @@ struct UnaryLowering : MxPattern<UnaryOp> {
   LogicalResult matchAndRewrite(UnaryOp op, Adaptor a,
                                 ConversionPatternRewriter &b) const override {
     StringRef fn = op.getOp();
+    Sign sign = signOf(op);
     b.replaceOp(op,
                 elementwise(b, op.getLoc(),
                             cast<RankedTensorType>(op.getType()), {a.getData()},
                             [&](OpBuilder &nb, Location l, ValueRange args) {
-                              return applyUnary(nb, l, fn, args[0]);
+                              return applyUnary(nb, l, fn, args[0], sign);
                             }));
     return success();
   }
@@ -1197,7 +1281,7 @@ struct BinaryLowering : MxPattern<BinaryOp> {
          broadcastMap(ctx, tensorType(a.getRhs()).getShape(), type.getShape())},
         parallel(type.getRank()),
         [&](OpBuilder &nb, Location l, ValueRange args) {
-          return applyBinary(nb, l, fn, args[0], args[1]);
+          return applyBinary(nb, l, fn, args[0], args[1], signOf(op));
         });
     b.replaceOp(op, y);
     return success();
@@ -1220,8 +1304,10 @@ struct ScalarLowering : MxPattern<ScalarOp> {
                           // On integers the scalar truncated toward zero.
                           Value s =
                               constScalar(nb, l, args[0].getType(), scalar);
-                          return reverse ? applyBinary(nb, l, fn, s, args[0])
-                                         : applyBinary(nb, l, fn, args[0], s);
+                          Sign sign = signOf(op);
+                          return reverse
+                                     ? applyBinary(nb, l, fn, s, args[0], sign)
+                                     : applyBinary(nb, l, fn, args[0], s, sign);
                         }));
     return success();
   }
@@ -1256,10 +1342,11 @@ struct ClipLowering : MxPattern<ClipOp> {
                               vhi, v);
               }
               // The integers in [a_min, a_max], saturated.
-              Value v = arith::MaxSIOp::create(
-                  nb, l, x, constScalar(nb, l, et, std::ceil(lo)));
-              return arith::MinSIOp::create(
-                  nb, l, v, constScalar(nb, l, et, std::floor(hi)));
+              Sign sign = signOf(op);
+              Value v = maxI(nb, l, x, constScalar(nb, l, et, std::ceil(lo)),
+                             sign);
+              return minI(nb, l, v, constScalar(nb, l, et, std::floor(hi)),
+                          sign);
             }));
     return success();
   }
@@ -1357,7 +1444,7 @@ Value reduction(OpBuilder &b, Location loc, Value x,
 /// the reduced shape. Integer means truncate toward zero; integer l2 and
 /// logsumexp are computed in f64 and truncated.
 Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
-                   const ReductionSpace &space) {
+                   const ReductionSpace &space, Sign sign = Sign::Signed) {
   auto type = tensorType(x);
   Type et = type.getElementType();
   bool isFloat = isa<FloatType>(et);
@@ -1365,12 +1452,14 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
     Type f64 = b.getF64Type();
     Value wide = elementwise(b, loc, type.clone(f64), {x},
                              [&](OpBuilder &nb, Location l, ValueRange args) {
-                               return convertScalar(nb, l, args[0], f64);
+                               return convertScalar(nb, l, args[0], f64,
+                                                    sign);
                              });
     Value y = reduceValues(b, loc, fn, wide, space);
     return elementwise(b, loc, RankedTensorType::get(space.shape, et), {y},
                        [&](OpBuilder &nb, Location l, ValueRange args) {
-                         return convertScalar(nb, l, args[0], et);
+                         return convertScalar(nb, l, args[0], et, Sign::Signed,
+                                              sign);
                        });
   }
   auto redType = RankedTensorType::get(space.shape, et);
@@ -1388,14 +1477,13 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
   if (fn == "max" || fn == "min") {
     bool isMax = fn == "max";
     return reduction(
-        b, loc, x, space, constExtreme(b, loc, et, /*highest=*/!isMax),
+        b, loc, x, space, constExtreme(b, loc, et, /*highest=*/!isMax, sign),
         [&](OpBuilder &nb, Location l, Value e, Value acc,
             ValueRange) -> Value {
           if (isFloat)
             return isMax ? arith::MaximumFOp::create(nb, l, e, acc).getResult()
                          : arith::MinimumFOp::create(nb, l, e, acc).getResult();
-          return isMax ? arith::MaxSIOp::create(nb, l, e, acc).getResult()
-                       : arith::MinSIOp::create(nb, l, e, acc).getResult();
+          return isMax ? maxI(nb, l, e, acc, sign) : minI(nb, l, e, acc, sign);
         });
   }
   if (fn == "prod")
@@ -1448,6 +1536,8 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
           Value n = constScalar(nb, l, et, (double)space.count);
           if (isFloat)
             return arith::DivFOp::create(nb, l, args[0], n);
+          if (sign == Sign::Unsigned)
+            return arith::DivUIOp::create(nb, l, args[0], n);
           return arith::DivSIOp::create(nb, l, args[0], n);
         });
   if (fn == "l2")
@@ -1483,7 +1573,7 @@ struct ReduceLowering : MxPattern<ReduceOp> {
                          : arith::AndIOp::create(nb, l, e, acc).getResult();
           });
     } else {
-      y = reduceValues(b, loc, fn, a.getData(), space);
+      y = reduceValues(b, loc, fn, a.getData(), space, signOf(op));
     }
     b.replaceOp(op, reshapeTo(b, loc, y, outType.getShape()));
     return success();
@@ -1630,7 +1720,7 @@ struct CompareLowering : MxPattern<CompareOp> {
          broadcastMap(ctx, tensorType(a.getRhs()).getShape(), type.getShape())},
         parallel(type.getRank()),
         [&](OpBuilder &nb, Location l, ValueRange args) {
-          return applyCompare(nb, l, fn, args[0], args[1]);
+          return applyCompare(nb, l, fn, args[0], args[1], signOf(op));
         });
     b.replaceOp(op, y);
     return success();
@@ -1647,11 +1737,13 @@ struct CastLowering : MxPattern<CastOp> {
       return success();
     }
     Type to = type.getElementType();
-    b.replaceOp(op,
-                elementwise(b, op.getLoc(), type, {a.getData()},
-                            [&](OpBuilder &nb, Location l, ValueRange args) {
-                              return convertScalar(nb, l, args[0], to);
-                            }));
+    Sign toSign =
+        op->hasAttr(kUnsignedResultAttr) ? Sign::Unsigned : Sign::Signed;
+    b.replaceOp(op, elementwise(b, op.getLoc(), type, {a.getData()},
+                                [&](OpBuilder &nb, Location l, ValueRange args) {
+                                  return convertScalar(nb, l, args[0], to,
+                                                       signOf(op), toSign);
+                                }));
     return success();
   }
 };
@@ -1905,8 +1997,9 @@ struct ArgReduceLowering : MxPattern<ArgReduceOp> {
       axis += rank;
     bool isMax = op.getOp() == "max", last = op.getSelectLastIndex();
     ReductionSpace space(b.getContext(), dataType.getShape(), {axis});
-    Value initValue =
-        filledTensor(b, loc, space.shape, constExtreme(b, loc, et, !isMax));
+    Sign sign = signOf(op);
+    Value initValue = filledTensor(b, loc, space.shape,
+                                   constExtreme(b, loc, et, !isMax, sign));
     Value initIndex =
         filledTensor(b, loc, space.shape, constInt(b, loc, i64, 0));
     auto generic = linalg::GenericOp::create(
@@ -1933,7 +2026,7 @@ struct ArgReduceLowering : MxPattern<ArgReduceOp> {
                 arith::AndIOp::create(nb, l, xNaN, bestNaN));
           } else {
             using P = arith::CmpIPredicate;
-            better = cmpI(nb, l, isMax ? P::sgt : P::slt, x, best);
+            better = cmpI(nb, l, isMax ? P::sgt : P::slt, x, best, sign);
             same = cmpI(nb, l, P::eq, x, best);
           }
           Value tie =
@@ -2011,10 +2104,54 @@ struct LayerNormLowering : MxPattern<LayerNormOp> {
   }
 };
 
+/// `type` with unsigned integer elements made signless (other types as is).
+Type signless(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  Type et = shaped ? shaped.getElementType() : type;
+  auto it = dyn_cast<IntegerType>(et);
+  if (!it || it.isSignless())
+    return type;
+  Type s = IntegerType::get(type.getContext(), it.getWidth());
+  return shaped ? shaped.clone(s) : s;
+}
+
+/// Makes every unsigned integer type under `root` signless, marking the mx
+/// ops that read (kUnsignedAttr) or cast to (kUnsignedResultAttr) unsigned
+/// values first (see the file comment).
+void makeSignless(Operation *root) {
+  auto isUnsigned = [](Type t) { return signless(t) != t; };
+  root->walk([&](Operation *op) {
+    if (!isa_and_nonnull<MxDialect>(op->getDialect()))
+      return;
+    if (llvm::any_of(op->getOperandTypes(), isUnsigned))
+      op->setAttr(kUnsignedAttr, UnitAttr::get(op->getContext()));
+    if (isa<CastOp>(op) && isUnsigned(op->getResult(0).getType()))
+      op->setAttr(kUnsignedResultAttr, UnitAttr::get(op->getContext()));
+  });
+  root->walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      v.setType(signless(v.getType()));
+    for (Region &r : op->getRegions())
+      for (Block &block : r)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(signless(arg.getType()));
+    if (auto fn = dyn_cast<func::FuncOp>(op)) {
+      auto convert = [](TypeRange types) {
+        return llvm::map_to_vector(types, signless);
+      };
+      FunctionType ft = fn.getFunctionType();
+      fn.setFunctionType(FunctionType::get(op->getContext(),
+                                           convert(ft.getInputs()),
+                                           convert(ft.getResults())));
+    }
+  });
+}
+
 struct ConvertMxToLinalgPass
     : mxc::impl::ConvertMxToLinalgPassBase<ConvertMxToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    makeSignless(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalDialect<MxDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,

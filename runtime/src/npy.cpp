@@ -180,7 +180,8 @@ mxrt_status parseDescr(const char *path, const std::string &descr,
     mxrt_dtype dtype;
   } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64}, {"f2", MXRT_F16},
                {"u1", MXRT_U8},  {"i4", MXRT_I32}, {"i1", MXRT_I8},
-               {"i8", MXRT_I64}, {"b1", MXRT_BOOL}};
+               {"i8", MXRT_I64}, {"b1", MXRT_BOOL}, {"i2", MXRT_I16},
+               {"u2", MXRT_U16}, {"u4", MXRT_U32}, {"u8", MXRT_U64}};
   if (descr.size() == 3 && std::strchr("<=|>", descr[0])) {
     for (const auto &kind : kinds) {
       if (descr.compare(1, 2, kind.code) != 0)
@@ -197,7 +198,7 @@ mxrt_status parseDescr(const char *path, const std::string &descr,
   }
   return mxrt::fail(MXRT_UNSUPPORTED,
                     "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
-                    "<i4 |i1 <i8 |b1)",
+                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8)",
                     path, descr.c_str());
 }
 
@@ -219,6 +220,14 @@ const char *descrOf(mxrt_dtype dtype) {
     return "<i8";
   case MXRT_BOOL:
     return "|b1";
+  case MXRT_I16:
+    return "<i2";
+  case MXRT_U16:
+    return "<u2";
+  case MXRT_U32:
+    return "<u4";
+  case MXRT_U64:
+    return "<u8";
   }
   return nullptr;
 }

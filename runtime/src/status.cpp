@@ -30,7 +30,7 @@ mxrt_status mxrt::fail(mxrt_status status, const char *format, ...) {
 }
 
 bool mxrt::isValidDtype(int64_t dtype) {
-  return dtype >= MXRT_F32 && dtype <= MXRT_BOOL;
+  return dtype >= MXRT_F32 && dtype <= MXRT_U64;
 }
 
 int64_t mxrt::dtypeCode(const mxrt_dtype &dtype) {
@@ -78,11 +78,15 @@ size_t mxrt_dtype_size(mxrt_dtype dtype) {
   switch (mxrt::dtypeCode(dtype)) {
   case MXRT_F32:
   case MXRT_I32:
+  case MXRT_U32:
     return 4;
   case MXRT_F64:
   case MXRT_I64:
+  case MXRT_U64:
     return 8;
   case MXRT_F16:
+  case MXRT_I16:
+  case MXRT_U16:
     return 2;
   case MXRT_U8:
   case MXRT_I8:
@@ -110,6 +114,14 @@ const char *mxrt_dtype_name(mxrt_dtype dtype) {
     return "int64";
   case MXRT_BOOL:
     return "bool";
+  case MXRT_I16:
+    return "int16";
+  case MXRT_U16:
+    return "uint16";
+  case MXRT_U32:
+    return "uint32";
+  case MXRT_U64:
+    return "uint64";
   }
   return "unknown";
 }

@@ -320,3 +320,44 @@ func.func @slice(%x: tensor<4x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>) {
   %1 = mx.slice %x {begin = array<i64: 3>, end = array<i64: 0>, step = array<i64: -2>} : (tensor<4x5xf32>) -> tensor<2x5xf32>
   return %0, %1 : tensor<2x5xf32>, tensor<2x5xf32>
 }
+
+// -----
+
+// Unsigned element types become signless, and the ops that read them pick
+// unsigned division, extremes, comparison and conversion.
+// CHECK-LABEL: func.func @unsigned(
+// CHECK-SAME:    %{{.*}}: tensor<4xi8>, %{{.*}}: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi8>, tensor<4xi1>, tensor<4xf32>, tensor<4xi8>)
+// CHECK:         arith.divui %{{.*}}, %{{.*}} : i8
+// CHECK:         arith.maxui %{{.*}}, %{{.*}} : i8
+// CHECK:         arith.cmpi ugt, %{{.*}}, %{{.*}} : i8
+// CHECK:         arith.uitofp %{{.*}} : i8 to f32
+// CHECK:         arith.shrui %{{.*}}, %{{.*}} : i8
+func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>, tensor<4xi1>, tensor<4xf32>, tensor<4xui8>) {
+  %0 = mx.binary %x, %y {op = "div"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %1 = mx.binary %x, %y {op = "maximum"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %2 = mx.compare %x, %y {op = "greater"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
+  %3 = mx.cast %x {to = f32} : (tensor<4xui8>) -> tensor<4xf32>
+  %4 = mx.binary %x, %y {op = "shift_right"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0, %1, %2, %3, %4 : tensor<4xui8>, tensor<4xui8>, tensor<4xi1>, tensor<4xf32>, tensor<4xui8>
+}
+
+// -----
+
+// Integer max pooling pads with the type's lowest value (0 for ui8, -128 for
+// i8) and takes maxui / maxsi; dilation strides the window reads.
+// CHECK-DAG:   #[[DIL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4 * 2, d3 * 2 + d5 * 2)>
+// CHECK-LABEL: func.func @int_max_pool(
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK:         tensor.pad
+// CHECK:           tensor.yield %[[ZERO]] : i8
+// CHECK:         linalg.generic {indexing_maps = [#[[DIL]],
+// CHECK:           arith.maxui %{{.*}}, %{{.*}} : i8
+// CHECK:         %[[LOW:.*]] = arith.constant -128 : i8
+// CHECK:         tensor.pad
+// CHECK:           tensor.yield %[[LOW]] : i8
+// CHECK:           arith.maxsi %{{.*}}, %{{.*}} : i8
+func.func @int_max_pool(%x: tensor<1x1x5x5xui8>, %s: tensor<1x1x5x5xi8>) -> (tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>) {
+  %0 = mx.Pooling %x {kernel = array<i64: 2, 2>, dilate = array<i64: 2, 2>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x1x5x5xui8>) -> tensor<1x1x3x3xui8>
+  %1 = mx.Pooling %s {kernel = array<i64: 2, 2>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x1x5x5xi8>) -> tensor<1x1x3x3xi8>
+  return %0, %1 : tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>
+}

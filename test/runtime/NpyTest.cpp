@@ -168,8 +168,9 @@ TEST(NpyRoundTrip, EveryDtypeAndOddShapes) {
                                      {1, 1, 1, 1, 1, 1, 1, 1},
                                      {1, 2, 1, 3, 1, 2, 1, 2},
                                      {1000}};
-  for (mxrt_dtype dtype : {MXRT_F32, MXRT_F64, MXRT_F16, MXRT_U8, MXRT_I32,
-                           MXRT_I8, MXRT_I64, MXRT_BOOL}) {
+  for (mxrt_dtype dtype :
+       {MXRT_F32, MXRT_F64, MXRT_F16, MXRT_U8, MXRT_I32, MXRT_I8, MXRT_I64,
+        MXRT_BOOL, MXRT_I16, MXRT_U16, MXRT_U32, MXRT_U64}) {
     for (const Shape &shape : shapes) {
       SCOPED_TRACE(std::string(mxrt_dtype_name(dtype)) + " rank " +
                    std::to_string(shape.size()));
@@ -367,6 +368,15 @@ TEST(NpyLoad, AcceptsEquivalentSpellings) {
       {"{'descr': '|b1', 'fortran_order': False, 'shape': ( 2 , 4 ), }",
        MXRT_BOOL,
        {2, 4}},
+      {"{'descr': '<u2', 'fortran_order': False, 'shape': (4,), }",
+       MXRT_U16,
+       {4}},
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 2), }",
+       MXRT_I16,
+       {2, 2}},
+      {"{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }",
+       MXRT_U64,
+       {1}},
   };
   for (const auto &c : cases) {
     SCOPED_TRACE(c.dict);

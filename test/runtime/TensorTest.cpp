@@ -49,7 +49,9 @@ TEST(Dtype, SizesAndNames) {
   } expected[] = {{MXRT_F32, 4, "float32"}, {MXRT_F64, 8, "float64"},
                   {MXRT_F16, 2, "float16"}, {MXRT_U8, 1, "uint8"},
                   {MXRT_I32, 4, "int32"},   {MXRT_I8, 1, "int8"},
-                  {MXRT_I64, 8, "int64"},   {MXRT_BOOL, 1, "bool"}};
+                  {MXRT_I64, 8, "int64"},   {MXRT_BOOL, 1, "bool"},
+                  {MXRT_I16, 2, "int16"},   {MXRT_U16, 2, "uint16"},
+                  {MXRT_U32, 4, "uint32"},  {MXRT_U64, 8, "uint64"}};
   for (const auto &e : expected) {
     EXPECT_EQ(mxrt_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(mxrt_dtype_name(e.dtype), e.name);

@@ -232,6 +232,18 @@ void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
     case MXRT_BOOL:
       static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r & 1);
       break;
+    case MXRT_I16:
+      static_cast<int16_t *>(data)[i] = static_cast<int16_t>(r % 10);
+      break;
+    case MXRT_U16:
+      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(r % 10);
+      break;
+    case MXRT_U32:
+      static_cast<uint32_t *>(data)[i] = static_cast<uint32_t>(r % 10);
+      break;
+    case MXRT_U64:
+      static_cast<uint64_t *>(data)[i] = r % 10;
+      break;
     }
   }
 }
@@ -299,6 +311,14 @@ std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
     return std::to_string(static_cast<const int64_t *>(data)[i]);
   case MXRT_BOOL:
     return static_cast<const uint8_t *>(data)[i] ? "true" : "false";
+  case MXRT_I16:
+    return std::to_string(static_cast<const int16_t *>(data)[i]);
+  case MXRT_U16:
+    return std::to_string(static_cast<const uint16_t *>(data)[i]);
+  case MXRT_U32:
+    return std::to_string(static_cast<const uint32_t *>(data)[i]);
+  case MXRT_U64:
+    return std::to_string(static_cast<const uint64_t *>(data)[i]);
   }
   return "?";
 }

@@ -60,6 +60,23 @@ bool isFloatType(int32_t t) {
   return t == TP::FLOAT || t == TP::DOUBLE || t == TP::FLOAT16;
 }
 
+/// The lowest value of an integer element type, as a double (exact for the
+/// types up to 32 bits; int64's is -2^63, also exact).
+double lowestInt(int32_t t) {
+  switch (t) {
+  case TP::INT8:
+    return -128.0;
+  case TP::INT16:
+    return -32768.0;
+  case TP::INT32:
+    return -2147483648.0;
+  case TP::INT64:
+    return -9223372036854775808.0;
+  default: // unsigned
+    return 0.0;
+  }
+}
+
 std::string typeName(int32_t t) {
   return llvm::StringRef(TP::DataType_Name(t)).lower();
 }
@@ -79,8 +96,18 @@ Type elementType(int32_t t, MLIRContext *ctx) {
     return b.getI64Type();
   case TP::INT32:
     return b.getI32Type();
+  case TP::INT16:
+    return b.getI16Type();
   case TP::INT8:
     return b.getI8Type();
+  case TP::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case TP::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case TP::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case TP::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case TP::BOOL:
     return b.getI1Type();
   default:
@@ -95,10 +122,20 @@ int32_t onnxType(Type t) {
     return TP::DOUBLE;
   if (t.isF16())
     return TP::FLOAT16;
+  if (t.isUnsignedInteger(8))
+    return TP::UINT8;
+  if (t.isUnsignedInteger(16))
+    return TP::UINT16;
+  if (t.isUnsignedInteger(32))
+    return TP::UINT32;
+  if (t.isUnsignedInteger(64))
+    return TP::UINT64;
   if (t.isInteger(64))
     return TP::INT64;
   if (t.isInteger(32))
     return TP::INT32;
+  if (t.isInteger(16))
+    return TP::INT16;
   if (t.isInteger(8))
     return TP::INT8;
   if (t.isInteger(1))
@@ -118,8 +155,18 @@ DType dtypeOf(int32_t t) {
     return DType::I64;
   case TP::INT32:
     return DType::I32;
+  case TP::INT16:
+    return DType::I16;
   case TP::INT8:
     return DType::I8;
+  case TP::UINT8:
+    return DType::U8;
+  case TP::UINT16:
+    return DType::U16;
+  case TP::UINT32:
+    return DType::U32;
+  case TP::UINT64:
+    return DType::U64;
   case TP::BOOL:
     return DType::Bool;
   default:
@@ -584,6 +631,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   case TP::UINT8:
   case TP::UINT16:
   case TP::UINT32:
+  case TP::UINT64:
   case TP::BOOL:
     break;
   default:
@@ -627,7 +675,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   }
 
   if (raw) {
-    size_t elem = dt == TP::DOUBLE || dt == TP::INT64                      ? 8
+    size_t elem = dt == TP::DOUBLE || dt == TP::INT64 || dt == TP::UINT64 ? 8
                   : dt == TP::FLOAT || dt == TP::INT32 || dt == TP::UINT32 ? 4
                   : dt == TP::FLOAT16 || dt == TP::INT16 || dt == TP::UINT16
                       ? 2
@@ -655,6 +703,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
         break;
       }
       case TP::INT64:
+      case TP::UINT64: // held as its two's-complement bit pattern
         std::memcpy(&c.ints[k], p, 8);
         break;
       case TP::INT32: {
@@ -713,6 +762,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
       c.ints[k] = t.int64_data(k);
     break;
   case TP::UINT32:
+  case TP::UINT64:
     got = t.uint64_data_size();
     for (int64_t k = 0; k < std::min(n, got); ++k)
       c.ints[k] = (int64_t)t.uint64_data(k);
@@ -884,11 +934,24 @@ Value Importer::param(const Const &c, StringRef name) {
       break;
     }
     case DType::I8:
+    case DType::U8:
     case DType::Bool:
       *p = (uint8_t)c.ints[k];
       break;
-    default:
-      llvm_unreachable("dtypeOf() gives no other types");
+    case DType::I16:
+    case DType::U16: {
+      uint16_t v = (uint16_t)c.ints[k];
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case DType::U32: {
+      uint32_t v = (uint32_t)c.ints[k];
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case DType::U64:
+      std::memcpy(p, &c.ints[k], 8);
+      break;
     }
   }
   Value arg =
@@ -1040,7 +1103,7 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
 LogicalResult Importer::importOp(StringRef t) {
   static const llvm::StringSet<> elementwise = {
       "Add", "Sub", "Mul",  "Div", "Pow", "Mod", "Max",
-      "Min", "Sum", "Mean", "And", "Or",  "Xor"};
+      "Min", "Sum", "Mean", "And", "Or",  "Xor", "BitShift"};
   static const llvm::StringSet<> unaryOps = {
       "Abs",  "Neg",  "Exp",   "Log",   "Sqrt",  "Reciprocal", "Ceil", "Floor",
       "Sign", "Erf",  "Round", "Sin",   "Cos",   "Tan",        "Asin", "Acos",
@@ -1246,7 +1309,8 @@ LogicalResult Importer::importRange() {
 std::optional<Const> Importer::foldBinary(const Const &a, const Const &c,
                                           StringRef fn) {
   auto shapeOut = broadcastShapes({a.shape, c.shape});
-  if (!shapeOut)
+  // uint64 values past INT64_MAX would fold as negative: left to run time.
+  if (!shapeOut || a.type == TP::UINT64 || c.type == TP::UINT64)
     return std::nullopt;
   bool cmp = fn == "equal" || fn == "greater" || fn == "less" ||
              fn == "greater_equal" || fn == "less_equal";
@@ -1334,7 +1398,14 @@ LogicalResult Importer::importElementwise(StringRef t) {
                      .Case("Min", "minimum")
                      .Case("And", "and")
                      .Case("Or", "or")
-                     .Case("Xor", "xor");
+                     .Case("Xor", "xor")
+                     .Case("BitShift", "shift");
+  if (t == "BitShift") {
+    std::string direction = attrStr("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT")
+      return fail("direction '" + direction + "' is not LEFT or RIGHT");
+    fn = direction == "LEFT" ? "shift_left" : "shift_right";
+  }
   if (t == "Mod" && attrInt("fmod", 0))
     fn = "fmod";
   if (t == "Mod" && fn == "mod" && isFloatType(type(0)))
@@ -1702,14 +1773,14 @@ LogicalResult Importer::importConvTranspose() {
 }
 
 LogicalResult Importer::importPool(bool isMax) {
-  if (failed(requireFloat(0)))
+  // Max pooling also takes integers (MaxPool: int8 and uint8).
+  if (!(isMax && !isFloatType(type(0)) && type(0) != TP::BOOL) &&
+      failed(requireFloat(0)))
     return failure();
   auto xs = shape(0);
   int64_t n = xs.size() - 2;
-  if (n == 3)
-    return fail("3-D pooling is not supported (1-D and 2-D only)");
-  if (n != 1 && n != 2)
-    return fail("input shape " + shapeText(xs) + " is not NCW or NCHW");
+  if (n < 1 || n > 3)
+    return fail("input shape " + shapeText(xs) + " is not NCW, NCHW or NCDHW");
   if (wants(1))
     return fail("the Indices output is not supported");
   auto kernel = attrInts("kernel_shape");
@@ -1718,15 +1789,22 @@ LogicalResult Importer::importPool(bool isMax) {
   auto strides = attrInts("strides").value_or(std::vector<int64_t>(n, 1));
   if ((int64_t)strides.size() != n)
     return fail("strides needs " + Twine(n) + " values");
-  if (auto dil = attrInts("dilations"))
-    if (llvm::any_of(*dil, [](int64_t d) { return d != 1; }))
-      return fail("dilations " + shapeText(*dil) + " are not supported");
+  auto dilations = attrInts("dilations").value_or(std::vector<int64_t>(n, 1));
+  if ((int64_t)dilations.size() != n)
+    return fail("dilations needs " + Twine(n) + " values");
+  bool dilated = llvm::any_of(dilations, [](int64_t d) { return d != 1; });
+  if (dilated && !isMax)
+    return fail("dilations " + shapeText(dilations) +
+                " are not supported for average pooling");
   attr("storage_order"); // only affects the Indices output
   bool ceil = attrInt("ceil_mode", 0);
   bool includePad = !isMax && attrInt("count_include_pad", 0);
+  std::vector<int64_t> extent(n);
+  for (int64_t i = 0; i < n; ++i)
+    extent[i] = ((*kernel)[i] - 1) * dilations[i] + 1;
   SmallVector<int64_t> begin, end;
   if (failed(importPads(attrStr("auto_pad", "NOTSET"),
-                        llvm::ArrayRef(xs).drop_front(2), *kernel, strides,
+                        llvm::ArrayRef(xs).drop_front(2), extent, strides,
                         begin, end)))
     return failure();
   Value x = val(0);
@@ -1735,7 +1813,9 @@ LogicalResult Importer::importPool(bool isMax) {
   if (asymmetric) {
     // Explicit padding that never wins a max or that an including average
     // counts; an excluding average divides a sum by the valid counts.
-    double v = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    double v = !isMax                 ? 0.0
+               : isFloatType(type(0)) ? -std::numeric_limits<double>::infinity()
+                                      : lowestInt(type(0));
     x = op("mx.pad", x,
            {na("pads", arr(fullPads(begin, end))), na("value", f64(v))});
     pad.assign(n, 0);
@@ -1745,7 +1825,8 @@ LogicalResult Importer::importPool(bool isMax) {
                                                    : "avg";
   Value y = op("mx.Pooling", x,
                {na("kernel", arr(*kernel)), na("stride", arr(strides)),
-                na("pad", arr(pad)), na("pool_type", str(poolType)),
+                na("dilate", arr(dilations)), na("pad", arr(pad)),
+                na("pool_type", str(poolType)),
                 na("pooling_convention", str(ceil ? "full" : "valid")),
                 na("count_include_pad", boolean(includePad))});
   if (y && poolType == "sum") {

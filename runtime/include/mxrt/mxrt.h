@@ -63,6 +63,10 @@ typedef enum mxrt_dtype {
   MXRT_I8 = 5,
   MXRT_I64 = 6,
   MXRT_BOOL = 7,
+  MXRT_I16 = 8,
+  MXRT_U16 = 9,
+  MXRT_U32 = 10,
+  MXRT_U64 = 11,
 } mxrt_dtype;
 
 /** Bytes per element, or 0 for an unknown code. */

@@ -37,7 +37,7 @@ func.func @ods_float_tensor(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
 
 // ODS: index is neither a float nor a signless integer element type.
 func.func @ods_any_tensor(%x: tensor<2x3xindex>) -> tensor<3x2xindex> {
-  // expected-error @+1 {{operand #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of floating-point or signless integer values, but got 'tensor<2x3xindex>'}}
+  // expected-error @+1 {{operand #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of floating-point or signless integer or unsigned integer values, but got 'tensor<2x3xindex>'}}
   %y = mx.transpose %x : (tensor<2x3xindex>) -> tensor<3x2xindex>
   return %y : tensor<3x2xindex>
 }
@@ -265,7 +265,7 @@ func.func @conv_c6(%x: tensor<1x3x4x8xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1
 
 // pool_c1: data must be rank 3 or 4.
 func.func @pool_c1(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
-  // expected-error @+2 {{data must be NCW or NCHW (rank 3 or 4), got shape (4, 8)}}
+  // expected-error @+2 {{data must be NCW, NCHW or NCDHW (rank 3, 4 or 5), got shape (4, 8)}}
   // expected-error @+1 {{failed to infer returned types}}
   %y = mx.Pooling %x {kernel = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
@@ -1354,4 +1354,62 @@ func.func @deconv_c6(%x: tensor<1x3x1x4xf32>, %w: tensor<3x4x1x1xf32>) -> tensor
   // expected-error @+1 {{failed to infer returned types}}
   %y = mx.Deconvolution %x, %w {kernel = array<i64: 1, 1>, pad = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<1x3x1x4xf32>, tensor<3x4x1x1xf32>) -> tensor<1x4x1x2xf32>
   return %y : tensor<1x4x1x2xf32>
+}
+
+// -----
+
+// pool_c3: dilate other than 1 only for max pooling.
+func.func @pool_c3_dilate_avg(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+2 {{dilate (2, 2) is only supported for max pooling}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.Pooling %x {kernel = array<i64: 2, 2>, dilate = array<i64: 2, 2>, pool_type = "avg"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x6x6xf32>
+  return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// pool_c4: the padded input must hold the dilated kernel.
+func.func @pool_c4_dilated(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32> {
+  // expected-error @+2 {{padded input extent 4 on spatial axis 0 is smaller than the dilated kernel (5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.Pooling %x {kernel = array<i64: 3, 3>, dilate = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32>
+  return %y : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// pool_c5: average pooling needs floats; max pooling takes integers.
+func.func @pool_c5(%x: tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8> {
+  // expected-error @+2 {{pool_type 'avg' needs float data, got ui8}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "avg"} : (tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8>
+  return %y : tensor<1x4x4x4xui8>
+}
+
+// -----
+
+// binary_c1: shifts are defined on integers only.
+func.func @binary_c1_shift(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{binary function 'shift_left' is not defined for these operands}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.binary %x, %x {op = "shift_left"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// unary_c1: unsigned integers have no negation.
+func.func @unary_c1_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{unary function 'negative' is not defined for unsigned integers}}
+  %y = mx.unary %x {op = "negative"} : tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+// Signed (si) integer types are not mx element types.
+func.func @cast_signed(%x: tensor<4xf32>) -> tensor<4xsi8> {
+  // expected-error @+1 {{result #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of floating-point or signless integer or unsigned integer values, but got 'tensor<4xsi8>'}}
+  %y = mx.cast %x {to = si8} : (tensor<4xf32>) -> tensor<4xsi8>
+  return %y : tensor<4xsi8>
 }
