@@ -263,9 +263,8 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
   Type et = data.getElementType();
   if (!isa<FloatType>(et) && (!isMax || et.isInteger(1)))
     return fail(loc, "pool_type '" + adaptor.getPoolType() +
-                         "' needs float data" +
-                         (isMax ? " or integers" : "") + ", got " +
-                         typeStr(et));
+                         "' needs float data" + (isMax ? " or integers" : "") +
+                         ", got " + typeStr(et));
   bool full = adaptor.getPoolingConvention() == "full";
   if (!full && adaptor.getPoolingConvention() != "valid")
     return fail(loc, "pooling_convention '" + adaptor.getPoolingConvention() +
@@ -503,10 +502,10 @@ LogicalResult UnaryOp::inferReturnTypes(MLIRContext *,
                       "expm1"});
   if (!ok)
     return fail(loc, "unary function '" + fn + "' is not defined for " +
-                         (et.isInteger(1)             ? "booleans"
-                          : et.isUnsignedInteger()    ? "unsigned integers"
-                          : isa<IntegerType>(et)      ? "integers"
-                                                      : "floats"));
+                         (et.isInteger(1)          ? "booleans"
+                          : et.isUnsignedInteger() ? "unsigned integers"
+                          : isa<IntegerType>(et)   ? "integers"
+                                                   : "floats"));
   results.push_back(adaptor.getData().getType());
   return success();
 }
@@ -566,9 +565,9 @@ LogicalResult BinaryOp::inferReturnTypes(MLIRContext *,
   bool logical = isOneOf(adaptor.getOp(), {"and", "or", "xor"});
   bool shift = isOneOf(adaptor.getOp(), {"shift_left", "shift_right"});
   Type et = lhs.getElementType();
-  if (logical  ? !et.isInteger(1)
-      : shift  ? !isa<IntegerType>(et) || et.isInteger(1)
-               : !isArithFunction(adaptor.getOp()) || et.isInteger(1))
+  if (logical ? !et.isInteger(1)
+      : shift ? !isa<IntegerType>(et) || et.isInteger(1)
+              : !isArithFunction(adaptor.getOp()) || et.isInteger(1))
     return fail(loc, "binary function '" + adaptor.getOp() +
                          "' is not defined for these operands");
   // binary_c2

@@ -243,8 +243,8 @@ Value cmpF(OpBuilder &b, Location loc, arith::CmpFPredicate p, Value x,
 
 /// Integer comparison: `p` is the signed predicate, which booleans and
 /// unsigned values compare with unsigned (false < true).
-Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-           Value y, Sign sign = Sign::Signed) {
+Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x, Value y,
+           Sign sign = Sign::Signed) {
   if (isBool(x.getType()) || sign == Sign::Unsigned) {
     using P = arith::CmpIPredicate;
     switch (p) {
@@ -581,13 +581,13 @@ Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y,
     Value width = constInt(b, loc, t, t.getIntOrFloatBitWidth());
     Value tooFar = cmpI(b, loc, arith::CmpIPredicate::uge, y, width);
     bool arithmetic = fn == "shift_right" && sign == Sign::Signed;
-    Value amount = select(b, loc, tooFar,
-                          constInt(b, loc, t, t.getIntOrFloatBitWidth() - 1), y);
-    Value shifted =
-        fn == "shift_left"
-            ? arith::ShLIOp::create(b, loc, x, amount).getResult()
-        : arithmetic ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
-                     : arith::ShRUIOp::create(b, loc, x, amount).getResult();
+    Value amount = select(
+        b, loc, tooFar, constInt(b, loc, t, t.getIntOrFloatBitWidth() - 1), y);
+    Value shifted = fn == "shift_left"
+                        ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+                    : arithmetic
+                        ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
+                        : arith::ShRUIOp::create(b, loc, x, amount).getResult();
     if (arithmetic) // x >> (width - 1) is already 0 or -1.
       return shifted;
     return select(b, loc, tooFar, constInt(b, loc, t, 0), shifted);
@@ -1299,16 +1299,15 @@ struct ScalarLowering : MxPattern<ScalarOp> {
     double scalar = op.getScalar().convertToDouble();
     bool reverse = op.getReverse();
     b.replaceOp(
-        op, elementwise(b, op.getLoc(), type, {a.getData()},
-                        [&](OpBuilder &nb, Location l, ValueRange args) {
-                          // On integers the scalar truncated toward zero.
-                          Value s =
-                              constScalar(nb, l, args[0].getType(), scalar);
-                          Sign sign = signOf(op);
-                          return reverse
-                                     ? applyBinary(nb, l, fn, s, args[0], sign)
+        op,
+        elementwise(b, op.getLoc(), type, {a.getData()},
+                    [&](OpBuilder &nb, Location l, ValueRange args) {
+                      // On integers the scalar truncated toward zero.
+                      Value s = constScalar(nb, l, args[0].getType(), scalar);
+                      Sign sign = signOf(op);
+                      return reverse ? applyBinary(nb, l, fn, s, args[0], sign)
                                      : applyBinary(nb, l, fn, args[0], s, sign);
-                        }));
+                    }));
     return success();
   }
 };
@@ -1343,8 +1342,8 @@ struct ClipLowering : MxPattern<ClipOp> {
               }
               // The integers in [a_min, a_max], saturated.
               Sign sign = signOf(op);
-              Value v = maxI(nb, l, x, constScalar(nb, l, et, std::ceil(lo)),
-                             sign);
+              Value v =
+                  maxI(nb, l, x, constScalar(nb, l, et, std::ceil(lo)), sign);
               return minI(nb, l, v, constScalar(nb, l, et, std::floor(hi)),
                           sign);
             }));
@@ -1452,8 +1451,7 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
     Type f64 = b.getF64Type();
     Value wide = elementwise(b, loc, type.clone(f64), {x},
                              [&](OpBuilder &nb, Location l, ValueRange args) {
-                               return convertScalar(nb, l, args[0], f64,
-                                                    sign);
+                               return convertScalar(nb, l, args[0], f64, sign);
                              });
     Value y = reduceValues(b, loc, fn, wide, space);
     return elementwise(b, loc, RankedTensorType::get(space.shape, et), {y},
@@ -1739,11 +1737,12 @@ struct CastLowering : MxPattern<CastOp> {
     Type to = type.getElementType();
     Sign toSign =
         op->hasAttr(kUnsignedResultAttr) ? Sign::Unsigned : Sign::Signed;
-    b.replaceOp(op, elementwise(b, op.getLoc(), type, {a.getData()},
-                                [&](OpBuilder &nb, Location l, ValueRange args) {
-                                  return convertScalar(nb, l, args[0], to,
-                                                       signOf(op), toSign);
-                                }));
+    b.replaceOp(op,
+                elementwise(b, op.getLoc(), type, {a.getData()},
+                            [&](OpBuilder &nb, Location l, ValueRange args) {
+                              return convertScalar(nb, l, args[0], to,
+                                                   signOf(op), toSign);
+                            }));
     return success();
   }
 };
@@ -2140,9 +2139,8 @@ void makeSignless(Operation *root) {
         return llvm::map_to_vector(types, signless);
       };
       FunctionType ft = fn.getFunctionType();
-      fn.setFunctionType(FunctionType::get(op->getContext(),
-                                           convert(ft.getInputs()),
-                                           convert(ft.getResults())));
+      fn.setFunctionType(FunctionType::get(
+          op->getContext(), convert(ft.getInputs()), convert(ft.getResults())));
     }
   });
 }

@@ -178,10 +178,10 @@ mxrt_status parseDescr(const char *path, const std::string &descr,
   static const struct {
     const char *code;
     mxrt_dtype dtype;
-  } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64}, {"f2", MXRT_F16},
-               {"u1", MXRT_U8},  {"i4", MXRT_I32}, {"i1", MXRT_I8},
+  } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64},  {"f2", MXRT_F16},
+               {"u1", MXRT_U8},  {"i4", MXRT_I32},  {"i1", MXRT_I8},
                {"i8", MXRT_I64}, {"b1", MXRT_BOOL}, {"i2", MXRT_I16},
-               {"u2", MXRT_U16}, {"u4", MXRT_U32}, {"u8", MXRT_U64}};
+               {"u2", MXRT_U16}, {"u4", MXRT_U32},  {"u8", MXRT_U64}};
   if (descr.size() == 3 && std::strchr("<=|>", descr[0])) {
     for (const auto &kind : kinds) {
       if (descr.compare(1, 2, kind.code) != 0)

@@ -675,7 +675,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   }
 
   if (raw) {
-    size_t elem = dt == TP::DOUBLE || dt == TP::INT64 || dt == TP::UINT64 ? 8
+    size_t elem = dt == TP::DOUBLE || dt == TP::INT64 || dt == TP::UINT64  ? 8
                   : dt == TP::FLOAT || dt == TP::INT32 || dt == TP::UINT32 ? 4
                   : dt == TP::FLOAT16 || dt == TP::INT16 || dt == TP::UINT16
                       ? 2
