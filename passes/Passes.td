@@ -32,6 +32,18 @@ def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FlattenEmptyMemrefArgsPass
+    : Pass<"mxc-flatten-empty-memref-args", "::mlir::func::FuncOp"> {
+  let summary = "Pass empty memref arguments as memref<0xT>";
+  let description = [{
+    An argument such as memref<2x0x3xf32> (identity strides [0, 3, 1]) has
+    no bare-pointer form in func-to-llvm, which the entry ABI uses for every
+    tensor. The argument becomes memref<0xf32>, and its uses, which cannot
+    touch any element, read an empty memref.alloca instead.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer in one static arena";
   let description = [{

@@ -25,6 +25,7 @@ constexpr const char *kCpuPipeline =
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
     "mxc-memref-copy-to-linalg,"
+    "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-loops,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"

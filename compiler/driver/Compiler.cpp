@@ -42,9 +42,9 @@ llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
   text.split(parts, 'x');
   for (llvm::StringRef p : parts) {
     int64_t d;
-    if (p.trim().getAsInteger(10, d) || d < 1 || d > (int64_t(1) << 40))
+    if (p.trim().getAsInteger(10, d) || d < 0 || d > (int64_t(1) << 40))
       return makeError("bad shape '" + text +
-                       "': expected positive extents like 1x3x32x32");
+                       "': expected extents >= 0 like 1x3x32x32");
     shape.push_back(d);
   }
   // Keep every tensor addressable: at most 2^40 elements in all.

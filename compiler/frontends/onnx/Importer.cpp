@@ -508,6 +508,8 @@ private:
   Value materialize(const std::string &name);
   Value param(const Const &c, StringRef name);
   Value reshape(Value v, ArrayRef<int64_t> shape);
+  /// A constant of `type`, which has no elements.
+  Value emptyConstant(RankedTensorType type);
   Value unary(Value v, StringRef fn) {
     return op("mx.unary", v, {na("op", str(fn))});
   }
@@ -857,11 +859,10 @@ llvm::Error Importer::addInputs() {
     } else {
       for (int i = 0; i < dims.size(); ++i) {
         if (dims[i].has_dim_value()) {
-          if (dims[i].dim_value() < 1)
+          if (dims[i].dim_value() < 0)
             return makeError("'" + file + "': input '" + input.name() +
-                             "' has an empty dimension (" +
-                             Twine(dims[i].dim_value()) +
-                             "); empty tensors are not supported");
+                             "' has a negative dimension (" +
+                             Twine(dims[i].dim_value()) + ")");
           shape.push_back(dims[i].dim_value());
           continue;
         }
@@ -897,11 +898,6 @@ Value Importer::param(const Const &c, StringRef name) {
   if (!et) {
     (void)fail("constant '" + name + "' of element type " + typeName(c.type) +
                " cannot be used at run time");
-    return {};
-  }
-  if (c.size() == 0) {
-    (void)fail("constant '" + name + "' is empty (shape " + shapeText(c.shape) +
-               "); empty tensors are not supported");
     return {};
   }
   std::string unique = name.empty() ? "const" : name.str();
@@ -1017,7 +1013,27 @@ SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
     (void)fail(name + ": " + (error.empty() ? "invalid operands" : error));
     return {};
   }
-  return SmallVector<Value>(created->result_begin(), created->result_end());
+  // Empty results hold no values: they become empty constants, and an op
+  // whose results are all empty is not computed at all.
+  SmallVector<Value> results(created->result_begin(), created->result_end());
+  bool allEmpty = true;
+  for (Value &r : results) {
+    auto t = cast<RankedTensorType>(r.getType());
+    if (t.getNumElements() != 0) {
+      allEmpty = false;
+      continue;
+    }
+    r = emptyConstant(t);
+  }
+  if (allEmpty)
+    created->erase();
+  return results;
+}
+
+Value Importer::emptyConstant(RankedTensorType type) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  return param(Const(onnxType(type.getElementType()), shape),
+               nodeName + "_empty");
 }
 
 Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
@@ -1026,11 +1042,8 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getShape() == shape)
     return v;
-  if (llvm::is_contained(shape, 0)) {
-    (void)fail("empty tensors (shape " + shapeText(shape) +
-               ") are not supported");
-    return {};
-  }
+  if (numElements(shape) == 0) // mx.Reshape reads 0 as "keep this extent"
+    return emptyConstant(t.clone(shape));
   return op("mx.Reshape", v, {na("shape", arr(shape))});
 }
 
@@ -2315,8 +2328,6 @@ LogicalResult Importer::importSlice() {
   SmallVector<int64_t> sb, se, ss;
   for (int64_t i = 0; i <= last; ++i) {
     const SliceAxis &s = perAxis[i];
-    if (s.count == 0)
-      return fail("the result is empty; empty tensors are not supported");
     int64_t stop = s.start + s.count * s.step;
     sb.push_back(s.start);
     // A negative step that runs past index 0 needs Python's "before 0".
