@@ -35,3 +35,11 @@ if os.path.isdir(config.shared_testdata_dir):
 # The ONNX backend test suite from Debian's libonnx-testdata.
 if os.path.isdir("/usr/share/libonnx-testdata/data"):
     config.available_features.add("onnx-testdata")
+# PyTorch and torchvision (Debian's python3-torch, python3-torchvision) make the
+# fixtures of tests that export real models; looked up without importing them.
+import subprocess
+if subprocess.run([config.python_executable, "-c",
+                   "import importlib.util as u, sys; "
+                   "sys.exit(not (u.find_spec('torch') and u.find_spec('torchvision')))"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torchvision")
