@@ -51,6 +51,15 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
 /// Registers every mxc pass and the `mxc-cpu-pipeline` pipeline.
 void registerAllPasses();
 
+/// Registers MLIR's and mxc's passes once, so that textual pipelines parse.
+void ensurePassesRegistered();
+
+/// The training passes (mxc --train): mxc-gradient on @train_forward, then
+/// mxc-train-step with `stepOptions` ("optimizer=adam wd=0.0001 ...").
+llvm::LogicalResult buildTrainingPipeline(mlir::OpPassManager &pm,
+                                          llvm::StringRef gradWrt,
+                                          llvm::StringRef stepOptions);
+
 } // namespace mxc
 
 #endif // MXC_PASSES_PASSES_H

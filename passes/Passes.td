@@ -106,4 +106,45 @@ def GradientPass : Pass<"mxc-gradient", "::mlir::ModuleOp"> {
   ];
 }
 
+def TrainStepPass : Pass<"mxc-train-step", "::mlir::ModuleOp"> {
+  let summary = "Build @grad and @train_step from a gradient function";
+  let description = [{
+    From the function mxc-gradient built (option `grad-func`), whose results
+    after the outputs carry `mx.grad_of` (a parameter's gradient) or
+    `mx.update_of` (a BatchNorm moving statistic's new value), builds:
+
+    - `@grad`: the same arguments; the outputs, then the gradients.
+    - `@train_step`: the inputs, a float32 scalar `learning_rate`, the
+      parameters (`mx.param` / `mx.aux` arguments), then the optimizer
+      states (new `mx.state` arguments); results are the outputs, every
+      parameter after the step (learned ones updated by the optimizer, moving
+      statistics by BatchNorm, others unchanged), then every state after the
+      step. The library's entry writes these back in place.
+
+    Optimizers, as MXNet's: with g = rescale_grad * clip(grad) + wd * w,
+    sgd: w -= lr g; momentum: m = momentum m - lr g, w += m; adam: m = b1 m
+    + (1 - b1) g, v = b2 v + (1 - b2) g^2, t += 1, w -= lr sqrt(1 - b2^t) /
+    (1 - b1^t) m / (sqrt(v) + epsilon); rmsprop: n = rho n + (1 - rho) g^2,
+    w -= lr g / sqrt(n + epsilon). The gradient function is erased.
+  }];
+  let options = [
+    Option<"gradFunc", "grad-func", "std::string", /*default=*/"\"forward_grad\"",
+           "The gradient function (from mxc-gradient)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd, momentum, adam or rmsprop">,
+    Option<"wd", "wd", "double", /*default=*/"0.0", "Weight decay">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "Momentum (optimizer momentum)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam's beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam's beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "Adam's and RMSProp's epsilon">,
+    Option<"rho", "rho", "double", /*default=*/"0.9", "RMSProp's decay">,
+    Option<"rescaleGrad", "rescale-grad", "double", /*default=*/"1.0",
+           "Factor applied to every gradient">,
+    Option<"clipGradient", "clip-gradient", "double", /*default=*/"-1.0",
+           "Clip gradients to [-c, c] when positive">,
+  ];
+}
+
 #endif // MXC_PASSES_PASSES_TD

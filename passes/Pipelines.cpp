@@ -40,14 +40,30 @@ constexpr const char *kCpuPipeline =
     "reconcile-unrealized-casts";
 } // namespace
 
-void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
-  // The pipeline is spelled as text, so its passes must be registered.
+void mxc::ensurePassesRegistered() {
   static bool registered = [] {
     mlir::registerAllPasses();
     registerMXCPasses();
     return true;
   }();
   (void)registered;
+}
+
+LogicalResult mxc::buildTrainingPipeline(OpPassManager &pm,
+                                         llvm::StringRef gradWrt,
+                                         llvm::StringRef stepOptions) {
+  ensurePassesRegistered();
+  std::string pipeline = "mxc-gradient{func=train_forward";
+  if (!gradWrt.empty())
+    pipeline += " grad-wrt=" + gradWrt.str();
+  pipeline += "},mxc-train-step{grad-func=train_forward_grad " +
+              stepOptions.str() + "}";
+  return parsePassPipeline(pipeline, pm);
+}
+
+void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+  // The pipeline is spelled as text, so its passes must be registered.
+  ensurePassesRegistered();
   std::string plan = "strategy=" + opts.memoryPlan;
   if (opts.printMemoryPlan)
     plan += " print=true";

@@ -42,6 +42,9 @@ using llvm::Twine;
 
 namespace {
 
+/// MXRT_MODEL_ABI_VERSION of runtime/include/mxrt/model_abi.h.
+constexpr int64_t kModelAbiVersion = 2;
+
 llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -52,17 +55,18 @@ public:
   TableBuilder(llvm::Module &m, const ModelSpec &spec)
       : m(m), ctx(m.getContext()), spec(spec), i64(llvm::Type::getInt64Ty(ctx)),
         ptr(llvm::PointerType::getUnqual(ctx)) {
-    // mxrt_tensor_desc: name, dtype, ndim, shape, offset, size_bytes.
-    tensorDesc = llvm::StructType::create(ctx, {ptr, i64, i64, ptr, i64, i64},
-                                          "mxrt_tensor_desc");
+    // mxrt_tensor_desc: name, dtype, ndim, shape, offset, size_bytes, flags.
+    tensorDesc = llvm::StructType::create(
+        ctx, {ptr, i64, i64, ptr, i64, i64, i64}, "mxrt_tensor_desc");
     // mxrt_function_desc: name, num_inputs, inputs, num_outputs, outputs,
-    // entry, scratch_size.
+    // entry, scratch_size, flags.
     functionDesc = llvm::StructType::create(
-        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64}, "mxrt_function_desc");
+        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64}, "mxrt_function_desc");
     // mxrt_model_desc: abi_version, name, num_functions, functions,
-    // num_params, params, weights, weights_size.
+    // num_params, params, weights, weights_size, num_states, states, flags.
     modelDesc = llvm::StructType::create(
-        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64}, "mxrt_model_desc");
+        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64},
+        "mxrt_model_desc");
   }
 
   llvm::Constant *string(llvm::StringRef s) {
@@ -85,13 +89,14 @@ public:
                                     ".shape");
   }
 
-  llvm::Constant *tensor(const TensorSpec &t, int64_t offset) {
+  llvm::Constant *tensor(const TensorSpec &t, int64_t offset, int64_t flags) {
     return llvm::ConstantStruct::get(
         tensorDesc,
         {string(t.name), llvm::ConstantInt::get(i64, (int64_t)t.dtype),
          llvm::ConstantInt::get(i64, t.shape.size()), shape(t.shape),
          llvm::ConstantInt::get(i64, offset),
-         llvm::ConstantInt::get(i64, t.sizeBytes())});
+         llvm::ConstantInt::get(i64, t.sizeBytes()),
+         llvm::ConstantInt::get(i64, flags)});
   }
 
   template <typename T>
@@ -100,11 +105,16 @@ public:
     if (tensors.empty())
       return llvm::ConstantPointerNull::get(ptr);
     std::vector<llvm::Constant *> elems;
-    for (const T &t : tensors) {
-      int64_t offset = 0;
-      if constexpr (std::is_same_v<T, ParamSpec>)
+    for (const auto &[i, t] : llvm::enumerate(tensors)) {
+      int64_t offset = 0, flags = 0;
+      if constexpr (std::is_same_v<T, ParamSpec>) {
         offset = t.offset;
-      elems.push_back(tensor(t, offset));
+        if (t.aux)
+          flags |= 1; // MXRT_TENSOR_AUX
+        if (i < spec.trainable.size() && spec.trainable[i])
+          flags |= 2; // MXRT_TENSOR_TRAINABLE
+      }
+      elems.push_back(tensor(t, offset, flags));
     }
     auto *type = llvm::ArrayType::get(tensorDesc, elems.size());
     return new llvm::GlobalVariable(
@@ -122,28 +132,46 @@ public:
     return gv;
   }
 
-  /// Emits `<name>_descriptor` and the weak `mxc_model_descriptor` alias.
-  llvm::GlobalVariable *descriptor(llvm::Function *forwardEntry) {
-    llvm::Constant *fn = llvm::ConstantStruct::get(
+  /// One entry of the function table.
+  llvm::Constant *function(const std::string &name,
+                           const std::vector<TensorSpec> &inputs,
+                           const std::vector<TensorSpec> &outputs,
+                           llvm::Function *entry, bool updatesState) {
+    return llvm::ConstantStruct::get(
         functionDesc,
-        {string("forward"), llvm::ConstantInt::get(i64, spec.inputs.size()),
-         tensorArray(spec.inputs, ".inputs"),
-         llvm::ConstantInt::get(i64, spec.outputs.size()),
-         tensorArray(spec.outputs, ".outputs"), forwardEntry,
-         llvm::ConstantInt::get(i64, std::max<int64_t>(spec.scratchSize, 0))});
-    auto *fnArrayType = llvm::ArrayType::get(functionDesc, 1);
-    auto *fns = new llvm::GlobalVariable(
+        {string(name), llvm::ConstantInt::get(i64, inputs.size()),
+         tensorArray(inputs, ".inputs"),
+         llvm::ConstantInt::get(i64, outputs.size()),
+         tensorArray(outputs, ".outputs"), entry,
+         llvm::ConstantInt::get(i64, std::max<int64_t>(spec.scratchSize, 0)),
+         llvm::ConstantInt::get(i64, updatesState ? 1 : 0)});
+  }
+
+  /// Emits `<name>_descriptor` and the weak `mxc_model_descriptor` alias;
+  /// `entries` are the forward's, then spec.functions' entry functions.
+  llvm::GlobalVariable *descriptor(llvm::ArrayRef<llvm::Function *> entries) {
+    std::vector<llvm::Constant *> fns = {
+        function("forward", spec.inputs, spec.outputs, entries[0], false)};
+    for (const auto &[i, f] : llvm::enumerate(spec.functions))
+      fns.push_back(
+          function(f.name, f.inputs, f.outputs, entries[1 + i], f.updatesState));
+    auto *fnArrayType = llvm::ArrayType::get(functionDesc, fns.size());
+    auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantArray::get(fnArrayType, {fn}), ".functions");
+        llvm::ConstantArray::get(fnArrayType, fns), ".functions");
     llvm::Constant *weightsPtr = spec.weights.empty()
                                      ? llvm::ConstantPointerNull::get(ptr)
                                      : static_cast<llvm::Constant *>(weights());
     llvm::Constant *desc = llvm::ConstantStruct::get(
-        modelDesc, {llvm::ConstantInt::get(i64, 1), string(spec.name),
-                    llvm::ConstantInt::get(i64, 1), fns,
-                    llvm::ConstantInt::get(i64, spec.params.size()),
-                    tensorArray(spec.params, ".params"), weightsPtr,
-                    llvm::ConstantInt::get(i64, spec.weights.size())});
+        modelDesc,
+        {llvm::ConstantInt::get(i64, kModelAbiVersion), string(spec.name),
+         llvm::ConstantInt::get(i64, fns.size()), fnArray,
+         llvm::ConstantInt::get(i64, spec.params.size()),
+         tensorArray(spec.params, ".params"), weightsPtr,
+         llvm::ConstantInt::get(i64, spec.weights.size()),
+         llvm::ConstantInt::get(i64, spec.states.size()),
+         tensorArray(spec.states, ".states"),
+         llvm::ConstantInt::get(i64, spec.isTraining() ? 1 : 0)});
     auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
                                         llvm::GlobalValue::ExternalLinkage,
                                         desc, spec.name + "_descriptor");
@@ -162,31 +190,40 @@ private:
   llvm::StructType *tensorDesc, *functionDesc, *modelDesc;
 };
 
-/// `void <name>_forward_entry(void *const *buffers, mxrt_exec_context *)`:
-/// buffers are [inputs, outputs, params]; the lowered function takes
-/// (inputs, params, outputs).
+/// `void <name>_<fn>_entry(void *const *buffers, mxrt_exec_context *)`:
+/// buffers are [inputs, outputs, params, states]; the lowered function takes
+/// (inputs, params, [states,] outputs, [params, states,] [arena]), the
+/// bracketed groups when the function updates parameters and states.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
-                           llvm::Function *impl) {
+                           const std::string &fnName, size_t nIn, size_t nOut,
+                           bool updatesState, llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                    spec.name + "_forward_entry", m);
+                                    spec.name + "_" + fnName + "_entry", m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  size_t nIn = spec.inputs.size(), nOut = spec.outputs.size(),
-         nParam = spec.params.size();
+  size_t nParam = spec.params.size(), nState = spec.states.size();
   auto load = [&](size_t slot) -> llvm::Value * {
     llvm::Value *addr = b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), slot);
     return b.CreateLoad(ptr, addr);
   };
+  auto append = [&](std::vector<llvm::Value *> &args, size_t first, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      args.push_back(load(first + i));
+  };
+  size_t params = nIn + nOut, states = params + nParam;
   std::vector<llvm::Value *> args;
-  for (size_t i = 0; i < nIn; ++i)
-    args.push_back(load(i));
-  for (size_t i = 0; i < nParam; ++i)
-    args.push_back(load(nIn + nOut + i));
-  for (size_t i = 0; i < nOut; ++i)
-    args.push_back(load(nIn + i));
+  append(args, 0, nIn);
+  append(args, params, nParam);
+  if (updatesState)
+    append(args, states, nState);
+  append(args, nIn, nOut);
+  if (updatesState) {
+    append(args, params, nParam);
+    append(args, states, nState);
+  }
   if (spec.scratchSize >= 0) // the arena: mxrt_exec_context.scratch
     args.push_back(b.CreateLoad(ptr, fn->getArg(1)));
   b.CreateCall(impl, args);
@@ -397,23 +434,38 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
       mlir::translateModuleToLLVMIR(module, context, spec.name);
   if (!m)
     return makeError("translation to LLVM IR failed");
-  llvm::Function *impl = m->getFunction(kForwardFunctionName);
-  if (!impl)
-    return makeError("the lowered module has no '" +
-                     Twine(kForwardFunctionName) + "' function");
-  impl->setName(spec.name + "_forward_impl");
-  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-  size_t expected =
-      spec.inputs.size() + spec.params.size() + spec.outputs.size();
-  if (spec.scratchSize >= 0)
-    ++expected;
-  if (impl->arg_size() != expected)
-    return makeError("the lowered forward function takes " +
-                     Twine(impl->arg_size()) + " buffers, expected " +
-                     Twine(expected));
-  llvm::Function *entry = buildEntry(*m, spec, impl);
+  // The forward function, then the training functions.
+  struct Fn {
+    std::string name;
+    size_t nIn, nOut;
+    bool updatesState;
+  };
+  std::vector<Fn> fns = {{kForwardFunctionName, spec.inputs.size(),
+                          spec.outputs.size(), false}};
+  for (const FunctionSpec &f : spec.functions)
+    fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState});
+  std::vector<llvm::Function *> entries;
+  for (const Fn &f : fns) {
+    llvm::Function *impl = m->getFunction(f.name);
+    if (!impl)
+      return makeError("the lowered module has no '" + Twine(f.name) +
+                       "' function");
+    impl->setName(spec.name + "_" + f.name + "_impl");
+    impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+    size_t expected = f.nIn + spec.params.size() + f.nOut;
+    if (f.updatesState)
+      expected += spec.params.size() + 2 * spec.states.size();
+    if (spec.scratchSize >= 0)
+      ++expected;
+    if (impl->arg_size() != expected)
+      return makeError("the lowered " + Twine(f.name) + " function takes " +
+                       Twine(impl->arg_size()) + " buffers, expected " +
+                       Twine(expected));
+    entries.push_back(
+        buildEntry(*m, spec, f.name, f.nIn, f.nOut, f.updatesState, impl));
+  }
   TableBuilder table(*m, spec);
-  llvm::GlobalVariable *descriptor = table.descriptor(entry);
+  llvm::GlobalVariable *descriptor = table.descriptor(entries);
   buildTypedApi(*m, spec, descriptor);
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -48,14 +48,35 @@ struct TensorSpec {
 /// model's weights blob.
 struct ParamSpec : TensorSpec {
   int64_t offset = 0;
+  /// An auxiliary state (BatchNorm's moving statistics), not learned.
+  bool aux = false;
+};
+
+/// A function of a training library besides the forward one ("grad",
+/// "train_step"): its MLIR function has the same name. Lowered, it takes
+/// (inputs, params, [states,] outputs, [params, states,] [arena]), the
+/// bracketed parameter and state groups when `updatesState` (the results
+/// after the outputs are the new parameters and states, written in place).
+struct FunctionSpec {
+  std::string name;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  bool updatesState = false;
 };
 
 struct ModelSpec {
   /// A C identifier: the prefix of every exported symbol.
   std::string name;
+  /// The forward function's (MLIR @forward) inputs and outputs.
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::vector<ParamSpec> params;
+  /// Training libraries (mxc --train): the other functions, the optimizer
+  /// states, and which parameters the optimizer learns (by index).
+  std::vector<FunctionSpec> functions;
+  std::vector<TensorSpec> states;
+  std::vector<bool> trainable;
+  bool isTraining() const { return !functions.empty(); }
   /// All parameter data, each parameter 64-byte aligned at its offset.
   std::vector<uint8_t> weights;
   /// Bytes of the per-instance arena the forward function takes as its last

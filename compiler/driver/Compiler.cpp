@@ -93,6 +93,93 @@ static std::string headerPathFor(const std::string &output,
   return std::string(p);
 }
 
+/// The shape of a ranked tensor type as a vector.
+static std::vector<int64_t> shapeOf(mlir::Type type) {
+  auto shape = mlir::cast<mlir::RankedTensorType>(type).getShape();
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+/// mxc --train: imports the model again with its loss heads' labels as
+/// inputs, derives the gradient (mxc-gradient) and builds @grad and
+/// @train_step (mxc-train-step) beside @forward, and describes them in
+/// `spec` (functions, optimizer states, trainable parameters).
+static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
+                                        const CompileOptions &options,
+                                        mlir::ModuleOp module,
+                                        ModelSpec &spec) {
+  if (llvm::sys::path::extension(options.modelPath) == ".onnx")
+    return makeError("'" + options.modelPath +
+                     "': --train is supported for MXNet models");
+  mxnet::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  importOptions.paramsPath = options.paramsPath;
+  importOptions.withLabels = true;
+  importOptions.funcName = "train_forward";
+  auto training = mxnet::importModel(context, options.modelPath, importOptions);
+  if (!training)
+    return training.takeError();
+  auto trainFn = *(*training->module).getOps<mlir::func::FuncOp>().begin();
+  trainFn->moveBefore(module.getBody(), module.getBody()->end());
+  const ModelSpec &trainSpec = training->spec;
+
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d.str() << "\n";
+    return mlir::success();
+  });
+  const TrainOptions &t = options.train;
+  std::string gradWrt;
+  for (const std::string &n : t.gradWrt)
+    gradWrt += (gradWrt.empty() ? "" : ",") + n;
+  auto num = [](double v) { // exact: %.17g round-trips a double
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", v);
+    return std::string(text);
+  };
+  std::string stepOptions =
+      "optimizer=" + t.optimizer + " wd=" + num(t.wd) +
+      " momentum=" + num(t.momentum) + " beta1=" + num(t.beta1) +
+      " beta2=" + num(t.beta2) + " epsilon=" + num(t.epsilon) +
+      " rho=" + num(t.rho) + " rescale-grad=" + num(t.rescaleGrad) +
+      " clip-gradient=" + num(t.clipGradient);
+  mlir::PassManager pm(&context);
+  if (failed(buildTrainingPipeline(pm, gradWrt, stepOptions)) ||
+      failed(pm.run(module)))
+    return makeError("'" + options.modelPath +
+                     "': deriving the training functions failed:\n" +
+                     diagnostics);
+
+  module.lookupSymbol<mlir::func::FuncOp>("train_forward").erase();
+  auto grad = module.lookupSymbol<mlir::func::FuncOp>("grad");
+  auto step = module.lookupSymbol<mlir::func::FuncOp>("train_step");
+  size_t numInputs = trainSpec.inputs.size();
+  FunctionSpec gradSpec{"grad", trainSpec.inputs, trainSpec.outputs, false};
+  spec.trainable.assign(spec.params.size(), false);
+  for (unsigned r = trainSpec.outputs.size(); r < grad.getNumResults(); ++r) {
+    auto of = grad.getResultAttrOfType<mlir::IntegerAttr>(r, "mx.grad_of");
+    if (!of || of.getInt() < (int64_t)numInputs ||
+        of.getInt() >= (int64_t)(numInputs + spec.params.size()))
+      return makeError("'" + options.modelPath +
+                       "': a gradient is not of a parameter (a --grad-wrt "
+                       "name is an input?)");
+    size_t p = of.getInt() - numInputs;
+    spec.trainable[p] = true;
+    gradSpec.outputs.push_back({spec.params[p].name + "_grad", DType::F32,
+                                shapeOf(grad.getResultTypes()[r])});
+  }
+  FunctionSpec stepSpec{"train_step", trainSpec.inputs, trainSpec.outputs,
+                        true};
+  stepSpec.inputs.push_back({"learning_rate", DType::F32, {}});
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "mx.state"))
+      spec.states.push_back(
+          {step.getArgAttrOfType<mlir::StringAttr>(i, "mx.name").str(),
+           DType::F32, shapeOf(step.getArgumentTypes()[i])});
+  spec.functions = {std::move(gradSpec), std::move(stepSpec)};
+  return llvm::Error::success();
+}
+
 llvm::Error mxc::compile(const CompileOptions &options) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -128,6 +215,9 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   ModelSpec spec = std::move(imported->spec);
   spec.name = name;
   mlir::ModuleOp module = *imported->module;
+  if (options.train.enabled)
+    if (auto err = addTrainingFunctions(context, options, module, spec))
+      return err;
 
   if (options.emit == EmitKind::MLIR) {
     std::string text;

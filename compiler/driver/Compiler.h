@@ -28,6 +28,20 @@ enum class EmitKind {
   Header
 };
 
+/// mxc --train: a training library (forward, grad, train_step).
+struct TrainOptions {
+  bool enabled = false;
+  std::string optimizer = "sgd"; // sgd, momentum, adam, rmsprop
+  double wd = 0.0;
+  double momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  double rho = 0.9;
+  double rescaleGrad = 1.0;
+  double clipGradient = -1.0;
+  /// Differentiate w.r.t. these parameters only (default: all learned ones).
+  std::vector<std::string> gradWrt;
+};
+
 struct CompileOptions {
   std::string modelPath;
   std::string paramsPath;
@@ -45,6 +59,7 @@ struct CompileOptions {
   std::string memoryPlan = "best";
   bool printMemoryPlan = false;
   std::string memoryPlanJson;
+  TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;
 };

@@ -6,6 +6,7 @@
 // FGradient.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/graph/MxBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -25,28 +26,10 @@ using namespace mxc::mx;
 
 namespace {
 
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
-  if (tensorOf(v).getShape() == shape)
-    return v;
-  return createInferred<ReshapeOp>(
-      b, loc, v, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))});
-}
-
-Value binary(OpBuilder &b, Location loc, StringRef op, Value x, Value y) {
-  return createInferred<BinaryOp>(b, loc, {x, y},
-                                  {b.getNamedAttr("op", b.getStringAttr(op))});
-}
-
-Value scalar(OpBuilder &b, Location loc, StringRef op, Value x, double s) {
-  return createInferred<ScalarOp>(
-      b, loc, x,
-      {b.getNamedAttr("op", b.getStringAttr(op)),
-       b.getNamedAttr("scalar", b.getF64FloatAttr(s))});
-}
+using build::binary;
+using build::reshape;
+using build::scalar;
+using build::tensorOf;
 
 Value filled(OpBuilder &b, Location loc, Value like, double value) {
   return createInferred<GradElemwiseOp>(
@@ -92,9 +75,8 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   Value mu = mean(op.getData());
   Value xc = binary(b, loc, "sub", op.getData(), mu);
   Value var = mean(binary(b, loc, "mul", xc, xc));
-  Value inv = createInferred<UnaryOp>(
-      b, loc, scalar(b, loc, "add", var, op.getEps().convertToDouble()),
-      {b.getNamedAttr("op", b.getStringAttr("rsqrt"))});
+  Value inv = build::unary(
+      b, loc, "rsqrt", scalar(b, loc, "add", var, op.getEps().convertToDouble()));
   Value y = binary(b, loc, "mul", xc, inv);
   if (!op.getFixGamma())
     y = binary(b, loc, "mul", y, reshape(b, loc, op.getGamma(), chShape));
@@ -178,13 +160,15 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       return failure();
 
     // Training semantics first: the walk then sees what training runs.
-    SmallVector<Value> auxUpdates;
+    SmallVector<Value> auxUpdates, auxOld;
     SmallVector<BatchNormOp> bns;
     fn.walk([&](BatchNormOp op) {
       if (!op.getUseGlobalStats())
         bns.push_back(op);
     });
     for (BatchNormOp op : bns) {
+      auxOld.push_back(op.getMovingMean());
+      auxOld.push_back(op.getMovingVar());
       auto [mean, var] = expandTrainingBatchNorm(b, op);
       auxUpdates.push_back(mean);
       auxUpdates.push_back(var);
@@ -240,6 +224,7 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
     }
 
     SmallVector<Value> results(ret.getOperands());
+    unsigned numOutputs = results.size();
     for (BlockArgument p : *params) {
       Value g = grads.lookup(p);
       results.push_back(g ? g : filled(b, ret.getLoc(), p, 0.0));
@@ -250,6 +235,18 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
     fn.setFunctionType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
     fn.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+    // Which argument each gradient and moving-statistic update belongs to:
+    // `mx.grad_of` / `mx.update_of` hold the argument's number.
+    unsigned r = numOutputs;
+    for (BlockArgument p : *params)
+      fn.setResultAttr(r++, "mx.grad_of",
+                       b.getI64IntegerAttr(p.getArgNumber()));
+    for (Value old : auxOld) {
+      if (auto arg = dyn_cast<BlockArgument>(old))
+        fn.setResultAttr(r, "mx.update_of",
+                         b.getI64IntegerAttr(arg.getArgNumber()));
+      ++r;
+    }
 
     // Drop gradients nobody needs (operands that are not parameters).
     bool changed = true;

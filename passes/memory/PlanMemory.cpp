@@ -423,7 +423,7 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       if (printPlan)
         print(func, planner, plans, bound);
       planner.apply(chosen);
-      total += chosen.arena;
+      total = std::max(total, chosen.arena); // one function runs at a time
     }
     module->setAttr("mxc.arena_size",
                     IntegerAttr::get(IntegerType::get(&getContext(), 64),

@@ -66,6 +66,44 @@ static cl::opt<bool>
                     cl::desc("Print the IR after every MLIR pass"),
                     cl::cat(category));
 
+static cl::OptionCategory trainCategory("mxc training options (--train)");
+static cl::opt<bool> train(
+    "train",
+    cl::desc("Build a training library: forward, grad (outputs and parameter "
+             "gradients) and train_step (one optimizer step in place)"),
+    cl::cat(trainCategory));
+static cl::opt<std::string>
+    optimizer("optimizer", cl::desc("sgd|momentum|adam|rmsprop (default sgd)"),
+              cl::init("sgd"), cl::cat(trainCategory));
+static cl::opt<double> wd("wd", cl::desc("Weight decay (default 0)"),
+                          cl::init(0.0), cl::cat(trainCategory));
+static cl::opt<double> momentum("momentum",
+                                cl::desc("Momentum of --optimizer momentum "
+                                         "(default 0.9)"),
+                                cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> beta1("beta1", cl::desc("Adam's beta1 (default 0.9)"),
+                             cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> beta2("beta2", cl::desc("Adam's beta2 (default 0.999)"),
+                             cl::init(0.999), cl::cat(trainCategory));
+static cl::opt<double>
+    epsilon("epsilon", cl::desc("Adam's / RMSProp's epsilon (default 1e-8)"),
+            cl::init(1e-8), cl::cat(trainCategory));
+static cl::opt<double> rho("rho", cl::desc("RMSProp's decay (default 0.9)"),
+                           cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double>
+    rescaleGrad("rescale-grad",
+                cl::desc("Factor on every gradient (default 1; MXNet uses "
+                         "1/batch with SoftmaxOutput's default normalization)"),
+                cl::init(1.0), cl::cat(trainCategory));
+static cl::opt<double>
+    clipGradient("clip-gradient",
+                 cl::desc("Clip gradients to [-C, C] (default: no clipping)"),
+                 cl::init(-1.0), cl::cat(trainCategory));
+static cl::list<std::string>
+    gradWrt("grad-wrt", cl::CommaSeparated,
+            cl::desc("Learn only these parameters (default: all)"),
+            cl::value_desc("NAME,..."), cl::cat(trainCategory));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
   return 1;
@@ -79,7 +117,7 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "mxc " MXC_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
   });
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &trainCategory});
   cl::ParseCommandLineOptions(
       argc, argv, "mxc: compile MXNet models into native libraries\n");
 
@@ -101,6 +139,24 @@ int main(int argc, char **argv) {
   options.memoryPlan = memoryPlan;
   options.printMemoryPlan = printMemoryPlan;
   options.memoryPlanJson = memoryPlanJson;
+  options.train.enabled = train;
+  options.train.optimizer = optimizer;
+  options.train.wd = wd;
+  options.train.momentum = momentum;
+  options.train.beta1 = beta1;
+  options.train.beta2 = beta2;
+  options.train.epsilon = epsilon;
+  options.train.rho = rho;
+  options.train.rescaleGrad = rescaleGrad;
+  options.train.clipGradient = clipGradient;
+  options.train.gradWrt.assign(gradWrt.begin(), gradWrt.end());
+  if (!train && (optimizer.getNumOccurrences() || wd.getNumOccurrences() ||
+                 gradWrt.getNumOccurrences()))
+    return fail("--optimizer, --wd and --grad-wrt need --train");
+  if (!llvm::is_contained({"sgd", "momentum", "adam", "rmsprop"},
+                          std::string(optimizer)))
+    return fail("--optimizer '" + optimizer +
+                "': expected sgd, momentum, adam or rmsprop");
   options.configurePassManager = [](mlir::PassManager &pm) {
     return mlir::applyPassManagerCLOptions(pm);
   };

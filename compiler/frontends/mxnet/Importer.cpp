@@ -348,7 +348,17 @@ llvm::Expected<Value> Importer::variable(unsigned nodeIndex, unsigned consumer,
   Value arg;
   auto input = opts.inputShapes.find(var.name);
   auto param = params.find(var.name);
-  if (input != opts.inputShapes.end()) {
+  bool isLabel =
+      opts.withLabels && isLossWithLabel(user.op) && operandIndex == 1;
+  if (isLabel && input == opts.inputShapes.end()) {
+    if (operandsSoFar.empty())
+      return nodeError(user, "the label needs the data operand first");
+    auto data = cast<RankedTensorType>(operandsSoFar[0].getType()).getShape();
+    std::vector<int64_t> shape(data.begin(), data.end() - 1);
+    auto type = RankedTensorType::get(shape, f32);
+    arg = body->insertArgument(numInputArgs++, type, locOf(var));
+    result.spec.inputs.push_back({var.name, mxc::DType::F32, shape});
+  } else if (input != opts.inputShapes.end()) {
     auto type = RankedTensorType::get(input->second, f32);
     arg = body->insertArgument(numInputArgs++, type, locOf(var));
     result.spec.inputs.push_back({var.name, mxc::DType::F32, input->second});
@@ -372,6 +382,9 @@ llvm::Expected<Value> Importer::variable(unsigned nodeIndex, unsigned consumer,
     arg = body->addArgument(type, locOf(var));
     result.spec.addParam({var.name, mxc::DType::F32, a.shape},
                          reinterpret_cast<const uint8_t *>(floats->data()));
+    // BatchNorm's moving mean and variance (operands 3, 4) are aux states.
+    result.spec.params.back().aux =
+        user.op == "BatchNorm" && (operandIndex == 3 || operandIndex == 4);
   } else if (opts.paramsPath.empty()) {
     // No parameters given: the compiled model takes them as inputs.
     auto shape = inferParamShape(user, operandIndex, operandsSoFar);
@@ -606,7 +619,7 @@ llvm::Error Importer::importNode(unsigned index) {
   // Operands, with variables resolved on first use.
   SmallVector<Value> operands;
   for (auto [i, in] : llvm::enumerate(node.inputs)) {
-    if (isLossWithLabel(node.op) && i == 1)
+    if (isLossWithLabel(node.op) && i == 1 && !opts.withLabels)
       continue; // the label: unused at inference
     const SymbolNode &src = graph.nodes[in.node];
     if (src.isVariable) {
@@ -646,6 +659,8 @@ llvm::Error Importer::importNode(unsigned index) {
     expected = 5;
   else if (op == "mx.Embedding" || op == "mx.binary" || op == "mx.dot")
     expected = 2;
+  else if (op == "mx.SoftmaxOutput")
+    expected = opts.withLabels ? 2 : 1;
   else if (op == "mx.LeakyReLU") {
     auto act = attrs->get("act_type");
     expected = act && cast<StringAttr>(act).getValue() == "prelu" ? 2 : 1;
@@ -680,7 +695,7 @@ llvm::Expected<ImportedModel> Importer::run() {
   result.module =
       ModuleOp::create(FileLineColLoc::get(&ctx, graph.fileName, 0, 0));
   b.setInsertionPointToEnd(result.module->getBody());
-  func = func::FuncOp::create(b, result.module->getLoc(), "forward",
+  func = func::FuncOp::create(b, result.module->getLoc(), opts.funcName,
                               b.getFunctionType({}, {}));
   body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
@@ -720,6 +735,19 @@ llvm::Expected<ImportedModel> Importer::run() {
   func::ReturnOp::create(b, result.module->getLoc(), outs);
   func.setFunctionType(
       b.getFunctionType(body->getArgumentTypes(), TypeRange(ValueRange(outs))));
+  // Names for the gradient pass: inputs, then the parameters in spec order,
+  // marked mx.param (learned) or mx.aux (moving statistics).
+  for (unsigned i = 0; i < body->getNumArguments(); ++i) {
+    bool isParam = i >= numInputArgs;
+    const TensorSpec &t = isParam ? result.spec.params[i - numInputArgs]
+                                  : result.spec.inputs[i];
+    func.setArgAttr(i, "mx.name", b.getStringAttr(t.name));
+    if (isParam)
+      func.setArgAttr(i,
+                      result.spec.params[i - numInputArgs].aux ? "mx.aux"
+                                                                : "mx.param",
+                      b.getUnitAttr());
+  }
 
   for (auto &[name, array] : params)
     if (!usedParams.count(name))

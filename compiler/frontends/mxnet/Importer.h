@@ -23,6 +23,12 @@ struct ImportOptions {
   /// The .params file; empty for none, in which case every parameter becomes
   /// an input of the compiled model (its shape inferred from its consumer).
   std::string paramsPath;
+  /// Keep the labels of loss heads (SoftmaxOutput) as inputs, for training;
+  /// a label's shape is the data's without its last axis unless --input
+  /// gives it.
+  bool withLabels = false;
+  /// Name of the imported function.
+  std::string funcName = "forward";
 };
 
 struct ImportedModel {

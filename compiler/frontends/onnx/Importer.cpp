@@ -543,6 +543,7 @@ private:
   LogicalResult importPool(bool isMax);
   LogicalResult importGlobalPool(bool isMax);
   LogicalResult importBatchNorm();
+  LogicalResult importBatchNormTraining();
   LogicalResult importInstanceNorm();
   LogicalResult importLayerNorm();
   LogicalResult importGemm();
@@ -1883,23 +1884,66 @@ LogicalResult Importer::importGlobalPool(bool isMax) {
 }
 
 LogicalResult Importer::importBatchNorm() {
-  ignoreAttrs({"momentum", "is_test", "consumed_inputs"});
+  ignoreAttrs({"is_test", "consumed_inputs"});
   if (attrInt("spatial", 1) != 1)
     return fail("spatial=0 is not supported");
-  if (attrInt("training_mode", 0))
-    return fail("training_mode=1 is not supported (inference only)");
-  if (wants(1) || wants(2) || wants(3) || wants(4))
-    return fail("the running statistics outputs are not supported (inference "
-                "only)");
   if (failed(requireFloat(0)))
     return failure();
   if (rank(0) < 2)
     return fail("input must have rank >= 2");
+  if (attrInt("training_mode", 0))
+    return importBatchNormTraining();
+  attr("momentum");
+  if (wants(1) || wants(2) || wants(3) || wants(4))
+    return fail("the running statistics outputs need training_mode=1");
   return out(0,
              op("mx.BatchNorm", {val(0), val(1), val(2), val(3), val(4)},
                 {na("eps", f64(attrFloat("epsilon", 1e-5))),
                  na("fix_gamma", boolean(false)),
                  na("use_global_stats", boolean(true)), na("axis", i64(1))}));
+}
+
+/// BatchNormalization with training_mode=1 (opset 14+): normalizes with the
+/// batch mean and population variance over every axis but 1, and outputs
+/// the running statistics: running = input * momentum + batch * (1 -
+/// momentum).
+LogicalResult Importer::importBatchNormTraining() {
+  if (wants(3) || wants(4))
+    return fail("the saved mean / variance outputs are not supported");
+  auto xs = shape(0);
+  int64_t r = xs.size();
+  SmallVector<int64_t> axes = {0};
+  for (int64_t i = 2; i < r; ++i)
+    axes.push_back(i);
+  auto mean = [&](Value v) {
+    return op("mx.reduce", v,
+              {na("op", str("mean")), na("axis", arr(axes)),
+               na("keepdims", boolean(true))});
+  };
+  std::vector<int64_t> cs(r, 1);
+  cs[1] = xs[1];
+  Value x = val(0);
+  Value batchMean = mean(x);
+  Value d = binary(x, batchMean, "sub");
+  Value batchVar = mean(binary(d, d, "mul"));
+  Value inv =
+      unary(scalar(batchVar, "add", attrFloat("epsilon", 1e-5)), "rsqrt");
+  Value y = binary(binary(d, inv, "mul"), reshape(val(1), cs), "mul");
+  if (failed(out(0, binary(y, reshape(val(2), cs), "add"))))
+    return failure();
+  double momentum = attrFloat("momentum", 0.9);
+  std::vector<int64_t> channels = {xs[1]};
+  auto running = [&](unsigned k, unsigned input, Value batch) {
+    Value old = scalar(val(input), "mul", momentum);
+    return out(k, binary(old,
+                         scalar(reshape(batch, channels), "mul", 1 - momentum),
+                         "add"));
+  };
+  if (wants(1) && failed(running(1, 3, batchMean)))
+    return failure();
+  if (wants(2) && failed(running(2, 4, batchVar)))
+    return failure();
+  return success();
 }
 
 LogicalResult Importer::importInstanceNorm() {

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 1
+#define MXRT_MODEL_ABI_VERSION 2
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -24,17 +24,27 @@ extern "C" {
  *  instead. */
 #define MXRT_MODEL_ENTRY_SYMBOL "mxc_model_descriptor"
 
-/** One input, output or parameter. */
+/** mxrt_tensor_desc.flags of parameters. */
+enum {
+  /** An auxiliary state (BatchNorm's moving mean / variance): saved as
+   *  "aux:<name>" in MXNet .params files, others as "arg:<name>". */
+  MXRT_TENSOR_AUX = 1,
+  /** Updated by the optimizer in train_step (has a gradient). */
+  MXRT_TENSOR_TRAINABLE = 2,
+};
+
+/** One input, output, parameter or optimizer state. */
 typedef struct mxrt_tensor_desc {
   const char *name;
   int64_t dtype; /* mxrt_dtype */
   int64_t ndim;
   const int64_t *shape;
   /** Parameters: byte offset of the data in mxrt_model_desc.weights (64-byte
-   *  aligned). Inputs and outputs: 0. */
+   *  aligned). Inputs, outputs and states: 0. */
   int64_t offset;
   /** Bytes of data (product of shape times dtype size). */
   int64_t size_bytes;
+  int64_t flags; /* MXRT_TENSOR_*; 0 for inputs and outputs */
 } mxrt_tensor_desc;
 
 /** Execution context handed to generated code on every call. Owned by the
@@ -44,20 +54,38 @@ typedef struct mxrt_exec_context {
   void *thread_pool; /* reserved for the runtime's thread pool */
 } mxrt_exec_context;
 
-/** A compiled function: `buffers` holds one data pointer per input, then per
- *  output, then per model parameter, in descriptor order. Inputs are read
- *  only; outputs are fully written. */
+/** A compiled function: `buffers` holds one data pointer per input of the
+ *  function, then per output, then per model parameter, then per optimizer
+ *  state, in descriptor order. Inputs are read only; outputs are fully
+ *  written; parameters and states are written only by functions with
+ *  MXRT_FUNCTION_UPDATES_STATE. */
 typedef void (*mxrt_entry_fn)(void *const *buffers, mxrt_exec_context *ctx);
 
+/** mxrt_function_desc.flags. */
+enum {
+  /** Writes parameters (BatchNorm moving statistics, optimizer updates) and
+   *  optimizer states in place. */
+  MXRT_FUNCTION_UPDATES_STATE = 1,
+};
+
 typedef struct mxrt_function_desc {
-  const char *name; /* "forward", later "train_step", ... */
+  const char *name; /* "forward", "grad", "train_step" */
   int64_t num_inputs;
   const mxrt_tensor_desc *inputs;
   int64_t num_outputs;
   const mxrt_tensor_desc *outputs;
   mxrt_entry_fn entry;
   int64_t scratch_size; /* bytes of scratch per instance */
+  int64_t flags;        /* MXRT_FUNCTION_* */
 } mxrt_function_desc;
+
+/** mxrt_model_desc.flags. */
+enum {
+  /** Training library (mxc --train): every instance owns a copy of the
+   *  parameters, initialized from `weights`, and zero-initialized optimizer
+   *  states. Inference models read `weights` in place. */
+  MXRT_MODEL_TRAINABLE = 1,
+};
 
 typedef struct mxrt_model_desc {
   int64_t abi_version; /* MXRT_MODEL_ABI_VERSION */
@@ -68,6 +96,9 @@ typedef struct mxrt_model_desc {
   const mxrt_tensor_desc *params;
   const uint8_t *weights; /* read-only parameter blob, 64-byte aligned */
   int64_t weights_size;
+  int64_t num_states; /* optimizer states (momentum, Adam moments, step) */
+  const mxrt_tensor_desc *states;
+  int64_t flags; /* MXRT_MODEL_* */
 } mxrt_model_desc;
 
 #ifdef __cplusplus

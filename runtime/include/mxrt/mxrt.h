@@ -203,6 +203,73 @@ MXRT_API mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                            const void *const *inputs,
                                            void *const *outputs);
 
+/*===------------------------------------------------------------------===*
+ * Functions, parameters and training (libraries built with mxc --train).
+ * A training library has the functions "forward" (inference with the
+ * instance's current parameters), "grad" (inputs and labels -> outputs and
+ * the gradient of every trainable parameter) and "train_step" (inputs,
+ * labels and the learning rate as a float32 scalar -> outputs, updating
+ * parameters and optimizer states in place).
+ *===------------------------------------------------------------------===*/
+
+MXRT_API int32_t mxrt_model_num_functions(const mxrt_model *model);
+/** Name of function `index` (0 is "forward"), or NULL when out of range. */
+MXRT_API const char *mxrt_model_function_name(const mxrt_model *model,
+                                              int32_t index);
+/** Index of the function called `name`, or MXRT_NOT_FOUND. */
+MXRT_API mxrt_status mxrt_model_find_function(const mxrt_model *model,
+                                              const char *name,
+                                              int32_t *out_index);
+MXRT_API int32_t mxrt_model_function_num_inputs(const mxrt_model *model,
+                                                int32_t function);
+MXRT_API int32_t mxrt_model_function_num_outputs(const mxrt_model *model,
+                                                 int32_t function);
+MXRT_API mxrt_status mxrt_model_function_input_info(const mxrt_model *model,
+                                                    int32_t function,
+                                                    int32_t index,
+                                                    mxrt_tensor_info *out_info);
+MXRT_API mxrt_status
+mxrt_model_function_output_info(const mxrt_model *model, int32_t function,
+                                int32_t index, mxrt_tensor_info *out_info);
+
+MXRT_API int32_t mxrt_model_num_params(const mxrt_model *model);
+MXRT_API mxrt_status mxrt_model_param_info(const mxrt_model *model,
+                                           int32_t index,
+                                           mxrt_tensor_info *out_info);
+/** Index of the parameter called `name`, or MXRT_NOT_FOUND. */
+MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
+                                           const char *name,
+                                           int32_t *out_index);
+
+/** Runs function `function` (an index from mxrt_model_find_function) with
+ *  the same checks as mxrt_instance_run. */
+MXRT_API mxrt_status mxrt_instance_call(mxrt_instance *instance,
+                                        int32_t function,
+                                        mxrt_tensor *const *inputs,
+                                        int32_t num_inputs,
+                                        mxrt_tensor *const *outputs,
+                                        int32_t num_outputs);
+/** Copies parameter `index` of the instance into `dst` (which must have its
+ *  dtype and shape). */
+MXRT_API mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
+                                             int32_t index, mxrt_tensor *dst);
+/** Overwrites parameter `index` of a training instance with `src` (dtype
+ *  and shape must match). Inference instances read the model's weights in
+ *  place: MXRT_UNSUPPORTED. */
+MXRT_API mxrt_status mxrt_instance_set_param(mxrt_instance *instance,
+                                             int32_t index,
+                                             const mxrt_tensor *src);
+/** Writes the instance's parameters to `path` as an MXNet .params file
+ *  (NDArray list format V2, names "arg:<name>" and "aux:<name>"), which mxc
+ *  --params reads back. The file appears complete or not at all. */
+MXRT_API mxrt_status mxrt_instance_save_params(const mxrt_instance *instance,
+                                               const char *path);
+/** Loads parameters from an MXNet .params file into a training instance:
+ *  every parameter of the model must be present with its shape (float32,
+ *  float64 and float16 data convert to the parameter's dtype). */
+MXRT_API mxrt_status mxrt_instance_load_params(mxrt_instance *instance,
+                                               const char *path);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
