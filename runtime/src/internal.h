@@ -53,6 +53,17 @@ mxrt_status checkTensorArgs(const char *what, int64_t dtype, int32_t ndim,
 /// when out of memory. Free with std::free.
 void *alignedAlloc(size_t size);
 
+/// A byte range of a file being written.
+struct FileChunk {
+  const void *data;
+  size_t size;
+};
+
+/// Writes `chunks` to `path` through a temporary file renamed over it, so that
+/// the file appears complete or not at all (a failure removes the temporary).
+mxrt_status writeFileAtomically(const char *path, const FileChunk *chunks,
+                                size_t numChunks);
+
 /// Runs `body` (returning mxrt_status) and turns any C++ exception into an
 /// error status: exceptions must never cross the C API.
 template <typename Body> mxrt_status guarded(Body &&body) noexcept {

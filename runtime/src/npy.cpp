@@ -14,10 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <atomic>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace {
 
@@ -359,21 +356,6 @@ std::string npyHeader(const mxrt_tensor *tensor) {
   return file + dict;
 }
 
-bool writeAll(int fd, const void *data, size_t size) {
-  const char *bytes = static_cast<const char *>(data);
-  while (size > 0) {
-    ssize_t written = ::write(fd, bytes, size);
-    if (written < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    bytes += written;
-    size -= static_cast<size_t>(written);
-  }
-  return true;
-}
-
 mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
   if (!tensor)
     return mxrt::fail(MXRT_INVALID_ARGUMENT,
@@ -386,39 +368,9 @@ mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
                       "mxrt_tensor_save_npy: tensor has no data");
   std::string header = npyHeader(tensor);
 
-  // Write beside the target and rename over it, so that readers never see a
-  // half-written file and a failure leaves no file behind.
-  static std::atomic<unsigned> counter{0};
-  std::string tempPath;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tempPath = std::string(path) + ".tmp." + std::to_string(getpid()) + "." +
-               std::to_string(counter++);
-    fd =
-        ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0)
-    return mxrt::fail(MXRT_IO_ERROR, "cannot create '%s': %s", path,
-                      std::strerror(errno));
-  bool ok = writeAll(fd, header.data(), header.size()) &&
-            writeAll(fd, tensor->data, tensor->sizeBytes);
-  int savedErrno = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    savedErrno = errno;
-  }
-  if (ok && std::rename(tempPath.c_str(), path) != 0) {
-    ok = false;
-    savedErrno = errno;
-  }
-  if (!ok) {
-    ::unlink(tempPath.c_str());
-    return mxrt::fail(MXRT_IO_ERROR, "cannot write '%s': %s", path,
-                      std::strerror(savedErrno));
-  }
-  return MXRT_OK;
+  const mxrt::FileChunk chunks[] = {{header.data(), header.size()},
+                                    {tensor->data, tensor->sizeBytes}};
+  return mxrt::writeFileAtomically(path, chunks, 2);
 }
 
 } // namespace
