@@ -2,15 +2,18 @@
 //
 // Helpers shared by libmxrt's implementation files: recording the per-thread
 // error message, keeping C++ exceptions from crossing the C API, and the
-// tensor struct behind the opaque handle. Not installed.
+// structs behind the opaque handles. Not installed.
 
 #ifndef MXRT_SRC_INTERNAL_H
 #define MXRT_SRC_INTERNAL_H
 
+#include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
+#include <cstdlib>
 #include <new>
 #include <string>
+#include <vector>
 
 /// The object behind mxrt_tensor. Extents beyond ndim are zero.
 struct mxrt_tensor {
@@ -22,6 +25,45 @@ struct mxrt_tensor {
   void *data;
   /// False for mxrt_tensor_wrap: the caller owns `data`.
   bool ownsData;
+};
+
+/// The object behind mxrt_model. Immutable after creation, so that instances
+/// on different threads can share it.
+struct mxrt_model {
+  const mxrt_model_desc *desc = nullptr;
+  /// dlopen handle, or NULL for a statically linked model.
+  void *library = nullptr;
+  /// Where the model came from, for messages.
+  std::string origin;
+
+  bool trainable() const { return desc->flags & MXRT_MODEL_TRAINABLE; }
+};
+
+/// The object behind mxrt_instance: everything a call mutates.
+struct mxrt_instance {
+  const mxrt_model *model = nullptr;
+  /// Set by mxrt_instance_create_static: released with the instance.
+  mxrt_model *ownedModel = nullptr;
+  /// Per function, the buffers handed to its entry point: [inputs...,
+  /// outputs..., params..., states...]. Parameter and state slots are filled
+  /// once at creation; input and output slots on every call.
+  std::vector<std::vector<void *>> buffers;
+  /// Where each parameter's data lives: in the model's read-only weights
+  /// (inference) or in `storage` (training).
+  std::vector<uint8_t *> params;
+  /// Training instances: their own parameters, then their optimizer states,
+  /// each 64-byte aligned. NULL for inference instances.
+  uint8_t *storage = nullptr;
+  /// Shared by all functions (one call at a time): the largest scratch_size.
+  uint8_t *scratch = nullptr;
+  mxrt_exec_context context = {};
+  int32_t numThreads = 1;
+
+  ~mxrt_instance() {
+    std::free(storage);
+    std::free(scratch);
+    mxrt_model_release(ownedModel);
+  }
 };
 
 namespace mxrt {

@@ -2,59 +2,50 @@
 //
 // Models and instances: loading a compiled model's descriptor table (by dlopen
 // or from a statically linked symbol), checking it once so that nothing later
-// trusts a corrupt table, and running its entry point on checked tensors.
+// trusts a corrupt table, and calling its functions on checked tensors.
+// Instances of training models own their parameters and optimizer states.
 
 #include "internal.h"
 
-#include "mxrt/model_abi.h"
-
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-/// The object behind mxrt_model. Immutable after creation, so that instances
-/// on different threads can share it.
-struct mxrt_model {
-  const mxrt_model_desc *desc = nullptr;
-  /// dlopen handle, or NULL for a statically linked model.
-  void *library = nullptr;
-  /// Where the model came from, for messages.
-  std::string origin;
-};
-
-/// The object behind mxrt_instance: everything one run mutates.
-struct mxrt_instance {
-  const mxrt_model *model = nullptr;
-  /// Set by mxrt_instance_create_static: released with the instance.
-  mxrt_model *ownedModel = nullptr;
-  const mxrt_function_desc *function = nullptr;
-  /// [inputs..., outputs..., params...] handed to the entry point; the
-  /// parameter slots are filled once at creation.
-  std::vector<void *> buffers;
-  uint8_t *scratch = nullptr;
-  mxrt_exec_context context = {};
-  int32_t numThreads = 1;
-
-  ~mxrt_instance() {
-    std::free(scratch);
-    mxrt_model_release(ownedModel);
-  }
-};
-
 namespace {
 
 using mxrt::fail;
 
-/// Checks one input, output or parameter entry of the table.
-mxrt_status checkTensorDesc(const std::string &origin, const char *kind,
+/// What a tensor descriptor describes: its allowed flags differ.
+enum class TensorKind { Input, Output, Parameter, State };
+
+const char *kindName(TensorKind kind) {
+  switch (kind) {
+  case TensorKind::Input:
+    return "input";
+  case TensorKind::Output:
+    return "output";
+  case TensorKind::Parameter:
+    return "parameter";
+  case TensorKind::State:
+    return "state";
+  }
+  return "tensor";
+}
+
+/// Checks one input, output, parameter or state entry of the table.
+mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
                             int64_t index, const mxrt_tensor_desc &desc) {
+  const char *kind = kindName(kindCode);
   if (!desc.name)
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s #%lld has no name",
                 origin.c_str(), kind, static_cast<long long>(index));
@@ -80,26 +71,50 @@ mxrt_status checkTensorDesc(const std::string &origin, const char *kind,
         kind, desc.name, static_cast<long long>(desc.size_bytes),
         mxrt::shapeString(desc.ndim, desc.shape).c_str(),
         mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)), sizeBytes);
+  // Inputs and outputs carry no flags; parameters and states only the known
+  // MXRT_TENSOR_* bits, so that a table from a newer mxc fails here.
+  int64_t allowedFlags =
+      kindCode == TensorKind::Input || kindCode == TensorKind::Output
+          ? 0
+          : MXRT_TENSOR_AUX | MXRT_TENSOR_TRAINABLE;
+  if (desc.flags & ~allowedFlags)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: %s '%s' has flags 0x%llx, but only 0x%llx are allowed",
+                origin.c_str(), kind, desc.name,
+                static_cast<unsigned long long>(desc.flags),
+                static_cast<unsigned long long>(allowedFlags));
+  if (kindCode == TensorKind::State && desc.offset != 0)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: state '%s' has offset %lld; states live in the instance, "
+                "not in the weights, and must have offset 0",
+                origin.c_str(), desc.name, static_cast<long long>(desc.offset));
   return MXRT_OK;
 }
 
 /// Checks everything the runtime later relies on, so that a corrupt or
-/// mismatched table fails here with a message instead of crashing in run.
+/// mismatched table fails here with a message instead of crashing in a call.
 mxrt_status checkDescriptor(const std::string &origin,
                             const mxrt_model_desc *desc) {
   if (desc->abi_version != MXRT_MODEL_ABI_VERSION)
     return fail(MXRT_UNSUPPORTED,
-                "%s: model ABI version %lld, but this runtime supports version "
-                "%d; recompile the model with a matching mxc",
+                "%s: built for model ABI version %lld, but this runtime "
+                "supports only version %d; recompile it with this mxc",
                 origin.c_str(), static_cast<long long>(desc->abi_version),
                 MXRT_MODEL_ABI_VERSION);
   if (!desc->name)
     return fail(MXRT_INVALID_ARGUMENT, "%s: descriptor has no model name",
                 origin.c_str());
-  if (desc->num_functions < 1 || !desc->functions)
+  if (desc->flags & ~int64_t(MXRT_MODEL_TRAINABLE))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has unknown model flags 0x%llx", origin.c_str(),
+                static_cast<unsigned long long>(desc->flags));
+  bool trainable = desc->flags & MXRT_MODEL_TRAINABLE;
+  if (desc->num_functions < 1 || desc->num_functions > INT32_MAX ||
+      !desc->functions)
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: descriptor has no functions (num_functions = %lld)",
                 origin.c_str(), static_cast<long long>(desc->num_functions));
+  std::set<std::string_view> functionNames;
   for (int64_t f = 0; f < desc->num_functions; ++f) {
     const mxrt_function_desc &fn = desc->functions[f];
     const char *fnName = fn.name ? fn.name : "?";
@@ -107,6 +122,9 @@ mxrt_status checkDescriptor(const std::string &origin,
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: function #%lld ('%s') has no name or entry point",
                   origin.c_str(), static_cast<long long>(f), fnName);
+    if (!functionNames.insert(fn.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two functions are named '%s'",
+                  origin.c_str(), fn.name);
     if (fn.num_inputs < 0 || fn.num_outputs < 0 ||
         fn.num_inputs > INT32_MAX / 2 || fn.num_outputs > INT32_MAX / 2 ||
         (fn.num_inputs && !fn.inputs) || (fn.num_outputs && !fn.outputs) ||
@@ -115,13 +133,23 @@ mxrt_status checkDescriptor(const std::string &origin,
                   "%s: function '%s' has invalid input/output tables or "
                   "scratch size",
                   origin.c_str(), fnName);
+    if (fn.flags & ~int64_t(MXRT_FUNCTION_UPDATES_STATE))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has unknown flags 0x%llx", origin.c_str(),
+                  fnName, static_cast<unsigned long long>(fn.flags));
+    // An inference instance hands out the read-only weights in place.
+    if ((fn.flags & MXRT_FUNCTION_UPDATES_STATE) && !trainable)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' updates parameters or states, but the "
+                  "model is not trainable (MXRT_MODEL_TRAINABLE)",
+                  origin.c_str(), fnName);
     for (int64_t i = 0; i < fn.num_inputs; ++i)
       if (mxrt_status status =
-              checkTensorDesc(origin, "input", i, fn.inputs[i]))
+              checkTensorDesc(origin, TensorKind::Input, i, fn.inputs[i]))
         return status;
     for (int64_t i = 0; i < fn.num_outputs; ++i)
       if (mxrt_status status =
-              checkTensorDesc(origin, "output", i, fn.outputs[i]))
+              checkTensorDesc(origin, TensorKind::Output, i, fn.outputs[i]))
         return status;
   }
   if (desc->num_params < 0 || desc->num_params > INT32_MAX / 2 ||
@@ -130,10 +158,15 @@ mxrt_status checkDescriptor(const std::string &origin,
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: descriptor has invalid parameter or weight tables",
                 origin.c_str());
+  std::set<std::string_view> paramNames;
   for (int64_t i = 0; i < desc->num_params; ++i) {
     const mxrt_tensor_desc &param = desc->params[i];
-    if (mxrt_status status = checkTensorDesc(origin, "parameter", i, param))
+    if (mxrt_status status =
+            checkTensorDesc(origin, TensorKind::Parameter, i, param))
       return status;
+    if (!paramNames.insert(param.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two parameters are named '%s'",
+                  origin.c_str(), param.name);
     if (param.offset < 0 || param.offset > desc->weights_size ||
         param.size_bytes > desc->weights_size - param.offset)
       return fail(MXRT_INVALID_ARGUMENT,
@@ -144,6 +177,21 @@ mxrt_status checkDescriptor(const std::string &origin,
                   static_cast<long long>(param.size_bytes),
                   static_cast<long long>(desc->weights_size));
   }
+  if (desc->num_states < 0 || desc->num_states > INT32_MAX / 2 ||
+      (desc->num_states && !desc->states))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has an invalid state table (num_states = "
+                "%lld)",
+                origin.c_str(), static_cast<long long>(desc->num_states));
+  if (desc->num_states && !trainable)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has %lld optimizer states, but the model is "
+                "not trainable (MXRT_MODEL_TRAINABLE)",
+                origin.c_str(), static_cast<long long>(desc->num_states));
+  for (int64_t i = 0; i < desc->num_states; ++i)
+    if (mxrt_status status =
+            checkTensorDesc(origin, TensorKind::State, i, desc->states[i]))
+      return status;
   return MXRT_OK;
 }
 
@@ -203,27 +251,64 @@ mxrt_status openModel(const char *path, mxrt_model **outModel) {
   return status;
 }
 
-mxrt_status getInfo(const mxrt_model *model, int32_t index, bool input,
-                    mxrt_tensor_info *outInfo) {
-  const char *what = input ? "mxrt_model_input_info" : "mxrt_model_output_info";
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
-  if (!outInfo)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: out_info is NULL", what);
-  const mxrt_function_desc &fn = model->desc->functions[0];
-  int64_t count = input ? fn.num_inputs : fn.num_outputs;
-  if (index < 0 || index >= count)
-    return fail(MXRT_NOT_FOUND,
-                "%s: index %d is out of range (the model has "
-                "%lld %s)",
-                what, index, static_cast<long long>(count),
-                input ? "inputs" : "outputs");
-  const mxrt_tensor_desc &desc = input ? fn.inputs[index] : fn.outputs[index];
+/// The function at `index`, or NULL after recording an error naming `what`.
+const mxrt_function_desc *functionAt(const mxrt_model *model, int32_t index,
+                                     const char *what) {
+  if (index < 0 || index >= model->desc->num_functions) {
+    fail(MXRT_NOT_FOUND,
+         "%s: function index %d is out of range (model '%s' has %lld "
+         "functions)",
+         what, index, model->desc->name,
+         static_cast<long long>(model->desc->num_functions));
+    return nullptr;
+  }
+  return &model->desc->functions[index];
+}
+
+void describe(const mxrt_tensor_desc &desc, mxrt_tensor_info *outInfo) {
   outInfo->name = desc.name;
   outInfo->dtype = static_cast<mxrt_dtype>(desc.dtype);
   outInfo->ndim = static_cast<int32_t>(desc.ndim);
   outInfo->shape = desc.shape;
+}
+
+mxrt_status getInfo(const char *what, const mxrt_model *model, int32_t function,
+                    int32_t index, bool input, mxrt_tensor_info *outInfo) {
+  if (!model)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
+  if (!outInfo)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: out_info is NULL", what);
+  const mxrt_function_desc *fn = functionAt(model, function, what);
+  if (!fn)
+    return MXRT_NOT_FOUND;
+  int64_t count = input ? fn->num_inputs : fn->num_outputs;
+  if (index < 0 || index >= count)
+    return fail(MXRT_NOT_FOUND,
+                "%s: index %d is out of range (function '%s' of model '%s' "
+                "has %lld %s)",
+                what, index, fn->name, model->desc->name,
+                static_cast<long long>(count), input ? "inputs" : "outputs");
+  describe(input ? fn->inputs[index] : fn->outputs[index], outInfo);
   return MXRT_OK;
+}
+
+/// Index of the entry of `table` called `name`, or -1.
+int32_t findByName(const mxrt_tensor_desc *table, int64_t count,
+                   const char *name) {
+  for (int64_t i = 0; i < count; ++i)
+    if (std::strcmp(table[i].name, name) == 0)
+      return static_cast<int32_t>(i);
+  return -1;
+}
+
+/// Rounds up to a multiple of 64 bytes; false on overflow.
+bool addAligned(uint64_t &offset, uint64_t size) {
+  uint64_t end;
+  if (__builtin_add_overflow(offset, size, &end) ||
+      __builtin_add_overflow(end, uint64_t(63), &end))
+    return false;
+  offset = end / 64 * 64;
+  return true;
 }
 
 mxrt_status createInstance(const mxrt_model *model,
@@ -252,29 +337,71 @@ mxrt_status createInstance(const mxrt_model *model,
       numThreads = options->num_threads;
   }
   const mxrt_model_desc *desc = model->desc;
-  const mxrt_function_desc &fn = desc->functions[0];
   auto instance = std::make_unique<mxrt_instance>();
   instance->model = model;
-  instance->function = &fn;
   instance->numThreads = numThreads;
-  instance->buffers.assign(fn.num_inputs + fn.num_outputs + desc->num_params,
-                           nullptr);
-  // Parameters are read only for inference; the entry point's signature is
-  // shared with training functions that take the same slots.
-  for (int64_t i = 0; i < desc->num_params; ++i)
-    instance->buffers[fn.num_inputs + fn.num_outputs + i] =
-        const_cast<uint8_t *>(desc->weights + desc->params[i].offset);
-  if (fn.scratch_size > 0) {
-    instance->scratch =
-        static_cast<uint8_t *>(mxrt::alignedAlloc(fn.scratch_size));
+
+  // Parameters: the weights in place for inference (entry points of
+  // inference models never write them, see checkDescriptor); a private,
+  // 64-byte aligned copy for training, followed by zeroed states.
+  std::vector<void *> states(desc->num_states, nullptr);
+  instance->params.assign(desc->num_params, nullptr);
+  if (model->trainable()) {
+    std::vector<uint64_t> offsets;
+    uint64_t total = 0;
+    bool fits = true;
+    for (int64_t i = 0; i < desc->num_params; ++i) {
+      offsets.push_back(total);
+      fits = fits && addAligned(total, desc->params[i].size_bytes);
+    }
+    for (int64_t i = 0; i < desc->num_states; ++i) {
+      offsets.push_back(total);
+      fits = fits && addAligned(total, desc->states[i].size_bytes);
+    }
+    if (fits && total <= SIZE_MAX)
+      instance->storage = static_cast<uint8_t *>(
+          mxrt::alignedAlloc(static_cast<size_t>(total)));
+    if (!instance->storage)
+      return fail(MXRT_OUT_OF_MEMORY,
+                  "mxrt_instance_create: cannot allocate %llu bytes of "
+                  "parameters and optimizer states for model '%s'",
+                  static_cast<unsigned long long>(total), desc->name);
+    std::memset(instance->storage, 0, static_cast<size_t>(total));
+    for (int64_t i = 0; i < desc->num_params; ++i) {
+      const mxrt_tensor_desc &param = desc->params[i];
+      instance->params[i] = instance->storage + offsets[i];
+      std::memcpy(instance->params[i], desc->weights + param.offset,
+                  param.size_bytes);
+    }
+    for (int64_t i = 0; i < desc->num_states; ++i)
+      states[i] = instance->storage + offsets[desc->num_params + i];
+  } else {
+    for (int64_t i = 0; i < desc->num_params; ++i)
+      instance->params[i] =
+          const_cast<uint8_t *>(desc->weights + desc->params[i].offset);
+  }
+
+  int64_t scratchSize = 0;
+  instance->buffers.resize(desc->num_functions);
+  for (int64_t f = 0; f < desc->num_functions; ++f) {
+    const mxrt_function_desc &fn = desc->functions[f];
+    std::vector<void *> &buffers = instance->buffers[f];
+    buffers.assign(fn.num_inputs + fn.num_outputs, nullptr);
+    buffers.insert(buffers.end(), instance->params.begin(),
+                   instance->params.end());
+    buffers.insert(buffers.end(), states.begin(), states.end());
+    scratchSize = std::max(scratchSize, fn.scratch_size);
+  }
+  if (scratchSize > 0) {
+    instance->scratch = static_cast<uint8_t *>(mxrt::alignedAlloc(scratchSize));
     if (!instance->scratch)
       return fail(MXRT_OUT_OF_MEMORY,
                   "mxrt_instance_create: cannot allocate %lld bytes of "
                   "scratch for model '%s'",
-                  static_cast<long long>(fn.scratch_size), desc->name);
+                  static_cast<long long>(scratchSize), desc->name);
     // Deterministic contents, so that a kernel reading scratch before writing
     // it misbehaves the same way every time.
-    std::memset(instance->scratch, 0, fn.scratch_size);
+    std::memset(instance->scratch, 0, scratchSize);
   }
   instance->context.scratch = instance->scratch;
   instance->context.thread_pool = nullptr;
@@ -282,8 +409,8 @@ mxrt_status createInstance(const mxrt_model *model,
   return MXRT_OK;
 }
 
-/// Checks one tensor against its descriptor entry; `kind` is "input" or
-/// "output".
+/// Checks one tensor against its descriptor entry; `kind` is "input",
+/// "output" or "parameter".
 mxrt_status checkTensor(const char *kind, int32_t index,
                         const mxrt_tensor_desc &desc,
                         const mxrt_tensor *tensor) {
@@ -305,25 +432,39 @@ mxrt_status checkTensor(const char *kind, int32_t index,
   return MXRT_OK;
 }
 
-mxrt_status runInstance(mxrt_instance *instance, mxrt_tensor *const *inputs,
-                        int32_t numInputs, mxrt_tensor *const *outputs,
-                        int32_t numOutputs) {
+/// mxrt_instance_run (`what` is its name, function 0) and mxrt_instance_call.
+mxrt_status callFunction(const char *what, mxrt_instance *instance,
+                         int32_t function, mxrt_tensor *const *inputs,
+                         int32_t numInputs, mxrt_tensor *const *outputs,
+                         int32_t numOutputs) {
   if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run: instance is NULL");
-  const mxrt_function_desc &fn = *instance->function;
-  const char *model = instance->model->desc->name;
+    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
+  const mxrt_function_desc *fnPtr = functionAt(instance->model, function, what);
+  if (!fnPtr)
+    return MXRT_NOT_FOUND;
+  const mxrt_function_desc &fn = *fnPtr;
+  // run speaks of the model, call of one of its functions. Built only on
+  // error: a call must not allocate.
+  auto callee = [&] {
+    std::string model =
+        "model '" + std::string(instance->model->desc->name) + "'";
+    if (std::strcmp(what, "mxrt_instance_run") == 0)
+      return model;
+    return "function '" + std::string(fn.name) + "' of " + model;
+  };
   if (numInputs != fn.num_inputs)
-    return fail(MXRT_INVALID_ARGUMENT, "model '%s' takes %lld inputs, got %d",
-                model, static_cast<long long>(fn.num_inputs), numInputs);
+    return fail(MXRT_INVALID_ARGUMENT, "%s takes %lld inputs, got %d",
+                callee().c_str(), static_cast<long long>(fn.num_inputs),
+                numInputs);
   if (numOutputs != fn.num_outputs)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "model '%s' produces %lld outputs, got %d", model,
-                static_cast<long long>(fn.num_outputs), numOutputs);
+    return fail(MXRT_INVALID_ARGUMENT, "%s produces %lld outputs, got %d",
+                callee().c_str(), static_cast<long long>(fn.num_outputs),
+                numOutputs);
   if (numInputs > 0 && !inputs)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run: inputs is NULL");
+    return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (numOutputs > 0 && !outputs)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run: outputs is NULL");
-  void **buffers = instance->buffers.data();
+    return fail(MXRT_INVALID_ARGUMENT, "%s: outputs is NULL", what);
+  void **buffers = instance->buffers[function].data();
   for (int32_t i = 0; i < numInputs; ++i) {
     if (mxrt_status status = checkTensor("input", i, fn.inputs[i], inputs[i]))
       return status;
@@ -344,13 +485,13 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
   if (!instance)
     return fail(MXRT_INVALID_ARGUMENT,
                 "mxrt_instance_run_raw: instance is NULL");
-  const mxrt_function_desc &fn = *instance->function;
+  const mxrt_function_desc &fn = instance->model->desc->functions[0];
   if (fn.num_inputs > 0 && !inputs)
     return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run_raw: inputs is NULL");
   if (fn.num_outputs > 0 && !outputs)
     return fail(MXRT_INVALID_ARGUMENT,
                 "mxrt_instance_run_raw: outputs is NULL");
-  void **buffers = instance->buffers.data();
+  void **buffers = instance->buffers[0].data();
   for (int64_t i = 0; i < fn.num_inputs; ++i) {
     if (!inputs[i])
       return fail(MXRT_INVALID_ARGUMENT, "input '%s' (#%lld) is NULL",
@@ -364,6 +505,54 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
     buffers[fn.num_inputs + i] = outputs[i];
   }
   fn.entry(buffers, &instance->context);
+  return MXRT_OK;
+}
+
+/// The parameter at `index`, or NULL after recording an error naming `what`.
+const mxrt_tensor_desc *paramAt(const mxrt_instance *instance, int32_t index,
+                                const char *what) {
+  const mxrt_model_desc *desc = instance->model->desc;
+  if (index < 0 || index >= desc->num_params) {
+    fail(MXRT_NOT_FOUND,
+         "%s: parameter index %d is out of range (model '%s' has %lld "
+         "parameters)",
+         what, index, desc->name, static_cast<long long>(desc->num_params));
+    return nullptr;
+  }
+  return &desc->params[index];
+}
+
+mxrt_status getParam(const mxrt_instance *instance, int32_t index,
+                     mxrt_tensor *dst) {
+  const char *what = "mxrt_instance_get_param";
+  if (!instance)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
+  const mxrt_tensor_desc *param = paramAt(instance, index, what);
+  if (!param)
+    return MXRT_NOT_FOUND;
+  if (mxrt_status status = checkTensor("parameter", index, *param, dst))
+    return status;
+  std::memmove(dst->data, instance->params[index], param->size_bytes);
+  return MXRT_OK;
+}
+
+mxrt_status setParam(mxrt_instance *instance, int32_t index,
+                     const mxrt_tensor *src) {
+  const char *what = "mxrt_instance_set_param";
+  if (!instance)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
+  if (!instance->model->trainable())
+    return fail(MXRT_UNSUPPORTED,
+                "%s: model '%s' is an inference model, which reads its "
+                "weights in place; compile it with mxc --train to change "
+                "parameters",
+                what, instance->model->desc->name);
+  const mxrt_tensor_desc *param = paramAt(instance, index, what);
+  if (!param)
+    return MXRT_NOT_FOUND;
+  if (mxrt_status status = checkTensor("parameter", index, *param, src))
+    return status;
+  std::memmove(instance->params[index], src->data, param->size_bytes);
   return MXRT_OK;
 }
 
@@ -413,12 +602,14 @@ int32_t mxrt_model_num_outputs(const mxrt_model *model) {
 
 mxrt_status mxrt_model_input_info(const mxrt_model *model, int32_t index,
                                   mxrt_tensor_info *out_info) {
-  return getInfo(model, index, /*input=*/true, out_info);
+  return getInfo("mxrt_model_input_info", model, 0, index, /*input=*/true,
+                 out_info);
 }
 
 mxrt_status mxrt_model_output_info(const mxrt_model *model, int32_t index,
                                    mxrt_tensor_info *out_info) {
-  return getInfo(model, index, /*input=*/false, out_info);
+  return getInfo("mxrt_model_output_info", model, 0, index, /*input=*/false,
+                 out_info);
 }
 
 mxrt_status mxrt_model_find_input(const mxrt_model *model, const char *name,
@@ -431,14 +622,12 @@ mxrt_status mxrt_model_find_input(const mxrt_model *model, const char *name,
     return fail(MXRT_INVALID_ARGUMENT,
                 "mxrt_model_find_input: out_index is NULL");
   const mxrt_function_desc &fn = model->desc->functions[0];
-  for (int64_t i = 0; i < fn.num_inputs; ++i) {
-    if (std::strcmp(fn.inputs[i].name, name) == 0) {
-      *out_index = static_cast<int32_t>(i);
-      return MXRT_OK;
-    }
-  }
-  return fail(MXRT_NOT_FOUND, "model '%s' has no input named '%s'",
-              model->desc->name, name);
+  int32_t index = findByName(fn.inputs, fn.num_inputs, name);
+  if (index < 0)
+    return fail(MXRT_NOT_FOUND, "model '%s' has no input named '%s'",
+                model->desc->name, name);
+  *out_index = index;
+  return MXRT_OK;
 }
 
 void mxrt_instance_options_init(mxrt_instance_options *options) {
@@ -486,7 +675,8 @@ mxrt_status mxrt_instance_run(mxrt_instance *instance,
                               mxrt_tensor *const *outputs,
                               int32_t num_outputs) {
   return mxrt::guarded([&] {
-    return runInstance(instance, inputs, num_inputs, outputs, num_outputs);
+    return callFunction("mxrt_instance_run", instance, 0, inputs, num_inputs,
+                        outputs, num_outputs);
   });
 }
 
@@ -495,4 +685,128 @@ mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                   void *const *outputs) {
   return mxrt::guarded(
       [&] { return runInstanceRaw(instance, inputs, outputs); });
+}
+
+//===------------------------------------------------------------------===//
+// Functions, parameters and training
+//===------------------------------------------------------------------===//
+
+int32_t mxrt_model_num_functions(const mxrt_model *model) {
+  return model ? static_cast<int32_t>(model->desc->num_functions) : 0;
+}
+
+const char *mxrt_model_function_name(const mxrt_model *model, int32_t index) {
+  if (!model || index < 0 || index >= model->desc->num_functions)
+    return nullptr;
+  return model->desc->functions[index].name;
+}
+
+mxrt_status mxrt_model_find_function(const mxrt_model *model, const char *name,
+                                     int32_t *out_index) {
+  const char *what = "mxrt_model_find_function";
+  if (!model)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
+  if (!name)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: name is NULL", what);
+  if (!out_index)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: out_index is NULL", what);
+  const mxrt_model_desc *desc = model->desc;
+  for (int64_t i = 0; i < desc->num_functions; ++i) {
+    if (std::strcmp(desc->functions[i].name, name) == 0) {
+      *out_index = static_cast<int32_t>(i);
+      return MXRT_OK;
+    }
+  }
+  return fail(MXRT_NOT_FOUND, "model '%s' has no function named '%s'%s",
+              desc->name, name,
+              model->trainable() ? ""
+                                 : " (it is an inference model; training "
+                                   "functions need mxc --train)");
+}
+
+int32_t mxrt_model_function_num_inputs(const mxrt_model *model,
+                                       int32_t function) {
+  if (!model || function < 0 || function >= model->desc->num_functions)
+    return 0;
+  return static_cast<int32_t>(model->desc->functions[function].num_inputs);
+}
+
+int32_t mxrt_model_function_num_outputs(const mxrt_model *model,
+                                        int32_t function) {
+  if (!model || function < 0 || function >= model->desc->num_functions)
+    return 0;
+  return static_cast<int32_t>(model->desc->functions[function].num_outputs);
+}
+
+mxrt_status mxrt_model_function_input_info(const mxrt_model *model,
+                                           int32_t function, int32_t index,
+                                           mxrt_tensor_info *out_info) {
+  return getInfo("mxrt_model_function_input_info", model, function, index,
+                 /*input=*/true, out_info);
+}
+
+mxrt_status mxrt_model_function_output_info(const mxrt_model *model,
+                                            int32_t function, int32_t index,
+                                            mxrt_tensor_info *out_info) {
+  return getInfo("mxrt_model_function_output_info", model, function, index,
+                 /*input=*/false, out_info);
+}
+
+int32_t mxrt_model_num_params(const mxrt_model *model) {
+  return model ? static_cast<int32_t>(model->desc->num_params) : 0;
+}
+
+mxrt_status mxrt_model_param_info(const mxrt_model *model, int32_t index,
+                                  mxrt_tensor_info *out_info) {
+  const char *what = "mxrt_model_param_info";
+  if (!model)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
+  if (!out_info)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: out_info is NULL", what);
+  if (index < 0 || index >= model->desc->num_params)
+    return fail(MXRT_NOT_FOUND,
+                "%s: index %d is out of range (model '%s' has %lld "
+                "parameters)",
+                what, index, model->desc->name,
+                static_cast<long long>(model->desc->num_params));
+  describe(model->desc->params[index], out_info);
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_model_find_param(const mxrt_model *model, const char *name,
+                                  int32_t *out_index) {
+  const char *what = "mxrt_model_find_param";
+  if (!model)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
+  if (!name)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: name is NULL", what);
+  if (!out_index)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: out_index is NULL", what);
+  int32_t index =
+      findByName(model->desc->params, model->desc->num_params, name);
+  if (index < 0)
+    return fail(MXRT_NOT_FOUND, "model '%s' has no parameter named '%s'",
+                model->desc->name, name);
+  *out_index = index;
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_instance_call(mxrt_instance *instance, int32_t function,
+                               mxrt_tensor *const *inputs, int32_t num_inputs,
+                               mxrt_tensor *const *outputs,
+                               int32_t num_outputs) {
+  return mxrt::guarded([&] {
+    return callFunction("mxrt_instance_call", instance, function, inputs,
+                        num_inputs, outputs, num_outputs);
+  });
+}
+
+mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
+                                    int32_t index, mxrt_tensor *dst) {
+  return mxrt::guarded([&] { return getParam(instance, index, dst); });
+}
+
+mxrt_status mxrt_instance_set_param(mxrt_instance *instance, int32_t index,
+                                    const mxrt_tensor *src) {
+  return mxrt::guarded([&] { return setParam(instance, index, src); });
 }

@@ -241,7 +241,8 @@ TEST(Model, OpenReportsBadLibraries) {
             MXRT_UNSUPPORTED);
   EXPECT_THAT(mxrt_last_error(),
               AllOf(HasSubstr(MXRT_TEST_BAD_ABI_MODEL_PATH),
-                    HasSubstr("ABI version 999"), HasSubstr("version 1")));
+                    HasSubstr("ABI version 999"), HasSubstr("version 2"),
+                    HasSubstr("recompile it with this mxc")));
 
   EXPECT_EQ(mxrt_model_open(nullptr, &model), MXRT_INVALID_ARGUMENT);
   EXPECT_EQ(mxrt_model_open(MXRT_TEST_MODEL_PATH, nullptr),
@@ -345,12 +346,13 @@ void addOne(void *const *buffers, mxrt_exec_context *ctx) {
 }
 
 const int64_t shape4[] = {4};
-const mxrt_tensor_desc addOneInputs[] = {{"in", MXRT_F32, 1, shape4, 0, 16}};
-const mxrt_tensor_desc addOneOutputs[] = {{"out", MXRT_F32, 1, shape4, 0, 16}};
+const mxrt_tensor_desc addOneInputs[] = {{"in", MXRT_F32, 1, shape4, 0, 16, 0}};
+const mxrt_tensor_desc addOneOutputs[] = {
+    {"out", MXRT_F32, 1, shape4, 0, 16, 0}};
 const mxrt_function_desc addOneFunctions[] = {
-    {"forward", 1, addOneInputs, 1, addOneOutputs, addOne, 0}};
+    {"forward", 1, addOneInputs, 1, addOneOutputs, addOne, 0, 0}};
 alignas(64) const uint8_t addOneWeights[128] = {};
-const mxrt_tensor_desc addOneParams[] = {{"p", MXRT_F32, 1, shape4, 64, 16}};
+const mxrt_tensor_desc addOneParams[] = {{"p", MXRT_F32, 1, shape4, 64, 16, 0}};
 
 mxrt_model_desc addOneDesc() {
   return {MXRT_MODEL_ABI_VERSION,
@@ -360,7 +362,10 @@ mxrt_model_desc addOneDesc() {
           1,
           addOneParams,
           addOneWeights,
-          sizeof(addOneWeights)};
+          sizeof(addOneWeights),
+          /*num_states=*/0,
+          /*states=*/nullptr,
+          /*flags=*/0};
 }
 
 TEST(Instance, CreateStaticOwnsItsModel) {
@@ -448,11 +453,14 @@ TEST(Model, FromDescriptorValidatesTheTable) {
   desc.functions = &withBadOutput;
   expectBadDescriptor(desc, "output 'out' has an invalid rank 9");
 
+  // A version-1 table (no flags, no states) is refused, not misread.
   desc = addOneDesc();
-  desc.abi_version = 2;
+  desc.abi_version = 1;
   EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_UNSUPPORTED);
   EXPECT_THAT(mxrt_last_error(),
-              AllOf(HasSubstr("add_one"), HasSubstr("ABI version 2")));
+              AllOf(HasSubstr("add_one"), HasSubstr("ABI version 1"),
+                    HasSubstr("supports only version 2"),
+                    HasSubstr("recompile it with this mxc")));
 
   EXPECT_EQ(mxrt_model_from_descriptor(nullptr, &model), MXRT_INVALID_ARGUMENT);
   EXPECT_EQ(mxrt_model_from_descriptor(&good, nullptr), MXRT_INVALID_ARGUMENT);

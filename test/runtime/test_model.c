@@ -52,21 +52,23 @@ static const int64_t shape2x3[] = {kRows, kCols};
 static const int64_t shape3[] = {kCols};
 
 static const mxrt_tensor_desc inputs[] = {
-    {"x", 0 /* MXRT_F32 */, 2, shape2x3, 0, kCount * sizeof(float)},
-    {"scale", 0 /* MXRT_F32 */, 0, NULL, 0, sizeof(float)},
+    {"x", 0 /* MXRT_F32 */, 2, shape2x3, 0, kCount * sizeof(float), 0},
+    {"scale", 0 /* MXRT_F32 */, 0, NULL, 0, sizeof(float), 0},
 };
 static const mxrt_tensor_desc outputs[] = {
-    {"y", 0 /* MXRT_F32 */, 2, shape2x3, 0, kCount * sizeof(float)},
-    {"total", 1 /* MXRT_F64 */, 0, NULL, 0, sizeof(double)},
+    {"y", 0 /* MXRT_F32 */, 2, shape2x3, 0, kCount * sizeof(float), 0},
+    {"total", 1 /* MXRT_F64 */, 0, NULL, 0, sizeof(double), 0},
 };
+/* An inference model: parameters are read in place, so they carry no
+ * MXRT_TENSOR_TRAINABLE flag and no function updates state. */
 static const mxrt_tensor_desc params[] = {
     {"w", 0 /* MXRT_F32 */, 2, shape2x3, offsetof(struct Weights, w),
-     kCount * sizeof(float)},
+     kCount * sizeof(float), 0},
     {"b", 0 /* MXRT_F32 */, 1, shape3, offsetof(struct Weights, b),
-     kCols * sizeof(float)},
+     kCols * sizeof(float), 0},
 };
 static const mxrt_function_desc functions[] = {
-    {"forward", 2, inputs, 2, outputs, affine_forward, 64},
+    {"forward", 2, inputs, 2, outputs, affine_forward, 64, 0},
 };
 
 /* What mxc exports: the descriptor object itself (dlsym returns its address),
@@ -81,4 +83,7 @@ const mxrt_model_desc mxc_model_descriptor = {
     .params = params,
     .weights = (const uint8_t *)&weights,
     .weights_size = sizeof(weights),
+    .num_states = 0,
+    .states = NULL,
+    .flags = 0,
 };
