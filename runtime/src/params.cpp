@@ -233,9 +233,10 @@ mxrt_status parseFile(const std::vector<uint8_t> &bytes, const char *path,
     return status;
   // The smallest record (a legacy none array) is 4 bytes.
   if (count > reader.remaining() / 4)
-    return reader.corrupt(
-        "the file claims " + std::to_string(count) + " arrays, more than its " +
-        std::to_string(reader.remaining()) + " remaining bytes can hold");
+    return reader.corrupt("truncated or corrupt file: it claims " +
+                          std::to_string(count) + " arrays, more than its " +
+                          std::to_string(reader.remaining()) +
+                          " remaining bytes can hold");
   records.resize(count);
   for (uint64_t i = 0; i < count; ++i)
     if (mxrt_status status = readRecord(reader, i, records[i]))
