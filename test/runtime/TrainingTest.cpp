@@ -585,6 +585,33 @@ TEST(Params, LoadMatchesNamesAndConvertsFloats) {
   EXPECT_THAT(param(instance.get(), 1, {1}), ElementsAre(-0.5f));
   EXPECT_THAT(param(instance.get(), 2, {3}), ElementsAre(1, -2, 0.5f));
 
+  // Older record layouts: V1 (no storage type) and legacy (the magic is the
+  // ndim, then uint32 dimensions).
+  const float w1[] = {3, 2, 1};
+  const float b1[] = {9};
+  ParamsBytes old;
+  old.header(3)
+      .put<uint32_t>(0xF993FAC8)
+      .put<int32_t>(1)
+      .put<int64_t>(3)
+      .put<int32_t>(1)
+      .put<int32_t>(0)
+      .put<int32_t>(MXRT_F32);
+  old.bytes.append(reinterpret_cast<const char *>(w1), sizeof(w1));
+  old.put<uint32_t>(1)
+      .put<uint32_t>(1)
+      .put<int32_t>(1)
+      .put<int32_t>(0)
+      .put<int32_t>(MXRT_F32);
+  old.bytes.append(reinterpret_cast<const char *>(b1), sizeof(b1));
+  old.f32({3}, {4, 4, 4}).names({"arg:w", "arg:b", "aux:running_mean"});
+  writeFile(path, old.bytes);
+  ASSERT_EQ(mxrt_instance_load_params(instance.get(), path.c_str()), MXRT_OK)
+      << mxrt_last_error();
+  EXPECT_THAT(param(instance.get(), 0, {3}), ElementsAre(3, 2, 1));
+  EXPECT_THAT(param(instance.get(), 1, {1}), ElementsAre(9));
+  EXPECT_THAT(param(instance.get(), 2, {3}), ElementsAre(4, 4, 4));
+
   // float32 and float64 into a float16 parameter, rounded to nearest even.
   mxrt_model_desc halfDesc = halfscale::desc();
   ModelPtr halfModel = modelFrom(halfDesc);
