@@ -115,6 +115,8 @@ static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
   importOptions.paramsPath = options.paramsPath;
   importOptions.withLabels = true;
   importOptions.funcName = "train_forward";
+  importOptions.initializeParams = true;
+  importOptions.initSeed = options.train.initSeed;
   auto training = mxnet::importModel(context, options.modelPath, importOptions);
   if (!training)
     return training.takeError();
@@ -128,7 +130,13 @@ static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
     os << d.getLocation() << ": " << d.str() << "\n";
     return mlir::success();
   });
-  const TrainOptions &t = options.train;
+  TrainOptions t = options.train;
+  if (t.rescaleGrad == 0.0) {
+    int64_t batch = trainSpec.inputs.empty() || trainSpec.inputs[0].shape.empty()
+                        ? 1
+                        : trainSpec.inputs[0].shape[0];
+    t.rescaleGrad = 1.0 / double(std::max<int64_t>(batch, 1));
+  }
   std::string gradWrt;
   for (const std::string &n : t.gradWrt)
     gradWrt += (gradWrt.empty() ? "" : ",") + n;
@@ -207,6 +215,8 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     mxnet::ImportOptions importOptions;
     importOptions.inputShapes = options.inputShapes;
     importOptions.paramsPath = options.paramsPath;
+    importOptions.initializeParams = options.train.enabled;
+    importOptions.initSeed = options.train.initSeed;
     return mxnet::importModel(context, options.modelPath, importOptions);
   };
   auto imported = importModel();

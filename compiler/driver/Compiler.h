@@ -36,10 +36,14 @@ struct TrainOptions {
   double momentum = 0.9;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
   double rho = 0.9;
-  double rescaleGrad = 1.0;
+  /// Factor on every gradient; 0 picks 1 / batch (the first extent of the
+  /// first input), as MXNet's Module does for SoftmaxOutput's summed loss.
+  double rescaleGrad = 0.0;
   double clipGradient = -1.0;
   /// Differentiate w.r.t. these parameters only (default: all learned ones).
   std::vector<std::string> gradWrt;
+  /// Without --params: the seed of the initial parameters.
+  uint64_t initSeed = 0;
 };
 
 struct CompileOptions {

@@ -92,9 +92,9 @@ static cl::opt<double> rho("rho", cl::desc("RMSProp's decay (default 0.9)"),
                            cl::init(0.9), cl::cat(trainCategory));
 static cl::opt<double>
     rescaleGrad("rescale-grad",
-                cl::desc("Factor on every gradient (default 1; MXNet uses "
-                         "1/batch with SoftmaxOutput's default normalization)"),
-                cl::init(1.0), cl::cat(trainCategory));
+                cl::desc("Factor on every gradient (default 1/batch, as "
+                         "MXNet's Module with SoftmaxOutput's summed loss)"),
+                cl::init(0.0), cl::cat(trainCategory));
 static cl::opt<double>
     clipGradient("clip-gradient",
                  cl::desc("Clip gradients to [-C, C] (default: no clipping)"),
@@ -103,6 +103,12 @@ static cl::list<std::string>
     gradWrt("grad-wrt", cl::CommaSeparated,
             cl::desc("Learn only these parameters (default: all)"),
             cl::value_desc("NAME,..."), cl::cat(trainCategory));
+
+static cl::opt<uint64_t>
+    initSeed("seed",
+             cl::desc("Without --params: seed of the initial parameters "
+                      "(Xavier uniform weights, zero biases; default 0)"),
+             cl::init(0), cl::cat(trainCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
@@ -150,6 +156,7 @@ int main(int argc, char **argv) {
   options.train.rescaleGrad = rescaleGrad;
   options.train.clipGradient = clipGradient;
   options.train.gradWrt.assign(gradWrt.begin(), gradWrt.end());
+  options.train.initSeed = initSeed;
   if (!train && (optimizer.getNumOccurrences() || wd.getNumOccurrences() ||
                  gradWrt.getNumOccurrences()))
     return fail("--optimizer, --wd and --grad-wrt need --train");

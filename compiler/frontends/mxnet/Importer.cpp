@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 #include <cstring>
 #include <set>
 
@@ -213,6 +215,45 @@ bool isLossWithLabel(StringRef op) {
   return op == "SoftmaxOutput" || op == "Softmax";
 }
 
+/// Initial values of a parameter, by MXNet's naming conventions: *_bias,
+/// *_beta and *_moving_mean are 0, *_gamma and *_moving_var 1, anything
+/// else is a weight drawn from Xavier's uniform distribution (magnitude 3,
+/// fan average: U(-s, s), s = sqrt(6 / (fan_in + fan_out)) with the fans of
+/// an (out, in, k...) weight). The stream depends only on `seed` and the
+/// name, so every import of a model gets the same values.
+std::vector<float> initialValues(StringRef name, ArrayRef<int64_t> shape,
+                                 uint64_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  auto filled = [&](float v) { return std::vector<float>(n, v); };
+  if (name.ends_with("_bias") || name.ends_with("_beta") ||
+      name.ends_with("_moving_mean"))
+    return filled(0.0f);
+  if (name.ends_with("_gamma") || name.ends_with("_moving_var"))
+    return filled(1.0f);
+  int64_t receptive = 1;
+  for (size_t i = 2; i < shape.size(); ++i)
+    receptive *= shape[i];
+  double fanOut = shape.empty() ? 1.0 : double(shape[0] * receptive);
+  double fanIn = shape.size() < 2 ? 1.0 : double(shape[1] * receptive);
+  double scale = std::sqrt(6.0 / (fanIn + fanOut));
+  // splitmix64 over a seed mixed with the name (FNV-1a).
+  uint64_t state = 1469598103934665603ull ^ seed;
+  for (char c : name)
+    state = (state ^ uint8_t(c)) * 1099511628211ull;
+  std::vector<float> values(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = double(z >> 11) * 0x1p-53; // [0, 1)
+    values[i] = float((2.0 * u - 1.0) * scale);
+  }
+  return values;
+}
+
 class Importer {
 public:
   Importer(MLIRContext &ctx, const SymbolGraph &graph,
@@ -383,6 +424,18 @@ llvm::Expected<Value> Importer::variable(unsigned nodeIndex, unsigned consumer,
     result.spec.addParam({var.name, mxc::DType::F32, a.shape},
                          reinterpret_cast<const uint8_t *>(floats->data()));
     // BatchNorm's moving mean and variance (operands 3, 4) are aux states.
+    result.spec.params.back().aux =
+        user.op == "BatchNorm" && (operandIndex == 3 || operandIndex == 4);
+  } else if (opts.paramsPath.empty() && opts.initializeParams) {
+    auto shape = inferParamShape(user, operandIndex, operandsSoFar);
+    if (!shape || llvm::any_of(*shape, [](int64_t d) { return d < 1; }))
+      return nodeError(user, "the shape of parameter '" + var.name +
+                                 "' is unknown; give it with --input " +
+                                 var.name + "=SHAPE");
+    std::vector<float> data = initialValues(var.name, *shape, opts.initSeed);
+    arg = body->addArgument(RankedTensorType::get(*shape, f32), locOf(var));
+    result.spec.addParam({var.name, mxc::DType::F32, *shape},
+                         reinterpret_cast<const uint8_t *>(data.data()));
     result.spec.params.back().aux =
         user.op == "BatchNorm" && (operandIndex == 3 || operandIndex == 4);
   } else if (opts.paramsPath.empty()) {

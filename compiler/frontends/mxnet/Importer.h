@@ -29,6 +29,10 @@ struct ImportOptions {
   bool withLabels = false;
   /// Name of the imported function.
   std::string funcName = "forward";
+  /// Without a .params file: initialize the parameters (seeded, see
+  /// initialValues in Importer.cpp) instead of taking them as inputs.
+  bool initializeParams = false;
+  uint64_t initSeed = 0;
 };
 
 struct ImportedModel {
