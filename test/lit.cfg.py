@@ -35,11 +35,22 @@ if os.path.isdir(config.shared_testdata_dir):
 # The ONNX backend test suite from Debian's libonnx-testdata.
 if os.path.isdir("/usr/share/libonnx-testdata/data"):
     config.available_features.add("onnx-testdata")
-# PyTorch and torchvision (Debian's python3-torch, python3-torchvision) make the
-# fixtures of tests that export real models; looked up without importing them.
+# PyTorch (Debian's python3-torch) gives reference results, and with torchvision
+# (python3-torchvision) real models to export; looked up without importing.
+# Fashion-MNIST (dataset-fashion-mnist) is the training example's data.
 import subprocess
-if subprocess.run([config.python_executable, "-c",
-                   "import importlib.util as u, sys; "
-                   "sys.exit(not (u.find_spec('torch') and u.find_spec('torchvision')))"],
-                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+
+
+def _has_modules(*names):
+    test = " and ".join("u.find_spec(%r)" % n for n in names)
+    return subprocess.run([config.python_executable, "-c",
+                           "import importlib.util as u, sys; sys.exit(not (%s))" % test],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+if _has_modules("torch"):
+    config.available_features.add("torch")
+if _has_modules("torch", "torchvision"):
     config.available_features.add("torchvision")
+if os.path.isdir("/usr/share/datasets/fashion-mnist"):
+    config.available_features.add("fashion-mnist")

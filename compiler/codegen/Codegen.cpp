@@ -153,8 +153,8 @@ public:
     std::vector<llvm::Constant *> fns = {
         function("forward", spec.inputs, spec.outputs, entries[0], false)};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
-      fns.push_back(
-          function(f.name, f.inputs, f.outputs, entries[1 + i], f.updatesState));
+      fns.push_back(function(f.name, f.inputs, f.outputs, entries[1 + i],
+                             f.updatesState));
     auto *fnArrayType = llvm::ArrayType::get(functionDesc, fns.size());
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
@@ -163,15 +163,14 @@ public:
                                      ? llvm::ConstantPointerNull::get(ptr)
                                      : static_cast<llvm::Constant *>(weights());
     llvm::Constant *desc = llvm::ConstantStruct::get(
-        modelDesc,
-        {llvm::ConstantInt::get(i64, kModelAbiVersion), string(spec.name),
-         llvm::ConstantInt::get(i64, fns.size()), fnArray,
-         llvm::ConstantInt::get(i64, spec.params.size()),
-         tensorArray(spec.params, ".params"), weightsPtr,
-         llvm::ConstantInt::get(i64, spec.weights.size()),
-         llvm::ConstantInt::get(i64, spec.states.size()),
-         tensorArray(spec.states, ".states"),
-         llvm::ConstantInt::get(i64, spec.isTraining() ? 1 : 0)});
+        modelDesc, {llvm::ConstantInt::get(i64, kModelAbiVersion),
+                    string(spec.name), llvm::ConstantInt::get(i64, fns.size()),
+                    fnArray, llvm::ConstantInt::get(i64, spec.params.size()),
+                    tensorArray(spec.params, ".params"), weightsPtr,
+                    llvm::ConstantInt::get(i64, spec.weights.size()),
+                    llvm::ConstantInt::get(i64, spec.states.size()),
+                    tensorArray(spec.states, ".states"),
+                    llvm::ConstantInt::get(i64, spec.isTraining() ? 1 : 0)});
     auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
                                         llvm::GlobalValue::ExternalLinkage,
                                         desc, spec.name + "_descriptor");
@@ -440,8 +439,8 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
     size_t nIn, nOut;
     bool updatesState;
   };
-  std::vector<Fn> fns = {{kForwardFunctionName, spec.inputs.size(),
-                          spec.outputs.size(), false}};
+  std::vector<Fn> fns = {
+      {kForwardFunctionName, spec.inputs.size(), spec.outputs.size(), false}};
   for (const FunctionSpec &f : spec.functions)
     fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState});
   std::vector<llvm::Function *> entries;

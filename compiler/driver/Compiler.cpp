@@ -132,9 +132,10 @@ static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
   });
   TrainOptions t = options.train;
   if (t.rescaleGrad == 0.0) {
-    int64_t batch = trainSpec.inputs.empty() || trainSpec.inputs[0].shape.empty()
-                        ? 1
-                        : trainSpec.inputs[0].shape[0];
+    int64_t batch =
+        trainSpec.inputs.empty() || trainSpec.inputs[0].shape.empty()
+            ? 1
+            : trainSpec.inputs[0].shape[0];
     t.rescaleGrad = 1.0 / double(std::max<int64_t>(batch, 1));
   }
   std::string gradWrt;

@@ -38,7 +38,6 @@ Value filled(OpBuilder &b, Location loc, Value like, double value) {
        b.getNamedAttr("alpha", b.getF64FloatAttr(value))});
 }
 
-
 /// Operands that carry data rather than something to learn: labels of the
 /// loss heads and Embedding ids.
 bool isDataOperand(OpOperand &use) {
@@ -75,8 +74,9 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   Value mu = mean(op.getData());
   Value xc = binary(b, loc, "sub", op.getData(), mu);
   Value var = mean(binary(b, loc, "mul", xc, xc));
-  Value inv = build::unary(
-      b, loc, "rsqrt", scalar(b, loc, "add", var, op.getEps().convertToDouble()));
+  Value inv =
+      build::unary(b, loc, "rsqrt",
+                   scalar(b, loc, "add", var, op.getEps().convertToDouble()));
   Value y = binary(b, loc, "mul", xc, inv);
   if (!op.getFixGamma())
     y = binary(b, loc, "mul", y, reshape(b, loc, op.getGamma(), chShape));

@@ -188,8 +188,8 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
       } else if (optimizer == "momentum") {
         // mom' = momentum * mom - lr * g'; p' = p + mom'.
         Value mom = addState(fn, p.getType(), name + "_momentum");
-        Value mom2 = binary(b, loc, "sub", scalar(b, loc, "mul", mom, momentum),
-                            lrg);
+        Value mom2 =
+            binary(b, loc, "sub", scalar(b, loc, "mul", mom, momentum), lrg);
         newStates.push_back(mom2);
         newParams.push_back(binary(b, loc, "add", p, mom2));
       } else if (optimizer == "adam") {
@@ -204,34 +204,33 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
                           scalar(b, loc, "mul", g2, 1.0 - beta2));
         Value c1 = scalar(b, loc, "sub",
                           scalar(b, loc, "power", t, beta1, true), 1.0, true);
-        Value c2 = unary(b, loc, "sqrt",
-                         scalar(b, loc, "sub",
-                                scalar(b, loc, "power", t, beta2, true), 1.0,
-                                true));
+        Value c2 =
+            unary(b, loc, "sqrt",
+                  scalar(b, loc, "sub", scalar(b, loc, "power", t, beta2, true),
+                         1.0, true));
         Value lrt = binary(b, loc, "div", binary(b, loc, "mul", lr, c2), c1);
-        Value denom =
-            scalar(b, loc, "add", unary(b, loc, "sqrt", v2), epsilon);
-        Value upd = binary(b, loc, "mul", binary(b, loc, "div", m2, denom),
-                           lrt);
+        Value denom = scalar(b, loc, "add", unary(b, loc, "sqrt", v2), epsilon);
+        Value upd =
+            binary(b, loc, "mul", binary(b, loc, "div", m2, denom), lrt);
         newStates.push_back(m2);
         newStates.push_back(v2);
         newParams.push_back(binary(b, loc, "sub", p, upd));
-      } else { // rmsprop: n' = rho n + (1-rho) g'^2; p' = p - lr g' / sqrt(n' + eps)
+      } else { // rmsprop: n' = rho n + (1-rho) g'^2; p' = p - lr g' / sqrt(n' +
+               // eps)
         Value n = addState(fn, p.getType(), name + "_sqavg");
-        Value n2 = binary(b, loc, "add", scalar(b, loc, "mul", n, rho),
-                          scalar(b, loc, "mul", binary(b, loc, "mul", g, g),
-                                 1.0 - rho));
-        Value upd = binary(b, loc, "div", lrg,
-                           unary(b, loc, "sqrt",
-                                 scalar(b, loc, "add", n2, epsilon)));
+        Value n2 = binary(
+            b, loc, "add", scalar(b, loc, "mul", n, rho),
+            scalar(b, loc, "mul", binary(b, loc, "mul", g, g), 1.0 - rho));
+        Value upd =
+            binary(b, loc, "div", lrg,
+                   unary(b, loc, "sqrt", scalar(b, loc, "add", n2, epsilon)));
         newStates.push_back(n2);
         newParams.push_back(binary(b, loc, "sub", p, upd));
       }
     }
     llvm::append_range(results, newParams);
     llvm::append_range(results, newStates);
-    SmallVector<DictionaryAttr> attrs(results.size(),
-                                      b.getDictionaryAttr({}));
+    SmallVector<DictionaryAttr> attrs(results.size(), b.getDictionaryAttr({}));
     (void)numOutputs;
     setResults(fn, ret, results, attrs);
     return success();

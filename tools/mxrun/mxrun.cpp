@@ -42,6 +42,14 @@ const char usage[] =
     "                         median and minimum latency\n"
     "  --threads T            worker threads per instance (0: default)\n"
     "  --seed S               seed for random inputs (default 0)\n"
+    "  --function NAME        run this function of the library (default\n"
+    "                         forward; training libraries also have grad and\n"
+    "                         train_step)\n"
+    "  --steps N              call the function N times (default 1), e.g. N\n"
+    "                         optimizer steps; outputs are the last call's\n"
+    "  --save-params FILE     afterwards, write the instance's parameters as "
+    "an\n"
+    "                         MXNet .params file\n"
     "  --json                 print one JSON object instead of text\n"
     "  --help                 print this help\n";
 
@@ -72,6 +80,9 @@ struct Options {
   int64_t benchRuns = 0;
   int32_t threads = 0;
   uint64_t seed = 0;
+  std::string function = "forward";
+  int64_t steps = 1;
+  std::string saveParams;
   bool json = false;
   bool help = false;
 };
@@ -133,6 +144,14 @@ Options parseArgs(int argc, char **argv) {
     } else if (flag == "--threads") {
       options.threads =
           static_cast<int32_t>(parseInt(flag, takeValue(), 0, 4096));
+    } else if (flag == "--function") {
+      options.function = takeValue();
+    } else if (flag == "--steps") {
+      options.steps = parseInt(flag, takeValue(), 1, int64_t(1) << 40);
+    } else if (flag == "--save-params") {
+      options.saveParams = takeValue();
+      if (options.saveParams.empty())
+        fail("--save-params expects a file");
     } else if (flag == "--seed") {
       std::string text = takeValue();
       errno = 0;
@@ -377,27 +396,42 @@ int runMain(int argc, char **argv) {
   std::unique_ptr<mxrt_model, void (*)(mxrt_model *)> model(rawModel,
                                                             mxrt_model_release);
 
-  int32_t numInputs = mxrt_model_num_inputs(model.get());
-  int32_t numOutputs = mxrt_model_num_outputs(model.get());
+  int32_t function = -1;
+  if (mxrt_model_find_function(model.get(), options.function.c_str(),
+                               &function) != MXRT_OK) {
+    std::string valid;
+    for (int32_t f = 0; f < mxrt_model_num_functions(model.get()); ++f)
+      valid += (f ? ", " : "") +
+               std::string(mxrt_model_function_name(model.get(), f));
+    fail("model '" + std::string(mxrt_model_name(model.get())) +
+         "' has no function '" + options.function + "' (functions: " + valid +
+         ")");
+  }
+  int32_t numInputs = mxrt_model_function_num_inputs(model.get(), function);
+  int32_t numOutputs = mxrt_model_function_num_outputs(model.get(), function);
   std::vector<Slot> inputs(numInputs), outputs(numOutputs);
   for (int32_t i = 0; i < numInputs; ++i)
-    if (mxrt_status status =
-            mxrt_model_input_info(model.get(), i, &inputs[i].info))
+    if (mxrt_status status = mxrt_model_function_input_info(
+            model.get(), function, i, &inputs[i].info))
       failStatus("cannot read the model's inputs", status);
   for (int32_t i = 0; i < numOutputs; ++i)
-    if (mxrt_status status =
-            mxrt_model_output_info(model.get(), i, &outputs[i].info))
+    if (mxrt_status status = mxrt_model_function_output_info(
+            model.get(), function, i, &outputs[i].info))
       failStatus("cannot read the model's outputs", status);
 
   for (const auto &[name, file] : options.inputs) {
     int32_t index = -1;
-    if (mxrt_model_find_input(model.get(), name.c_str(), &index) != MXRT_OK) {
+    for (int32_t i = 0; i < numInputs; ++i)
+      if (name == inputs[i].info.name)
+        index = i;
+    if (index < 0) {
       std::string valid;
       for (const Slot &input : inputs)
         valid += (valid.empty() ? "" : ", ") + std::string(input.info.name);
       fail("model '" + std::string(mxrt_model_name(model.get())) +
-           "' has no input '" + name +
-           "' (inputs: " + (valid.empty() ? "none" : valid) + ")");
+           "' has no input '" + name + "'" +
+           (function ? " in function '" + options.function + "'" : "") +
+           " (inputs: " + (valid.empty() ? "none" : valid) + ")");
     }
     mxrt_tensor *tensor = nullptr;
     if (mxrt_status status = mxrt_tensor_load_npy(file.c_str(), &tensor))
@@ -451,11 +485,16 @@ int runMain(int argc, char **argv) {
     outputTensors.push_back(output.tensor.get());
   auto runOnce = [&] {
     if (mxrt_status status =
-            mxrt_instance_run(instance.get(), inputTensors.data(), numInputs,
-                              outputTensors.data(), numOutputs))
+            mxrt_instance_call(instance.get(), function, inputTensors.data(),
+                               numInputs, outputTensors.data(), numOutputs))
       failStatus("run failed", status);
   };
-  runOnce();
+  for (int64_t step = 0; step < options.steps; ++step)
+    runOnce();
+  if (!options.saveParams.empty())
+    if (mxrt_status status = mxrt_instance_save_params(
+            instance.get(), options.saveParams.c_str()))
+      failStatus("cannot save the parameters", status);
 
   if (!options.outputDir.empty()) {
     makeDirectories(options.outputDir);

@@ -792,14 +792,13 @@ llvm::Expected<ImportedModel> Importer::run() {
   // marked mx.param (learned) or mx.aux (moving statistics).
   for (unsigned i = 0; i < body->getNumArguments(); ++i) {
     bool isParam = i >= numInputArgs;
-    const TensorSpec &t = isParam ? result.spec.params[i - numInputArgs]
-                                  : result.spec.inputs[i];
+    const TensorSpec &t =
+        isParam ? result.spec.params[i - numInputArgs] : result.spec.inputs[i];
     func.setArgAttr(i, "mx.name", b.getStringAttr(t.name));
     if (isParam)
-      func.setArgAttr(i,
-                      result.spec.params[i - numInputArgs].aux ? "mx.aux"
-                                                                : "mx.param",
-                      b.getUnitAttr());
+      func.setArgAttr(
+          i, result.spec.params[i - numInputArgs].aux ? "mx.aux" : "mx.param",
+          b.getUnitAttr());
   }
 
   for (auto &[name, array] : params)

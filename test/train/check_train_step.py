@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# Checks mxc --train against PyTorch (issue #4): a small MXNet model with
+# known initial parameters is compiled with `mxc --train --optimizer X`,
+# `mxrun --function train_step --steps N` runs N optimizer steps and saves
+# the parameters as .params, and the result must match the same N steps of
+# torch.optim (autograd gradients of the summed cross entropy times
+# rescale_grad = 1/batch, as MXNet's SoftmaxOutput with Module; Adam and
+# RMSProp apply MXNet's update rules, whose epsilon torch.optim places
+# elsewhere, to the autograd gradients). The BatchNorm
+# model also checks the moving statistics (momentum * old + (1 - momentum) *
+# batch statistic, population variance) and grad's gradients.
+#
+# usage: check_train_step.py MXC MXRUN WORK_DIR
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from gen_fixtures import params_bytes  # noqa: E402
+
+BATCH, STEPS, LR = 8, 3, 0.05
+
+
+def read_params(path):
+    """name -> array from an MXNet .params file (V2/V3 float32 records)."""
+    data = open(path, "rb").read()
+    pos = 0
+
+    def take(fmt):
+        nonlocal pos
+        v = struct.unpack_from(fmt, data, pos)
+        pos += struct.calcsize(fmt)
+        return v
+
+    magic, _, count = take("<QQQ")
+    assert magic == 0x112, hex(magic)
+    arrays = []
+    for _ in range(count):
+        nd_magic, _ = take("<Ii")
+        assert nd_magic in (0xF993FAC9, 0xF993FACA), hex(nd_magic)
+        (ndim,) = take("<I")
+        shape = take("<%dq" % ndim)
+        _, _, flag = take("<iii")
+        assert flag == 0, flag
+        n = int(np.prod(shape)) if ndim else 1
+        arrays.append(np.frombuffer(data, "<f4", n, pos).reshape(shape))
+        pos += 4 * n
+    (names,) = take("<Q")
+    out = {}
+    for a in arrays:
+        (length,) = take("<Q")
+        out[data[pos:pos + length].decode()] = a
+        pos += length
+    return out
+
+
+def node(op, name, inputs, **attrs):
+    return {"op": op, "name": name, "inputs": inputs,
+            "attrs": {k: str(v) for k, v in attrs.items()}}
+
+
+def mlp():
+    """data(8x12) -> FC 16 -> relu -> FC 5 -> SoftmaxOutput."""
+    nodes = [node("null", "data", []), node("null", "fc1_weight", []),
+             node("null", "fc1_bias", []),
+             node("FullyConnected", "fc1", [[0, 0, 0], [1, 0, 0], [2, 0, 0]], num_hidden=16),
+             node("Activation", "relu1", [[3, 0, 0]], act_type="relu"),
+             node("null", "fc2_weight", []), node("null", "fc2_bias", []),
+             node("FullyConnected", "fc2", [[4, 0, 0], [5, 0, 0], [6, 0, 0]], num_hidden=5),
+             node("null", "softmax_label", []),
+             node("SoftmaxOutput", "softmax", [[7, 0, 0], [8, 0, 0]])]
+    return nodes, (BATCH, 12)
+
+
+def conv_bn():
+    """data(8x2x6x6) -> conv 3 3x3 -> BatchNorm -> relu -> max pool 2 ->
+    flatten -> FC 4 -> SoftmaxOutput."""
+    nodes = [node("null", "data", []), node("null", "conv_weight", []),
+             node("null", "conv_bias", []),
+             node("Convolution", "conv", [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
+                  kernel="(3, 3)", num_filter=3),
+             node("null", "bn_gamma", []), node("null", "bn_beta", []),
+             node("null", "bn_moving_mean", []), node("null", "bn_moving_var", []),
+             node("BatchNorm", "bn", [[3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0], [7, 0, 0]],
+                  fix_gamma="False", eps=1e-5, momentum=0.9),
+             node("Activation", "relu", [[8, 0, 0]], act_type="relu"),
+             node("Pooling", "pool", [[9, 0, 0]], kernel="(2, 2)", stride="(2, 2)",
+                  pool_type="max"),
+             node("Flatten", "flat", [[10, 0, 0]]),
+             node("null", "fc_weight", []), node("null", "fc_bias", []),
+             node("FullyConnected", "fc", [[11, 0, 0], [12, 0, 0], [13, 0, 0]], num_hidden=4),
+             node("null", "softmax_label", []),
+             node("SoftmaxOutput", "softmax", [[14, 0, 0], [15, 0, 0]])]
+    return nodes, (BATCH, 2, 6, 6)
+
+
+class TorchMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(12, 16), torch.nn.Linear(16, 5)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+    def named(self):
+        return {"fc1_weight": self.fc1.weight, "fc1_bias": self.fc1.bias,
+                "fc2_weight": self.fc2.weight, "fc2_bias": self.fc2.bias}
+
+
+class TorchConvBn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3)
+        self.bn = torch.nn.BatchNorm2d(3, eps=1e-5)
+        self.fc = torch.nn.Linear(12, 4)
+        self.batch_stats = []
+
+    def forward(self, x):
+        h = self.conv(x)
+        self.batch_stats.append((h.mean((0, 2, 3)).detach().double().numpy(),
+                                 h.var((0, 2, 3), unbiased=False).detach().double().numpy()))
+        h = torch.relu(self.bn(h))
+        h = torch.nn.functional.max_pool2d(h, 2)
+        return self.fc(h.flatten(1))
+
+    def named(self):
+        return {"conv_weight": self.conv.weight, "conv_bias": self.conv.bias,
+                "bn_gamma": self.bn.weight, "bn_beta": self.bn.bias,
+                "fc_weight": self.fc.weight, "fc_bias": self.fc.bias}
+
+
+class MXNetRule:
+    """MXNet's Adam / RMSProp update on torch's autograd gradients, where
+    torch.optim places epsilon differently (MXNet: w -= lr sqrt(1 - b2^t) /
+    (1 - b1^t) m / (sqrt(v) + eps) and w -= lr g / sqrt(n + eps))."""
+
+    def __init__(self, name, params, wd):
+        self.name, self.params, self.wd, self.t = name, params, wd, 0
+        self.state = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self):
+        self.t += 1
+        for p, (a, b) in zip(self.params, self.state):
+            g = p.grad.double() + self.wd * p.double()
+            if self.name == "adam":
+                a.copy_(0.9 * a.double() + 0.1 * g)
+                b.copy_(0.999 * b.double() + 0.001 * g * g)
+                lr_t = LR * (1 - 0.999 ** self.t) ** 0.5 / (1 - 0.9 ** self.t)
+                p.sub_((lr_t * a.double() / (b.double().sqrt() + 1e-8)).float())
+            else:
+                a.copy_(0.9 * a.double() + 0.1 * g * g)
+                p.sub_((LR * g / (a.double() + 1e-8).sqrt()).float())
+
+
+def torch_optimizer(name, params, wd):
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=LR, weight_decay=wd)
+    if name == "momentum":  # MXNet: m = 0.9 m - lr g; w += m (= torch's form)
+        return torch.optim.SGD(params, lr=LR, momentum=0.9, weight_decay=wd)
+    return MXNetRule(name, params, wd)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("FAILED: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
+    return r.stdout
+
+
+def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
+    rng = np.random.default_rng(7)
+    case = "%s_%s_wd%g" % (model_name, optimizer, wd)
+    d = os.path.join(work, case)
+    os.makedirs(d, exist_ok=True)
+    nodes, dshape = make_graph()
+    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
+             "heads": [[len(nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
+    with open(os.path.join(d, "symbol.json"), "w") as f:
+        json.dump(graph, f)
+
+    torch.manual_seed(3)
+    model = torch_model()
+    named = model.named()
+    arrays = [("arg:" + k, v.detach().numpy().astype(np.float32)) for k, v in named.items()]
+    if isinstance(model, TorchConvBn):
+        mean = rng.normal(0, 0.1, 3).astype(np.float32)
+        var = rng.uniform(0.5, 1.5, 3).astype(np.float32)
+        arrays += [("aux:bn_moving_mean", mean), ("aux:bn_moving_var", var)]
+    with open(os.path.join(d, "init.params"), "wb") as f:
+        f.write(params_bytes(arrays))
+
+    x = rng.normal(0, 1, dshape).astype(np.float32)
+    y = rng.integers(0, 4, BATCH).astype(np.float32)
+    lr = np.array(LR, dtype=np.float32)
+    for name, a in (("x", x), ("y", y), ("lr", lr)):
+        np.save(os.path.join(d, name + ".npy"), a)
+
+    lib = os.path.join(d, "lib%s.so" % case)
+    run([mxc, os.path.join(d, "symbol.json"), "--params", os.path.join(d, "init.params"),
+         "--input", "data=" + "x".join(map(str, dshape)), "--train",
+         "--optimizer", optimizer, "--wd", str(wd), "-o", lib])
+    out = os.path.join(d, "out.params")
+    run([mxrun, lib, "--function", "train_step", "--steps", str(STEPS),
+         "--input", "data=" + os.path.join(d, "x.npy"),
+         "--input", "softmax_label=" + os.path.join(d, "y.npy"),
+         "--input", "learning_rate=" + os.path.join(d, "lr.npy"),
+         "--save-params", out])
+    got = read_params(out)
+
+    opt = torch_optimizer(optimizer, list(named.values()), wd)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
+    model.train()
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(xt), yt, reduction="sum") / BATCH
+        loss.backward()
+        opt.step()
+    worst = 0.0
+    for k, v in named.items():
+        want = v.detach().numpy()
+        err = np.abs(got["arg:" + k] - want).max()
+        worst = max(worst, err / (1e-5 + 1e-3 * np.abs(want).max()))
+        if not np.allclose(got["arg:" + k], want, rtol=1e-3, atol=2e-5):
+            sys.exit("FAIL %s: %s differs from PyTorch by %g" % (case, k, err))
+    if isinstance(model, TorchConvBn):
+        m, v = mean.astype(np.float64), var.astype(np.float64)
+        for bm, bv in model.batch_stats:  # MXNet's momentum 0.9, biased variance
+            m, v = 0.9 * m + 0.1 * bm, 0.9 * v + 0.1 * bv
+        for k, want in (("aux:bn_moving_mean", m), ("aux:bn_moving_var", v)):
+            if not np.allclose(got[k], want, rtol=1e-4, atol=1e-5):
+                sys.exit("FAIL %s: %s is %s, expected %s" % (case, k, got[k], want))
+    print("PASS %s (worst error %.2f of the tolerance)" % (case, worst))
+
+
+def main():
+    mxc, mxrun, work = sys.argv[1:4]
+    for optimizer in ("sgd", "momentum", "adam", "rmsprop"):
+        check(mxc, mxrun, work, "mlp", mlp, TorchMlp, optimizer, 0.0)
+    check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "sgd", 0.01)
+    check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "adam", 0.01)
+    check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "sgd", 0.0)
+    check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001)
+
+
+if __name__ == "__main__":
+    main()
