@@ -195,7 +195,8 @@ private:
 /// bracketed groups when the function updates parameters and states.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
                            const std::string &fnName, size_t nIn, size_t nOut,
-                           bool updatesState, llvm::Function *impl) {
+                           bool updatesState, size_t statesRead,
+                           llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type =
@@ -216,8 +217,7 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
   std::vector<llvm::Value *> args;
   append(args, 0, nIn);
   append(args, params, nParam);
-  if (updatesState)
-    append(args, states, nState);
+  append(args, states, updatesState ? nState : statesRead);
   append(args, nIn, nOut);
   if (updatesState) {
     append(args, params, nParam);
@@ -438,11 +438,13 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
     std::string name;
     size_t nIn, nOut;
     bool updatesState;
+    size_t statesRead;
   };
-  std::vector<Fn> fns = {
-      {kForwardFunctionName, spec.inputs.size(), spec.outputs.size(), false}};
+  std::vector<Fn> fns = {{kForwardFunctionName, spec.inputs.size(),
+                          spec.outputs.size(), false, 0}};
   for (const FunctionSpec &f : spec.functions)
-    fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState});
+    fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState,
+                   f.updatesState ? spec.states.size() : f.statesRead});
   std::vector<llvm::Function *> entries;
   for (const Fn &f : fns) {
     llvm::Function *impl = m->getFunction(f.name);
@@ -451,17 +453,17 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
                        "' function");
     impl->setName(spec.name + "_" + f.name + "_impl");
     impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-    size_t expected = f.nIn + spec.params.size() + f.nOut;
+    size_t expected = f.nIn + spec.params.size() + f.statesRead + f.nOut;
     if (f.updatesState)
-      expected += spec.params.size() + 2 * spec.states.size();
+      expected += spec.params.size() + spec.states.size();
     if (spec.scratchSize >= 0)
       ++expected;
     if (impl->arg_size() != expected)
       return makeError("the lowered " + Twine(f.name) + " function takes " +
                        Twine(impl->arg_size()) + " buffers, expected " +
                        Twine(expected));
-    entries.push_back(
-        buildEntry(*m, spec, f.name, f.nIn, f.nOut, f.updatesState, impl));
+    entries.push_back(buildEntry(*m, spec, f.name, f.nIn, f.nOut,
+                                 f.updatesState, f.statesRead, impl));
   }
   TableBuilder table(*m, spec);
   llvm::GlobalVariable *descriptor = table.descriptor(entries);

@@ -54,14 +54,17 @@ struct ParamSpec : TensorSpec {
 
 /// A function of a training library besides the forward one ("grad",
 /// "train_step"): its MLIR function has the same name. Lowered, it takes
-/// (inputs, params, [states,] outputs, [params, states,] [arena]), the
-/// bracketed parameter and state groups when `updatesState` (the results
-/// after the outputs are the new parameters and states, written in place).
+/// (inputs, params, states read, outputs, [params, states,] [arena]): all
+/// states, and the bracketed groups, when `updatesState` (the results after
+/// the outputs are the new parameters and states, written in place).
 struct FunctionSpec {
   std::string name;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   bool updatesState = false;
+  /// How many of the model's states (from the first) a function that does
+  /// not update them reads (grad: the dropout counter).
+  size_t statesRead = 0;
 };
 
 struct ModelSpec {

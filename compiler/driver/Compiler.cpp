@@ -180,11 +180,20 @@ static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
   FunctionSpec stepSpec{"train_step", trainSpec.inputs, trainSpec.outputs,
                         true};
   stepSpec.inputs.push_back({"learning_rate", DType::F32, {}});
-  for (unsigned i = 0; i < step.getNumArguments(); ++i)
-    if (step.getArgAttr(i, "mx.state"))
-      spec.states.push_back(
-          {step.getArgAttrOfType<mlir::StringAttr>(i, "mx.name").str(),
-           DType::F32, shapeOf(step.getArgumentTypes()[i])});
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+    if (grad.getArgAttr(i, "mx.state"))
+      ++gradSpec.statesRead;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    if (!step.getArgAttr(i, "mx.state"))
+      continue;
+    mlir::Type et =
+        mlir::cast<mlir::RankedTensorType>(step.getArgumentTypes()[i])
+            .getElementType();
+    spec.states.push_back(
+        {step.getArgAttrOfType<mlir::StringAttr>(i, "mx.name").str(),
+         et.isInteger(64) ? DType::I64 : DType::F32,
+         shapeOf(step.getArgumentTypes()[i])});
+  }
   spec.functions = {std::move(gradSpec), std::move(stepSpec)};
   return llvm::Error::success();
 }

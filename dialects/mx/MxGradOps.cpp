@@ -30,6 +30,18 @@ LogicalResult inferRegression(std::optional<Location> loc, Value data,
 
 } // namespace
 
+LogicalResult DropoutMaskOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor a,
+                                              SmallVectorImpl<Type> &results) {
+  // dropout_mask_c1
+  double p = a.getPAttr() ? a.getP().convertToDouble() : 0.5;
+  if (!(p >= 0.0 && p < 1.0))
+    return fail(loc, "p must be in [0, 1), got " + std::to_string(p));
+  results.push_back(a.getLike().getType());
+  return success();
+}
+
 LogicalResult LinearRegressionOutputOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor a,
     SmallVectorImpl<Type> &results) {

@@ -100,6 +100,29 @@ def Mx_GradElemwiseOp : Mx_Op<"grad_elemwise"> {
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_DropoutMaskOp : Mx_Op<"dropout_mask"> {
+  let summary = "seeded random dropout mask (training)";
+  let description = [{
+    A tensor of `like`'s type (whose values are not read): each element is
+    1 / (1 - p) with probability 1 - p, else 0. Element i's draw is a
+    counter-based hash (splitmix64) of (seed, counter, i), so a counter value
+    always gives the same mask; the train step advances the counter, a state
+    of the model instance.
+
+    C1: p is in [0, 1).
+
+    ```mlir
+    %m = mx.dropout_mask %x, %counter {p = 0.5 : f64, seed = 3 : i64}
+        : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_Tensor:$like, 0DTensorOf<[I64]>:$counter,
+                   DefaultValuedAttr<F64Attr, "0.5">:$p,
+                   DefaultValuedAttr<I64Attr, "0">:$seed);
+  let results = (outs Mx_Tensor:$output);
+  let assemblyFormat = "$like `,` $counter attr-dict `:` functional-type(operands, results)";
+}
+
 def Mx_PoolingGradOp : Mx_Op<"PoolingGrad"> {
   let summary = "backward of Pooling (MXNet _backward_Pooling)";
   let description = [{

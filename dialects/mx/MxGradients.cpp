@@ -203,8 +203,8 @@ Grads gradientOf(LeakyReLUOp op, OpBuilder &b, ValueRange dys) {
 }
 
 Grads gradientOf(DropoutOp, OpBuilder &, ValueRange dys) {
-  // TODO(#4): training draws a mask from the instance's counter-based RNG;
-  // until then Dropout is the identity in both directions.
+  // mxc-gradient rewrites training Dropout into x * mx.dropout_mask first;
+  // a Dropout left here is the identity (as at inference).
   return {dys[0]};
 }
 

@@ -173,6 +173,31 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       auxUpdates.push_back(mean);
       auxUpdates.push_back(var);
     }
+    // Dropout multiplies by a mask drawn from a counter: a new i64 argument
+    // (mx.state "dropout_counter"), advanced by one per call.
+    SmallVector<DropoutOp> drops;
+    fn.walk([&](DropoutOp op) { drops.push_back(op); });
+    if (!drops.empty()) {
+      unsigned i = fn.getNumArguments();
+      (void)fn.insertArgument(i, RankedTensorType::get({}, b.getI64Type()), {},
+                              fn.getLoc());
+      fn.setArgAttr(i, "mx.state", b.getUnitAttr());
+      fn.setArgAttr(i, "mx.name", b.getStringAttr("dropout_counter"));
+      Value counter = fn.getArgument(i);
+      for (auto [k, op] : llvm::enumerate(drops)) {
+        b.setInsertionPoint(op);
+        Value mask = createInferred<DropoutMaskOp>(
+            b, op.getLoc(), {op.getData(), counter},
+            {b.getNamedAttr("p", op.getPAttr()),
+             b.getNamedAttr("seed", b.getI64IntegerAttr(k))});
+        op.getOutput().replaceAllUsesWith(
+            binary(b, op.getLoc(), "mul", op.getData(), mask));
+        op.erase();
+      }
+      b.setInsertionPoint(ret);
+      auxOld.push_back(counter);
+      auxUpdates.push_back(scalar(b, ret.getLoc(), "add", counter, 1.0));
+    }
 
     // Activity: the values that depend on a parameter (BlockGrad cuts).
     llvm::DenseSet<Value> active(params->begin(), params->end());

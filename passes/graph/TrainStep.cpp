@@ -24,8 +24,11 @@ using namespace mxc::mx::build;
 
 namespace {
 
+/// Parameters (learned or moving statistics) and states (the dropout
+/// counter): the arguments after the inputs.
 bool isParamArg(func::FuncOp fn, unsigned i) {
-  return fn.getArgAttr(i, "mx.param") || fn.getArgAttr(i, "mx.aux");
+  return fn.getArgAttr(i, "mx.param") || fn.getArgAttr(i, "mx.aux") ||
+         fn.getArgAttr(i, "mx.state");
 }
 
 std::string argName(func::FuncOp fn, unsigned i) {
@@ -157,11 +160,19 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
       t = scalar(b, loc, "add", t, 1.0);
     }
     SmallVector<Value> newParams, newStates;
+    unsigned numParamArgs = fn.getNumArguments() - (t ? 1 : 0);
+    // States from mxc-gradient (the dropout counter) come first.
+    for (unsigned i = numInputs + 1; i < numParamArgs; ++i)
+      if (fn.getArgAttr(i, "mx.state")) {
+        Value u = updateOf.lookup(i);
+        newStates.push_back(u ? u : fn.getArgument(i));
+      }
     if (t)
       newStates.push_back(t);
-    unsigned numParamArgs = fn.getNumArguments() - (t ? 1 : 0);
     for (unsigned i = numInputs + 1; i < numParamArgs; ++i) {
       Value p = fn.getArgument(i);
+      if (fn.getArgAttr(i, "mx.state"))
+        continue;
       if (Value u = updateOf.lookup(i)) {
         newParams.push_back(u);
         continue;

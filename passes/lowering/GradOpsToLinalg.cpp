@@ -827,10 +827,68 @@ struct ConvolutionGradWeightLowering : GradPattern<ConvolutionGradWeightOp> {
   }
 };
 
+/// The mask from splitmix64(seed * phi + counter * 2^32 + i): its top 24
+/// bits as u in [0, 1); kept (1 / (1 - p)) when u >= p.
+struct DropoutMaskLowering : GradPattern<DropoutMaskOp> {
+  using GradPattern::GradPattern;
+  LogicalResult matchAndRewrite(DropoutMaskOp op, OpAdaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type et = type.getElementType(), i64 = b.getI64Type();
+    double p = op.getP().convertToDouble();
+    uint64_t seed = uint64_t(op.getSeed()) * 0x9e3779b97f4a7c15ull;
+    unsigned rank = type.getRank();
+    Value y = generic(
+        b, op.getLoc(), type.getShape(), et, {a.getCounter()},
+        {AffineMap::get(rank, 0, {}, b.getContext())}, parallel(rank),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          auto c = [&](uint64_t v) {
+            return arith::ConstantOp::create(nb, l, i64,
+                                             nb.getI64IntegerAttr(int64_t(v)));
+          };
+          // Row-major linear index of the element.
+          Value index = c(0);
+          for (unsigned d = 0; d < rank; ++d) {
+            Value id = arith::IndexCastOp::create(
+                nb, l, i64, linalg::IndexOp::create(nb, l, d));
+            index = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, index, c(type.getDimSize(d))), id);
+          }
+          Value z = arith::AddIOp::create(
+              nb, l, c(seed),
+              arith::AddIOp::create(
+                  nb, l, arith::ShLIOp::create(nb, l, args[0], c(32)), index));
+          auto mix = [&](Value v, unsigned shift, uint64_t k) {
+            Value x = arith::XOrIOp::create(
+                nb, l, v, arith::ShRUIOp::create(nb, l, v, c(shift)));
+            return k ? arith::MulIOp::create(nb, l, x, c(k)).getResult() : x;
+          };
+          z = arith::AddIOp::create(nb, l, z, c(0x9e3779b97f4a7c15ull));
+          z = mix(z, 30, 0xbf58476d1ce4e5b9ull);
+          z = mix(z, 27, 0x94d049bb133111ebull);
+          z = mix(z, 31, 0);
+          Value bits = arith::ShRUIOp::create(nb, l, z, c(40));
+          Value u = arith::MulFOp::create(
+              nb, l, arith::UIToFPOp::create(nb, l, nb.getF32Type(), bits),
+              constFloat(nb, l, nb.getF32Type(), 0x1p-24));
+          Value keep =
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, u,
+                                    constFloat(nb, l, nb.getF32Type(), p));
+          return arith::SelectOp::create(nb, l, keep,
+                                         constFloat(nb, l, et, 1.0 / (1.0 - p)),
+                                         constFloat(nb, l, et, 0.0));
+        });
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::populateGradOpsToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<GradElemwiseLowering, IdentityHeadLowering<MakeLossOp>,
+  patterns.add<DropoutMaskLowering, GradElemwiseLowering,
+               IdentityHeadLowering<MakeLossOp>,
                IdentityHeadLowering<LinearRegressionOutputOp>,
                LogisticRegressionOutputLowering, SoftmaxOutputGradLowering,
                EmbeddingGradLowering, SliceGradLowering, PoolingGradLowering,

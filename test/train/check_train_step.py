@@ -244,8 +244,54 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
     print("PASS %s (worst error %.2f of the tolerance)" % (case, worst))
 
 
+def check_dropout(mxc, mxrun, work):
+    """Dropout(p) -> FC 3 (zero weights) -> SoftmaxOutput on ones, label 0:
+    grad's fc_weight_grad[1, i] = sum_b mask[b, i] / 3 (grad does not apply
+    rescale_grad, which belongs to the optimizer step), so it
+    shows how many of column i's 64 draws were kept (each kept one scaled
+    by 1 / (1 - p)). About 1 - p of all must be kept, and grad (which does
+    not advance the counter) must repeat its mask."""
+    p, batch, width = 0.25, 64, 50
+    d = os.path.join(work, "dropout")
+    os.makedirs(d, exist_ok=True)
+    nodes = [node("null", "data", []), node("Dropout", "drop", [[0, 0, 0]], p=p),
+             node("null", "fc_weight", []), node("null", "fc_bias", []),
+             node("FullyConnected", "fc", [[1, 0, 0], [2, 0, 0], [3, 0, 0]], num_hidden=3),
+             node("null", "softmax_label", []),
+             node("SoftmaxOutput", "softmax", [[4, 0, 0], [5, 0, 0]])]
+    graph = {"nodes": nodes, "arg_nodes": [0, 2, 3, 5], "heads": [[6, 0, 0]],
+             "attrs": {"mxnet_version": ["int", 10900]}}
+    with open(os.path.join(d, "symbol.json"), "w") as f:
+        json.dump(graph, f)
+    with open(os.path.join(d, "init.params"), "wb") as f:
+        f.write(params_bytes([("arg:fc_weight", np.zeros((3, width), np.float32)),
+                              ("arg:fc_bias", np.zeros(3, np.float32))]))
+    np.save(os.path.join(d, "x.npy"), np.ones((batch, width), np.float32))
+    np.save(os.path.join(d, "y.npy"), np.zeros(batch, np.float32))
+    lib = os.path.join(d, "libdropout.so")
+    run([mxc, os.path.join(d, "symbol.json"), "--params", os.path.join(d, "init.params"),
+         "--input", "data=%dx%d" % (batch, width), "--train", "-o", lib])
+    grads = []
+    for k in range(2):
+        out = os.path.join(d, "out%d" % k)
+        run([mxrun, lib, "--function", "grad", "--input", "data=" + os.path.join(d, "x.npy"),
+             "--input", "softmax_label=" + os.path.join(d, "y.npy"), "--output-dir", out])
+        grads.append(np.load(os.path.join(out, "fc_weight_grad.npy")))
+    if not np.array_equal(grads[0], grads[1]):
+        sys.exit("FAIL dropout: grad does not repeat its mask")
+    kept = grads[0][1] * 3 * (1 - p)  # draws kept per column
+    if np.abs(kept - np.round(kept)).max() > 1e-3:
+        sys.exit("FAIL dropout: mask values are not 0 or 1/(1-p): %s" % kept)
+    fraction = kept.sum() / (batch * width)
+    if not 0.72 <= fraction <= 0.78:
+        sys.exit("FAIL dropout: kept %.3f of the elements, expected about %.2f"
+                 % (fraction, 1 - p))
+    print("PASS dropout (kept %.3f, p = %.2f)" % (fraction, p))
+
+
 def main():
     mxc, mxrun, work = sys.argv[1:4]
+    check_dropout(mxc, mxrun, work)
     for optimizer in ("sgd", "momentum", "adam", "rmsprop"):
         check(mxc, mxrun, work, "mlp", mlp, TorchMlp, optimizer, 0.0)
     check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "sgd", 0.01)
