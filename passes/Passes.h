@@ -33,6 +33,10 @@ void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// of MxGradOps.td) to linalg/tensor/arith/math.
 void populateGradOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns lowering the ONNX-only ops of MxOnnxOps.td (element
+/// gathers and scatters, GatherND, CumSum, Trilu) to linalg/tensor/arith/scf.
+void populateOnnxOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
 /// Options of the CPU pipeline from the mx dialect to the LLVM dialect.
 struct CpuPipelineOptions {
   /// Memory-planning strategy: naive, inplace, coshare, both or best.

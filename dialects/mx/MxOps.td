@@ -819,4 +819,7 @@ def Mx_DeconvolutionOp : Mx_Op<"Deconvolution"> {
 // Training: loss heads and backward ops.
 include "MxGradOps.td"
 
+// ONNX only: element gathers and scatters, GatherND, CumSum, Trilu.
+include "MxOnnxOps.td"
+
 #endif // MXC_DIALECTS_MX_MXOPS_TD

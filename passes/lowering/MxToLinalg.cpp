@@ -2158,6 +2158,7 @@ struct ConvertMxToLinalgPass
     RewritePatternSet patterns(ctx);
     populateMxToLinalgPatterns(patterns);
     populateGradOpsToLinalgPatterns(patterns);
+    populateOnnxOpsToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -1413,3 +1413,123 @@ func.func @cast_signed(%x: tensor<4xf32>) -> tensor<4xsi8> {
   %y = mx.cast %x {to = si8} : (tensor<4xf32>) -> tensor<4xsi8>
   return %y : tensor<4xsi8>
 }
+
+// -----
+
+// gather_elements_c1: axis is in [-rank, rank).
+func.func @gather_elements_c1(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{axis -3 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.gather_elements %x, %i {axis = -3 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// gather_elements_c2: off the axis, indices extents are at most the data's.
+func.func @gather_elements_c2(%x: tensor<3x4xf32>, %i: tensor<5x2xi64>) -> tensor<5x2xf32> {
+  // expected-error @+2 {{indices shape (5, 2) does not fit data (3, 4) along axis 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+  return %y : tensor<5x2xf32>
+}
+
+// -----
+
+// scatter_elements_c1: axis is in [-rank, rank).
+func.func @scatter_elements_c1(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{axis 1 is out of range for rank 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// scatter_elements_c2: indices and updates have the same shape.
+func.func @scatter_elements_c2(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<3xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{indices shape (2,) differs from updates shape (3,)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_elements %x, %i, %u : (tensor<4xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// scatter_elements_c3: updates have the data's element type.
+func.func @scatter_elements_c3(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xi32>) -> tensor<4xf32> {
+  // expected-error @+2 {{updates and data element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_elements %x, %i, %u : (tensor<4xf32>, tensor<2xi64>, tensor<2xi32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// scatter_elements_c4: reduction is none, add, mul, max or min.
+func.func @scatter_elements_c4(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{reduction 'mean' is not one of none, add, mul, max, min}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_elements %x, %i, %u {reduction = "mean"} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// gather_nd_c1: batch_dims is below both ranks.
+func.func @gather_nd_c1(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) -> tensor<2xf32> {
+  // expected-error @+2 {{batch_dims 2 must be in [0, min(data rank, indices rank))}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// gather_nd_c2: the batch extents of data and indices agree.
+func.func @gather_nd_c2(%x: tensor<2x3xf32>, %i: tensor<4x1xi64>) -> tensor<4xf32> {
+  // expected-error @+2 {{batch extents of data (2, 3) and indices (4, 1) differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x3xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// gather_nd_c3: a tuple addresses at most the non-batch axes.
+func.func @gather_nd_c3(%x: tensor<2x3xf32>, %i: tensor<4x3xi64>) -> tensor<4xf32> {
+  // expected-error @+2 {{index tuples of length 3 exceed the 2 non-batch axes of the data}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.gather_nd %x, %i : (tensor<2x3xf32>, tensor<4x3xi64>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// cumsum_c1: the axis exists.
+func.func @cumsum_c1(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.cumsum %x {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// cumsum_c1: a scalar has no axis to sum along.
+func.func @cumsum_c1_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{data must have rank >= 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.cumsum %x : (tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// trilu_c1: the data holds matrices.
+func.func @trilu_c1(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{data must have rank >= 2, got (4,)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.trilu %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

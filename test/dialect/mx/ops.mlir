@@ -521,3 +521,71 @@ func.func @deconvolution_bias(%x: tensor<1x4x5xf32>, %w: tensor<4x3x3xf32>, %b: 
   %y = mx.Deconvolution %x, %w, %b {kernel = array<i64: 3>, stride = array<i64: 2>, pad = array<i64: 1>, adj = array<i64: 1>, num_group = 2 : i64, num_filter = 6 : i64} : (tensor<1x4x5xf32>, tensor<4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x10xf32>
   return %y : tensor<1x6x10xf32>
 }
+
+// -----
+
+// gather_elements: axis = 0 is the default; the result has the indices' shape.
+// CHECK-LABEL: func.func @gather_elements(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xf32>, %[[I:.*]]: tensor<3x2xi64>, %[[J:.*]]: tensor<2x4xi32>)
+// CHECK:         mx.gather_elements %[[X]], %[[I]] {axis = -1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+// CHECK:         mx.gather_elements %[[X]], %[[J]] : (tensor<3x4xf32>, tensor<2x4xi32>) -> tensor<2x4xf32>
+func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %j: tensor<2x4xi32>) -> (tensor<3x2xf32>, tensor<2x4xf32>) {
+  %a = mx.gather_elements %x, %i {axis = -1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  %b = mx.gather_elements %x, %j {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi32>) -> tensor<2x4xf32>
+  return %a, %b : tensor<3x2xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// scatter_elements: axis = 0 and reduction = "none" are defaults.
+// CHECK-LABEL: func.func @scatter_elements(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xi32>, %[[I:.*]]: tensor<3x2xi64>, %[[U:.*]]: tensor<3x2xi32>)
+// CHECK:         mx.scatter_elements %[[X]], %[[I]], %[[U]] {axis = 1 : i64, reduction = "max"} : (tensor<3x4xi32>, tensor<3x2xi64>, tensor<3x2xi32>) -> tensor<3x4xi32>
+// CHECK:         mx.scatter_elements %[[X]], %[[I]], %[[U]] : (tensor<3x4xi32>, tensor<3x2xi64>, tensor<3x2xi32>) -> tensor<3x4xi32>
+func.func @scatter_elements(%x: tensor<3x4xi32>, %i: tensor<3x2xi64>, %u: tensor<3x2xi32>) -> (tensor<3x4xi32>, tensor<3x4xi32>) {
+  %a = mx.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "max"} : (tensor<3x4xi32>, tensor<3x2xi64>, tensor<3x2xi32>) -> tensor<3x4xi32>
+  %b = mx.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<3x4xi32>, tensor<3x2xi64>, tensor<3x2xi32>) -> tensor<3x4xi32>
+  return %a, %b : tensor<3x4xi32>, tensor<3x4xi32>
+}
+
+// -----
+
+// gather_nd: whole tuples address elements; batch_dims = 0 is the default.
+// CHECK-LABEL: func.func @gather_nd(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>, %[[I:.*]]: tensor<5x3xi64>, %[[J:.*]]: tensor<2x1xi64>)
+// CHECK:         mx.gather_nd %[[X]], %[[I]] : (tensor<2x3x4xf32>, tensor<5x3xi64>) -> tensor<5xf32>
+// CHECK:         mx.gather_nd %[[X]], %[[J]] {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<5x3xi64>, %j: tensor<2x1xi64>) -> (tensor<5xf32>, tensor<2x4xf32>) {
+  %a = mx.gather_nd %x, %i : (tensor<2x3x4xf32>, tensor<5x3xi64>) -> tensor<5xf32>
+  %b = mx.gather_nd %x, %j {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+  return %a, %b : tensor<5xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// cumsum: axis = 0, exclusive = false and reverse = false are defaults.
+// CHECK-LABEL: func.func @cumsum(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>)
+// CHECK:         mx.cumsum %[[X]] {axis = -1 : i64, exclusive = true, reverse = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:         mx.cumsum %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @cumsum(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %a = mx.cumsum %x {axis = -1 : i64, exclusive = true, reverse = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = mx.cumsum %x {axis = 0 : i64, exclusive = false, reverse = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// trilu: upper = true and k = 0 are defaults; booleans are fine.
+// CHECK-LABEL: func.func @trilu(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xi1>)
+// CHECK:         mx.trilu %[[X]] {k = -1 : i64, upper = false} : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+// CHECK:         mx.trilu %[[X]] : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+// GENERIC-LABEL: "func.func"() <{function_type = {{.*}}, sym_name = "trilu"}>
+// GENERIC:         "mx.trilu"(%{{.*}}) {k = -1 : i64, upper = false}
+// GENERIC:         "mx.trilu"(%{{.*}}) {k = 0 : i64, upper = true}
+func.func @trilu(%x: tensor<2x3x4xi1>) -> (tensor<2x3x4xi1>, tensor<2x3x4xi1>) {
+  %a = mx.trilu %x {upper = false, k = -1 : i64} : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+  %b = mx.trilu %x : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+  return %a, %b : tensor<2x3x4xi1>, tensor<2x3x4xi1>
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// Result-type inference of the ONNX-only ops of MxOnnxOps.td (element
+// gathers and scatters, GatherND, CumSum, Trilu). As in MxOps.cpp, inference
+// is the verifier: the Cn tags of the .td are checked here.
+#include "dialects/mx/MxDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+LogicalResult fail(std::optional<Location> loc, const Twine &message) {
+  return emitOptionalError(loc, message);
+}
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(d);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
+                                 int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    (void)fail(loc, "axis " + Twine(axis) + " is out of range for rank " +
+                        Twine(rank));
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Indices of an element gather or scatter: the data's rank, and no extent
+/// but the axis's beyond the data's.
+LogicalResult checkElementIndices(std::optional<Location> loc,
+                                  RankedTensorType data,
+                                  RankedTensorType indices, int64_t axis) {
+  bool ok = indices.getRank() == data.getRank();
+  for (int64_t i = 0; ok && i < data.getRank(); ++i)
+    ok = i == axis || indices.getDimSize(i) <= data.getDimSize(i);
+  if (!ok)
+    return fail(loc, "indices shape " + shapeStr(indices.getShape()) +
+                         " does not fit data " + shapeStr(data.getShape()) +
+                         " along axis " + Twine(axis));
+  return success();
+}
+
+} // namespace
+
+LogicalResult
+GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
+  // gather_elements_c1
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
+  if (failed(axis))
+    return failure();
+  // gather_elements_c2
+  if (failed(checkElementIndices(loc, data, idx, *axis)))
+    return failure();
+  results.push_back(idx.clone(data.getElementType()));
+  return success();
+}
+
+LogicalResult
+ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices()),
+       updates = tensorOf(adaptor.getUpdates());
+  // scatter_elements_c1
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
+  if (failed(axis))
+    return failure();
+  // scatter_elements_c2
+  if (idx.getShape() != updates.getShape())
+    return fail(loc, "indices shape " + shapeStr(idx.getShape()) +
+                         " differs from updates shape " +
+                         shapeStr(updates.getShape()));
+  if (failed(checkElementIndices(loc, data, idx, *axis)))
+    return failure();
+  // scatter_elements_c3
+  if (updates.getElementType() != data.getElementType())
+    return fail(loc, "updates and data element types differ");
+  // scatter_elements_c4 (the parser infers before filling defaults)
+  StringAttr attr = adaptor.getReductionAttr();
+  StringRef r = attr ? attr.getValue() : "none";
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, r))
+    return fail(loc,
+                "reduction '" + r + "' is not one of none, add, mul, max, min");
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
+  int64_t b = adaptor.getBatchDims(), r = data.getRank(), q = idx.getRank();
+  // gather_nd_c1
+  if (b < 0 || b >= std::min(r, q))
+    return fail(loc, "batch_dims " + Twine(b) +
+                         " must be in [0, min(data rank, indices rank))");
+  // gather_nd_c2
+  if (data.getShape().take_front(b) != idx.getShape().take_front(b))
+    return fail(loc, "batch extents of data " + shapeStr(data.getShape()) +
+                         " and indices " + shapeStr(idx.getShape()) +
+                         " differ");
+  // gather_nd_c3
+  int64_t tuple = idx.getShape().back();
+  if (tuple > r - b)
+    return fail(loc, "index tuples of length " + Twine(tuple) + " exceed the " +
+                         Twine(r - b) + " non-batch axes of the data");
+  SmallVector<int64_t> out(idx.getShape().drop_back());
+  llvm::append_range(out, data.getShape().drop_front(b + tuple));
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // cumsum_c1
+  if (data.getRank() < 1)
+    return fail(loc, "data must have rank >= 1");
+  if (failed(normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank())))
+    return failure();
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // trilu_c1
+  if (data.getRank() < 2)
+    return fail(loc,
+                "data must have rank >= 2, got " + shapeStr(data.getShape()));
+  results.push_back(data);
+  return success();
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX operators beyond MXNet's set that no composition of other mx ops
+// expresses exactly: element-wise gathers and scatters along an axis,
+// GatherND, running sums and triangle masks. Included at the end of
+// MxOps.td; inference lives in MxOnnxOps.cpp, lowering in OnnxOpsToLinalg.cpp.
+#ifndef MXC_DIALECTS_MX_MXONNXOPS_TD
+#define MXC_DIALECTS_MX_MXONNXOPS_TD
+
+def Mx_GatherElementsOp : Mx_Op<"gather_elements"> {
+  let summary = "picks one data element per index along an axis";
+  let description = [{
+    ONNX GatherElements (PyTorch gather): out has the indices' shape and
+    out[i_0, ..., i_r-1] = data[i_0, ..., indices[i_0, ..., i_r-1], ...],
+    the index replacing position `axis`; negative indices count from the end.
+
+    C1: axis is in [-rank, rank).
+    C2: indices has the data's rank, and every extent but the axis's is at
+        most the data's.
+
+    ```mlir
+    %y = mx.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_ScatterElementsOp : Mx_Op<"scatter_elements"> {
+  let summary = "writes one update per index along an axis into a copy of data";
+  let description = [{
+    ONNX ScatterElements: out = data, then for every position p of updates
+    (in row-major order) out[p with p[axis] = indices[p]] = updates[p], or
+    combined with the value already there by `reduction` (add, mul, max,
+    min). Negative indices count from the end; with reduction none a later
+    duplicate index wins.
+
+    C1: axis is in [-rank, rank).
+    C2: indices and updates have the same shape, of the data's rank, and
+        every extent but the axis's is at most the data's.
+    C3: updates have the data's element type.
+    C4: reduction is none, add, mul, max or min.
+
+    ```mlir
+    %y = mx.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
+                   Mx_AnyTensor:$updates,
+                   DefaultValuedAttr<I64Attr, "0">:$axis,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_GatherNDOp : Mx_Op<"gather_nd"> {
+  let summary = "gathers slices of data at index tuples (ONNX GatherND)";
+  let description = [{
+    With b = batch_dims and q = indices.shape[-1], each tuple
+    indices[i..., :] addresses data[i_0, ..., i_b-1, t_0, ..., t_q-1, ...];
+    out shape = indices.shape[:-1] + data.shape[b + q:]. Negative tuple
+    entries count from the end.
+
+    C1: 0 <= batch_dims < min(rank of data, rank of indices).
+    C2: the first batch_dims extents of data and indices are equal.
+    C3: indices.shape[-1] is at most rank of data - batch_dims.
+
+    ```mlir
+    %y = mx.gather_nd %x, %i : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_CumSumOp : Mx_Op<"cumsum"> {
+  let summary = "running sum along an axis (ONNX CumSum)";
+  let description = [{
+    out[..., i, ...] = sum of data[..., j, ...] over j <= i, or j < i with
+    `exclusive`; `reverse` sums from the end (j >= i, or j > i).
+
+    C1: axis is in [-rank, rank) and the data has rank >= 1.
+
+    ```mlir
+    %y = mx.cumsum %x {axis = 1 : i64, exclusive = true}
+        : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data,
+                   DefaultValuedAttr<I64Attr, "0">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_TriluOp : Mx_Op<"trilu"> {
+  let summary = "keeps the upper or lower triangle of the last two axes";
+  let description = [{
+    ONNX Trilu: element (i, j) of every matrix (the last two axes) is kept
+    where j - i >= k (`upper`) or j - i <= k (lower), else it becomes 0.
+
+    C1: the data has rank >= 2.
+
+    ```mlir
+    %y = mx.trilu %x {upper = false, k = -1 : i64}
+        : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data,
+                   DefaultValuedAttr<BoolAttr, "true">:$upper,
+                   DefaultValuedAttr<I64Attr, "0">:$k);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // MXC_DIALECTS_MX_MXONNXOPS_TD

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowers the ONNX-only ops of MxOnnxOps.td to linalg / tensor / arith / scf
+// on tensors. Gathers are a linalg.generic over the output reading the data
+// with tensor.extract at computed (wrapped, then clamped) indices, so a read
+// never leaves the tensor; a scatter has no affine output map and becomes an
+// scf.for nest of tensor.insert into a copy of the data, which one-shot
+// bufferization turns into stores in place.
+#include "dialects/mx/MxDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mxc;
+using namespace mxc::mx;
+using utils::IteratorType;
+
+namespace {
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+int64_t normalized(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Zero of any element type (false for booleans).
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0.0));
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, 0));
+}
+
+Value constI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI64Type(),
+                                   b.getI64IntegerAttr(v));
+}
+
+/// An index read from an integer tensor as a position along an axis of
+/// `extent`: negative values count from the end, and what is still out of
+/// range is clamped into it.
+Value positionAlong(OpBuilder &b, Location loc, Value i, int64_t extent) {
+  Type i64 = b.getI64Type();
+  if (i.getType() != i64)
+    i = arith::ExtSIOp::create(b, loc, i64, i);
+  Value zero = constI64(b, loc, 0);
+  Value isNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(
+      b, loc, isNeg, arith::AddIOp::create(b, loc, i, constI64(b, loc, extent)),
+      i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  i = arith::MinSIOp::create(
+      b, loc, i, constI64(b, loc, std::max<int64_t>(extent - 1, 0)));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+}
+
+Value loopIndex(OpBuilder &b, Location loc, int64_t d) {
+  return linalg::IndexOp::create(b, loc, d);
+}
+
+/// linalg.index `d` as an i64.
+Value loopIndexI64(OpBuilder &b, Location loc, int64_t d) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                    loopIndex(b, loc, d));
+}
+
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// One linalg.generic writing `init` (or a fresh tensor of `type`).
+Value generic(OpBuilder &b, Location loc, RankedTensorType type,
+              ValueRange inputs, ArrayRef<AffineMap> maps,
+              ArrayRef<IteratorType> iterators, BodyFn body,
+              Value init = nullptr) {
+  if (!init)
+    init =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return op.getResult(0);
+}
+
+template <typename OpTy> struct MxPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+};
+
+/// out[p] = data[p with p[axis] = indices[p]].
+struct GatherElementsLowering : MxPattern<GatherElementsOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(GatherElementsOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dataType = tensorType(a.getData());
+    int64_t rank = type.getRank(),
+            axis = normalized(op.getAxis(), dataType.getRank());
+    int64_t extent = dataType.getDimSize(axis);
+    Value data = a.getData();
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    Value y = generic(b, op.getLoc(), type, {a.getIndices()}, {id, id},
+                      SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        SmallVector<Value> at;
+                        for (int64_t d = 0; d < rank; ++d)
+                          at.push_back(
+                              d == axis ? positionAlong(nb, l, args[0], extent)
+                                        : loopIndex(nb, l, d));
+                        return tensor::ExtractOp::create(nb, l, data, at);
+                      });
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Combines the value already in place with an update (booleans: add and
+/// max are `or`, mul and min are `and`).
+Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
+              Value update) {
+  Type t = old.getType();
+  if (isa<FloatType>(t)) {
+    if (reduction == "add")
+      return arith::AddFOp::create(b, loc, old, update);
+    if (reduction == "mul")
+      return arith::MulFOp::create(b, loc, old, update);
+    if (reduction == "max")
+      return arith::MaximumFOp::create(b, loc, old, update);
+    return arith::MinimumFOp::create(b, loc, old, update);
+  }
+  if (t.isInteger(1)) {
+    if (reduction == "add" || reduction == "max")
+      return arith::OrIOp::create(b, loc, old, update);
+    return arith::AndIOp::create(b, loc, old, update);
+  }
+  if (reduction == "add")
+    return arith::AddIOp::create(b, loc, old, update);
+  if (reduction == "mul")
+    return arith::MulIOp::create(b, loc, old, update);
+  if (reduction == "max")
+    return arith::MaxSIOp::create(b, loc, old, update);
+  return arith::MinSIOp::create(b, loc, old, update);
+}
+
+/// A loop nest over the updates (row-major, so later duplicates win or
+/// combine in order) carrying the output tensor, starting from the data.
+struct ScatterElementsLowering : MxPattern<ScatterElementsOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(ScatterElementsOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto dataType = tensorType(a.getData());
+    auto updType = tensorType(a.getUpdates());
+    int64_t rank = dataType.getRank(), axis = normalized(op.getAxis(), rank);
+    int64_t extent = dataType.getDimSize(axis);
+    StringRef reduction = op.getReduction();
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d = 0; d < rank; ++d) {
+      lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+      ubs.push_back(
+          arith::ConstantIndexOp::create(b, loc, updType.getDimSize(d)));
+      steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+    }
+    Value indices = a.getIndices(), updates = a.getUpdates();
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{a.getData()},
+        [&](OpBuilder &nb, Location l, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          Value i = tensor::ExtractOp::create(nb, l, indices, ivs);
+          Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
+          SmallVector<Value> at(ivs);
+          at[axis] = positionAlong(nb, l, i, extent);
+          if (reduction != "none")
+            u = combine(nb, l, reduction,
+                        tensor::ExtractOp::create(nb, l, acc[0], at), u);
+          return {tensor::InsertOp::create(nb, l, u, acc[0], at)};
+        });
+    b.replaceOp(op, nest.results.front());
+    return success();
+  }
+};
+
+/// out[i..., s...] = data[i_0..i_b-1, t..., s...] with the tuple
+/// t = indices[i..., :]: a generic over the output with no inputs, reading
+/// both tensors with tensor.extract.
+struct GatherNDLowering : MxPattern<GatherNDOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(GatherNDOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dataType = tensorType(a.getData());
+    auto idxType = tensorType(a.getIndices());
+    int64_t batch = op.getBatchDims(), lead = idxType.getRank() - 1,
+            tuple = idxType.getShape().back();
+    Value data = a.getData(), indices = a.getIndices();
+    Value y = generic(
+        b, op.getLoc(), type, {}, {b.getMultiDimIdentityMap(type.getRank())},
+        SmallVector<IteratorType>(type.getRank(), IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+          SmallVector<Value> at, idxAt;
+          for (int64_t d = 0; d < lead; ++d)
+            idxAt.push_back(loopIndex(nb, l, d));
+          idxAt.push_back(Value());
+          for (int64_t d = 0; d < batch; ++d)
+            at.push_back(loopIndex(nb, l, d));
+          for (int64_t k = 0; k < tuple; ++k) {
+            idxAt.back() = arith::ConstantIndexOp::create(nb, l, k);
+            Value t = tensor::ExtractOp::create(nb, l, indices, idxAt);
+            at.push_back(
+                positionAlong(nb, l, t, dataType.getDimSize(batch + k)));
+          }
+          for (int64_t d = lead; d < type.getRank(); ++d)
+            at.push_back(loopIndex(nb, l, d));
+          return tensor::ExtractOp::create(nb, l, data, at);
+        });
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// out[..., i, ...] = sum over j of (j included for i) ? data[..., j, ...]
+/// : 0, as a generic with the axis's source position j as an extra
+/// (innermost, reduction) loop. Quadratic in the axis's extent, but every
+/// output sums in the order of a sequential scan.
+struct CumSumLowering : MxPattern<CumSumOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(CumSumOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type et = type.getElementType();
+    int64_t rank = type.getRank(), axis = normalized(op.getAxis(), rank);
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineExpr> in, out;
+    for (int64_t d = 0; d < rank; ++d) {
+      in.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+      out.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), et);
+    Value init =
+        linalg::FillOp::create(b, loc, zeroOf(b, loc, et), empty).getResult(0);
+    using P = arith::CmpIPredicate;
+    P pred =
+        reverse ? (exclusive ? P::sgt : P::sge) : (exclusive ? P::slt : P::sle);
+    Value y = generic(
+        b, loc, type, {a.getData()},
+        {AffineMap::get(rank + 1, 0, in, ctx),
+         AffineMap::get(rank + 1, 0, out, ctx)},
+        iters,
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value j = loopIndexI64(nb, l, rank), i = loopIndexI64(nb, l, axis);
+          Value take = arith::CmpIOp::create(nb, l, pred, j, i);
+          Value x =
+              arith::SelectOp::create(nb, l, take, args[0], zeroOf(nb, l, et));
+          if (isa<FloatType>(et))
+            return arith::AddFOp::create(nb, l, args[1], x);
+          return arith::AddIOp::create(nb, l, args[1], x);
+        },
+        init);
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Elementwise: keep x where j - i >= k (upper) or <= k (lower), else 0.
+struct TriluLowering : MxPattern<TriluOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(TriluOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank(), k = op.getK();
+    bool upper = op.getUpper();
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    Value y = generic(
+        b, op.getLoc(), type, {a.getData()}, {id, id},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value diag =
+              arith::SubIOp::create(nb, l, loopIndexI64(nb, l, rank - 1),
+                                    loopIndexI64(nb, l, rank - 2));
+          Value keep = arith::CmpIOp::create(nb, l,
+                                             upper ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sle,
+                                             diag, constI64(nb, l, k));
+          return arith::SelectOp::create(nb, l, keep, args[0],
+                                         zeroOf(nb, l, type.getElementType()));
+        });
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
+
+void mxc::populateOnnxOpsToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<GatherElementsLowering, ScatterElementsLowering,
+               GatherNDLowering, CumSumLowering, TriluLowering>(
+      patterns.getContext());
+}

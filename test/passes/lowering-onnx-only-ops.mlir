@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mxc-convert-mx-to-linalg on the ONNX-only ops of MxOnnxOps.td: gathers
+// read with tensor.extract at wrapped and clamped indices, the scatter is an
+// scf.for nest of tensor.insert, CumSum and Trilu compare loop indices.
+// Numerics are checked end to end by the ONNX conformance suite.
+// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s
+
+// gather_elements: a generic over the indices' shape; the index read through
+// the identity map replaces the axis position (wrapped by +4, clamped to 3).
+// CHECK-LABEL: func.func @gather_elements(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<3x4xf32>, %[[I:[a-z0-9_]+]]: tensor<3x2xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[I]] : tensor<3x2xi32>) outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK:           %[[ROW:.*]] = linalg.index 0 : index
+// CHECK:           arith.extsi %{{.*}} : i32 to i64
+// CHECK:           arith.constant 4 : i64
+// CHECK:           %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK:           %[[CLAMPED:.*]] = arith.minsi %{{.*}}, %[[THREE]] : i64
+// CHECK:           %[[COL:.*]] = arith.index_cast %[[CLAMPED]] : i64 to index
+// CHECK:           tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi32>) -> tensor<3x2xf32> {
+  %0 = mx.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// scatter_elements with reduction add: a loop nest over the updates carries
+// the result (starting as the data), reads the value in place, adds the
+// update and inserts it back.
+// CHECK-LABEL: func.func @scatter_elements_add(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<3x4xf32>, %[[I:[a-z0-9_]+]]: tensor<3x2xi64>, %[[U:[a-z0-9_]+]]: tensor<3x2xf32>)
+// CHECK:         scf.for %[[R:.*]] = {{.*}} iter_args(%[[ACC0:.*]] = %[[X]]) -> (tensor<3x4xf32>)
+// CHECK:           scf.for %[[C:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]]) -> (tensor<3x4xf32>)
+// CHECK:             tensor.extract %[[I]][%[[R]], %[[C]]] : tensor<3x2xi64>
+// CHECK:             %[[UPD:.*]] = tensor.extract %[[U]][%[[R]], %[[C]]] : tensor<3x2xf32>
+// CHECK:             %[[POS:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:             %[[OLD:.*]] = tensor.extract %[[ACC]][%[[R]], %[[POS]]]
+// CHECK:             %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPD]] : f32
+// CHECK:             tensor.insert %[[SUM]] into %[[ACC]][%[[R]], %[[POS]]]
+func.func @scatter_elements_add(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) -> tensor<3x4xf32> {
+  %0 = mx.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// scatter_elements without reduction inserts the update as it is.
+// CHECK-LABEL: func.func @scatter_elements_none(
+// CHECK-NOT:     arith.addf
+// CHECK:         %[[UPD:.*]] = tensor.extract %{{.*}} : tensor<2xi32>
+// CHECK-NOT:     tensor.extract
+// CHECK:         tensor.insert %[[UPD]] into
+func.func @scatter_elements_none(%x: tensor<4xi32>, %i: tensor<2xi64>, %u: tensor<2xi32>) -> tensor<4xi32> {
+  %0 = mx.scatter_elements %x, %i, %u : (tensor<4xi32>, tensor<2xi64>, tensor<2xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// gather_nd with one batch axis: a generic with no inputs reads the tuple
+// entry from the indices and the data at (batch, entry, trailing axis).
+// CHECK-LABEL: func.func @gather_nd(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<2x3x4xf32>, %[[I:[a-z0-9_]+]]: tensor<2x5x1xi64>)
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x5x4xf32>)
+// CHECK:           %[[D0:.*]] = linalg.index 0 : index
+// CHECK:           %[[D1:.*]] = linalg.index 1 : index
+// CHECK:           %[[B:.*]] = linalg.index 0 : index
+// CHECK:           %[[K:.*]] = arith.constant 0 : index
+// CHECK:           tensor.extract %[[I]][%[[D0]], %[[D1]], %[[K]]] : tensor<2x5x1xi64>
+// CHECK:           %[[T:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:           %[[D2:.*]] = linalg.index 2 : index
+// CHECK:           tensor.extract %[[X]][%[[B]], %[[T]], %[[D2]]] : tensor<2x3x4xf32>
+func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<2x5x1xi64>) -> tensor<2x5x4xf32> {
+  %0 = mx.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x5x1xi64>) -> tensor<2x5x4xf32>
+  return %0 : tensor<2x5x4xf32>
+}
+
+// -----
+
+// cumsum, exclusive and reversed along axis 1: the source position is an
+// extra reduction loop (d2) and a term counts where d2 > d1.
+// CHECK-DAG:   #[[$IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[$OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @cumsum(
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%{{.*}} : i32)
+// CHECK:         linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:      outs(%[[INIT]] : tensor<2x3xi32>)
+// CHECK:           %[[J:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:           %[[I:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:           arith.cmpi sgt, %[[J]], %[[I]] : i64
+// CHECK:           arith.select
+// CHECK:           arith.addi
+func.func @cumsum(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  %0 = mx.cumsum %x {axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+// trilu, lower with k = -1: keep where column - row <= -1 on the last two axes.
+// CHECK-LABEL: func.func @trilu(
+// CHECK:         linalg.generic
+// CHECK:           %[[COL:.*]] = linalg.index 2 : index
+// CHECK:           %[[ROW:.*]] = linalg.index 1 : index
+// CHECK:           %[[DIAG:.*]] = arith.subi
+// CHECK:           %[[K:.*]] = arith.constant -1 : i64
+// CHECK:           %[[KEEP:.*]] = arith.cmpi sle, %[[DIAG]], %[[K]] : i64
+// CHECK:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:           arith.select %[[KEEP]], %{{.*}}, %[[ZERO]] : f32
+func.func @trilu(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = mx.trilu %x {upper = false, k = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
