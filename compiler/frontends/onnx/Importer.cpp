@@ -567,6 +567,22 @@ private:
   LogicalResult importShape();
   LogicalResult importRange();
   LogicalResult importDepthToSpace(bool toSpace);
+  // ONNX-only indexing, scan, triangle, loss and predicate ops.
+  LogicalResult importOnnxOnlyOp(StringRef opType);
+  LogicalResult importGatherElements();
+  LogicalResult importScatterElements();
+  LogicalResult importGatherND();
+  LogicalResult importCumSum();
+  LogicalResult importTrilu();
+  LogicalResult importHardmax();
+  LogicalResult importIsInf();
+  LogicalResult importShrink();
+  LogicalResult importMeanVarianceNorm();
+  LogicalResult importEyeLike();
+  LogicalResult importOneHot();
+  LogicalResult importLoss(bool withSoftmax);
+  Value scalarParam(int32_t type, double v, StringRef name);
+  Value iotaAlong(int64_t rank, int64_t axis, int64_t n);
   LogicalResult importPads(StringRef autoPad, ArrayRef<int64_t> in,
                            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                            SmallVectorImpl<int64_t> &begin,
@@ -1230,7 +1246,7 @@ LogicalResult Importer::importOp(StringRef t) {
     return importArgReduce(t == "ArgMax" ? "max" : "min");
   if (t == "DepthToSpace" || t == "SpaceToDepth")
     return importDepthToSpace(t == "SpaceToDepth");
-  return fail("operator '" + t + "' is not supported");
+  return importOnnxOnlyOp(t);
 }
 
 LogicalResult Importer::foldConstantNode() {
@@ -2712,6 +2728,343 @@ LogicalResult Importer::importDepthToSpace(bool toSpace) {
     x = op("mx.transpose", x, {na("axes", arr({0, 3, 4, 1, 5, 2}))});
   }
   return out(0, reshape(x, {n, oc, h * bs, w * bs}));
+}
+
+//===----------------------------------------------------------------------===//
+// ONNX-only ops: indexing, scans, triangles, losses, predicates
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importOnnxOnlyOp(StringRef t) {
+  if (t == "GatherElements")
+    return importGatherElements();
+  if (t == "ScatterElements" || t == "Scatter")
+    return importScatterElements();
+  if (t == "GatherND")
+    return importGatherND();
+  if (t == "CumSum")
+    return importCumSum();
+  if (t == "Trilu")
+    return importTrilu();
+  if (t == "Hardmax")
+    return importHardmax();
+  if (t == "IsNaN") {
+    if (failed(requireFloat(0)))
+      return failure();
+    // Only NaN compares unequal to itself (not_equal is unordered).
+    return out(
+        0, op("mx.compare", {val(0), val(0)}, {na("op", str("not_equal"))}));
+  }
+  if (t == "IsInf")
+    return importIsInf();
+  if (t == "Shrink")
+    return importShrink();
+  if (t == "MeanVarianceNormalization")
+    return importMeanVarianceNorm();
+  if (t == "EyeLike")
+    return importEyeLike();
+  if (t == "OneHot")
+    return importOneHot();
+  if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss")
+    return importLoss(t == "SoftmaxCrossEntropyLoss");
+  return fail("operator '" + t + "' is not supported");
+}
+
+/// A rank-0 parameter holding `v` as element type `type`.
+Value Importer::scalarParam(int32_t type, double v, StringRef name) {
+  Const c(type, {});
+  c.set(0, v);
+  return param(c, nodeName + "_" + name.str());
+}
+
+/// 0, 1, ..., n - 1 (int64) along `axis` of a rank-`rank` tensor whose other
+/// extents are 1: compared with indices, it broadcasts them to one-hot rows.
+Value Importer::iotaAlong(int64_t rank, int64_t axis, int64_t n) {
+  std::vector<int64_t> s(rank, 1);
+  s[axis] = n;
+  std::vector<int64_t> v(n);
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = k;
+  return param(Const::ofInts(std::move(v), s), nodeName + "_iota");
+}
+
+LogicalResult Importer::importGatherElements() {
+  if (isFloatType(type(1)))
+    return fail("indices must be integers");
+  return out(0, op("mx.gather_elements", {val(0), val(1)},
+                   {na("axis", i64(attrInt("axis", 0)))}));
+}
+
+LogicalResult Importer::importScatterElements() {
+  // Scatter (opsets 9-10) is ScatterElements without reduction.
+  std::string red = attrStr("reduction", "none");
+  if (red != "none" && red != "add" && red != "mul" && red != "max" &&
+      red != "min")
+    return fail("reduction '" + red + "' is not supported");
+  if (isFloatType(type(1)))
+    return fail("indices must be integers");
+  if (type(0) != type(2))
+    return fail("data and updates element types " + typeName(type(0)) +
+                " and " + typeName(type(2)) + " differ");
+  return out(
+      0, op("mx.scatter_elements", {val(0), val(1), val(2)},
+            {na("axis", i64(attrInt("axis", 0))), na("reduction", str(red))}));
+}
+
+LogicalResult Importer::importGatherND() {
+  if (isFloatType(type(1)))
+    return fail("indices must be integers");
+  return out(0, op("mx.gather_nd", {val(0), val(1)},
+                   {na("batch_dims", i64(attrInt("batch_dims", 0)))}));
+}
+
+LogicalResult Importer::importCumSum() {
+  auto axis = constInts(1, "axis");
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1)
+    return fail("input 'axis' must hold one value, got shape " +
+                shapeText(shape(1)));
+  if (type(0) == TP::BOOL)
+    return fail("boolean inputs are not supported");
+  return out(0, op("mx.cumsum", val(0),
+                   {na("axis", i64((*axis)[0])),
+                    na("exclusive", boolean(attrInt("exclusive", 0))),
+                    na("reverse", boolean(attrInt("reverse", 0)))}));
+}
+
+LogicalResult Importer::importTrilu() {
+  int64_t k = 0;
+  if (has(1)) {
+    auto v = constInts(1, "k");
+    if (failed(v))
+      return failure();
+    if (v->size() != 1)
+      return fail("input 'k' must hold one value, got shape " +
+                  shapeText(shape(1)));
+    k = (*v)[0];
+  }
+  return out(0,
+             op("mx.trilu", val(0),
+                {na("upper", boolean(attrInt("upper", 1))), na("k", i64(k))}));
+}
+
+LogicalResult Importer::importHardmax() {
+  if (failed(requireFloat(0)))
+    return failure();
+  auto xs = shape(0);
+  int64_t r = xs.size(), axis = attrInt("axis", opset < 13 ? 1 : -1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return fail("axis " + Twine(attrInt("axis", 0)) +
+                " is out of range for rank " + Twine(r));
+  // 1 at the first maximum along the axis: argmax == iota.
+  auto hardmax = [&](Value v, int64_t a) -> Value {
+    auto s = cast<RankedTensorType>(v.getType()).getShape();
+    Value idx = op("mx.argreduce", v,
+                   {na("op", str("max")), na("axis", i64(a)),
+                    na("keepdims", boolean(true))});
+    Value hot = op("mx.compare", {idx, iotaAlong(s.size(), a, s[a])},
+                   {na("op", str("equal"))});
+    return castTo(hot, type(0));
+  };
+  if (opset >= 13 || axis == r - 1)
+    return out(0, hardmax(val(0), axis));
+  // Before opset 13 the input is viewed as 2-D, split before `axis`.
+  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
+  Value flat = reshape(val(0), {lead, numElements(xs) / lead});
+  return out(0, reshape(hardmax(flat, 1), xs));
+}
+
+LogicalResult Importer::importIsInf() {
+  if (failed(requireFloat(0)))
+    return failure();
+  bool neg = attrInt("detect_negative", 1), pos = attrInt("detect_positive", 1);
+  double inf = std::numeric_limits<double>::infinity();
+  auto equal = [&](Value v, double s) {
+    return op("mx.compare", {v, scalarParam(type(0), s, "inf")},
+              {na("op", str("equal"))});
+  };
+  if (neg && pos)
+    return out(0, equal(unary(val(0), "abs"), inf));
+  if (neg || pos)
+    return out(0, equal(val(0), pos ? inf : -inf));
+  return outConst(0, Const(TP::BOOL, shape(0)));
+}
+
+LogicalResult Importer::importShrink() {
+  if (failed(requireFloat(0)))
+    return failure();
+  double lambd = attrFloat("lambd", 0.5), bias = attrFloat("bias", 0.0);
+  // x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
+  Value x = val(0);
+  auto compare = [&](StringRef fn, double s, StringRef name) {
+    return op("mx.compare", {x, scalarParam(type(0), s, name)},
+              {na("op", str(fn))});
+  };
+  Value high = op("mx.where",
+                  {compare("greater", lambd, "lambd"), scalar(x, "sub", bias),
+                   scalarParam(type(0), 0.0, "zero")});
+  return out(0, op("mx.where", {compare("less", -lambd, "neg_lambd"),
+                                scalar(x, "add", bias), high}));
+}
+
+LogicalResult Importer::importMeanVarianceNorm() {
+  if (failed(requireFloat(0)))
+    return failure();
+  int64_t r = rank(0);
+  std::vector<int64_t> axes =
+      attrInts("axes").value_or(std::vector<int64_t>{0, 2, 3});
+  SmallVector<int64_t> norm;
+  for (int64_t a : axes) {
+    int64_t n = a < 0 ? a + r : a;
+    if (n < 0 || n >= r || llvm::is_contained(norm, n))
+      return fail("axes do not fit rank " + Twine(r));
+    norm.push_back(n);
+  }
+  llvm::sort(norm);
+  auto mean = [&](Value v) {
+    return op("mx.reduce", v,
+              {na("op", str("mean")), na("axis", arr(norm)),
+               na("keepdims", boolean(true))});
+  };
+  // ONNX's function body: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
+  Value x = val(0), mu = mean(x);
+  Value var = binary(mean(binary(x, x, "mul")), binary(mu, mu, "mul"), "sub");
+  Value dev = scalar(unary(var, "sqrt"), "add", 1e-9);
+  return out(0, binary(binary(x, mu, "sub"), dev, "div"));
+}
+
+LogicalResult Importer::importEyeLike() {
+  // The result depends on the input's shape only: a constant.
+  auto xs = shape(0);
+  if (xs.size() != 2)
+    return fail("input must be 2-D, got shape " + shapeText(xs));
+  int32_t t = attr("dtype") ? (int32_t)attrInt("dtype", 0) : type(0);
+  if (!elementType(t, &ctx))
+    return fail("dtype " + typeName(t) + " is not supported");
+  int64_t k = attrInt("k", 0);
+  Const c(t, xs);
+  for (int64_t i = 0; i < xs[0]; ++i)
+    if (i + k >= 0 && i + k < xs[1])
+      c.setInt(i * xs[1] + i + k, 1);
+  return outConst(0, std::move(c));
+}
+
+LogicalResult Importer::importOneHot() {
+  auto depthValue = constScalar(1, "depth");
+  if (failed(depthValue))
+    return failure();
+  int64_t depth = (int64_t)*depthValue;
+  if (depth < 1)
+    return fail("depth " + Twine(depth) + " must be positive");
+  if (numElements(shape(2)) != 2)
+    return fail("values must hold two elements (off, on), got shape " +
+                shapeText(shape(2)));
+  auto is = shape(0);
+  int64_t r = is.size(), axis = attrInt("axis", -1);
+  if (axis < 0)
+    axis += r + 1;
+  if (axis < 0 || axis > r)
+    return fail("axis " + Twine(attrInt("axis", -1)) +
+                " is out of range for rank " + Twine(r + 1));
+  // Indices truncate to int64; negative ones count from depth. Others out of
+  // range match no position and give an all-off row.
+  Value idx = castTo(val(0), TP::INT64);
+  Value isNeg = op("mx.compare", {idx, scalarParam(TP::INT64, 0, "zero")},
+                   {na("op", str("less"))});
+  idx = op("mx.where", {isNeg, scalar(idx, "add", depth), idx});
+  std::vector<int64_t> column(is);
+  column.insert(column.begin() + axis, 1);
+  Value hot =
+      op("mx.compare", {reshape(idx, column), iotaAlong(r + 1, axis, depth)},
+         {na("op", str("equal"))});
+  Value off, on;
+  if (const Const *vc = cst(2)) {
+    Const o(vc->type, {}), n(vc->type, {});
+    o.copy(0, *vc, 0);
+    n.copy(0, *vc, 1);
+    off = param(o, nodeName + "_off");
+    on = param(n, nodeName + "_on");
+  } else {
+    Value values = reshape(val(2), {2});
+    auto pick = [&](int64_t k) {
+      return op("mx.gather",
+                {values, param(Const::ofInts({k}, std::vector<int64_t>{}),
+                               nodeName + "_pick")},
+                {na("axis", i64(0))});
+    };
+    off = pick(0);
+    on = pick(1);
+  }
+  return out(0, op("mx.where", {hot, on, off}));
+}
+
+/// NegativeLogLikelihoodLoss, and SoftmaxCrossEntropyLoss as a log-softmax
+/// over the classes (axis 1) followed by it. Per element of the target:
+/// loss = -w[t] * input[n, t, d...], with w = 1 without weights and w = 0
+/// where t = ignore_index; mean divides the sum by the sum of w.
+LogicalResult Importer::importLoss(bool withSoftmax) {
+  if (failed(requireFloat(0)))
+    return failure();
+  std::string reduction = attrStr("reduction", "mean");
+  if (reduction != "none" && reduction != "mean" && reduction != "sum")
+    return fail("reduction '" + reduction + "' is not supported");
+  auto xs = shape(0), ts = shape(1);
+  if (xs.size() < 2)
+    return fail("input must have rank >= 2, got shape " + shapeText(xs));
+  std::vector<int64_t> want(xs);
+  want.erase(want.begin() + 1);
+  if (ts != want)
+    return fail("target shape " + shapeText(ts) + " does not match input " +
+                shapeText(xs));
+  if (isFloatType(type(1)))
+    return fail("target must be integers");
+  if (has(2) && (rank(2) != 1 || shape(2)[0] != xs[1]))
+    return fail("weight must have shape (C,) = " + shapeText({xs[1]}));
+  Value x = val(0);
+  if (withSoftmax) {
+    x = op("mx.softmax", x, {na("axis", i64(1)), na("log", boolean(true))});
+    if (failed(out(1, x)))
+      return failure();
+  }
+  // Ignored targets read class 0, masked afterwards.
+  Value target = val(1), ignored;
+  if (attr("ignore_index")) {
+    ignored = op("mx.compare",
+                 {target, scalarParam(type(1), attrInt("ignore_index", 0),
+                                      "ignore_index")},
+                 {na("op", str("equal"))});
+    target =
+        op("mx.where", {ignored, scalarParam(type(1), 0, "class0"), target});
+  }
+  std::vector<int64_t> column(xs);
+  column[1] = 1;
+  Value picked = op("mx.gather_elements", {x, reshape(target, column)},
+                    {na("axis", i64(1))});
+  Value zero = scalarParam(type(0), 0.0, "zero");
+  Value loss = unary(reshape(picked, ts), "negative");
+  Value weight;
+  if (has(2))
+    weight = op("mx.gather", {val(2), target}, {na("axis", i64(0))});
+  if (ignored) {
+    loss = op("mx.where", {ignored, zero, loss});
+    weight =
+        op("mx.where",
+           {ignored, zero, weight ? weight : scalarParam(type(0), 1.0, "one")});
+  }
+  if (has(2))
+    loss = binary(loss, weight, "mul");
+  if (reduction == "none")
+    return out(0, loss);
+  auto sum = [&](Value v) {
+    return reshape(op("mx.reduce", v, {na("op", str("sum"))}), {});
+  };
+  if (reduction == "sum")
+    return out(0, sum(loss));
+  if (!weight)
+    return out(0, reshape(op("mx.reduce", loss, {na("op", str("mean"))}), {}));
+  return out(0, binary(sum(loss), sum(weight), "div"));
 }
 
 //===----------------------------------------------------------------------===//
