@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Result-type inference of the ONNX-only ops of MxOnnxOps.td (element
-// gathers and scatters, GatherND, CumSum, Trilu). As in MxOps.cpp, inference
-// is the verifier: the Cn tags of the .td are checked here.
+// gathers and scatters, GatherND, ScatterND, CumSum, Trilu). As in MxOps.cpp,
+// inference is the verifier: the Cn tags of the .td are checked here.
 #include "dialects/mx/MxDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -56,6 +56,16 @@ LogicalResult checkElementIndices(std::optional<Location> loc,
   return success();
 }
 
+/// scatter_elements_c4, scatter_nd_c4. The parser infers before filling
+/// defaults, so the attribute itself is read.
+LogicalResult checkReduction(std::optional<Location> loc, StringAttr attr) {
+  StringRef r = attr ? attr.getValue() : "none";
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, r))
+    return fail(loc,
+                "reduction '" + r + "' is not one of none, add, mul, max, min");
+  return success();
+}
+
 } // namespace
 
 LogicalResult
@@ -94,12 +104,37 @@ ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   // scatter_elements_c3
   if (updates.getElementType() != data.getElementType())
     return fail(loc, "updates and data element types differ");
-  // scatter_elements_c4 (the parser infers before filling defaults)
-  StringAttr attr = adaptor.getReductionAttr();
-  StringRef r = attr ? attr.getValue() : "none";
-  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, r))
-    return fail(loc,
-                "reduction '" + r + "' is not one of none, add, mul, max, min");
+  // scatter_elements_c4
+  if (failed(checkReduction(loc, adaptor.getReductionAttr())))
+    return failure();
+  results.push_back(data);
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices()),
+       updates = tensorOf(adaptor.getUpdates());
+  // scatter_nd_c1
+  int64_t tuple = idx.getRank() ? idx.getShape().back() : 0;
+  if (tuple < 1 || tuple > data.getRank())
+    return fail(loc, "index tuples of length " + Twine(tuple) +
+                         " must address 1 to " + Twine(data.getRank()) +
+                         " axes");
+  // scatter_nd_c2
+  SmallVector<int64_t> want(idx.getShape().drop_back());
+  llvm::append_range(want, data.getShape().drop_front(tuple));
+  if (updates.getShape() != ArrayRef<int64_t>(want))
+    return fail(loc, "updates shape " + shapeStr(updates.getShape()) +
+                         " differs from " + shapeStr(want));
+  // scatter_nd_c3
+  if (updates.getElementType() != data.getElementType())
+    return fail(loc, "updates and data element types differ");
+  // scatter_nd_c4
+  if (failed(checkReduction(loc, adaptor.getReductionAttr())))
+    return failure();
   results.push_back(data);
   return success();
 }

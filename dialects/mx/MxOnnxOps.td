@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX operators beyond MXNet's set that no composition of other mx ops
 // expresses exactly: element-wise gathers and scatters along an axis,
-// GatherND, running sums and triangle masks. Included at the end of
+// GatherND / ScatterND, running sums and triangle masks. Included at the end of
 // MxOps.td; inference lives in MxOnnxOps.cpp, lowering in OnnxOpsToLinalg.cpp.
 #ifndef MXC_DIALECTS_MX_MXONNXOPS_TD
 #define MXC_DIALECTS_MX_MXONNXOPS_TD
@@ -51,6 +51,32 @@ def Mx_ScatterElementsOp : Mx_Op<"scatter_elements"> {
   let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
                    Mx_AnyTensor:$updates,
                    DefaultValuedAttr<I64Attr, "0">:$axis,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_ScatterNDOp : Mx_Op<"scatter_nd"> {
+  let summary = "writes slices of updates at index tuples into a copy of data";
+  let description = [{
+    ONNX ScatterND: with q = indices.shape[-1], out = data, then for every
+    position (i..., s...) of updates (row-major) the element at
+    data[indices[i..., :]..., s...] becomes the update, or is combined with
+    it by `reduction` (add, mul, max, min). Negative tuple entries count from
+    the end; with reduction none a later duplicate tuple wins.
+
+    C1: 1 <= q <= rank of data.
+    C2: updates shape = indices.shape[:-1] + data.shape[q:].
+    C3: updates have the data's element type.
+    C4: reduction is none, add, mul, max or min.
+
+    ```mlir
+    %y = mx.scatter_nd %x, %i, %u
+        : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$indices,
+                   Mx_AnyTensor:$updates,
                    DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
   let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

@@ -2,9 +2,9 @@
 // Lowers the ONNX-only ops of MxOnnxOps.td to linalg / tensor / arith / scf
 // on tensors. Gathers are a linalg.generic over the output reading the data
 // with tensor.extract at computed (wrapped, then clamped) indices, so a read
-// never leaves the tensor; a scatter has no affine output map and becomes an
-// scf.for nest of tensor.insert into a copy of the data, which one-shot
-// bufferization turns into stores in place.
+// never leaves the tensor; a scatter (ScatterElements, ScatterND) has no
+// affine output map and becomes an scf.for nest of tensor.insert into a copy of
+// the data, which one-shot bufferization turns into stores in place.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 
@@ -149,40 +149,83 @@ Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
   return arith::MinSIOp::create(b, loc, old, update);
 }
 
+/// Where an update lands in the output, from the loop position over the
+/// updates.
+using PositionFn =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
 /// A loop nest over the updates (row-major, so later duplicates win or
-/// combine in order) carrying the output tensor, starting from the data.
+/// combine in order) carrying the output tensor, starting from the data:
+/// each update is inserted at `position(ivs)`, combined by `reduction` with
+/// the value there unless it is none.
+Value scatter(OpBuilder &b, Location loc, Value data, Value updates,
+              StringRef reduction, PositionFn position) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t extent : tensorType(updates).getShape()) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, extent));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{data},
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange acc) -> scf::ValueVector {
+        SmallVector<Value> at = position(nb, l, ivs);
+        Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
+        if (reduction != "none")
+          u = combine(nb, l, reduction,
+                      tensor::ExtractOp::create(nb, l, acc[0], at), u);
+        return {tensor::InsertOp::create(nb, l, u, acc[0], at)};
+      });
+  return nest.results.front();
+}
+
+/// out[p with p[axis] = indices[p]] = updates[p].
 struct ScatterElementsLowering : MxPattern<ScatterElementsOp> {
   using MxPattern::MxPattern;
   LogicalResult matchAndRewrite(ScatterElementsOp op, Adaptor a,
                                 ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
     auto dataType = tensorType(a.getData());
-    auto updType = tensorType(a.getUpdates());
-    int64_t rank = dataType.getRank(), axis = normalized(op.getAxis(), rank);
+    int64_t axis = normalized(op.getAxis(), dataType.getRank());
     int64_t extent = dataType.getDimSize(axis);
-    StringRef reduction = op.getReduction();
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t d = 0; d < rank; ++d) {
-      lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-      ubs.push_back(
-          arith::ConstantIndexOp::create(b, loc, updType.getDimSize(d)));
-      steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-    }
-    Value indices = a.getIndices(), updates = a.getUpdates();
-    scf::LoopNest nest = scf::buildLoopNest(
-        b, loc, lbs, ubs, steps, ValueRange{a.getData()},
-        [&](OpBuilder &nb, Location l, ValueRange ivs,
-            ValueRange acc) -> scf::ValueVector {
-          Value i = tensor::ExtractOp::create(nb, l, indices, ivs);
-          Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
-          SmallVector<Value> at(ivs);
-          at[axis] = positionAlong(nb, l, i, extent);
-          if (reduction != "none")
-            u = combine(nb, l, reduction,
-                        tensor::ExtractOp::create(nb, l, acc[0], at), u);
-          return {tensor::InsertOp::create(nb, l, u, acc[0], at)};
-        });
-    b.replaceOp(op, nest.results.front());
+    Value indices = a.getIndices();
+    b.replaceOp(op, scatter(b, op.getLoc(), a.getData(), a.getUpdates(),
+                            op.getReduction(),
+                            [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                              SmallVector<Value> at(ivs);
+                              Value i = tensor::ExtractOp::create(nb, l,
+                                                                  indices, ivs);
+                              at[axis] = positionAlong(nb, l, i, extent);
+                              return at;
+                            }));
+    return success();
+  }
+};
+
+/// out[indices[i..., :]..., s...] = updates[i..., s...].
+struct ScatterNDLowering : MxPattern<ScatterNDOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(ScatterNDOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto dataType = tensorType(a.getData());
+    auto idxType = tensorType(a.getIndices());
+    int64_t lead = idxType.getRank() - 1, tuple = idxType.getShape().back();
+    Value indices = a.getIndices();
+    b.replaceOp(
+        op,
+        scatter(b, op.getLoc(), a.getData(), a.getUpdates(), op.getReduction(),
+                [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                  SmallVector<Value> at, idxAt(ivs.take_front(lead));
+                  idxAt.push_back(Value());
+                  for (int64_t k = 0; k < tuple; ++k) {
+                    idxAt.back() = arith::ConstantIndexOp::create(nb, l, k);
+                    Value t = tensor::ExtractOp::create(nb, l, indices, idxAt);
+                    at.push_back(
+                        positionAlong(nb, l, t, dataType.getDimSize(k)));
+                  }
+                  llvm::append_range(at, ivs.drop_front(lead));
+                  return at;
+                }));
     return success();
   }
 };
@@ -303,7 +346,8 @@ struct TriluLowering : MxPattern<TriluOp> {
 } // namespace
 
 void mxc::populateOnnxOpsToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<GatherElementsLowering, ScatterElementsLowering,
-               GatherNDLowering, CumSumLowering, TriluLowering>(
-      patterns.getContext());
+  patterns
+      .add<GatherElementsLowering, ScatterElementsLowering, ScatterNDLowering,
+           GatherNDLowering, CumSumLowering, TriluLowering>(
+          patterns.getContext());
 }

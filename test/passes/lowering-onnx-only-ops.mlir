@@ -32,8 +32,8 @@ func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi32>) -> tensor<3
 // CHECK:         scf.for %[[R:.*]] = {{.*}} iter_args(%[[ACC0:.*]] = %[[X]]) -> (tensor<3x4xf32>)
 // CHECK:           scf.for %[[C:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]]) -> (tensor<3x4xf32>)
 // CHECK:             tensor.extract %[[I]][%[[R]], %[[C]]] : tensor<3x2xi64>
-// CHECK:             %[[UPD:.*]] = tensor.extract %[[U]][%[[R]], %[[C]]] : tensor<3x2xf32>
 // CHECK:             %[[POS:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:             %[[UPD:.*]] = tensor.extract %[[U]][%[[R]], %[[C]]] : tensor<3x2xf32>
 // CHECK:             %[[OLD:.*]] = tensor.extract %[[ACC]][%[[R]], %[[POS]]]
 // CHECK:             %[[SUM:.*]] = arith.addf %[[OLD]], %[[UPD]] : f32
 // CHECK:             tensor.insert %[[SUM]] into %[[ACC]][%[[R]], %[[POS]]]
@@ -53,6 +53,27 @@ func.func @scatter_elements_add(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: te
 func.func @scatter_elements_none(%x: tensor<4xi32>, %i: tensor<2xi64>, %u: tensor<2xi32>) -> tensor<4xi32> {
   %0 = mx.scatter_elements %x, %i, %u : (tensor<4xi32>, tensor<2xi64>, tensor<2xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
+}
+
+// -----
+
+// scatter_nd with reduction mul: one loop per updates axis; the row comes
+// from the index tuple (wrapped and clamped to 3), the column is the loop's.
+// CHECK-LABEL: func.func @scatter_nd_mul(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<4x3xf32>, %[[I:[a-z0-9_]+]]: tensor<2x1xi64>, %[[U:[a-z0-9_]+]]: tensor<2x3xf32>)
+// CHECK:         scf.for %[[N:.*]] = {{.*}} iter_args(%[[ACC0:.*]] = %[[X]]) -> (tensor<4x3xf32>)
+// CHECK:           scf.for %[[S:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]]) -> (tensor<4x3xf32>)
+// CHECK:             %[[K:.*]] = arith.constant 0 : index
+// CHECK:             tensor.extract %[[I]][%[[N]], %[[K]]] : tensor<2x1xi64>
+// CHECK:             arith.constant 3 : i64
+// CHECK:             %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:             %[[UPD:.*]] = tensor.extract %[[U]][%[[N]], %[[S]]] : tensor<2x3xf32>
+// CHECK:             %[[OLD:.*]] = tensor.extract %[[ACC]][%[[ROW]], %[[S]]]
+// CHECK:             %[[PROD:.*]] = arith.mulf %[[OLD]], %[[UPD]] : f32
+// CHECK:             tensor.insert %[[PROD]] into %[[ACC]][%[[ROW]], %[[S]]]
+func.func @scatter_nd_mul(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  %0 = mx.scatter_nd %x, %i, %u {reduction = "mul"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
 }
 
 // -----

@@ -570,7 +570,7 @@ private:
   // ONNX-only indexing, scan, triangle, loss and predicate ops.
   LogicalResult importOnnxOnlyOp(StringRef opType);
   LogicalResult importGatherElements();
-  LogicalResult importScatterElements();
+  LogicalResult importScatter(StringRef name);
   LogicalResult importGatherND();
   LogicalResult importCumSum();
   LogicalResult importTrilu();
@@ -2738,9 +2738,11 @@ LogicalResult Importer::importOnnxOnlyOp(StringRef t) {
   if (t == "GatherElements")
     return importGatherElements();
   if (t == "ScatterElements" || t == "Scatter")
-    return importScatterElements();
+    return importScatter("mx.scatter_elements");
   if (t == "GatherND")
     return importGatherND();
+  if (t == "ScatterND")
+    return importScatter("mx.scatter_nd");
   if (t == "CumSum")
     return importCumSum();
   if (t == "Trilu")
@@ -2794,8 +2796,9 @@ LogicalResult Importer::importGatherElements() {
                    {na("axis", i64(attrInt("axis", 0)))}));
 }
 
-LogicalResult Importer::importScatterElements() {
-  // Scatter (opsets 9-10) is ScatterElements without reduction.
+/// ScatterElements (Scatter in opsets 9-10, without reduction) and
+/// ScatterND, as mx op `name`.
+LogicalResult Importer::importScatter(StringRef name) {
   std::string red = attrStr("reduction", "none");
   if (red != "none" && red != "add" && red != "mul" && red != "max" &&
       red != "min")
@@ -2805,9 +2808,10 @@ LogicalResult Importer::importScatterElements() {
   if (type(0) != type(2))
     return fail("data and updates element types " + typeName(type(0)) +
                 " and " + typeName(type(2)) + " differ");
-  return out(
-      0, op("mx.scatter_elements", {val(0), val(1), val(2)},
-            {na("axis", i64(attrInt("axis", 0))), na("reduction", str(red))}));
+  SmallVector<NamedAttribute> attrs = {na("reduction", str(red))};
+  if (name == "mx.scatter_elements")
+    attrs.push_back(na("axis", i64(attrInt("axis", 0))));
+  return out(0, op(name, {val(0), val(1), val(2)}, attrs));
 }
 
 LogicalResult Importer::importGatherND() {

@@ -1476,6 +1476,46 @@ func.func @scatter_elements_c4(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<
 
 // -----
 
+// scatter_nd_c1: a tuple addresses at least one and at most rank axes.
+func.func @scatter_nd_c1(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{index tuples of length 3 must address 1 to 2 axes}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_nd %x, %i, %u : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// scatter_nd_c2: updates shape = indices.shape[:-1] + data.shape[q:].
+func.func @scatter_nd_c2(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{updates shape (2, 4) differs from (2, 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_nd %x, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// scatter_nd_c3: updates have the data's element type.
+func.func @scatter_nd_c3(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf16>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{updates and data element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_nd %x, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf16>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// scatter_nd_c4: reduction is none, add, mul, max or min.
+func.func @scatter_nd_c4(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{reduction 'sub' is not one of none, add, mul, max, min}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = mx.scatter_nd %x, %i, %u {reduction = "sub"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
 // gather_nd_c1: batch_dims is below both ranks.
 func.func @gather_nd_c1(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) -> tensor<2xf32> {
   // expected-error @+2 {{batch_dims 2 must be in [0, min(data rank, indices rank))}}

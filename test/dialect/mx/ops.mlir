@@ -550,6 +550,19 @@ func.func @scatter_elements(%x: tensor<3x4xi32>, %i: tensor<3x2xi64>, %u: tensor
 
 // -----
 
+// scatter_nd: reduction = "none" is the default; tuples may address slices.
+// CHECK-LABEL: func.func @scatter_nd(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi64>, %[[U:.*]]: tensor<2x3xf32>, %[[J:.*]]: tensor<2x2xi32>, %[[V:.*]]: tensor<2xf32>)
+// CHECK:         mx.scatter_nd %[[X]], %[[I]], %[[U]] : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK:         mx.scatter_nd %[[X]], %[[J]], %[[V]] {reduction = "min"} : (tensor<4x3xf32>, tensor<2x2xi32>, tensor<2xf32>) -> tensor<4x3xf32>
+func.func @scatter_nd(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>, %j: tensor<2x2xi32>, %v: tensor<2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %a = mx.scatter_nd %x, %i, %u {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %b = mx.scatter_nd %x, %j, %v {reduction = "min"} : (tensor<4x3xf32>, tensor<2x2xi32>, tensor<2xf32>) -> tensor<4x3xf32>
+  return %a, %b : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
 // gather_nd: whole tuples address elements; batch_dims = 0 is the default.
 // CHECK-LABEL: func.func @gather_nd(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>, %[[I:.*]]: tensor<5x3xi64>, %[[J:.*]]: tensor<2x1xi64>)
