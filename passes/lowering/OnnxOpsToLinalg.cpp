@@ -122,9 +122,10 @@ struct GatherElementsLowering : MxPattern<GatherElementsOp> {
 };
 
 /// Combines the value already in place with an update (booleans: add and
-/// max are `or`, mul and min are `and`).
+/// max are `or`, mul and min are `and`; `isUnsigned`: integers compare
+/// unsigned).
 Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
-              Value update) {
+              Value update, bool isUnsigned) {
   Type t = old.getType();
   if (isa<FloatType>(t)) {
     if (reduction == "add")
@@ -145,8 +146,10 @@ Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
   if (reduction == "mul")
     return arith::MulIOp::create(b, loc, old, update);
   if (reduction == "max")
-    return arith::MaxSIOp::create(b, loc, old, update);
-  return arith::MinSIOp::create(b, loc, old, update);
+    return isUnsigned ? arith::MaxUIOp::create(b, loc, old, update).getResult()
+                      : arith::MaxSIOp::create(b, loc, old, update).getResult();
+  return isUnsigned ? arith::MinUIOp::create(b, loc, old, update).getResult()
+                    : arith::MinSIOp::create(b, loc, old, update).getResult();
 }
 
 /// Where an update lands in the output, from the loop position over the
@@ -158,8 +161,12 @@ using PositionFn =
 /// combine in order) carrying the output tensor, starting from the data:
 /// each update is inserted at `position(ivs)`, combined by `reduction` with
 /// the value there unless it is none.
-Value scatter(OpBuilder &b, Location loc, Value data, Value updates,
+Value scatter(OpBuilder &b, Operation *op, Value data, Value updates,
               StringRef reduction, PositionFn position) {
+  Location loc = op->getLoc();
+  // Set by the pass on ops with unsigned operands (made signless since);
+  // indices are signless, so here the data is unsigned.
+  bool isUnsigned = op->hasAttr("mx.unsigned");
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t extent : tensorType(updates).getShape()) {
     lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
@@ -174,7 +181,8 @@ Value scatter(OpBuilder &b, Location loc, Value data, Value updates,
         Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
         if (reduction != "none")
           u = combine(nb, l, reduction,
-                      tensor::ExtractOp::create(nb, l, acc[0], at), u);
+                      tensor::ExtractOp::create(nb, l, acc[0], at), u,
+                      isUnsigned);
         return {tensor::InsertOp::create(nb, l, u, acc[0], at)};
       });
   return nest.results.front();
@@ -189,15 +197,14 @@ struct ScatterElementsLowering : MxPattern<ScatterElementsOp> {
     int64_t axis = normalized(op.getAxis(), dataType.getRank());
     int64_t extent = dataType.getDimSize(axis);
     Value indices = a.getIndices();
-    b.replaceOp(op, scatter(b, op.getLoc(), a.getData(), a.getUpdates(),
-                            op.getReduction(),
-                            [&](OpBuilder &nb, Location l, ValueRange ivs) {
-                              SmallVector<Value> at(ivs);
-                              Value i = tensor::ExtractOp::create(nb, l,
-                                                                  indices, ivs);
-                              at[axis] = positionAlong(nb, l, i, extent);
-                              return at;
-                            }));
+    b.replaceOp(
+        op, scatter(b, op, a.getData(), a.getUpdates(), op.getReduction(),
+                    [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                      SmallVector<Value> at(ivs);
+                      Value i = tensor::ExtractOp::create(nb, l, indices, ivs);
+                      at[axis] = positionAlong(nb, l, i, extent);
+                      return at;
+                    }));
     return success();
   }
 };
@@ -212,20 +219,20 @@ struct ScatterNDLowering : MxPattern<ScatterNDOp> {
     int64_t lead = idxType.getRank() - 1, tuple = idxType.getShape().back();
     Value indices = a.getIndices();
     b.replaceOp(
-        op,
-        scatter(b, op.getLoc(), a.getData(), a.getUpdates(), op.getReduction(),
-                [&](OpBuilder &nb, Location l, ValueRange ivs) {
-                  SmallVector<Value> at, idxAt(ivs.take_front(lead));
-                  idxAt.push_back(Value());
-                  for (int64_t k = 0; k < tuple; ++k) {
-                    idxAt.back() = arith::ConstantIndexOp::create(nb, l, k);
-                    Value t = tensor::ExtractOp::create(nb, l, indices, idxAt);
-                    at.push_back(
-                        positionAlong(nb, l, t, dataType.getDimSize(k)));
-                  }
-                  llvm::append_range(at, ivs.drop_front(lead));
-                  return at;
-                }));
+        op, scatter(b, op, a.getData(), a.getUpdates(), op.getReduction(),
+                    [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                      SmallVector<Value> at, idxAt(ivs.take_front(lead));
+                      idxAt.push_back(Value());
+                      for (int64_t k = 0; k < tuple; ++k) {
+                        idxAt.back() = arith::ConstantIndexOp::create(nb, l, k);
+                        Value t =
+                            tensor::ExtractOp::create(nb, l, indices, idxAt);
+                        at.push_back(
+                            positionAlong(nb, l, t, dataType.getDimSize(k)));
+                      }
+                      llvm::append_range(at, ivs.drop_front(lead));
+                      return at;
+                    }));
     return success();
   }
 };

@@ -57,6 +57,16 @@ func.func @scatter_elements_none(%x: tensor<4xi32>, %i: tensor<2xi64>, %u: tenso
 
 // -----
 
+// scatter_elements with reduction max on unsigned data compares unsigned.
+// CHECK-LABEL: func.func @scatter_elements_unsigned_max(
+// CHECK:         arith.maxui %{{.*}}, %{{.*}} : i8
+func.func @scatter_elements_unsigned_max(%x: tensor<4xui8>, %i: tensor<2xi64>, %u: tensor<2xui8>) -> tensor<4xui8> {
+  %0 = mx.scatter_elements %x, %i, %u {reduction = "max"} : (tensor<4xui8>, tensor<2xi64>, tensor<2xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+
+// -----
+
 // scatter_nd with reduction mul: one loop per updates axis; the row comes
 // from the index tuple (wrapped and clamped to 3), the column is the loop's.
 // CHECK-LABEL: func.func @scatter_nd_mul(
