@@ -104,6 +104,8 @@ struct GatherElementsLowering : MxPattern<GatherElementsOp> {
     int64_t rank = type.getRank(),
             axis = normalized(op.getAxis(), dataType.getRank());
     int64_t extent = dataType.getDimSize(axis);
+    if (extent == 0 && type.getNumElements() > 0)
+      return op.emitOpError("gathers from an axis of extent 0");
     Value data = a.getData();
     AffineMap id = b.getMultiDimIdentityMap(rank);
     Value y = generic(b, op.getLoc(), type, {a.getIndices()}, {id, id},
@@ -196,6 +198,8 @@ struct ScatterElementsLowering : MxPattern<ScatterElementsOp> {
     auto dataType = tensorType(a.getData());
     int64_t axis = normalized(op.getAxis(), dataType.getRank());
     int64_t extent = dataType.getDimSize(axis);
+    if (extent == 0 && tensorType(a.getUpdates()).getNumElements() > 0)
+      return op.emitOpError("scatters into an axis of extent 0");
     Value indices = a.getIndices();
     b.replaceOp(
         op, scatter(b, op, a.getData(), a.getUpdates(), op.getReduction(),
@@ -217,6 +221,9 @@ struct ScatterNDLowering : MxPattern<ScatterNDOp> {
     auto dataType = tensorType(a.getData());
     auto idxType = tensorType(a.getIndices());
     int64_t lead = idxType.getRank() - 1, tuple = idxType.getShape().back();
+    if (llvm::is_contained(dataType.getShape().take_front(tuple), 0) &&
+        tensorType(a.getUpdates()).getNumElements() > 0)
+      return op.emitOpError("scatters into an axis of extent 0");
     Value indices = a.getIndices();
     b.replaceOp(
         op, scatter(b, op, a.getData(), a.getUpdates(), op.getReduction(),
@@ -249,6 +256,9 @@ struct GatherNDLowering : MxPattern<GatherNDOp> {
     auto idxType = tensorType(a.getIndices());
     int64_t batch = op.getBatchDims(), lead = idxType.getRank() - 1,
             tuple = idxType.getShape().back();
+    if (llvm::is_contained(dataType.getShape().slice(batch, tuple), 0) &&
+        type.getNumElements() > 0)
+      return op.emitOpError("gathers from an axis of extent 0");
     Value data = a.getData(), indices = a.getIndices();
     Value y = generic(
         b, op.getLoc(), type, {}, {b.getMultiDimIdentityMap(type.getRank())},
