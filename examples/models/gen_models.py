@@ -619,6 +619,9 @@ MODELS = {
     "resnet-50": lambda: resnet_v2(num_layers=50),
     "resnet18_v1": lambda: resnet_v1(num_layers=18),
     "mobilenet": mobilenet,
+    # 10 classes, for Fashion-MNIST (examples/train_fashion).
+    "mlp-fashion": lambda: mlp(num_classes=10),
+    "lenet-fashion": lambda: lenet(num_classes=10),
 }
 
 
