@@ -94,6 +94,81 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   return updates;
 }
 
+/// mx.reduce `op` over `axes`, keeping them as extents of 1.
+Value reduceKeep(OpBuilder &b, Location loc, StringRef op, Value v,
+                 ArrayRef<int64_t> axes) {
+  return createInferred<ReduceOp>(
+      b, loc, v,
+      {b.getNamedAttr("op", b.getStringAttr(op)),
+       b.getNamedAttr("axis", b.getDenseI64ArrayAttr(axes)),
+       b.getNamedAttr("keepdims", b.getBoolAttr(true))});
+}
+
+/// Rewrites LayerNorm into mx reductions and arithmetic, whose gradients
+/// compose into LayerNorm's.
+void expandLayerNorm(OpBuilder &b, LayerNormOp op) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto xt = tensorOf(op.getData());
+  int64_t rank = xt.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  SmallVector<int64_t> chShape(rank, 1);
+  chShape[axis] = xt.getDimSize(axis);
+  Value xc = binary(b, loc, "sub", op.getData(),
+                    reduceKeep(b, loc, "mean", op.getData(), {axis}));
+  Value var = reduceKeep(b, loc, "mean", binary(b, loc, "mul", xc, xc), {axis});
+  Value inv =
+      build::unary(b, loc, "rsqrt",
+                   scalar(b, loc, "add", var, op.getEps().convertToDouble()));
+  Value y = binary(b, loc, "mul", binary(b, loc, "mul", xc, inv),
+                   reshape(b, loc, op.getGamma(), chShape));
+  y = binary(b, loc, "add", y, reshape(b, loc, op.getBeta(), chShape));
+  op.getOutput().replaceAllUsesWith(y);
+  op.erase();
+}
+
+/// Rewrites LRN, x / (knorm + alpha / nsize * s)^beta with s the sum of x^2
+/// over the nsize channels centred on each (zero beyond the edges), into
+/// slices, concatenations and arithmetic, whose gradients compose into its.
+void expandLRN(OpBuilder &b, LRNOp op) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Value x = op.getData();
+  auto shape = tensorOf(x).getShape();
+  int64_t c = shape[1], half = op.getNsize() / 2;
+  Value sq = binary(b, loc, "mul", x, x);
+  // Channels [from, to) of sq.
+  auto channels = [&](int64_t from, int64_t to) {
+    SmallVector<int64_t> begin(shape.size(), 0), end(shape);
+    begin[1] = from;
+    end[1] = to;
+    return createInferred<SliceOp>(
+        b, loc, sq,
+        {b.getNamedAttr("begin", b.getDenseI64ArrayAttr(begin)),
+         b.getNamedAttr("end", b.getDenseI64ArrayAttr(end))});
+  };
+  auto concat = [&](Value u, Value v) {
+    return createInferred<ConcatOp>(
+        b, loc, {u, v}, {b.getNamedAttr("dim", b.getI64IntegerAttr(1))});
+  };
+  Value s = sq;
+  for (int64_t o = 1; o <= half && o < c; ++o) {
+    // Channel k also sums sq[k - o] and sq[k + o]; zeros past the edges
+    // (a slice times 0, so every value keeps its shape and gradient).
+    Value below =
+        concat(scalar(b, loc, "mul", channels(0, o), 0.0), channels(0, c - o));
+    Value above =
+        concat(channels(o, c), scalar(b, loc, "mul", channels(c - o, c), 0.0));
+    s = binary(b, loc, "add", s, binary(b, loc, "add", below, above));
+  }
+  double alpha = op.getAlpha().convertToDouble() / double(op.getNsize());
+  Value d = scalar(b, loc, "add", scalar(b, loc, "mul", s, alpha),
+                   op.getKnorm().convertToDouble());
+  d = scalar(b, loc, "power", d, op.getBeta().convertToDouble());
+  op.getOutput().replaceAllUsesWith(binary(b, loc, "div", x, d));
+  op.erase();
+}
+
 struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
   using GradientPassBase::GradientPassBase;
 
@@ -173,6 +248,15 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       auxUpdates.push_back(mean);
       auxUpdates.push_back(var);
     }
+    // LayerNorm and LRN differentiate as their compositions.
+    SmallVector<LayerNormOp> lns;
+    SmallVector<LRNOp> lrns;
+    fn.walk([&](LayerNormOp op) { lns.push_back(op); });
+    fn.walk([&](LRNOp op) { lrns.push_back(op); });
+    for (LayerNormOp op : lns)
+      expandLayerNorm(b, op);
+    for (LRNOp op : lrns)
+      expandLRN(b, op);
     // Dropout multiplies by a mask drawn from a counter: a new i64 argument
     // (mx.state "dropout_counter"), advanced by one per call.
     SmallVector<DropoutOp> drops;
