@@ -270,8 +270,10 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       Value counter = fn.getArgument(i);
       for (auto [k, op] : llvm::enumerate(drops)) {
         b.setInsertionPoint(op);
+        // The mask reads only x's shape: BlockGrad keeps it out of the walk.
+        Value like = createInferred<BlockGradOp>(b, op.getLoc(), op.getData());
         Value mask = createInferred<DropoutMaskOp>(
-            b, op.getLoc(), {op.getData(), counter},
+            b, op.getLoc(), {like, counter},
             {b.getNamedAttr("p", op.getPAttr()),
              b.getNamedAttr("seed", b.getI64IntegerAttr(k))});
         op.getOutput().replaceAllUsesWith(

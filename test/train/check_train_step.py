@@ -254,17 +254,22 @@ def check_dropout(mxc, mxrun, work):
     p, batch, width = 0.25, 64, 50
     d = os.path.join(work, "dropout")
     os.makedirs(d, exist_ok=True)
-    nodes = [node("null", "data", []), node("Dropout", "drop", [[0, 0, 0]], p=p),
+    # data * s (s = 1, a learned scale) -> Dropout: the dropout's input
+    # carries a gradient, as inside a network.
+    nodes = [node("null", "data", []), node("null", "scale", []),
+             node("broadcast_mul", "scaled", [[0, 0, 0], [1, 0, 0]]),
+             node("Dropout", "drop", [[2, 0, 0]], p=p),
              node("null", "fc_weight", []), node("null", "fc_bias", []),
-             node("FullyConnected", "fc", [[1, 0, 0], [2, 0, 0], [3, 0, 0]], num_hidden=3),
+             node("FullyConnected", "fc", [[3, 0, 0], [4, 0, 0], [5, 0, 0]], num_hidden=3),
              node("null", "softmax_label", []),
-             node("SoftmaxOutput", "softmax", [[4, 0, 0], [5, 0, 0]])]
-    graph = {"nodes": nodes, "arg_nodes": [0, 2, 3, 5], "heads": [[6, 0, 0]],
+             node("SoftmaxOutput", "softmax", [[6, 0, 0], [7, 0, 0]])]
+    graph = {"nodes": nodes, "arg_nodes": [0, 1, 4, 5, 7], "heads": [[8, 0, 0]],
              "attrs": {"mxnet_version": ["int", 10900]}}
     with open(os.path.join(d, "symbol.json"), "w") as f:
         json.dump(graph, f)
     with open(os.path.join(d, "init.params"), "wb") as f:
-        f.write(params_bytes([("arg:fc_weight", np.zeros((3, width), np.float32)),
+        f.write(params_bytes([("arg:scale", np.ones((1, width), np.float32)),
+                              ("arg:fc_weight", np.zeros((3, width), np.float32)),
                               ("arg:fc_bias", np.zeros(3, np.float32))]))
     np.save(os.path.join(d, "x.npy"), np.ones((batch, width), np.float32))
     np.save(os.path.join(d, "y.npy"), np.zeros(batch, np.float32))
