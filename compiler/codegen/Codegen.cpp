@@ -624,8 +624,40 @@ std::string mxc::generateHeader(const ModelSpec &spec,
     os << ",\n    const " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
   for (const TensorSpec &t : spec.outputs)
     os << ",\n    " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
-  os << ");\n\n"
-     << "/** Frees the instance. Accepts NULL. */\n"
+  os << ");\n\n";
+  if (spec.isTraining()) {
+    os << "/* Training library (mxc --train). Besides forward, the model has "
+          "the\n * functions below, called with mxrt_instance_call(instance, "
+          "index, ...) on\n * the instance "
+       << n << "_create returns (cast to mxrt_instance *).\n"
+       << " * Tensors go in the order listed; the runtime checks dtypes and "
+          "shapes. */\n";
+    for (const auto &[i, f] : llvm::enumerate(spec.functions)) {
+      os << "/* " << f.name << " (index " << i + 1 << ")"
+         << (f.updatesState ? ": one optimizer step, updating the parameters, "
+                              "moving\n *   statistics and optimizer states "
+                              "of the instance in place.\n"
+                            : ": gradients at the instance's parameters; "
+                              "updates nothing.\n");
+      for (const TensorSpec &t : f.inputs)
+        os << " *   in  " << t.name << ": " << dtypeName(t.dtype) << " "
+           << shapeText(t.shape) << "\n";
+      for (const TensorSpec &t : f.outputs)
+        os << " *   out " << t.name << ": " << dtypeName(t.dtype) << " "
+           << shapeText(t.shape) << "\n";
+      os << " */\n#define " << upper << "_FN_"
+         << llvm::StringRef(cIdentifier(f.name)).upper() << " " << i + 1
+         << "\n";
+    }
+    os << "/* Parameters, by mxrt_instance_get_param / _set_param index "
+          "(mxrt_instance_save_params\n * writes them as an MXNet .params "
+          "file):\n";
+    for (const auto &[i, p] : llvm::enumerate(spec.params))
+      os << " *   " << i << " " << p.name << ": " << dtypeName(p.dtype) << " "
+         << shapeText(p.shape) << (p.aux ? " (aux)" : "") << "\n";
+    os << " */\n\n";
+  }
+  os << "/** Frees the instance. Accepts NULL. */\n"
      << "void " << n << "_release(" << n << " *instance);\n\n"
      << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
         "MXC_MODEL_"
