@@ -15,8 +15,8 @@
 // CHECK-NOT:     mx.scalar %arg6 {op = "add"
 // CHECK:         return
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME:    %{{.*}}: tensor<2x3xf32> {mx.name = "data"}, %[[LR:.*]]: tensor<f32> {mx.name = "learning_rate"}, %[[W:.*]]: tensor<4x3xf32> {mx.name = "w", mx.param}
-// CHECK-SAME:    %[[C:.*]]: tensor<i64> {mx.name = "dropout_counter", mx.state}, %[[MW:.*]]: tensor<4x3xf32> {mx.name = "w_momentum", mx.state}, %{{.*}}: tensor<4xf32> {mx.name = "g_momentum", mx.state}, %{{.*}}: tensor<4xf32> {mx.name = "b_momentum", mx.state})
+// CHECK-SAME:    %{{.*}}: tensor<2x3xf32> {mx.name = "data"}, %[[LR:[a-z0-9]+]]: tensor<f32> {mx.name = "learning_rate"}, %[[W:[a-z0-9]+]]: tensor<4x3xf32> {mx.name = "w", mx.param}
+// CHECK-SAME:    %[[C:[a-z0-9]+]]: tensor<i64> {mx.name = "dropout_counter", mx.state}, %[[MW:[a-z0-9]+]]: tensor<4x3xf32> {mx.name = "w_momentum", mx.state}, %{{.*}}: tensor<4xf32> {mx.name = "g_momentum", mx.state}, %{{.*}}: tensor<4xf32> {mx.name = "b_momentum", mx.state})
 // CHECK-SAME:    -> (tensor<2x4xf32>, tensor<4x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<4x3xf32>, tensor<4xf32>, tensor<4xf32>)
 // The counter advances by one.
 // CHECK:         %[[C2:.*]] = mx.scalar %[[C]] {op = "add", scalar = 1.000000e+00 : f64}
