@@ -32,6 +32,20 @@ def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FuseElementwisePass
+    : Pass<"mxc-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops";
+  let description = [{
+    After mxc-convert-mx-to-linalg: an elementwise linalg.generic whose
+    result has a single use, by another elementwise linalg.generic, is merged
+    into it (MLIR's elementwise fusion patterns), so a chain of pointwise mx
+    ops (bias, activation, scale, residual add) runs as one loop nest
+    without intermediate buffers. A producer with more than one use is not
+    fused (it would be recomputed per consumer).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FlattenEmptyMemrefArgsPass
     : Pass<"mxc-flatten-empty-memref-args", "::mlir::func::FuncOp"> {
   let summary = "Pass empty memref arguments as memref<0xT>";

@@ -16,6 +16,7 @@ namespace {
 constexpr const char *kCpuPipeline =
     "func.func(mxc-convert-mx-to-linalg),"
     "canonicalize,"
+    "func.func(mxc-fuse-elementwise),"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
