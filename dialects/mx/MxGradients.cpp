@@ -411,6 +411,49 @@ Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
                                       {arrAttr(b, "axes", inv)})};
 }
 
+Grads gradientOf(BroadcastToOp op, OpBuilder &b, ValueRange dys) {
+  return {sumTo(b, op.getLoc(), dys[0], tensorOf(op.getData()).getShape())};
+}
+
+/// Float-to-float casts pass the gradient back in the source type; casts
+/// from or to integers and booleans carry none (their operand is data).
+Grads gradientOf(CastOp op, OpBuilder &b, ValueRange dys) {
+  auto from = tensorOf(op.getData()).getElementType();
+  if (!isa<FloatType>(from) || !isa<FloatType>(op.getTo()))
+    return {Value()};
+  return {createInferred<CastOp>(b, op.getLoc(), dys[0],
+                                 {b.getNamedAttr("to", TypeAttr::get(from))})};
+}
+
+/// where(c, x, y): x gets dy where c holds, y where it does not, each summed
+/// down to its broadcast shape; the condition gets none.
+Grads gradientOf(WhereOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  Value zero = filled(b, loc, dys[0], 0.0);
+  auto pick = [&](Value t, Value f) {
+    return createInferred<WhereOp>(b, loc, {op.getCond(), t, f});
+  };
+  return {Value(),
+          sumTo(b, loc, pick(dys[0], zero), tensorOf(op.getX()).getShape()),
+          sumTo(b, loc, pick(zero, dys[0]), tensorOf(op.getY()).getShape())};
+}
+
+/// Trilu keeps a triangle: its gradient keeps the same one.
+Grads gradientOf(TriluOp op, OpBuilder &b, ValueRange dys) {
+  return {createInferred<TriluOp>(b, op.getLoc(), dys[0],
+                                  {boolAttr(b, "upper", op.getUpper()),
+                                   b.getNamedAttr("k", op.getKAttr())})};
+}
+
+/// A prefix sum's gradient is the suffix sum of dy (same exclusiveness,
+/// the other direction).
+Grads gradientOf(CumSumOp op, OpBuilder &b, ValueRange dys) {
+  return {createInferred<CumSumOp>(b, op.getLoc(), dys[0],
+                                   {b.getNamedAttr("axis", op.getAxisAttr()),
+                                    boolAttr(b, "exclusive", op.getExclusive()),
+                                    boolAttr(b, "reverse", !op.getReverse())})};
+}
+
 Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   int64_t rank = tensorOf(dys[0]).getRank();
@@ -484,5 +527,6 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          LinearRegressionOutputOp, LogisticRegressionOutputOp, MakeLossOp,
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
-         SliceChannelOp, EmbeddingOp>(ctx);
+         SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
+         CumSumOp>(ctx);
 }
