@@ -411,6 +411,21 @@ Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
                                       {arrAttr(b, "axes", inv)})};
 }
 
+/// Constant padding: dx is dy with the padding undone, i.e. dy padded by
+/// the negated pads (a crop where the forward padded, zeros where it
+/// cropped).
+Grads gradientOf(PadOp op, OpBuilder &b, ValueRange dys) {
+  if (op.getMode() != "constant") {
+    op.emitError("no gradient yet for pad mode '") << op.getMode() << "'";
+    return {Value()};
+  }
+  SmallVector<int64_t> pads;
+  for (int64_t p : op.getPads())
+    pads.push_back(-p);
+  return {createInferred<PadOp>(b, op.getLoc(), dys[0],
+                                {arrAttr(b, "pads", pads)})};
+}
+
 Grads gradientOf(BroadcastToOp op, OpBuilder &b, ValueRange dys) {
   return {sumTo(b, op.getLoc(), dys[0], tensorOf(op.getData()).getShape())};
 }
@@ -528,5 +543,5 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
-         CumSumOp>(ctx);
+         CumSumOp, PadOp>(ctx);
 }
