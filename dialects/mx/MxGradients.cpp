@@ -426,6 +426,30 @@ Grads gradientOf(PadOp op, OpBuilder &b, ValueRange dys) {
                                 {arrAttr(b, "pads", pads)})};
 }
 
+/// matmul (ranks >= 2, batch axes broadcasting): dA = dY B^T and dB = A^T
+/// dY, each summed down to its operand's shape.
+Grads gradientOf(MatMulOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto at = tensorOf(op.getLhs()), bt = tensorOf(op.getRhs());
+  if (at.getRank() < 2 || bt.getRank() < 2) {
+    op.emitError("no gradient yet for matmul with a 1-D operand");
+    return {Value(), Value()};
+  }
+  auto swapLast = [&](Value v) {
+    int64_t r = tensorOf(v).getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < r; ++i)
+      perm.push_back(i);
+    std::swap(perm[r - 1], perm[r - 2]);
+    return createInferred<TransposeOp>(b, loc, v, {arrAttr(b, "axes", perm)});
+  };
+  auto mm = [&](Value x, Value y) {
+    return createInferred<MatMulOp>(b, loc, {x, y});
+  };
+  return {sumTo(b, loc, mm(dys[0], swapLast(op.getRhs())), at.getShape()),
+          sumTo(b, loc, mm(swapLast(op.getLhs()), dys[0]), bt.getShape())};
+}
+
 Grads gradientOf(BroadcastToOp op, OpBuilder &b, ValueRange dys) {
   return {sumTo(b, op.getLoc(), dys[0], tensorOf(op.getData()).getShape())};
 }
@@ -543,5 +567,5 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
-         CumSumOp, PadOp>(ctx);
+         CumSumOp, PadOp, MatMulOp>(ctx);
 }
