@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <random>
 
 using namespace mlir;
 using namespace mxc;
@@ -564,6 +565,7 @@ private:
   LogicalResult importReduce(StringRef opType);
   LogicalResult importArgReduce(StringRef fn);
   LogicalResult importDropout();
+  LogicalResult importSeededDropout(double ratio);
   LogicalResult importShape();
   LogicalResult importRange();
   LogicalResult importDepthToSpace(bool toSpace);
@@ -2678,17 +2680,20 @@ LogicalResult Importer::importArgReduce(StringRef fn) {
 }
 
 LogicalResult Importer::importDropout() {
-  ignoreAttrs({"is_test", "seed", "ratio", "consumed_inputs"});
+  ignoreAttrs({"is_test", "ratio", "consumed_inputs"});
   if (has(2)) {
     const Const *train = cst(2);
     if (!train)
       return fail("training_mode must be a compile-time constant");
     // Training with ratio 0 keeps everything, as inference does.
     const Const *ratio = cst(1);
-    bool keepsAll = has(1) && ratio && ratio->size() == 1 && ratio->f(0) == 0;
-    if (train->size() && train->i(0) && !keepsAll)
-      return fail("training_mode=true is not supported (inference only)");
+    if (has(1) && !ratio)
+      return fail("ratio must be a compile-time constant");
+    double p = has(1) ? ratio->f(0) : 0.5;
+    if (train->size() && train->i(0) && p != 0)
+      return importSeededDropout(p);
   }
+  attr("seed");
   if (wants(1)) {
     // The mask of an inference dropout keeps everything.
     Const mask(TP::BOOL, shape(0));
@@ -2697,6 +2702,35 @@ LogicalResult Importer::importDropout() {
     (void)outConst(1, std::move(mask));
   }
   return forward(0, 0);
+}
+
+/// Dropout in training mode with a `seed`: the mask is fixed by the seed,
+/// so it is drawn at compile time, from MT19937 seeded with it and NumPy's
+/// uniform doubles (53 bits from two draws), as ONNX's reference
+/// implementation draws it: kept where u >= ratio, scaled by 1 / (1 -
+/// ratio). Every call applies the same mask.
+LogicalResult Importer::importSeededDropout(double ratio) {
+  auto seed = attrInt("seed", -1);
+  if (!attr("seed") || seed < 0 || seed > 0xffffffffll)
+    return fail("training_mode=true needs a seed attribute in [0, 2^32) "
+                "(the mask is drawn at compile time)");
+  if (!(ratio > 0 && ratio < 1))
+    return fail("ratio " + std::to_string(ratio) + " is not in [0, 1)");
+  if (failed(requireFloat(0)))
+    return failure();
+  std::mt19937 gen{static_cast<uint32_t>(seed)};
+  Const scale(type(0), shape(0)), mask(TP::BOOL, shape(0));
+  for (int64_t k = 0; k < scale.size(); ++k) {
+    uint32_t a = gen() >> 5, b = gen() >> 6;
+    double u = (a * 67108864.0 + b) / 9007199254740992.0;
+    bool keep = u >= ratio;
+    scale.set(k, keep ? 1.0 / (1.0 - ratio) : 0.0);
+    mask.ints[k] = keep;
+  }
+  Value y = binary(val(0), param(scale, nodeName + "_mask"), "mul");
+  if (wants(1) && failed(outConst(1, std::move(mask))))
+    return failure();
+  return out(0, y);
 }
 
 LogicalResult Importer::importDepthToSpace(bool toSpace) {
