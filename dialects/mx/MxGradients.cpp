@@ -450,6 +450,37 @@ Grads gradientOf(MatMulOp op, OpBuilder &b, ValueRange dys) {
           sumTo(b, loc, mm(swapLast(op.getLhs()), dys[0]), bt.getShape())};
 }
 
+/// Element gathers: dy scattered back, adding where indices repeat.
+Grads gradientOf(GatherElementsOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  return {createInferred<ScatterElementsOp>(
+              b, loc,
+              {filled(b, loc, op.getData(), 0.0), op.getIndices(), dys[0]},
+              {b.getNamedAttr("axis", op.getAxisAttr()),
+               strAttr(b, "reduction", "add")}),
+          Value()};
+}
+
+/// gather along `axis`: the indices flattened into one axis, broadcast to
+/// dy's shape, then dy scattered back with add (repeated indices sum).
+Grads gradientOf(GatherOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData()), it = tensorOf(op.getIndices());
+  int64_t rank = xt.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  SmallVector<int64_t> shape(xt.getShape()), idxShape(rank, 1);
+  shape[axis] = it.getNumElements();
+  idxShape[axis] = it.getNumElements();
+  Value dy = reshape(b, loc, dys[0], shape);
+  Value idx = createInferred<BroadcastToOp>(
+      b, loc, reshape(b, loc, op.getIndices(), idxShape),
+      {arrAttr(b, "shape", shape)});
+  return {createInferred<ScatterElementsOp>(
+              b, loc, {filled(b, loc, op.getData(), 0.0), idx, dy},
+              {i64Attr(b, "axis", axis), strAttr(b, "reduction", "add")}),
+          Value()};
+}
+
 Grads gradientOf(BroadcastToOp op, OpBuilder &b, ValueRange dys) {
   return {sumTo(b, op.getLoc(), dys[0], tensorOf(op.getData()).getShape())};
 }
@@ -567,5 +598,5 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
-         CumSumOp, PadOp, MatMulOp>(ctx);
+         CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp>(ctx);
 }

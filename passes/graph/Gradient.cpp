@@ -94,6 +94,31 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   return updates;
 }
 
+/// Rewrites a BatchNorm with use_global_stats (normalizing with its moving
+/// statistics, as at inference: frozen BatchNorm when fine-tuning) into
+/// arithmetic, whose gradients compose into its.
+void expandGlobalStatsBatchNorm(OpBuilder &b, BatchNormOp op) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto xt = tensorOf(op.getData());
+  int64_t rank = xt.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  SmallVector<int64_t> chShape(rank, 1);
+  chShape[axis] = xt.getDimSize(axis);
+  auto channel = [&](Value v) { return reshape(b, loc, v, chShape); };
+  Value inv = build::unary(b, loc, "rsqrt",
+                           scalar(b, loc, "add", channel(op.getMovingVar()),
+                                  op.getEps().convertToDouble()));
+  Value y = binary(
+      b, loc, "mul",
+      binary(b, loc, "sub", op.getData(), channel(op.getMovingMean())), inv);
+  if (!op.getFixGamma())
+    y = binary(b, loc, "mul", y, channel(op.getGamma()));
+  y = binary(b, loc, "add", y, channel(op.getBeta()));
+  op.getOutput().replaceAllUsesWith(y);
+  op.erase();
+}
+
 /// mx.reduce `op` over `axes`, keeping them as extents of 1.
 Value reduceKeep(OpBuilder &b, Location loc, StringRef op, Value v,
                  ArrayRef<int64_t> axes) {
@@ -236,11 +261,12 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
 
     // Training semantics first: the walk then sees what training runs.
     SmallVector<Value> auxUpdates, auxOld;
-    SmallVector<BatchNormOp> bns;
+    SmallVector<BatchNormOp> bns, frozen;
     fn.walk([&](BatchNormOp op) {
-      if (!op.getUseGlobalStats())
-        bns.push_back(op);
+      (op.getUseGlobalStats() ? frozen : bns).push_back(op);
     });
+    for (BatchNormOp op : frozen)
+      expandGlobalStatsBatchNorm(b, op);
     for (BatchNormOp op : bns) {
       auxOld.push_back(op.getMovingMean());
       auxOld.push_back(op.getMovingVar());
