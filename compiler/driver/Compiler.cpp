@@ -13,6 +13,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
@@ -280,6 +281,27 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     module->removeAttr("mxc.arena_size");
   }
 
+  // The frontends' argument names and roles (mx.name, mx.param, ...) have
+  // served their purpose; LLVM translation would warn about each, printing
+  // the whole function every time.
+  module.walk([](mlir::FunctionOpInterface fn) {
+    auto strip = [](mlir::DictionaryAttr attrs) {
+      llvm::SmallVector<mlir::NamedAttribute> kept;
+      for (mlir::NamedAttribute a : attrs)
+        if (!a.getName().getValue().starts_with("mx."))
+          kept.push_back(a);
+      return mlir::DictionaryAttr::get(attrs.getContext(), kept);
+    };
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.setArgAttrs(i, strip(fn.getArgAttrDict(i) ? fn.getArgAttrDict(i)
+                                                   : mlir::DictionaryAttr::get(
+                                                         fn->getContext())));
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      fn.setResultAttrs(
+          i, strip(fn.getResultAttrDict(i)
+                       ? fn.getResultAttrDict(i)
+                       : mlir::DictionaryAttr::get(fn->getContext())));
+  });
   llvm::LLVMContext llvmContext;
   auto llvmModule = buildLLVMModule(module, spec, llvmContext);
   if (!llvmModule)
