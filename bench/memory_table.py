@@ -28,14 +28,17 @@ def mb(n):
     return f"{n / 2**20:,.1f}"
 
 
-def plan(mxc, model, batch, work, train=False):
-    """The plan report of @forward, or of @train_step with `train`."""
+def plan(mxc, model, batch, work, train=False, fusion=False):
+    """The plan report of @forward, or of @train_step with `train`; the
+    graph as the frontend gives it unless `fusion` (mxc's default)."""
     report = os.path.join(work, "plan.json")
     cmd = [mxc, os.path.join(ROOT, "examples", "models", model),
            "--input", f"data={batch}x3x224x224", "-O0", "--emit=obj",
            "-o", os.path.join(work, "model.o"), "--memory-plan-json", report]
     if train:
         cmd.append("--train")
+    if not fusion:
+        cmd.append("--no-fusion")
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(report) as f:
         reports = json.load(f)
@@ -97,7 +100,8 @@ def main():
             for name, model in MODELS:
                 print(f"planning {name} (train={train}) ...", file=sys.stderr)
                 rows.append((name + (" training" if train else " forward"),
-                             plan(a.mxc, model, a.batch, work, train)))
+                             plan(a.mxc, model, a.batch, work, train),
+                             plan(a.mxc, model, a.batch, work, train, fusion=True)))
         rss = None
         if not a.no_rss:
             print("measuring ResNet-50 batch 32 ...", file=sys.stderr)
@@ -111,18 +115,21 @@ def main():
           "inputs, in MiB, of the forward pass and of one training step "
           "(`mxc --train`: forward, backward and the SGD update, BatchNorm in "
           "training mode); weights, gradients written to parameters, inputs "
-          "and outputs are not included. `bound` is the most bytes simultaneously live in the "
+          "and outputs are not included. The strategies plan the graph as "
+          "the frontend gives it (`--no-fusion`), one buffer per operator "
+          "output as MXNet allocates; `best, fused` is the default build, "
+          "whose elementwise fusion leaves fewer buffers to plan. `bound` is the most bytes simultaneously live in the "
           "execution order after in-place merging: no placement of these "
           "buffers can use less.\n")
     print("| model | " + " | ".join(STRATEGIES) +
-          " | bound | best / bound | naive / best |")
-    print("|---" * (len(STRATEGIES) + 4) + "|")
-    for name, r in rows:
+          " | bound | best / bound | naive / best | best, fused |")
+    print("|---" * (len(STRATEGIES) + 5) + "|")
+    for name, r, fused in rows:
         s = r["strategies"]
         bound = r["lower_bound_bytes"]
         print(f"| {name} | " + " | ".join(mb(s[k]) for k in STRATEGIES) +
               f" | {mb(bound)} | {s['best'] / bound:.3f} | "
-              f"{s['naive'] / s['best']:.1f}x |")
+              f"{s['naive'] / s['best']:.1f}x | {mb(fused['strategies']['best'])} |")
     print("""
 Strategies (`mxc --memory-plan=...`, passes/memory/PlanMemory.cpp): `naive`
 gives every buffer its own space; `inplace` lets an elementwise op write over

@@ -45,6 +45,8 @@ struct CpuPipelineOptions {
   bool printMemoryPlan = false;
   /// Write the plan report as JSON to this file (empty: none).
   std::string memoryPlanJson;
+  /// Fuse elementwise chains (mxc-fuse-elementwise).
+  bool fuseElementwise = true;
 };
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's

@@ -16,7 +16,7 @@ namespace {
 constexpr const char *kCpuPipeline =
     "func.func(mxc-convert-mx-to-linalg),"
     "canonicalize,"
-    "func.func(mxc-fuse-elementwise),"
+    "@FUSE@"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -72,6 +72,9 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     plan += " json-file=" + opts.memoryPlanJson;
   std::string pipeline = kCpuPipeline;
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
+  pipeline.replace(pipeline.find("@FUSE@"), 6,
+                   opts.fuseElementwise ? "func.func(mxc-fuse-elementwise),"
+                                        : "");
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }

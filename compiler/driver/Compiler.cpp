@@ -271,6 +271,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   pipelineOptions.memoryPlan = options.memoryPlan;
   pipelineOptions.printMemoryPlan = options.printMemoryPlan;
   pipelineOptions.memoryPlanJson = options.memoryPlanJson;
+  pipelineOptions.fuseElementwise = options.fusion;
   buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("'" + options.modelPath + "': lowering failed:\n" +

@@ -63,6 +63,9 @@ struct CompileOptions {
   std::string memoryPlan = "best";
   bool printMemoryPlan = false;
   std::string memoryPlanJson;
+  /// Operator fusion (--no-fusion turns it off, e.g. to plan memory for
+  /// the graph as the frontend gives it).
+  bool fusion = true;
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;

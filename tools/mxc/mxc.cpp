@@ -66,6 +66,11 @@ static cl::opt<bool>
                     cl::desc("Print the IR after every MLIR pass"),
                     cl::cat(category));
 
+static cl::opt<bool>
+    noFusion("no-fusion",
+             cl::desc("Do not fuse operators (plans memory for the graph "
+                      "as the frontend gives it)"),
+             cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -145,6 +150,7 @@ int main(int argc, char **argv) {
   options.memoryPlan = memoryPlan;
   options.printMemoryPlan = printMemoryPlan;
   options.memoryPlanJson = memoryPlanJson;
+  options.fusion = !noFusion;
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;
