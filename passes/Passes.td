@@ -46,6 +46,17 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
+  let summary = "Mark tensor arguments not writable for bufferization";
+  let description = [{
+    Inputs and parameters are read only (the entry ABI; parameters live in
+    the library's read-only weights): every tensor argument gets
+    `bufferization.writable = false`, so that one-shot-bufferize copies
+    before an op that updates a tensor in place (a scatter) would write into
+    the caller's buffer.
+  }];
+}
+
 def FlattenEmptyMemrefArgsPass
     : Pass<"mxc-flatten-empty-memref-args", "::mlir::func::FuncOp"> {
   let summary = "Pass empty memref arguments as memref<0xT>";

@@ -17,6 +17,7 @@ constexpr const char *kCpuPipeline =
     "func.func(mxc-convert-mx-to-linalg),"
     "canonicalize,"
     "@FUSE@"
+    "func.func(mxc-read-only-args),"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"

@@ -461,6 +461,59 @@ Grads gradientOf(GatherElementsOp op, OpBuilder &b, ValueRange dys) {
           Value()};
 }
 
+/// scatter_elements: with reduction none the data keeps dy where nothing
+/// was written; with add all of dy. The updates get dy at their targets.
+Grads gradientOf(ScatterElementsOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  StringRef r = op.getReduction();
+  if (r != "none" && r != "add") {
+    op.emitError("no gradient yet for scatter_elements reduction '") << r << "'";
+    return {Value(), Value(), Value()};
+  }
+  auto axis = b.getNamedAttr("axis", op.getAxisAttr());
+  Value dData = r == "add" ? dys[0]
+                           : createInferred<ScatterElementsOp>(
+                                 b, loc,
+                                 {dys[0], op.getIndices(),
+                                  filled(b, loc, op.getUpdates(), 0.0)},
+                                 {axis});
+  return {dData, Value(),
+          createInferred<GatherElementsOp>(b, loc, {dys[0], op.getIndices()},
+                                           {axis})};
+}
+
+/// gather_nd (batch_dims 0): dy scattered back with add.
+Grads gradientOf(GatherNDOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  if (op.getBatchDims() != 0) {
+    op.emitError("no gradient yet for gather_nd with batch_dims");
+    return {Value(), Value()};
+  }
+  return {createInferred<ScatterNDOp>(
+              b, loc,
+              {filled(b, loc, op.getData(), 0.0), op.getIndices(), dys[0]},
+              {strAttr(b, "reduction", "add")}),
+          Value()};
+}
+
+/// scatter_nd: as scatter_elements, with gather_nd for the updates.
+Grads gradientOf(ScatterNDOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  StringRef r = op.getReduction();
+  if (r != "none" && r != "add") {
+    op.emitError("no gradient yet for scatter_nd reduction '") << r << "'";
+    return {Value(), Value(), Value()};
+  }
+  Value dData =
+      r == "add"
+          ? dys[0]
+          : createInferred<ScatterNDOp>(
+                b, loc,
+                {dys[0], op.getIndices(), filled(b, loc, op.getUpdates(), 0.0)});
+  return {dData, Value(),
+          createInferred<GatherNDOp>(b, loc, {dys[0], op.getIndices()})};
+}
+
 /// gather along `axis`: the indices flattened into one axis, broadcast to
 /// dy's shape, then dy scattered back with add (repeated indices sum).
 Grads gradientOf(GatherOp op, OpBuilder &b, ValueRange dys) {
@@ -598,5 +651,6 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
-         CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp>(ctx);
+         CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp,
+         ScatterElementsOp, GatherNDOp, ScatterNDOp>(ctx);
 }

@@ -2161,7 +2161,7 @@ struct ConvertMxToLinalgPass
     populateOnnxOpsToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
   }
 };
 

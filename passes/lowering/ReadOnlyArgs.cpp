@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tensor arguments are read only (see ReadOnlyArgsPass in Passes.td):
+// bufferization copies before writing into one in place.
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mxc {
+#define GEN_PASS_DEF_READONLYARGSPASS
+#include "passes/Passes.h.inc"
+} // namespace mxc
+
+using namespace mlir;
+
+namespace {
+struct ReadOnlyArgsPass : mxc::impl::ReadOnlyArgsPassBase<ReadOnlyArgsPass> {
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (isa<TensorType>(fn.getArgument(i).getType()))
+        fn.setArgAttr(i, "bufferization.writable",
+                      BoolAttr::get(fn.getContext(), false));
+  }
+};
+} // namespace
