@@ -426,15 +426,23 @@ Grads gradientOf(PadOp op, OpBuilder &b, ValueRange dys) {
                                 {arrAttr(b, "pads", pads)})};
 }
 
-/// matmul (ranks >= 2, batch axes broadcasting): dA = dY B^T and dB = A^T
-/// dY, each summed down to its operand's shape.
+/// matmul (batch axes broadcasting): dA = dY B^T and dB = A^T dY, each
+/// summed down to its operand's shape. A 1-D lhs is a row (1, K) and a 1-D
+/// rhs a column (K, 1), whose axis dY lacks.
 Grads gradientOf(MatMulOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   auto at = tensorOf(op.getLhs()), bt = tensorOf(op.getRhs());
-  if (at.getRank() < 2 || bt.getRank() < 2) {
-    op.emitError("no gradient yet for matmul with a 1-D operand");
-    return {Value(), Value()};
+  Value lhs = op.getLhs(), rhs = op.getRhs(), dy = dys[0];
+  SmallVector<int64_t> dyShape(tensorOf(dy).getShape());
+  if (at.getRank() == 1) {
+    lhs = reshape(b, loc, lhs, {1, at.getDimSize(0)});
+    dyShape.insert(dyShape.end() - (bt.getRank() == 1 ? 0 : 1), 1);
   }
+  if (bt.getRank() == 1) {
+    rhs = reshape(b, loc, rhs, {bt.getDimSize(0), 1});
+    dyShape.push_back(1);
+  }
+  dy = reshape(b, loc, dy, dyShape);
   auto swapLast = [&](Value v) {
     int64_t r = tensorOf(v).getRank();
     SmallVector<int64_t> perm;
@@ -446,8 +454,10 @@ Grads gradientOf(MatMulOp op, OpBuilder &b, ValueRange dys) {
   auto mm = [&](Value x, Value y) {
     return createInferred<MatMulOp>(b, loc, {x, y});
   };
-  return {sumTo(b, loc, mm(dys[0], swapLast(op.getRhs())), at.getShape()),
-          sumTo(b, loc, mm(swapLast(op.getLhs()), dys[0]), bt.getShape())};
+  Value da = mm(dy, swapLast(rhs)), db = mm(swapLast(lhs), dy);
+  auto lhsShape = tensorOf(lhs).getShape(), rhsShape = tensorOf(rhs).getShape();
+  return {reshape(b, loc, sumTo(b, loc, da, lhsShape), at.getShape()),
+          reshape(b, loc, sumTo(b, loc, db, rhsShape), bt.getShape())};
 }
 
 /// Element gathers: dy scattered back, adding where indices repeat.
@@ -467,16 +477,18 @@ Grads gradientOf(ScatterElementsOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   StringRef r = op.getReduction();
   if (r != "none" && r != "add") {
-    op.emitError("no gradient yet for scatter_elements reduction '") << r << "'";
+    op.emitError("no gradient yet for scatter_elements reduction '")
+        << r << "'";
     return {Value(), Value(), Value()};
   }
   auto axis = b.getNamedAttr("axis", op.getAxisAttr());
-  Value dData = r == "add" ? dys[0]
-                           : createInferred<ScatterElementsOp>(
-                                 b, loc,
-                                 {dys[0], op.getIndices(),
-                                  filled(b, loc, op.getUpdates(), 0.0)},
-                                 {axis});
+  Value dData =
+      r == "add"
+          ? dys[0]
+          : createInferred<ScatterElementsOp>(
+                b, loc,
+                {dys[0], op.getIndices(), filled(b, loc, op.getUpdates(), 0.0)},
+                {axis});
   return {dData, Value(),
           createInferred<GatherElementsOp>(b, loc, {dys[0], op.getIndices()},
                                            {axis})};
@@ -507,9 +519,9 @@ Grads gradientOf(ScatterNDOp op, OpBuilder &b, ValueRange dys) {
   Value dData =
       r == "add"
           ? dys[0]
-          : createInferred<ScatterNDOp>(
-                b, loc,
-                {dys[0], op.getIndices(), filled(b, loc, op.getUpdates(), 0.0)});
+          : createInferred<ScatterNDOp>(b, loc,
+                                        {dys[0], op.getIndices(),
+                                         filled(b, loc, op.getUpdates(), 0.0)});
   return {dData, Value(),
           createInferred<GatherNDOp>(b, loc, {dys[0], op.getIndices()})};
 }
@@ -599,12 +611,29 @@ Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
 Grads gradientOf(SliceOp op, OpBuilder &b, ValueRange dys) {
   SmallVector<int64_t> starts, steps, counts;
   op.getNormalized(starts, steps, counts);
-  if (llvm::any_of(steps, [](int64_t s) { return s <= 0; })) {
-    op.emitError("no gradient yet for a slice with a negative step");
-    return {Value()};
+  Value dy = dys[0];
+  // A negative step s from b takes b, b + s, ..., b + (c - 1) s: the
+  // reversal of the positive-step slice from b + (c - 1) s. dy is reversed
+  // along those axes (a slice with step -1) and scattered back as that.
+  if (llvm::any_of(steps, [](int64_t s) { return s < 0; })) {
+    SmallVector<int64_t> begin, end, step;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      bool flip = steps[i] < 0;
+      begin.push_back(flip ? counts[i] - 1 : 0);
+      end.push_back(flip ? -counts[i] - 1 : counts[i]);
+      step.push_back(flip ? -1 : 1);
+      if (flip) {
+        starts[i] += (counts[i] - 1) * steps[i];
+        steps[i] = -steps[i];
+      }
+    }
+    dy = createInferred<SliceOp>(b, op.getLoc(), dy,
+                                 {arrAttr(b, "begin", begin),
+                                  arrAttr(b, "end", end),
+                                  arrAttr(b, "step", step)});
   }
   return {createInferred<SliceGradOp>(
-      b, op.getLoc(), dys[0],
+      b, op.getLoc(), dy,
       {arrAttr(b, "data_shape", tensorOf(op.getData()).getShape()),
        arrAttr(b, "starts", starts), arrAttr(b, "steps", steps)})};
 }
