@@ -159,6 +159,35 @@ Grads gradientOf(ConvolutionOp op, OpBuilder &b, ValueRange dys) {
   return g;
 }
 
+/// Deconvolution is the adjoint of Convolution with the same weight (its
+/// layout (C, F/G, k...) is a convolution's (out, in/G, k...) from F to C
+/// channels): dx = conv(dy, w), and dw is that convolution's weight
+/// gradient with x as its output gradient.
+Grads gradientOf(DeconvolutionOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData());
+  size_t n = xt.getRank() - 2;
+  auto orDefault = [&](ArrayRef<int64_t> v, int64_t d) {
+    return v.empty() ? SmallVector<int64_t>(n, d) : SmallVector<int64_t>(v);
+  };
+  SmallVector<NamedAttribute> attrs = {
+      arrAttr(b, "kernel", op.getKernel()),
+      arrAttr(b, "stride", orDefault(op.getStride(), 1)),
+      arrAttr(b, "dilate", orDefault(op.getDilate(), 1)),
+      arrAttr(b, "pad", orDefault(op.getPad(), 0)),
+      i64Attr(b, "num_filter", xt.getDimSize(1)),
+      i64Attr(b, "num_group", op.getNumGroup())};
+  SmallVector<NamedAttribute> convAttrs(attrs);
+  convAttrs.push_back(boolAttr(b, "no_bias", true));
+  Grads g = {createInferred<ConvolutionOp>(b, loc, {dys[0], op.getWeight()},
+                                           convAttrs),
+             createInferred<ConvolutionGradWeightOp>(
+                 b, loc, {dys[0], op.getData()}, attrs)};
+  if (op.getBias())
+    g.push_back(sumExcept(b, loc, dys[0], 1));
+  return g;
+}
+
 Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
@@ -681,5 +710,5 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
          CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp,
-         ScatterElementsOp, GatherNDOp, ScatterNDOp>(ctx);
+         ScatterElementsOp, GatherNDOp, ScatterNDOp, DeconvolutionOp>(ctx);
 }
