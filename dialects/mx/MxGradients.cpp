@@ -443,10 +443,71 @@ Grads gradientOf(TransposeOp op, OpBuilder &b, ValueRange dys) {
 /// Constant padding: dx is dy with the padding undone, i.e. dy padded by
 /// the negated pads (a crop where the forward padded, zeros where it
 /// cropped).
+/// Reflect and edge padding, one axis at a time: the border copies of
+/// `g`'s (lo, hi) padding flow back onto the elements they copied (mirrored
+/// for reflect, summed onto the first / last element for edge).
+Value padBorderGrad(OpBuilder &b, Location loc, Value g, int64_t axis,
+                    int64_t lo, int64_t hi, int64_t n, bool reflect) {
+  auto shape = tensorOf(g).getShape();
+  int64_t rank = shape.size();
+  auto part = [&](int64_t from, int64_t to, int64_t step) {
+    SmallVector<int64_t> begin(rank, 0), end(shape), steps(rank, 1);
+    begin[axis] = from;
+    end[axis] = to;
+    steps[axis] = step;
+    return createInferred<SliceOp>(b, loc, g,
+                                   {arrAttr(b, "begin", begin),
+                                    arrAttr(b, "end", end),
+                                    arrAttr(b, "step", steps)});
+  };
+  // `v` placed at [at, at + extent) of an axis of n, zeros elsewhere.
+  auto place = [&](Value v, int64_t at) {
+    SmallVector<int64_t> pads(2 * rank, 0);
+    pads[axis] = at;
+    pads[rank + axis] = n - at - tensorOf(v).getDimSize(axis);
+    return createInferred<PadOp>(b, loc, v, {arrAttr(b, "pads", pads)});
+  };
+  auto sumAxis = [&](Value v) {
+    return createInferred<ReduceOp>(b, loc, v,
+                                    {strAttr(b, "op", "sum"),
+                                     arrAttr(b, "axis", {axis}),
+                                     boolAttr(b, "keepdims", true)});
+  };
+  int64_t e = shape[axis]; // lo + n + hi
+  Value dx = part(lo, lo + n, 1);
+  if (lo > 0) {
+    // Reflect: y[j] = x[lo - j], so x[1 + k] gets g[lo - 1 - k] (g from
+    // lo - 1 down to 0); edge: x[0] gets the sum of g[0, lo).
+    Value back = reflect ? place(part(lo - 1, -e - 1, -1), 1)
+                         : place(sumAxis(part(0, lo, 1)), 0);
+    dx = binary(b, loc, "add", dx, back);
+  }
+  if (hi > 0) {
+    // Reflect: y[lo + n + j] = x[n - 2 - j], so x[n - 1 - hi + k] gets
+    // g[e - 1 - k] (g from e - 1 down to lo + n); edge: x[n - 1] gets the
+    // sum of g[lo + n, e).
+    Value back = reflect ? place(part(e - 1, lo + n - 1, -1), n - 1 - hi)
+                         : place(sumAxis(part(lo + n, e, 1)), n - 1);
+    dx = binary(b, loc, "add", dx, back);
+  }
+  return dx;
+}
+
 Grads gradientOf(PadOp op, OpBuilder &b, ValueRange dys) {
+  ArrayRef<int64_t> allPads = op.getPads();
   if (op.getMode() != "constant") {
-    op.emitError("no gradient yet for pad mode '") << op.getMode() << "'";
-    return {Value()};
+    auto shape = tensorOf(op.getData()).getShape();
+    int64_t rank = shape.size();
+    if (llvm::any_of(allPads, [](int64_t p) { return p < 0; })) {
+      op.emitError("no gradient yet for negative pads in mode '")
+          << op.getMode() << "'";
+      return {Value()};
+    }
+    Value g = dys[0];
+    for (int64_t a = 0; a < rank; ++a)
+      g = padBorderGrad(b, op.getLoc(), g, a, allPads[a], allPads[rank + a],
+                        shape[a], op.getMode() == "reflect");
+    return {g};
   }
   SmallVector<int64_t> pads;
   for (int64_t p : op.getPads())
