@@ -386,18 +386,7 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
     }
 
     // Drop gradients nobody needs (operands that are not parameters).
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      SmallVector<Operation *> all;
-      for (Operation &op : body.without_terminator())
-        all.push_back(&op);
-      for (Operation *op : llvm::reverse(all))
-        if (isOpTriviallyDead(op)) {
-          op->erase();
-          changed = true;
-        }
-    }
+    build::eraseDeadOps(body);
     return success();
   }
 };

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mxc::mx::build {
 
@@ -45,6 +46,23 @@ inline mlir::Value unary(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::StringRef op, mlir::Value x) {
   return createInferred<UnaryOp>(b, loc, x,
                                  {b.getNamedAttr("op", b.getStringAttr(op))});
+}
+
+/// Erases the ops of `block` whose results nobody uses and that have no
+/// side effects, until none is left.
+inline void eraseDeadOps(mlir::Block &block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    llvm::SmallVector<mlir::Operation *> all;
+    for (mlir::Operation &op : block.without_terminator())
+      all.push_back(&op);
+    for (mlir::Operation *op : llvm::reverse(all))
+      if (mlir::isOpTriviallyDead(op)) {
+        op->erase();
+        changed = true;
+      }
+  }
 }
 
 } // namespace mxc::mx::build

@@ -93,19 +93,7 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
                                          ValueRange(results).getTypes()));
     fn.setAllResultAttrs(attrs);
     // Drop what the remaining results do not need.
-    Block &body = fn.getBody().front();
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      SmallVector<Operation *> all;
-      for (Operation &op : body.without_terminator())
-        all.push_back(&op);
-      for (Operation *op : llvm::reverse(all))
-        if (isOpTriviallyDead(op)) {
-          op->erase();
-          changed = true;
-        }
-    }
+    eraseDeadOps(fn.getBody().front());
   }
 
   /// A new optimizer state argument shaped like `like`, named `name`.
