@@ -549,6 +549,8 @@ private:
   LogicalResult importLayerNorm();
   LogicalResult importGemm();
   LogicalResult importSoftmax(bool log);
+  LogicalResult outAlongAxis(int64_t axis,
+                             function_ref<Value(Value, int64_t)> fn);
   LogicalResult importReshape();
   LogicalResult importSqueeze(bool unsqueeze);
   LogicalResult importTranspose();
@@ -2078,6 +2080,19 @@ LogicalResult Importer::importGemm() {
   return out(0, y);
 }
 
+/// Output 0 as `fn` of input 0 along `axis`. Before opset 13 the softmax
+/// family views the input as 2-D, split before `axis`, and applies `fn`
+/// along the second axis.
+LogicalResult Importer::outAlongAxis(int64_t axis,
+                                     function_ref<Value(Value, int64_t)> fn) {
+  auto xs = shape(0);
+  if (opset >= 13 || axis == (int64_t)xs.size() - 1)
+    return out(0, fn(val(0), axis));
+  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
+  Value flat = reshape(val(0), {lead, numElements(xs) / lead});
+  return out(0, reshape(fn(flat, 1), xs));
+}
+
 LogicalResult Importer::importSoftmax(bool log) {
   if (failed(requireFloat(0)))
     return failure();
@@ -2091,12 +2106,7 @@ LogicalResult Importer::importSoftmax(bool log) {
   auto softmax = [&](Value v, int64_t a) {
     return op("mx.softmax", v, {na("axis", i64(a)), na("log", boolean(log))});
   };
-  if (opset >= 13 || axis == r - 1)
-    return out(0, softmax(val(0), axis));
-  // Before opset 13 the input is viewed as 2-D, split before `axis`.
-  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
-  Value flat = reshape(val(0), {lead, numElements(xs) / lead});
-  return out(0, reshape(softmax(flat, 1), xs));
+  return outAlongAxis(axis, softmax);
 }
 
 LogicalResult Importer::importReshape() {
@@ -2906,12 +2916,7 @@ LogicalResult Importer::importHardmax() {
                    {na("op", str("equal"))});
     return castTo(hot, type(0));
   };
-  if (opset >= 13 || axis == r - 1)
-    return out(0, hardmax(val(0), axis));
-  // Before opset 13 the input is viewed as 2-D, split before `axis`.
-  int64_t lead = numElements(llvm::ArrayRef(xs).take_front(axis));
-  Value flat = reshape(val(0), {lead, numElements(xs) / lead});
-  return out(0, reshape(hardmax(flat, 1), xs));
+  return outAlongAxis(axis, hardmax);
 }
 
 LogicalResult Importer::importIsInf() {
