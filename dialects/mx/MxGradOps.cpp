@@ -2,20 +2,14 @@
 // Result-type inference of the training ops (MxGradOps.td): the loss heads
 // and the backward ops the gradient pass emits. Kept apart from MxOps.cpp so
 // that the inference ops and the training ops evolve separately.
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 
 using namespace mlir;
 using namespace mxc::mx;
+using namespace mxc::mx::infer;
 
 namespace {
-
-LogicalResult fail(std::optional<Location> loc, const Twine &message) {
-  return emitOptionalError(loc, message);
-}
-
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
 
 /// Loss heads: the output has the data's type; the label, if present, has
 /// its element count (regression_c1).

@@ -2,34 +2,16 @@
 // Result-type inference of the ONNX-only ops of MxOnnxOps.td (element
 // gathers and scatters, GatherND, ScatterND, CumSum, Trilu). As in MxOps.cpp,
 // inference is the verifier: the Cn tags of the .td are checked here.
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace mxc::mx;
+using namespace mxc::mx::infer;
 
 namespace {
-
-LogicalResult fail(std::optional<Location> loc, const Twine &message) {
-  return emitOptionalError(loc, message);
-}
-
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += std::to_string(d);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
 
 FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
                                  int64_t rank) {

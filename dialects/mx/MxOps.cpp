@@ -3,6 +3,7 @@
 // InferTypeOpAdaptor checks that an op's declared results equal the inferred
 // ones, so every constraint (the Cn tags of MxOps.td) is checked here once,
 // and frontends call the same code to learn shapes before building an op.
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -12,31 +13,12 @@
 
 using namespace mlir;
 using namespace mxc::mx;
+using namespace mxc::mx::infer;
 
 #define GET_OP_CLASSES
 #include "dialects/mx/MxOps.cpp.inc"
 
 namespace {
-
-LogicalResult fail(std::optional<Location> loc, const Twine &message) {
-  return emitOptionalError(loc, message);
-}
-
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += std::to_string(d);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
 
 std::string typeStr(Type type) {
   std::string s;
