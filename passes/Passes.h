@@ -28,6 +28,8 @@ namespace mxc {
 
 /// Adds the patterns lowering every mx op to linalg/tensor/arith/math.
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// float32 contractions to mx.kernel.* (preferred over the linalg lowering).
+void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);
 
 /// Adds the patterns lowering the training ops (loss heads and backward ops
 /// of MxGradOps.td) to linalg/tensor/arith/math.
@@ -45,8 +47,11 @@ struct CpuPipelineOptions {
   bool printMemoryPlan = false;
   /// Write the plan report as JSON to this file (empty: none).
   std::string memoryPlanJson;
-  /// Fuse elementwise chains (mxc-fuse-elementwise).
+  /// Fuse elementwise chains (mxc-fuse-elementwise) and, with kernels,
+  /// kernel epilogues (mxc-fuse-kernel-epilogues).
   bool fuseElementwise = true;
+  /// Contractions call the runtime's kernels (else: generated loops).
+  bool kernels = true;
 };
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's

@@ -12,13 +12,19 @@ def ConvertMxToLinalgPass : Pass<"mxc-convert-mx-to-linalg"> {
     Every mx op becomes linalg.generic (or linalg.transpose / tensor ops)
     computing MXNet's formula. Before: `mx.Activation %x {act_type = "relu"}`;
     after: a linalg.generic whose body is `arith.maxnumf %in, %zero`.
-    Fails, naming the op, if an mx op has no lowering.
+    Fails, naming the op, if an mx op has no lowering. With `kernels`
+    (the default), float32 FullyConnected, 2-D Convolution, dot and the
+    common matmul shapes become mx.kernel.matmul / mx.kernel.conv2d
+    instead: calls into the runtime's packed GEMM.
   }];
+  let options = [Option<"kernels", "kernels", "bool", "true",
+                        "Lower float32 contractions to runtime kernel calls">];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mxc::mx::MxDialect"];
 }
 
 def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {
@@ -67,6 +73,33 @@ def FlattenEmptyMemrefArgsPass
     touch any element, read an empty memref.alloca instead.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Turn mx.kernel.* ops on memrefs into calls into libmxrt";
+  let description = [{
+    Each bufferized mx.kernel.matmul / mx.kernel.conv2d becomes a call of
+    mxrt_kernel_sgemm / mxrt_kernel_sconv2d (runtime/include/mxrt/
+    kernels.h), passing each buffer's address (aligned pointer plus offset)
+    and its strides in elements, so views and transposes need no copies.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def FuseKernelEpiloguesPass
+    : Pass<"mxc-fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fold a residual add and a ReLU into mx.kernel.* ops";
+  let description = [{
+    On tensors, after mx -> linalg: an elementwise add of a kernel op's
+    result (its only use) and another tensor of the same shape becomes the
+    kernel accumulating into that tensor (accumulate = true, the tensor as
+    init); a ReLU (max(x, 0)) of a kernel op's result (its only use) sets
+    relu = true. ResNet's conv -> add shortcut -> relu becomes one kernel
+    call. A kernel result with another use is left alone.
+  }];
 }
 
 def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {

@@ -14,7 +14,7 @@ namespace {
 // results become out-parameters (hoisting the static result allocations so
 // kernels write straight into the caller's buffers).
 constexpr const char *kCpuPipeline =
-    "func.func(mxc-convert-mx-to-linalg),"
+    "func.func(mxc-convert-mx-to-linalg{kernels=@KERNELS@}),"
     "canonicalize,"
     "@FUSE@"
     "func.func(mxc-read-only-args),"
@@ -26,6 +26,7 @@ constexpr const char *kCpuPipeline =
     "canonicalize,"
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
+    "mxc-kernels-to-calls,"
     "mxc-memref-copy-to-linalg,"
     "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-loops,"
@@ -73,9 +74,16 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     plan += " json-file=" + opts.memoryPlanJson;
   std::string pipeline = kCpuPipeline;
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
-  pipeline.replace(pipeline.find("@FUSE@"), 6,
-                   opts.fuseElementwise ? "func.func(mxc-fuse-elementwise),"
-                                        : "");
+  pipeline.replace(pipeline.find("@KERNELS@"), 9,
+                   opts.kernels ? "true" : "false");
+  // Kernel epilogues first: elementwise fusion would merge the add and the
+  // ReLU they look for.
+  std::string fuse;
+  if (opts.kernels && opts.fuseElementwise)
+    fuse += "func.func(mxc-fuse-kernel-epilogues),";
+  if (opts.fuseElementwise)
+    fuse += "func.func(mxc-fuse-elementwise),";
+  pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }

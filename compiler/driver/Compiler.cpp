@@ -272,6 +272,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   pipelineOptions.printMemoryPlan = options.printMemoryPlan;
   pipelineOptions.memoryPlanJson = options.memoryPlanJson;
   pipelineOptions.fuseElementwise = options.fusion;
+  pipelineOptions.kernels = options.kernels;
   buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("'" + options.modelPath + "': lowering failed:\n" +

@@ -66,6 +66,9 @@ struct CompileOptions {
   /// Operator fusion (--no-fusion turns it off, e.g. to plan memory for
   /// the graph as the frontend gives it).
   bool fusion = true;
+  /// Contractions call the runtime's GEMM kernels (--no-kernels: generated
+  /// loop nests, e.g. to compare).
+  bool kernels = true;
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;

@@ -822,4 +822,7 @@ include "MxGradOps.td"
 // ONNX only: element gathers and scatters, GatherND, CumSum, Trilu.
 include "MxOnnxOps.td"
 
+// Calls into the runtime's CPU kernels, made by the lowering.
+include "MxKernelOps.td"
+
 #endif // MXC_DIALECTS_MX_MXOPS_TD

@@ -751,6 +751,117 @@ struct ConvolutionLowering : MxPattern<ConvolutionOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Runtime kernels: float32 contractions become mx.kernel.* ops (calls into
+// libmxrt's packed GEMM, see mxrt/kernels.h) instead of loop nests. They take
+// precedence over the generic lowerings above, which remain for other
+// element types, for Convolution beyond 2-D and with --no-kernels.
+//===----------------------------------------------------------------------===//
+
+bool isF32(Value v) { return tensorType(v).getElementType().isF32(); }
+
+template <typename OpTy> struct KernelPattern : MxPattern<OpTy> {
+  KernelPattern(MLIRContext *ctx) : MxPattern<OpTy>(ctx, /*benefit=*/2) {}
+};
+
+struct FullyConnectedKernel : KernelPattern<FullyConnectedOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(FullyConnectedOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    if (!isF32(op.getResult()))
+      return failure();
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    auto wType = tensorType(a.getWeight());
+    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    int64_t m = outType.getNumElements() / n;
+    Value x = reshapeTo(b, loc, a.getData(), {m, k});
+    Value y =
+        MatmulKernelOp::create(
+            b, loc, RankedTensorType::get({m, n}, b.getF32Type()), x,
+            a.getWeight(), a.getBias(),
+            emptyTensor(b, loc, {m, n}, b.getF32Type()),
+            /*transpose_a=*/false, /*transpose_b=*/true, /*accumulate=*/false,
+            /*relu=*/false)
+            .getResult();
+    b.replaceOp(op, reshapeTo(b, loc, y, outType.getShape()));
+    return success();
+  }
+};
+
+struct ConvolutionKernel : KernelPattern<ConvolutionOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!isF32(op.getResult()) || type.getRank() != 4)
+      return failure();
+    Value y = Conv2DKernelOp::create(
+                  b, op.getLoc(), type, a.getData(), a.getWeight(), a.getBias(),
+                  emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+                  op.getStrides(), op.getPadding(), op.getDilations(),
+                  op.getNumGroup(), /*accumulate=*/false, /*relu=*/false)
+                  .getResult();
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DotKernel : KernelPattern<DotOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(DotOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!isF32(op.getResult()))
+      return failure();
+    Value y =
+        MatmulKernelOp::create(
+            b, op.getLoc(), type, a.getLhs(), a.getRhs(), /*bias=*/Value(),
+            emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+            op.getTransposeA(), op.getTransposeB(), /*accumulate=*/false,
+            /*relu=*/false)
+            .getResult();
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// NumPy matmul where the kernel's batching covers the broadcast: 2-D by
+/// 2-D, a stack of rows by one matrix ([..., M, K] x [K, N]: the stack is
+/// folded into M) and equal-batch 3-D by 3-D.
+struct MatMulKernel : KernelPattern<MatMulOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(MatMulOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!isF32(op.getResult()))
+      return failure();
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> as = tensorType(a.getLhs()).getShape(),
+                      bs = tensorType(a.getRhs()).getShape();
+    Value lhs = a.getLhs(), rhs = a.getRhs();
+    SmallVector<int64_t> yShape;
+    if (as.size() >= 2 && bs.size() == 2) {
+      int64_t m = tensorType(lhs).getNumElements() / as.back();
+      lhs = reshapeTo(b, loc, lhs, {m, as.back()});
+      yShape = {m, bs[1]};
+    } else if (as.size() == 3 && bs.size() == 3 && as[0] == bs[0]) {
+      yShape = {as[0], as[1], bs[2]};
+    } else {
+      return failure();
+    }
+    Value y =
+        MatmulKernelOp::create(
+            b, loc, RankedTensorType::get(yShape, b.getF32Type()), lhs, rhs,
+            /*bias=*/Value(), emptyTensor(b, loc, yShape, b.getF32Type()),
+            /*transpose_a=*/false, /*transpose_b=*/false, /*accumulate=*/false,
+            /*relu=*/false)
+            .getResult();
+    b.replaceOp(op, reshapeTo(b, loc, y, type.getShape()));
+    return success();
+  }
+};
+
 /// Transposed convolution without a scatter: the input is dilated by the
 /// stride (stride - 1 zeros between elements), padded by
 /// dilate * (k - 1) - pad on each side (plus adj after; negative amounts
@@ -2147,15 +2258,19 @@ void makeSignless(Operation *root) {
 
 struct ConvertMxToLinalgPass
     : mxc::impl::ConvertMxToLinalgPassBase<ConvertMxToLinalgPass> {
+  using ConvertMxToLinalgPassBase::ConvertMxToLinalgPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     makeSignless(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalDialect<MxDialect>();
+    target.addLegalOp<MatmulKernelOp, Conv2DKernelOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect, func::FuncDialect>();
     RewritePatternSet patterns(ctx);
+    if (kernels)
+      populateMxToKernelPatterns(patterns);
     populateMxToLinalgPatterns(patterns);
     populateGradOpsToLinalgPatterns(patterns);
     populateOnnxOpsToLinalgPatterns(patterns);
@@ -2166,6 +2281,12 @@ struct ConvertMxToLinalgPass
 };
 
 } // namespace
+
+void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
+  patterns
+      .add<FullyConnectedKernel, ConvolutionKernel, DotKernel, MatMulKernel>(
+          patterns.getContext());
+}
 
 void mxc::populateMxToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<

@@ -9,8 +9,10 @@
 
 #include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
+#include "threadpool.h"
 
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -58,6 +60,8 @@ struct mxrt_instance {
   uint8_t *scratch = nullptr;
   mxrt_exec_context context = {};
   int32_t numThreads = 1;
+  /// Kernels' workers when numThreads > 1 (context.thread_pool points here).
+  std::unique_ptr<mxrt::ThreadPool> pool;
 
   ~mxrt_instance() {
     std::free(storage);

@@ -311,6 +311,9 @@ bool addAligned(uint64_t &offset, uint64_t size) {
   return true;
 }
 
+/// The most threads one instance may use.
+constexpr int32_t kMaxThreads = 256;
+
 mxrt_status createInstance(const mxrt_model *model,
                            const mxrt_instance_options *options,
                            mxrt_instance **outInstance) {
@@ -333,6 +336,11 @@ mxrt_status createInstance(const mxrt_model *model,
                   "mxrt_instance_create: options->num_threads is %d "
                   "(negative)",
                   options->num_threads);
+    if (options->num_threads > kMaxThreads)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "mxrt_instance_create: options->num_threads is %d (at "
+                  "most %d)",
+                  options->num_threads, kMaxThreads);
     if (options->num_threads > 0)
       numThreads = options->num_threads;
   }
@@ -404,7 +412,9 @@ mxrt_status createInstance(const mxrt_model *model,
     std::memset(instance->scratch, 0, scratchSize);
   }
   instance->context.scratch = instance->scratch;
-  instance->context.thread_pool = nullptr;
+  if (numThreads > 1)
+    instance->pool = std::make_unique<mxrt::ThreadPool>(numThreads);
+  instance->context.thread_pool = instance->pool.get();
   *outInstance = instance.release();
   return MXRT_OK;
 }
@@ -476,6 +486,7 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
       return status;
     buffers[numInputs + i] = outputs[i]->data;
   }
+  mxrt::ThreadPool::Scope pool(instance->pool.get());
   fn.entry(buffers, &instance->context);
   return MXRT_OK;
 }
@@ -504,6 +515,7 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
                   fn.outputs[i].name, static_cast<long long>(i));
     buffers[fn.num_inputs + i] = outputs[i];
   }
+  mxrt::ThreadPool::Scope pool(instance->pool.get());
   fn.entry(buffers, &instance->context);
   return MXRT_OK;
 }

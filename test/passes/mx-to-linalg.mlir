@@ -3,7 +3,9 @@
 // each one becomes (iterators, indexing maps, what initializes the output)
 // and the compile-time decisions it makes (padding, pool divisors, BatchNorm
 // folding). Scalar bodies are checked only where they carry the formula.
-// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s
+// Contractions as loop nests (kernels=false); their kernel-call form is in
+// mx-to-kernels.mlir.
+// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg=kernels=false %s | FileCheck %s
 
 // FullyConnected: the data is flattened to (2, 12), the output starts as the
 // broadcast bias, and one generic contracts K with a reduction iterator.

@@ -71,6 +71,12 @@ static cl::opt<bool>
              cl::desc("Do not fuse operators (plans memory for the graph "
                       "as the frontend gives it)"),
              cl::cat(category));
+static cl::opt<bool>
+    noKernels("no-kernels",
+              cl::desc("Compile contractions (FullyConnected, Convolution, "
+                       "dot) to generated loops instead of calls into the "
+                       "runtime's GEMM"),
+              cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -151,6 +157,7 @@ int main(int argc, char **argv) {
   options.printMemoryPlan = printMemoryPlan;
   options.memoryPlanJson = memoryPlanJson;
   options.fusion = !noFusion;
+  options.kernels = !noKernels;
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;

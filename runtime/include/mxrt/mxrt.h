@@ -168,7 +168,11 @@ typedef struct mxrt_instance mxrt_instance;
 typedef struct mxrt_instance_options {
   /** sizeof(mxrt_instance_options), so that fields can be added. */
   uint32_t struct_size;
-  /** Worker threads for this instance; 0 picks the default (1). */
+  /** Threads this instance's kernels run on, the calling thread included;
+   *  0 picks the default (1). Each instance with more than one thread owns
+   *  num_threads - 1 workers, so an app that calls several instances at once
+   *  keeps the machine's cores from being oversubscribed by keeping the sum
+   *  of their num_threads at most the number of cores. At most 256. */
   int32_t num_threads;
 } mxrt_instance_options;
 

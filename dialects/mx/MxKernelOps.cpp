@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel-call ops (MxKernelOps.td): verifiers, memory effects on
+// memrefs, and bufferization (the result is written into `init`).
+#include "dialects/mx/MxDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+/// Runtime flags: mxrt/kernels.h's MXRT_KERNEL_ACCUMULATE and _RELU.
+constexpr int32_t kAccumulate = 1, kRelu = 2;
+
+std::string shapeOf(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << v.getType();
+  return s;
+}
+
+/// All operands tensors (and one result) or all memrefs (and none).
+LogicalResult verifyForm(Operation *op) {
+  bool tensors = isa<RankedTensorType>(op->getOperand(0).getType());
+  for (Value v : op->getOperands())
+    if (isa<RankedTensorType>(v.getType()) != tensors)
+      return op->emitOpError("mixes tensor and memref operands");
+  if (op->getNumResults() != (tensors ? 1u : 0u))
+    return op->emitOpError(tensors ? "on tensors has one result"
+                                   : "on memrefs has no result");
+  if (tensors &&
+      op->getResult(0).getType() != op->getOperands().back().getType())
+    return op->emitOpError("result type differs from init's");
+  return success();
+}
+
+/// bias broadcasts to init's shape (right-aligned, extent-1 axes repeat).
+LogicalResult verifyBias(Operation *op, Value bias, ArrayRef<int64_t> out) {
+  if (!bias)
+    return success();
+  ArrayRef<int64_t> bs = cast<ShapedType>(bias.getType()).getShape();
+  bool ok = bs.size() <= out.size();
+  for (size_t i = 0; ok && i < bs.size(); ++i) {
+    int64_t o = out[out.size() - bs.size() + i];
+    ok = bs[i] == 1 || bs[i] == o;
+  }
+  if (!ok)
+    return op->emitOpError("bias ")
+           << shapeOf(bias) << " does not broadcast to init "
+           << shapeOf(op->getOperands().back());
+  return success();
+}
+
+ArrayRef<int64_t> shapeOfValue(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+
+template <typename OpTy> int32_t flagsOf(OpTy op) {
+  return (op.getAccumulate() ? kAccumulate : 0) | (op.getRelu() ? kRelu : 0);
+}
+
+/// Reads of the inputs (and of init when accumulating), a write of init.
+template <typename OpTy>
+void kernelEffects(
+    OpTy op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    bool isInit = &operand == &op.getInitMutable();
+    if (!isInit || op.getAccumulate())
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    if (isInit)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+/// Replaces the tensor form of `op` by its memref form on the operands'
+/// buffers; the result is init's buffer.
+LogicalResult
+bufferizeKernel(Operation *op, RewriterBase &rewriter,
+                const bufferization::BufferizationOptions &options,
+                bufferization::BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value v : op->getOperands()) {
+    FailureOr<Value> buffer =
+        bufferization::getBuffer(rewriter, v, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  rewriter.setInsertionPoint(op);
+  OperationState memrefForm(op->getLoc(), op->getName());
+  memrefForm.addOperands(buffers);
+  memrefForm.addAttributes(op->getAttrs());
+  rewriter.create(memrefForm);
+  bufferization::replaceOpWithBufferizedValues(rewriter, op, buffers.back());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// kernel.matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  ArrayRef<int64_t> as = shapeOfValue(getA()), bs = shapeOfValue(getB()),
+                    ys = shapeOfValue(getInit());
+  for (auto [name, s] : {std::pair{"a", as}, {"b", bs}, {"init", ys}})
+    if (s.size() != 2 && s.size() != 3)
+      return emitOpError() << name << " has rank " << s.size()
+                           << ", not 2 or 3";
+  if (ys.size() == 2 && (as.size() == 3 || bs.size() == 3))
+    return emitOpError("batched operands need a batched init");
+  for (ArrayRef<int64_t> s : {as, bs})
+    if (s.size() == 3 && s[0] != ys[0])
+      return emitOpError("batch extents differ: ")
+             << shapeOf(getA()) << ", " << shapeOf(getB()) << " into "
+             << shapeOf(getInit());
+  int64_t m = as[as.size() - (getTransposeA() ? 1 : 2)];
+  int64_t ka = as[as.size() - (getTransposeA() ? 2 : 1)];
+  int64_t kb = bs[bs.size() - (getTransposeB() ? 1 : 2)];
+  int64_t n = bs[bs.size() - (getTransposeB() ? 2 : 1)];
+  if (ka != kb || ys[ys.size() - 2] != m || ys.back() != n)
+    return emitOpError("shapes do not match: ")
+           << shapeOf(getA()) << (getTransposeA() ? "^T" : "") << " x "
+           << shapeOf(getB()) << (getTransposeB() ? "^T" : "") << " into "
+           << shapeOf(getInit());
+  return verifyBias(*this, getBias(), ys);
+}
+
+int32_t MatmulKernelOp::getKernelFlags() { return flagsOf(*this); }
+
+void MatmulKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+bool MatmulKernelOp::bufferizesToMemoryRead(
+    OpOperand &operand, const bufferization::AnalysisState &) {
+  return &operand != &getInitMutable() || getAccumulate();
+}
+
+bool MatmulKernelOp::bufferizesToMemoryWrite(
+    OpOperand &operand, const bufferization::AnalysisState &) {
+  return &operand == &getInitMutable();
+}
+
+bufferization::AliasingValueList
+MatmulKernelOp::getAliasingValues(OpOperand &operand,
+                                  const bufferization::AnalysisState &) {
+  if (&operand != &getInitMutable())
+    return {};
+  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+}
+
+LogicalResult
+MatmulKernelOp::bufferize(RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) {
+  return bufferizeKernel(*this, rewriter, options, state);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.conv2d
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOfValue(getX()), ws = shapeOfValue(getWeight()),
+                    ys = shapeOfValue(getInit());
+  if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4)
+    return emitOpError("x, weight and init must have rank 4");
+  if (getStrides().size() != 2 || getPads().size() != 2 ||
+      getDilations().size() != 2)
+    return emitOpError("strides, pads and dilations need 2 values each");
+  for (int64_t v : getStrides())
+    if (v < 1)
+      return emitOpError("strides must be positive");
+  for (int64_t v : getDilations())
+    if (v < 1)
+      return emitOpError("dilations must be positive");
+  for (int64_t v : getPads())
+    if (v < 0)
+      return emitOpError("pads must not be negative");
+  int64_t g = getGroups();
+  if (g < 1 || xs[1] % g != 0 || ws[0] % g != 0 || ws[1] * g != xs[1] ||
+      ys[0] != xs[0] || ys[1] != ws[0])
+    return emitOpError("shapes do not match: x ")
+           << shapeOf(getX()) << ", weight " << shapeOf(getWeight())
+           << ", groups " << g << " into " << shapeOf(getInit());
+  if (Value bias = getBias()) {
+    ArrayRef<int64_t> bs = shapeOfValue(bias);
+    if (bs.size() != 1 || bs[0] != ws[0])
+      return emitOpError("bias ") << shapeOf(bias) << " is not one value per "
+                                  << "filter (" << ws[0] << ")";
+  }
+  return success();
+}
+
+int32_t Conv2DKernelOp::getKernelFlags() { return flagsOf(*this); }
+
+void Conv2DKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+bool Conv2DKernelOp::bufferizesToMemoryRead(
+    OpOperand &operand, const bufferization::AnalysisState &) {
+  return &operand != &getInitMutable() || getAccumulate();
+}
+
+bool Conv2DKernelOp::bufferizesToMemoryWrite(
+    OpOperand &operand, const bufferization::AnalysisState &) {
+  return &operand == &getInitMutable();
+}
+
+bufferization::AliasingValueList
+Conv2DKernelOp::getAliasingValues(OpOperand &operand,
+                                  const bufferization::AnalysisState &) {
+  if (&operand != &getInitMutable())
+    return {};
+  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+}
+
+LogicalResult
+Conv2DKernelOp::bufferize(RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) {
+  return bufferizeKernel(*this, rewriter, options, state);
+}

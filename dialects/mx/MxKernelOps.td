@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Calls into the runtime's CPU kernels (runtime/include/mxrt/kernels.h):
+// float32 contractions with fused epilogues, made by the mx -> linalg
+// lowering and the epilogue fusion, bufferized like linalg ops (the result
+// is written into `init`), and turned into calls by mxc-kernels-to-calls.
+// They work on tensors (one result) and on memrefs (no result). Included at
+// the end of MxOps.td; verifiers and bufferization live in MxKernelOps.cpp.
+#ifndef MXC_DIALECTS_MX_MXKERNELOPS_TD
+#define MXC_DIALECTS_MX_MXKERNELOPS_TD
+
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+
+def Mx_KernelOperand : AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>;
+
+class Mx_KernelOp<string mnemonic>
+    : Op<Mx_Dialect, mnemonic,
+         [DestinationStyleOpInterface,
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+          DeclareOpInterfaceMethods<BufferizableOpInterface,
+              ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+               "getAliasingValues", "bufferize"]>]> {
+  let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The runtime flags (MXRT_KERNEL_*) of the epilogue.
+    int32_t getKernelFlags();
+  }];
+}
+
+def Mx_MatmulKernelOp : Mx_KernelOp<"kernel.matmul"> {
+  let summary = "init = epilogue(op(a) op(b) + bias), batched";
+  let description = [{
+    a is (M, K) or (B, M, K), or its last two axes swapped with transpose_a;
+    b is (K, N) or (B, K, N), or swapped with transpose_b; init is (M, N) or
+    (B, M, N), and a rank-2 operand is shared by every batch. bias, when
+    present, broadcasts to init (right-aligned, extent-1 axes repeat). The
+    result is op(a) op(b) + bias, plus init's old value when accumulate, and
+    max(., 0) of that when relu.
+
+    ```mlir
+    %y = mx.kernel.matmul %x, %w, %bias into %init {transpose_b = true}
+        : tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32> into tensor<2x4xf32>
+        -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Mx_KernelOperand:$a, Mx_KernelOperand:$b,
+                   Optional<Mx_KernelOperand>:$bias, Mx_KernelOperand:$init,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $bias^)? `into` $init attr-dict `:` type($a) `,` type($b)
+    (`,` type($bias)^)? `into` type($init) (`->` type($result)^)?
+  }];
+}
+
+def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
+  let summary = "init = epilogue(conv2d(x, weight) + bias), NCHW";
+  let description = [{
+    x (N, C, H, W), weight (F, C / groups, KH, KW), bias (F), init
+    (N, F, OH, OW) with OH = (H + pad_h + pad_after - dilation_h (KH - 1) - 1)
+    / stride_h + 1 for some pad_after >= 0 (zeros), and likewise OW. Epilogue
+    as kernel.matmul's.
+  }];
+  let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$weight,
+                   Optional<Mx_KernelOperand>:$bias, Mx_KernelOperand:$init,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+  let assemblyFormat = [{
+    $x `,` $weight (`,` $bias^)? `into` $init attr-dict `:` type($x) `,`
+    type($weight) (`,` type($bias)^)? `into` type($init) (`->` type($result)^)?
+  }];
+}
+
+#endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

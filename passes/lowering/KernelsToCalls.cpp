@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// mx.kernel.* on memrefs -> calls of the runtime's kernels (see
+// KernelsToCallsPass in Passes.td and runtime/include/mxrt/kernels.h, whose
+// signatures the declarations below must match).
+#include "dialects/mx/MxDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mxc {
+#define GEN_PASS_DEF_KERNELSTOCALLSPASS
+#include "passes/Passes.h.inc"
+} // namespace mxc
+
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+/// Builds the call arguments of one kernel op.
+struct ArgBuilder {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Value> args;
+
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value i64(Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  }
+  void add(int64_t v) { args.push_back(i64(v)); }
+  void add(Value v) { args.push_back(v); }
+
+  /// The address of `m`'s first element and its strides in elements.
+  std::pair<Value, SmallVector<Value>> view(Value m) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
+    Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
+    Value bytes = arith::MulIOp::create(
+        b, loc, meta.getOffset(),
+        arith::ConstantIndexOp::create(b, loc, sizeof(float)));
+    Value address = i64(arith::AddIOp::create(b, loc, aligned, bytes));
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+    SmallVector<Value> strides;
+    for (Value s : meta.getStrides())
+      strides.push_back(i64(s));
+    return {ptr, strides};
+  }
+  Value null() {
+    return LLVM::ZeroOp::create(b, loc,
+                                LLVM::LLVMPointerType::get(b.getContext()));
+  }
+};
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<MemRefType>(v.getType()).getShape();
+}
+
+/// mxrt_kernel_sgemm's arguments for `op`.
+SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  ArrayRef<int64_t> ys = shapeOf(op.getInit()), as = shapeOf(op.getA());
+  bool batched = ys.size() == 3;
+  int64_t m = ys[ys.size() - 2], n = ys.back();
+  int64_t k = as[as.size() - (op.getTransposeA() ? 2 : 1)];
+  ab.add(batched ? ys[0] : 1);
+  ab.add(m);
+  ab.add(n);
+  ab.add(k);
+  Value zero = ab.i64(0);
+  // An operand: pointer, batch stride, then the strides of its (row,
+  // column) in the product, swapped when transposed.
+  auto operand = [&](Value v, bool transposed) {
+    auto [ptr, strides] = ab.view(v);
+    size_t r = strides.size();
+    ab.add(ptr);
+    ab.add(r == 3 ? strides[0] : zero);
+    ab.add(strides[transposed ? r - 1 : r - 2]);
+    ab.add(strides[transposed ? r - 2 : r - 1]);
+  };
+  operand(op.getA(), op.getTransposeA());
+  operand(op.getB(), op.getTransposeB());
+  operand(op.getInit(), false);
+  if (Value bias = op.getBias()) {
+    // Right-aligned against init's axes; extent-1 and missing axes repeat.
+    auto [ptr, strides] = ab.view(bias);
+    ArrayRef<int64_t> bs = shapeOf(bias);
+    ab.add(ptr);
+    int64_t yRank = ys.size(), bRank = bs.size();
+    for (int64_t d = 0; d < 3; ++d) { // batch, row, column
+      int64_t yAxis = d - (3 - yRank), bAxis = yAxis - (yRank - bRank);
+      ab.add(yAxis < 0 || bAxis < 0 || bs[bAxis] == 1 ? zero : strides[bAxis]);
+    }
+  } else {
+    ab.add(ab.null());
+    for (int i = 0; i < 3; ++i)
+      ab.add(zero);
+  }
+  ab.args.push_back(arith::ConstantOp::create(
+      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
+  return ab.args;
+}
+
+/// mxrt_kernel_sconv2d's arguments for `op` (contiguous NCHW buffers).
+SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  ArrayRef<int64_t> xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
+                    ys = shapeOf(op.getInit());
+  for (int64_t v : {xs[0], xs[1], xs[2], xs[3], ws[0], ys[2], ys[3], ws[2],
+                    ws[3], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
+                    op.getDilations()[1], int64_t(op.getGroups())})
+    ab.add(v);
+  ab.add(ab.view(op.getX()).first);
+  ab.add(ab.view(op.getWeight()).first);
+  ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
+  ab.add(ab.view(op.getInit()).first);
+  ab.args.push_back(arith::ConstantOp::create(
+      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
+  return ab.args;
+}
+
+/// Whether every buffer of `op` is contiguous row-major (what
+/// mxrt_kernel_sconv2d reads).
+bool isContiguous(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  return type.getLayout().isIdentity() ||
+         type.areTrailingDimsContiguous(type.getRank());
+}
+
+/// Declares `name` (void, taking `args`' types) in `module` once.
+func::FuncOp declare(ModuleOp module, StringRef name, ValueRange args) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto fn =
+      func::FuncOp::create(b, module.getLoc(), name,
+                           b.getFunctionType(TypeRange(args), TypeRange{}));
+  fn.setPrivate();
+  return fn;
+}
+
+struct KernelsToCallsPass
+    : mxc::impl::KernelsToCallsPassBase<KernelsToCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> kernels;
+    module.walk([&](Operation *op) {
+      if (isa<MatmulKernelOp, Conv2DKernelOp>(op))
+        kernels.push_back(op);
+    });
+    for (Operation *op : kernels) {
+      if (op->getNumResults() != 0) {
+        op->emitOpError("is still on tensors; bufferize first");
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      SmallVector<Value> args;
+      StringRef callee;
+      if (auto mm = dyn_cast<MatmulKernelOp>(op)) {
+        args = sgemmArgs(b, mm);
+        callee = "mxrt_kernel_sgemm";
+      } else {
+        auto conv = cast<Conv2DKernelOp>(op);
+        for (Value v : op->getOperands())
+          if (!isContiguous(v)) {
+            op->emitOpError("needs contiguous buffers, got ") << v.getType();
+            return signalPassFailure();
+          }
+        args = sconv2dArgs(b, conv);
+        callee = "mxrt_kernel_sconv2d";
+      }
+      func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
+                           args);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * CPU kernels that compiled models call (the generated code's side of the
+ * runtime, like model_abi.h): dense float32 contractions with fused
+ * epilogues. They run on the thread pool of the instance call they are made
+ * from (mxrt_instance_options.num_threads) and serially elsewhere. Apps do
+ * not normally call them; they are C functions so that the compiler can emit
+ * plain calls, and they are part of the ABI versioned by
+ * MXRT_MODEL_ABI_VERSION. */
+#ifndef MXRT_KERNELS_H
+#define MXRT_KERNELS_H
+
+#include "mxrt/mxrt.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Epilogue flags of the kernels below. */
+enum {
+  /** Add the output's previous contents (a residual) instead of overwriting
+   *  them. */
+  MXRT_KERNEL_ACCUMULATE = 1,
+  /** max(x, 0) after every addition. */
+  MXRT_KERNEL_RELU = 2,
+};
+
+/** For each of `batch` problems b: C = epilogue(A B + bias), where A is
+ *  m x k, B is k x n and C and bias are m x n, each given by a base pointer,
+ *  a batch stride and a row and a column stride in elements (any stride may
+ *  be 0 to broadcast, so a per-row or per-column bias is a bias with one
+ *  stride 0; `bias` may be NULL). Element (i, j) of C is
+ *  c[b * c_bs + i * c_rs + j * c_cs]. C must not overlap A, B or bias. */
+MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                const float *a, int64_t a_bs, int64_t a_rs,
+                                int64_t a_cs, const float *b, int64_t b_bs,
+                                int64_t b_rs, int64_t b_cs, float *c,
+                                int64_t c_bs, int64_t c_rs, int64_t c_cs,
+                                const float *bias, int64_t bias_bs,
+                                int64_t bias_rs, int64_t bias_cs,
+                                int32_t flags);
+
+/** 2-D convolution, NCHW, contiguous: x (n, c, h, w), weight (f, c / groups,
+ *  kh, kw), y (n, f, oh, ow), per-filter bias (f) or NULL. Zero padding
+ *  pad_h / pad_w before and the rest implied by oh / ow after. */
+MXRT_API void mxrt_kernel_sconv2d(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *x, const float *weight, const float *bias,
+    float *y, int32_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MXRT_KERNELS_H */

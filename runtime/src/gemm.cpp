@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mxrt_kernel_sgemm and mxrt_kernel_sconv2d: a packed, register-blocked
+// float32 GEMM (gemm_impl.inc) built for AVX-512, AVX2 + FMA and plain C++,
+// picked at run time by what the CPU supports; convolutions are GEMMs whose
+// B operand is the im2col matrix of the input, packed straight from the
+// image (no im2col buffer). Work is split over the calling instance's
+// thread pool. Why a runtime kernel rather than generated code:
+// docs/performance.md.
+
+#include "mxrt/kernels.h"
+#include "threadpool.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace mxrt {
+namespace {
+
+/// The input of a convolution seen as the k x n im2col matrix of one image
+/// and one group: row (channel, kernel row, kernel column), column (output
+/// row, output column).
+struct ConvSource {
+  const float *x;
+  int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+/// One GEMM: C (m x n) = epilogue(A (m x k) B (k x n) + bias), strides in
+/// elements.
+struct Problem {
+  int64_t m, n, k;
+  const float *a;
+  int64_t aRs, aCs;
+  const float *b;
+  int64_t bRs, bCs;
+  /// Set for convolutions: B is conv's im2col matrix from column
+  /// convColumn on.
+  bool isConv;
+  ConvSource conv;
+  int64_t convColumn;
+  float *c;
+  int64_t cRs, cCs;
+  const float *bias;
+  int64_t biasRs, biasCs;
+  int32_t flags;
+};
+
+/// Problems with at most this many rows skip packing.
+constexpr int64_t kFewRows = 4;
+
+/// Writes rows [i0, i0 + rows) x columns [j0, j0 + cols) of C from `tile`
+/// (row stride `ld`), the partial sum over one slice of k: the first slice
+/// adds the bias (and C's old value when accumulating), later ones add C;
+/// the last applies the activation.
+inline void applyEpilogue(const Problem &pr, const float *tile, int64_t ld,
+                          int64_t i0, int64_t rows, int64_t j0, int64_t cols,
+                          bool first, bool last) {
+  bool keepC = !first || (pr.flags & MXRT_KERNEL_ACCUMULATE);
+  bool relu = last && (pr.flags & MXRT_KERNEL_RELU);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *t = tile + r * ld;
+    float *c = pr.c + (i0 + r) * pr.cRs + j0 * pr.cCs;
+    const float *bias = first && pr.bias
+                            ? pr.bias + (i0 + r) * pr.biasRs + j0 * pr.biasCs
+                            : nullptr;
+    if (pr.cCs == 1 && (!bias || pr.biasCs <= 1)) {
+      // The common layouts, in loops the compiler vectorizes.
+      float scratch[1] = {0.0f};
+      const float *bv = bias ? bias : scratch;
+      int64_t bStep = bias ? pr.biasCs : 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        float v = t[j] + bv[j * bStep] + (keepC ? c[j] : 0.0f);
+        c[j] = relu ? std::max(v, 0.0f) : v;
+      }
+      continue;
+    }
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = t[j];
+      if (bias)
+        v += bias[j * pr.biasCs];
+      if (keepC)
+        v += c[j * pr.cCs];
+      c[j * pr.cCs] = relu ? std::max(v, 0.0f) : v;
+    }
+  }
+}
+
+#if defined(__x86_64__)
+
+#if defined(__clang__)
+#pragma clang attribute push(                                                  \
+    __attribute__((target("avx512f,avx512vl,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx2,fma")
+#endif
+namespace avx512 {
+struct Isa {
+  using V = __m512;
+  static constexpr int VL = 16, NV = 2, MR = 12;
+  static V load(const float *p) { return _mm512_loadu_ps(p); }
+  static void store(float *p, V v) { _mm512_storeu_ps(p, v); }
+  static V broadcast(float x) { return _mm512_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V zero() { return _mm512_setzero_ps(); }
+  static float sum(V v) { return _mm512_reduce_add_ps(v); }
+};
+#include "gemm_impl.inc"
+} // namespace avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))),              \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+namespace avx2 {
+struct Isa {
+  using V = __m256;
+  static constexpr int VL = 8, NV = 2, MR = 6;
+  static V load(const float *p) { return _mm256_loadu_ps(p); }
+  static void store(float *p, V v) { _mm256_storeu_ps(p, v); }
+  static V broadcast(float x) { return _mm256_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V zero() { return _mm256_setzero_ps(); }
+  static float sum(V v) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, v);
+    return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
+           ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  }
+};
+#include "gemm_impl.inc"
+} // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#endif // __x86_64__
+
+namespace portable {
+struct Isa {
+  using V = float;
+  static constexpr int VL = 1, NV = 8, MR = 4;
+  static V load(const float *p) { return *p; }
+  static void store(float *p, V v) { *p = v; }
+  static V broadcast(float x) { return x; }
+  static V fma(V a, V b, V c) { return a * b + c; }
+  static V zero() { return 0.0f; }
+  static float sum(V v) { return v; }
+};
+#include "gemm_impl.inc"
+} // namespace portable
+
+using GemmFn = void (*)(const Problem &);
+
+struct Target {
+  GemmFn gemm;
+  int64_t mr, nr;
+};
+
+/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
+/// one (for tests and measurements).
+const Target &target() {
+  static const Target chosen = [] {
+    const char *forced = std::getenv("MXRT_KERNEL_ISA");
+    std::string want = forced ? forced : "";
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    bool hasAvx512 =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    bool hasAvx2 =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (hasAvx512 && (want.empty() || want == "avx512"))
+      return Target{avx512::gemm, avx512::kMR, avx512::kNR};
+    if (hasAvx2 && (want.empty() || want == "avx2" || want == "avx512"))
+      return Target{avx2::gemm, avx2::kMR, avx2::kNR};
+#endif
+    return Target{portable::gemm, portable::kMR, portable::kNR};
+  }();
+  return chosen;
+}
+
+/// Problems smaller than this many multiply-adds run on one thread.
+constexpr int64_t kParallelMinWork = 1 << 16;
+
+/// pr split into `parts` pieces along n or m (whichever is larger), each a
+/// whole number of micro-tiles.
+struct Split {
+  const Problem *pr;
+  bool alongN;
+  int64_t step;
+};
+
+Problem piece(const Split &split, int64_t index) {
+  Problem p = *split.pr;
+  int64_t begin = index * split.step;
+  if (split.alongN) {
+    p.n = std::min(split.step, split.pr->n - begin);
+    if (p.isConv)
+      p.convColumn += begin;
+    else
+      p.b += begin * p.bCs;
+    p.c += begin * p.cCs;
+    if (p.bias)
+      p.bias += begin * p.biasCs;
+  } else {
+    p.m = std::min(split.step, split.pr->m - begin);
+    p.a += begin * p.aRs;
+    p.c += begin * p.cRs;
+    if (p.bias)
+      p.bias += begin * p.biasRs;
+  }
+  return p;
+}
+
+/// Runs one problem on `threads` threads of the current pool (1: here).
+void runProblem(const Problem &pr, int32_t threads) {
+  const Target &t = target();
+  ThreadPool *pool = ThreadPool::current();
+  if (threads <= 1 || !pool || pr.m * pr.n * pr.k < kParallelMinWork) {
+    t.gemm(pr);
+    return;
+  }
+  bool alongN = pr.n >= pr.m;
+  int64_t extent = alongN ? pr.n : pr.m, unit = alongN ? t.nr : t.mr;
+  int64_t units = (extent + unit - 1) / unit;
+  int64_t parts = std::min<int64_t>(threads, units);
+  Split split{&pr, alongN, (units + parts - 1) / parts * unit};
+  parts = (extent + split.step - 1) / split.step;
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t index) {
+        const Split &s = *static_cast<const Split *>(arg);
+        target().gemm(piece(s, index));
+      },
+      &split);
+}
+
+/// Runs `count` independent problems, made by make(i), on the current
+/// pool: whole problems per thread when there are enough of them, else each
+/// one split.
+template <typename Make> void runBatch(int64_t count, const Make &make) {
+  ThreadPool *pool = ThreadPool::current();
+  int32_t threads = pool ? pool->size() : 1;
+  if (threads > 1 && count >= threads) {
+    pool->parallelFor(
+        count,
+        [](void *arg, int64_t index) {
+          const Make &m = *static_cast<const Make *>(arg);
+          Problem pr = m(index);
+          target().gemm(pr);
+        },
+        const_cast<Make *>(&make));
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    runProblem(make(i), threads);
+}
+
+} // namespace
+} // namespace mxrt
+
+using mxrt::Problem;
+
+extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
+                                  int64_t k, const float *a, int64_t a_bs,
+                                  int64_t a_rs, int64_t a_cs, const float *b,
+                                  int64_t b_bs, int64_t b_rs, int64_t b_cs,
+                                  float *c, int64_t c_bs, int64_t c_rs,
+                                  int64_t c_cs, const float *bias,
+                                  int64_t bias_bs, int64_t bias_rs,
+                                  int64_t bias_cs, int32_t flags) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  // A narrow C with many rows is computed transposed, C^T = B^T A^T, so
+  // that the long side fills the micro-tiles' rows.
+  bool transpose = n < mxrt::target().nr && m > n && m > mxrt::kFewRows;
+  auto make = [&](int64_t i) {
+    Problem pr = {};
+    pr.m = m, pr.n = n, pr.k = k;
+    pr.a = a + i * a_bs, pr.aRs = a_rs, pr.aCs = a_cs;
+    pr.b = b + i * b_bs, pr.bRs = b_rs, pr.bCs = b_cs;
+    pr.c = c + i * c_bs, pr.cRs = c_rs, pr.cCs = c_cs;
+    pr.bias = bias ? bias + i * bias_bs : nullptr;
+    pr.biasRs = bias_rs, pr.biasCs = bias_cs;
+    pr.flags = flags;
+    if (transpose) {
+      std::swap(pr.m, pr.n);
+      std::swap(pr.a, pr.b);
+      pr.aRs = b_cs, pr.aCs = b_rs, pr.bRs = a_cs, pr.bCs = a_rs;
+      std::swap(pr.cRs, pr.cCs);
+      std::swap(pr.biasRs, pr.biasCs);
+    }
+    return pr;
+  };
+  mxrt::runBatch(batch, make);
+}
+
+extern "C" void
+mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                    int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                    int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                    int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+                    int64_t groups, const float *x, const float *weight,
+                    const float *bias, float *y, int32_t flags) {
+  if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
+    return;
+  int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
+  // One problem per (image, group): the group's weight rows times the
+  // im2col matrix of the group's channels.
+  auto make = [&](int64_t i) {
+    int64_t g = i % groups;
+    Problem pr = {};
+    pr.m = fg, pr.n = oh * ow, pr.k = k;
+    pr.a = weight + g * fg * k, pr.aRs = k, pr.aCs = 1;
+    pr.isConv = true;
+    pr.conv = {
+        x + i * cg * h * w, h,        w,     oh,    ow,       kh,      kw,
+        stride_h,           stride_w, pad_h, pad_w, dilate_h, dilate_w};
+    pr.c = y + i * fg * oh * ow, pr.cRs = oh * ow, pr.cCs = 1;
+    pr.bias = bias ? bias + g * fg : nullptr, pr.biasRs = 1, pr.biasCs = 0;
+    pr.flags = flags;
+    return pr;
+  };
+  mxrt::runBatch(n * groups, make);
+}

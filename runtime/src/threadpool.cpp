@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "threadpool.h"
+
+#include <chrono>
+
+namespace mxrt {
+namespace {
+thread_local ThreadPool *currentPool = nullptr;
+
+/// How long an idle worker polls for the next job before it sleeps: long
+/// enough to cover the gap between two kernels of one model call, short
+/// enough not to hold a core the app wants once the call has returned.
+constexpr std::chrono::microseconds kSpinTime{200};
+} // namespace
+
+ThreadPool::ThreadPool(int32_t numThreads) {
+  for (int32_t i = 1; i < numThreads; ++i)
+    workers.emplace_back([this] { workerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+    generation.fetch_add(1, std::memory_order_release);
+  }
+  wake.notify_all();
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+void ThreadPool::runTasks() {
+  for (int64_t i = nextTask.fetch_add(1, std::memory_order_relaxed);
+       i < numTasks; i = nextTask.fetch_add(1, std::memory_order_relaxed))
+    taskFn(taskArg, i);
+}
+
+void ThreadPool::workerLoop() {
+  uint64_t seen = 0;
+  while (true) {
+    // Poll for a while, then sleep until the next job or the end.
+    auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+    while (generation.load(std::memory_order_acquire) == seen &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    if (generation.load(std::memory_order_acquire) == seen) {
+      std::unique_lock<std::mutex> lock(mutex);
+      wake.wait(lock, [&] {
+        return generation.load(std::memory_order_acquire) != seen;
+      });
+    }
+    seen = generation.load(std::memory_order_acquire);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (stopping)
+        return;
+    }
+    runTasks();
+    busyWorkers.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+void ThreadPool::parallelFor(int64_t count, TaskFn fn, void *arg) {
+  if (workers.empty() || count <= 1) {
+    for (int64_t i = 0; i < count; ++i)
+      fn(arg, i);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    taskFn = fn;
+    taskArg = arg;
+    numTasks = count;
+    nextTask.store(0, std::memory_order_relaxed);
+    busyWorkers.store(static_cast<int32_t>(workers.size()),
+                      std::memory_order_relaxed);
+    generation.fetch_add(1, std::memory_order_release);
+  }
+  wake.notify_all();
+  runTasks();
+  while (busyWorkers.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
+}
+
+ThreadPool *ThreadPool::current() { return currentPool; }
+
+ThreadPool::Scope::Scope(ThreadPool *pool) : previous(currentPool) {
+  currentPool = pool;
+}
+
+ThreadPool::Scope::~Scope() { currentPool = previous; }
+
+} // namespace mxrt

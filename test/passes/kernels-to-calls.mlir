@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mxc-kernels-to-calls: bufferized kernel ops become calls of the
+// runtime's kernels with each buffer's address and strides (in elements):
+// a transposed operand swaps its row and column strides, a rank-2 operand
+// of a batched product and a broadcast bias axis get stride 0, a view's
+// offset moves the address.
+// RUN: %mxc-opt --split-input-file --mxc-kernels-to-calls --canonicalize %s | FileCheck %s
+
+// CHECK: func.func private @mxrt_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i32)
+// CHECK-LABEL: func.func @fc
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK: call @mxrt_kernel_sgemm(%[[C1]], %[[C2]], %[[C4]], %[[C8]], %{{.*}}, %[[C0]], %[[C8]], %[[C1]], %{{.*}}, %[[C0]], %[[C1]], %[[C8]], %{{.*}}, %[[C0]], %[[C4]], %[[C1]], %{{.*}}, %[[C0]], %[[C0]], %[[C1]], %[[RELU]])
+// CHECK-NOT: mx.kernel
+func.func @fc(%x: memref<2x8xf32>, %w: memref<4x8xf32>, %b: memref<4xf32>, %y: memref<2x4xf32>) {
+  mx.kernel.matmul %x, %w, %b into %y {transpose_b = true, relu = true} : memref<2x8xf32>, memref<4x8xf32>, memref<4xf32> into memref<2x4xf32>
+  return
+}
+
+// -----
+
+// Batched A, shared B, the output a view at offset 6 of a larger buffer,
+// accumulating.
+// CHECK-LABEL: func.func @batched
+// CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[C24:.*]] = arith.constant 24 : index
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<3x2x5xf32, strided<[10, 5, 1], offset: 6>>
+// CHECK: %[[ADDR:.*]] = arith.addi %[[P]], %[[C24]]
+// CHECK: %[[I:.*]] = arith.index_cast %[[ADDR]] : index to i64
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]]
+// CHECK: call @mxrt_kernel_sgemm(%c3_i64, %c2_i64, %c5_i64, %c4_i64, %{{.*}}, %c8_i64, %c4_i64, %c1_i64, %{{.*}}, %c0_i64, %c5_i64, %c1_i64, %[[PTR]], %c10_i64, %c5_i64, %c1_i64, %{{.*}}, %c0_i64, %c0_i64, %c0_i64, %[[ACC]])
+func.func @batched(%a: memref<3x2x4xf32>, %b: memref<4x5xf32>, %big: memref<40xf32>) {
+  %v = memref.subview %big[6] [30] [1] : memref<40xf32> to memref<30xf32, strided<[1], offset: 6>>
+  %y = memref.expand_shape %v [[0, 1, 2]] output_shape [3, 2, 5] : memref<30xf32, strided<[1], offset: 6>> into memref<3x2x5xf32, strided<[10, 5, 1], offset: 6>>
+  mx.kernel.matmul %a, %b into %y {accumulate = true} : memref<3x2x4xf32>, memref<4x5xf32> into memref<3x2x5xf32, strided<[10, 5, 1], offset: 6>>
+  return
+}
+
+// -----
+
+// CHECK: func.func private @mxrt_kernel_sconv2d(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32)
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// n c h w f oh ow kh kw sh sw ph pw dh dw groups
+// CHECK: call @mxrt_kernel_sconv2d(%c1_i64, %c4_i64, %c9_i64, %c9_i64, %c6_i64, %c5_i64, %c5_i64, %c3_i64, %c3_i64, %c2_i64, %c1_i64, %c1_i64, %c0_i64, %c1_i64, %c2_i64, %c2_i64, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %c0_i32)
+func.func @conv(%x: memref<1x4x9x9xf32>, %w: memref<6x2x3x3xf32>, %y: memref<1x6x5x5xf32>) {
+  mx.kernel.conv2d %x, %w into %y {strides = array<i64: 2, 1>, pads = array<i64: 1, 0>, dilations = array<i64: 1, 2>, groups = 2 : i64} : memref<1x4x9x9xf32>, memref<6x2x3x3xf32> into memref<1x6x5x5xf32>
+  return
+}
