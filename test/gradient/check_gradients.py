@@ -3,8 +3,9 @@
 # Checks every compiled gradient against float64 central finite differences
 # (issue #4). Each case in cases/ is a `func.func @forward` in f64 whose
 # parameters carry `mx.param`; a `// GRADCHECK: {...}` line says how to draw
-# the other inputs and which loss the outputs define. The case is compiled
-# with `mxc-opt --mxc-gradient --mxc-cpu-pipeline`, mlir-translate and
+# the inputs ("args") or gives their values ("values"; i64 arguments hold
+# indices), and which loss the outputs define. The case is compiled with
+# `mxc-opt --mxc-gradient --mxc-cpu-pipeline`, mlir-translate and
 # clang into a shared object, and `forward` / `forward_grad` are called
 # through ctypes (bare pointers: inputs, outputs, then the arena).
 #
@@ -21,7 +22,7 @@ import numpy as np
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 CC = "clang-22"
-DTYPES = {"f64": np.float64, "f32": np.float32}
+DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64}
 
 
 def parse_type(t):
@@ -133,6 +134,10 @@ def check(mxc_opt, case, work):
     for name, shape, dt, _ in args:
         inputs[name] = draw(spec.get("args", {}).get(name, "normal"), shape,
                             rng).astype(dt)
+        # Fixed values (indices, zeros, ties) replace the drawn ones.
+        if name in spec.get("values", {}):
+            inputs[name] = np.array(spec["values"][name], dtype=dt).reshape(
+                shape)
     params = [(i, a) for i, a in enumerate(args) if a[3]]
     comp = Compiled(mxc_opt, case, work)
     names = [a[0] for a in args]
