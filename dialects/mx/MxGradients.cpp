@@ -561,27 +561,78 @@ Grads gradientOf(GatherElementsOp op, OpBuilder &b, ValueRange dys) {
           Value()};
 }
 
-/// scatter_elements: with reduction none the data keeps dy where nothing
-/// was written; with add all of dy. The updates get dy at their targets.
+/// How a scatter addresses its data: `gather(t)` reads a data-shaped `t` at
+/// every update's target (giving the updates' shape), `scatter(t, u, r)`
+/// combines `u` into a copy of `t` by reduction `r`.
+using GatherFn = function_ref<Value(Value)>;
+using ScatterFn = function_ref<Value(Value, Value, StringRef)>;
+
+/// The data and updates gradients of out = scatter(data, updates) with
+/// reduction `r` (the indices get none). Each output element p combines its
+/// data element with the updates aimed at it: p's contributors.
+Grads scatterGradient(OpBuilder &b, Location loc, StringRef r, Value data,
+                      Value updates, Value out, Value dy, GatherFn gather,
+                      ScatterFn scatter) {
+  // none: the data keeps dy where nothing was written; add: all of it. The
+  // updates get dy at their targets.
+  if (r == "none")
+    return {scatter(dy, filled(b, loc, updates, 0.0), "none"), Value(),
+            gather(dy)};
+  if (r == "add")
+    return {dy, Value(), gather(dy)};
+  // x == y ? g : 0, and its indicator form.
+  auto select = [&](Value x, Value y, Value g) {
+    return gradEw(b, loc, "eq_select", {x, y, g});
+  };
+  auto equal = [&](Value x, Value y) {
+    return select(x, y, filled(b, loc, x, 1.0));
+  };
+  auto div = [&](Value x, Value y) { return binary(b, loc, "div", x, y); };
+  auto add = [&](Value x, Value y) { return binary(b, loc, "add", x, y); };
+  if (r == "mul") {
+    // out[p] = data[p] * the product of the updates at p: a contributor's
+    // derivative is the product of p's other contributors, formed without
+    // dividing by a zero. With Z[p] the count of zero contributors and P[p]
+    // the product of the nonzero ones, the others' product for a
+    // contributor v is P / v when Z = 0, P when v is the only zero, and 0
+    // otherwise: P / nz(v) where Z equals [v == 0], else 0, with
+    // nz(v) = v + [v == 0] (1 for a zero).
+    Value zData = equal(data, filled(b, loc, data, 0.0));
+    Value zUpd = equal(updates, filled(b, loc, updates, 0.0));
+    Value zeros = scatter(zData, zUpd, "add");
+    Value prod = scatter(add(data, zData), add(updates, zUpd), "mul");
+    auto others = [&](Value v, Value z, Value count, Value p) {
+      return select(count, z, div(p, add(v, z)));
+    };
+    return {binary(b, loc, "mul", dy, others(data, zData, zeros, prod)),
+            Value(),
+            binary(b, loc, "mul", gather(dy),
+                   others(updates, zUpd, gather(zeros), gather(prod)))};
+  }
+  // max / min: dy[p] goes to the contributors equal to out[p]. Tied
+  // contributors share it evenly (as PyTorch's scatter_reduce amax / amin
+  // with include_self), so the gradients still sum to dy[p].
+  Value outAtUpd = gather(out);
+  Value ties = scatter(equal(data, out), equal(updates, outAtUpd), "add");
+  Value share = div(dy, ties);
+  return {select(data, out, share), Value(),
+          select(updates, outAtUpd, gather(share))};
+}
+
 Grads gradientOf(ScatterElementsOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
-  StringRef r = op.getReduction();
-  if (r != "none" && r != "add") {
-    op.emitError("no gradient yet for scatter_elements reduction '")
-        << r << "'";
-    return {Value(), Value(), Value()};
-  }
+  Value idx = op.getIndices();
   auto axis = b.getNamedAttr("axis", op.getAxisAttr());
-  Value dData =
-      r == "add"
-          ? dys[0]
-          : createInferred<ScatterElementsOp>(
-                b, loc,
-                {dys[0], op.getIndices(), filled(b, loc, op.getUpdates(), 0.0)},
-                {axis});
-  return {dData, Value(),
-          createInferred<GatherElementsOp>(b, loc, {dys[0], op.getIndices()},
-                                           {axis})};
+  return scatterGradient(
+      b, loc, op.getReduction(), op.getData(), op.getUpdates(), op.getOutput(),
+      dys[0],
+      [&](Value t) {
+        return createInferred<GatherElementsOp>(b, loc, {t, idx}, {axis});
+      },
+      [&](Value t, Value u, StringRef r) {
+        return createInferred<ScatterElementsOp>(
+            b, loc, {t, idx, u}, {axis, strAttr(b, "reduction", r)});
+      });
 }
 
 /// gather_nd (batch_dims 0): dy scattered back with add.
@@ -598,22 +649,19 @@ Grads gradientOf(GatherNDOp op, OpBuilder &b, ValueRange dys) {
           Value()};
 }
 
-/// scatter_nd: as scatter_elements, with gather_nd for the updates.
 Grads gradientOf(ScatterNDOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
-  StringRef r = op.getReduction();
-  if (r != "none" && r != "add") {
-    op.emitError("no gradient yet for scatter_nd reduction '") << r << "'";
-    return {Value(), Value(), Value()};
-  }
-  Value dData =
-      r == "add"
-          ? dys[0]
-          : createInferred<ScatterNDOp>(b, loc,
-                                        {dys[0], op.getIndices(),
-                                         filled(b, loc, op.getUpdates(), 0.0)});
-  return {dData, Value(),
-          createInferred<GatherNDOp>(b, loc, {dys[0], op.getIndices()})};
+  Value idx = op.getIndices();
+  return scatterGradient(
+      b, loc, op.getReduction(), op.getData(), op.getUpdates(), op.getOutput(),
+      dys[0],
+      [&](Value t) {
+        return createInferred<GatherNDOp>(b, loc, {t, idx});
+      },
+      [&](Value t, Value u, StringRef r) {
+        return createInferred<ScatterNDOp>(b, loc, {t, idx, u},
+                                           {strAttr(b, "reduction", r)});
+      });
 }
 
 /// gather along `axis`: the indices flattened into one axis, broadcast to
