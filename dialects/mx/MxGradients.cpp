@@ -635,16 +635,37 @@ Grads gradientOf(ScatterElementsOp op, OpBuilder &b, ValueRange dys) {
       });
 }
 
-/// gather_nd (batch_dims 0): dy scattered back with add.
+/// gather_nd: dy scattered back with add (repeated tuples sum). With
+/// batch_dims b each index tuple is prefixed by the b batch coordinates of
+/// its position, so that one scatter_nd over the whole data puts dy back.
 Grads gradientOf(GatherNDOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
-  if (op.getBatchDims() != 0) {
-    op.emitError("no gradient yet for gather_nd with batch_dims");
-    return {Value(), Value()};
+  Value idx = op.getIndices();
+  if (int64_t batch = op.getBatchDims()) {
+    auto it = tensorOf(idx);
+    int64_t last = it.getRank() - 1;
+    // The coordinate along batch axis a is the exclusive running sum of
+    // ones along a; the ones, in the indices' type, are a compare of the
+    // tuples' first entries with themselves.
+    SmallVector<int64_t> begin(it.getRank(), 0), end(it.getShape());
+    end[last] = 1;
+    Value first = createInferred<SliceOp>(
+        b, loc, idx, {arrAttr(b, "begin", begin), arrAttr(b, "end", end)});
+    Value ones = createInferred<CastOp>(
+        b, loc,
+        createInferred<CompareOp>(b, loc, {first, first},
+                                  {strAttr(b, "op", "equal")}),
+        {b.getNamedAttr("to", TypeAttr::get(it.getElementType()))});
+    SmallVector<Value> tuple;
+    for (int64_t a = 0; a < batch; ++a)
+      tuple.push_back(createInferred<CumSumOp>(
+          b, loc, ones,
+          {i64Attr(b, "axis", a), boolAttr(b, "exclusive", true)}));
+    tuple.push_back(idx);
+    idx = createInferred<ConcatOp>(b, loc, tuple, {i64Attr(b, "dim", last)});
   }
   return {createInferred<ScatterNDOp>(
-              b, loc,
-              {filled(b, loc, op.getData(), 0.0), op.getIndices(), dys[0]},
+              b, loc, {filled(b, loc, op.getData(), 0.0), idx, dys[0]},
               {strAttr(b, "reduction", "add")}),
           Value()};
 }
