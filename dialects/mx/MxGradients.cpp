@@ -573,13 +573,6 @@ using ScatterFn = function_ref<Value(Value, Value, StringRef)>;
 Grads scatterGradient(OpBuilder &b, Location loc, StringRef r, Value data,
                       Value updates, Value out, Value dy, GatherFn gather,
                       ScatterFn scatter) {
-  // none: the data keeps dy where nothing was written; add: all of it. The
-  // updates get dy at their targets.
-  if (r == "none")
-    return {scatter(dy, filled(b, loc, updates, 0.0), "none"), Value(),
-            gather(dy)};
-  if (r == "add")
-    return {dy, Value(), gather(dy)};
   // x == y ? g : 0, and its indicator form.
   auto select = [&](Value x, Value y, Value g) {
     return gradEw(b, loc, "eq_select", {x, y, g});
@@ -587,6 +580,31 @@ Grads scatterGradient(OpBuilder &b, Location loc, StringRef r, Value data,
   auto equal = [&](Value x, Value y) {
     return select(x, y, filled(b, loc, x, 1.0));
   };
+  auto cast = [&](Value v, Type to) -> Value {
+    if (tensorOf(v).getElementType() == to)
+      return v;
+    return createInferred<CastOp>(b, loc, v,
+                                  {b.getNamedAttr("to", TypeAttr::get(to))});
+  };
+  // add: the data and every update get dy at their targets.
+  if (r == "add")
+    return {dy, Value(), gather(dy)};
+  if (r == "none") {
+    // The data keeps dy where nothing was written. Of updates aimed at one
+    // element the last written wins and alone gets dy: the updates,
+    // numbered 1..n in f64 (exact), are scattered, and each compares the
+    // number left at its target with its own.
+    auto ut = tensorOf(updates);
+    Type f64 = b.getF64Type();
+    Value ones = reshape(b, loc, filled(b, loc, cast(updates, f64), 1.0),
+                         {ut.getNumElements()});
+    Value ids = reshape(
+        b, loc, createInferred<CumSumOp>(b, loc, ones, {i64Attr(b, "axis", 0)}),
+        ut.getShape());
+    Value last = equal(gather(scatter(cast(data, f64), ids, "none")), ids);
+    return {scatter(dy, filled(b, loc, updates, 0.0), "none"), Value(),
+            binary(b, loc, "mul", gather(dy), cast(last, ut.getElementType()))};
+  }
   auto div = [&](Value x, Value y) { return binary(b, loc, "div", x, y); };
   auto add = [&](Value x, Value y) { return binary(b, loc, "add", x, y); };
   if (r == "mul") {
