@@ -38,8 +38,10 @@ const char usage[] =
     "                         [0, 10), 0 or 1 for bool\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy (creates "
     "DIR)\n"
-    "  --bench N              after 3 warm-up runs, time N runs and print the\n"
-    "                         median and minimum latency\n"
+    "  --bench N              after the warm-up runs, time N runs and print\n"
+    "                         the median and minimum latency\n"
+    "  --warmup W             untimed runs before --bench's timed ones\n"
+    "                         (default 3)\n"
     "  --threads T            worker threads per instance (0: default)\n"
     "  --seed S               seed for random inputs (default 0)\n"
     "  --function NAME        run this function of the library (default\n"
@@ -78,6 +80,7 @@ struct Options {
   std::string outputDir;
   bool bench = false;
   int64_t benchRuns = 0;
+  int64_t warmupRuns = 3;
   int32_t threads = 0;
   uint64_t seed = 0;
   std::string function = "forward";
@@ -141,6 +144,8 @@ Options parseArgs(int argc, char **argv) {
     } else if (flag == "--bench") {
       options.bench = true;
       options.benchRuns = parseInt(flag, takeValue(), 1, 100000000);
+    } else if (flag == "--warmup") {
+      options.warmupRuns = parseInt(flag, takeValue(), 0, 100000000);
     } else if (flag == "--threads") {
       options.threads =
           static_cast<int32_t>(parseInt(flag, takeValue(), 0, 4096));
@@ -510,7 +515,7 @@ int runMain(int argc, char **argv) {
 
   double medianMs = 0, minMs = 0;
   if (options.bench) {
-    for (int warmup = 0; warmup < 3; ++warmup)
+    for (int64_t warmup = 0; warmup < options.warmupRuns; ++warmup)
       runOnce();
     std::vector<double> times;
     times.reserve(options.benchRuns);
