@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Inference latency of mxc against ONNX Runtime and PyTorch (issue #6), in
+one run, on the same models, weights and inputs: MLP 784-256-10, LeNet
+(batch 1 and 64), the CIFAR-10 ResNet-20 v1 of ../shared/testdata, ResNet-18
+at 224x224, and SGEMM 1024^3 in GFLOP/s (with OpenBLAS and the machine's
+peak), at 1 and 2 threads; also mxc's compile times.
+
+Peers: ONNX Runtime through its Node binding (npm onnxruntime-node, installed
+into bench/.peers by this script; bench/ort_run.js), PyTorch (Debian's
+python3-torch, eager, inference mode, in this process), OpenBLAS (Debian's
+libopenblas-dev, cblas_sgemm in bench/sgemm.c, compiled here). mxc compiles
+the ONNX export of each PyTorch model (the MXNet JSON + .params for ResNet-20)
+and mxrun times the library. Before any timing, every peer's outputs must
+agree with PyTorch's; the script stops otherwise.
+
+    /usr/bin/python3 bench/perf_bench.py [--quick] [--write docs/performance.md]
+    /usr/bin/python3 bench/perf_bench.py --check-only --rows mlp --no-install
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+import torch
+
+import perf_models as models
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TESTDATA = os.path.join(ROOT, "..", "shared", "testdata", "mxnet")
+ORT_VERSION = "1.30.0"
+ROW_KEYS = ["mlp", "lenet", "lenet64", "resnet20", "resnet18", "sgemm"]
+SGEMM_N = 1024
+PEERS = ["mxc", "ORT", "PyTorch", "OpenBLAS"]
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kwargs):
+    """Runs `cmd`, failing with its stderr when it fails."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if r.returncode != 0:
+        sys.exit(f"perf_bench: failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr}")
+    return r.stdout
+
+
+class Workload:
+    """One row: a PyTorch callable and its inputs, the ONNX model ORT runs,
+    and what mxc compiles (the ONNX model unless `mxc_source` is given)."""
+
+    def __init__(self, key, title, batch, fn, inputs, onnx, mxc_source=None,
+                 expected=None, flops=None):
+        self.key, self.title, self.batch = key, title, batch
+        self.fn, self.inputs, self.onnx = fn, inputs, onnx
+        self.mxc_source = mxc_source or [onnx]
+        self.expected = expected  # an independent reference output, if any
+        self.flops = flops
+        self.peers = ["mxc", "ORT", "PyTorch"] + (["OpenBLAS"] if key == "sgemm" else [])
+        self.lib = None
+        self.compile_s = None
+        self.errors = {}    # peer -> scaled error against PyTorch
+        self.estimate = {}  # peer -> first timed run (ms), to size the timed runs
+        self.times = {}     # (peer, threads) -> {"median_ms", "min_ms", "runs", ...}
+
+    @property
+    def label(self):
+        return self.title if self.key == "sgemm" else f"{self.title} batch {self.batch}"
+
+
+def make_workloads(keys, work):
+    rng = np.random.default_rng(models.SEED)
+    for key in keys:
+        path = os.path.join(work, key + ".onnx")
+        if key == "mlp":
+            net, x = models.seeded(models.mlp), rng.standard_normal((1, 784))
+            title, batch = "MLP 784-256-10", 1
+        elif key in ("lenet", "lenet64"):
+            batch = 64 if key == "lenet64" else 1
+            net, x = models.seeded(models.lenet), rng.random((batch, 1, 28, 28))
+            title = "LeNet"
+        elif key == "resnet18":
+            net, x = models.seeded(models.resnet18), rng.standard_normal((1, 3, 224, 224))
+            title, batch = "ResNet-18 224x224", 1
+        elif key == "resnet20":
+            symbol = os.path.join(TESTDATA, "cifar_resnet20_v1-symbol.json")
+            params = os.path.join(TESTDATA, "cifar_resnet20_v1-0000.params")
+            if not os.path.exists(params):
+                log(f"skipping ResNet-20: {TESTDATA} is absent (see README)")
+                continue
+            net = models.CifarResNet20V1(models.read_mxnet_params(params))
+            x = np.load(os.path.join(TESTDATA, "cifar_resnet20_v1_ref_in.npy"))
+            models.export_onnx(net, x, path)
+            yield Workload(key, "CIFAR ResNet-20 v1", 1, net, {"data": x}, path,
+                           mxc_source=[symbol, "--params", params],
+                           expected=np.load(os.path.join(TESTDATA,
+                                                         "cifar_resnet20_v1_ref_out.npy")))
+            continue
+        elif key == "sgemm":
+            a, b = (rng.uniform(-1, 1, (SGEMM_N, SGEMM_N)).astype(np.float32)
+                    for _ in range(2))
+            models.matmul_onnx(SGEMM_N, path)
+            yield Workload(key, f"SGEMM {SGEMM_N}^3", SGEMM_N, torch.matmul,
+                           {"A": a, "B": b}, path, flops=2 * SGEMM_N ** 3)
+            continue
+        x = x.astype(np.float32)
+        models.export_onnx(net, x, path)
+        yield Workload(key, title, batch, net, {"data": x}, path)
+
+
+# ---------------------------------------------------------------------------
+# The peers: each runs a workload, optionally writing its output, and times it
+# ---------------------------------------------------------------------------
+
+class Peers:
+    def __init__(self, args, work):
+        self.args, self.work = args, work
+        self.mxrun_threads = "--threads" in run([args.mxrun, "--help"])
+        self.env = dict(os.environ, NODE_PATH=os.path.join(args.peers_dir, "node_modules"))
+        self.versions = {"PyTorch": torch.__version__}
+        self.sgemm = None
+
+    # -- setup --------------------------------------------------------------
+
+    def install(self, want_ort, want_openblas):
+        if want_ort:
+            for tool in ("node", "npm"):
+                if not shutil.which(tool):
+                    sys.exit(f"perf_bench: `{tool}` not found: install Node.js and npm "
+                             "(e.g. apt-get install nodejs npm)")
+            package = os.path.join(self.args.peers_dir, "node_modules", "onnxruntime-node",
+                                   "package.json")
+            installed = os.path.exists(package) and json.load(open(package))["version"]
+            if installed != self.args.ort_version:
+                if self.args.no_install:
+                    sys.exit(f"perf_bench: onnxruntime-node {self.args.ort_version} is not in "
+                             f"{self.args.peers_dir} (run without --no-install)")
+                log(f"installing onnxruntime-node@{self.args.ort_version} into "
+                    f"{self.args.peers_dir} ...")
+                os.makedirs(self.args.peers_dir, exist_ok=True)
+                run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
+                     "--prefix", self.args.peers_dir,
+                     "onnxruntime-node@" + self.args.ort_version])
+            self.versions["ORT"] = f"onnxruntime-node {self.args.ort_version} (Node.js " \
+                + run(["node", "--version"]).strip() + ")"
+        if want_openblas:
+            cc = os.environ.get("CC", "cc")
+            try:
+                flags = run(["pkg-config", "--cflags", "--libs", "openblas"]).split()
+            except FileNotFoundError:
+                flags = ["-lopenblas"]
+            self.sgemm = os.path.join(self.work, "sgemm")
+            r = subprocess.run([cc, "-O2", "-o", self.sgemm, os.path.join(HERE, "sgemm.c")]
+                               + flags, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit("perf_bench: cannot build bench/sgemm.c against OpenBLAS "
+                         f"(apt-get install libopenblas-dev):\n{r.stderr}")
+
+    def prepare(self, w):
+        """Writes the inputs (.npy; raw for OpenBLAS) and compiles the model."""
+        w.npy, w.raw = {}, []
+        for name, x in w.inputs.items():
+            w.npy[name] = os.path.join(self.work, f"{w.key}_{name}.npy")
+            np.save(w.npy[name], x)
+            if "OpenBLAS" in w.peers:
+                w.raw.append(os.path.join(self.work, f"{w.key}_{name}.bin"))
+                x.tofile(w.raw[-1])
+        w.lib = os.path.join(self.work, f"lib{w.key}.so")
+        shapes = []
+        for name, x in w.inputs.items():
+            shapes += ["--input", f"{name}=" + "x".join(map(str, x.shape))]
+        start = time.perf_counter()
+        run([self.args.mxc] + w.mxc_source + shapes + ["-o", w.lib])
+        w.compile_s = time.perf_counter() - start
+
+    # -- running ------------------------------------------------------------
+
+    def measure(self, peer, w, threads, warmup, runs, out_dir=None):
+        """{"median_ms", "min_ms", "runs"} of `runs` timed runs after one
+        untimed run, whose output goes into `out_dir`, and `warmup` more."""
+        warmup = str(warmup)
+        if peer == "mxc":
+            cmd = [self.args.mxrun, w.lib, "--bench", str(runs), "--warmup", warmup,
+                   "--json"]
+            if self.mxrun_threads:
+                cmd += ["--threads", str(threads)]
+            for name, path in w.npy.items():
+                cmd += ["--input", f"{name}={path}"]
+            if out_dir:
+                cmd += ["--output-dir", out_dir]
+            return json.loads(run(cmd))["bench"]
+        if peer == "ORT":
+            cmd = ["node", os.path.join(HERE, "ort_run.js"), w.onnx, "--threads",
+                   str(threads), "--warmup", warmup, "--runs", str(runs)]
+            for name, path in w.npy.items():
+                cmd += ["--input", f"{name}={path}"]
+            if out_dir:
+                cmd += ["--output-dir", out_dir]
+            return json.loads(run(cmd, env=self.env))
+        if peer == "OpenBLAS":
+            files = list(w.raw)
+            if out_dir:
+                os.makedirs(out_dir, exist_ok=True)
+                files.append(os.path.join(out_dir, "C.bin"))
+            out = json.loads(run([self.sgemm, str(w.batch), str(threads), warmup,
+                                  str(runs)] + files))
+            self.versions["OpenBLAS"] = out["config"]
+            if out_dir:
+                n = w.batch
+                np.save(os.path.join(out_dir, "C.npy"),
+                        np.fromfile(files[-1], np.float32).reshape(n, n))
+                os.remove(files[-1])
+            return out
+        assert peer == "PyTorch"
+        torch.set_num_threads(threads)
+        tensors = [torch.from_numpy(x) for x in w.inputs.values()]
+        times = []
+        with torch.inference_mode():
+            y = w.fn(*tensors)
+            for _ in range(int(warmup)):
+                w.fn(*tensors)
+            for _ in range(runs):
+                start = time.perf_counter()
+                w.fn(*tensors)
+                times.append((time.perf_counter() - start) * 1e3)
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            np.save(os.path.join(out_dir, "out.npy"), y.numpy())
+        times.sort()
+        return {"median_ms": float(np.median(times)), "min_ms": times[0], "runs": runs}
+
+
+def output_of(out_dir):
+    files = [f for f in os.listdir(out_dir) if f.endswith(".npy")]
+    if len(files) != 1:
+        sys.exit(f"perf_bench: expected one output in {out_dir}, found {files}")
+    return np.load(os.path.join(out_dir, files[0]))
+
+
+def scaled_error(x, ref):
+    """max |x - ref| over max(1, max |ref|): absolute for small outputs,
+    relative to the output's scale for large ones."""
+    if x.shape != ref.shape:
+        return math.inf
+    return float(np.abs(x.astype(np.float64) - ref).max() / max(1.0, np.abs(ref).max()))
+
+
+def plan(args, estimate_ms):
+    """(warm-up runs, timed runs) for a peer whose run took about
+    `estimate_ms`: as many runs as fill the budget, within [min_runs,
+    max_runs], but no more than fit in the cap (and at least 3); 3 warm-up
+    runs after the first untimed one, none where one run outlasts the budget."""
+    runs = min(args.max_runs, max(args.min_runs, math.ceil(args.budget * 1e3 / estimate_ms)))
+    runs = max(3, min(runs, int(args.cap * 1e3 / estimate_ms)))
+    return (0 if estimate_ms > args.budget * 1e3 else 3), runs
+
+
+def check(peers, w, tolerance):
+    """Runs every peer once at 1 thread; returns the disagreements."""
+    failures = []
+    outputs = {}
+    for peer in ["PyTorch"] + [p for p in w.peers if p != "PyTorch"]:
+        out_dir = os.path.join(peers.work, "out", w.key, peer)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        w.estimate[peer] = peers.measure(peer, w, 1, 0, 1, out_dir)["median_ms"]
+        outputs[peer] = output_of(out_dir)
+    ref = outputs["PyTorch"]
+    if w.expected is not None:
+        w.errors["PyTorch"] = scaled_error(ref, w.expected)
+    for peer, out in outputs.items():
+        if peer != "PyTorch":
+            w.errors[peer] = scaled_error(out, ref)
+    for peer, err in w.errors.items():
+        if not err <= tolerance:
+            against = "the recorded reference" if peer == "PyTorch" else "PyTorch"
+            failures.append(f"{w.label}: {peer} differs from {against} "
+                            f"by {err:.3g} (scaled; tolerance {tolerance:g})")
+    return failures
+
+
+# ---------------------------------------------------------------------------
+# The machine
+# ---------------------------------------------------------------------------
+
+def machine(args):
+    info = {}
+    for line in run(["lscpu"]).splitlines():
+        key, _, value = line.partition(":")
+        info[key.strip()] = value.strip()
+    flags = set(info.get("Flags", "").split())
+    cores = int(info.get("Core(s) per socket", 1)) * int(info.get("Socket(s)", 1))
+    lanes = 16 if "avx512f" in flags else 8 if {"avx2", "fma"} <= flags else 4
+    if args.ghz:
+        ghz, source = args.ghz, "--ghz"
+    elif info.get("CPU max MHz"):
+        ghz, source = float(info["CPU max MHz"]) / 1e3, "lscpu CPU max MHz"
+    else:
+        with open("/proc/cpuinfo") as f:
+            mhz = [float(l.split(":")[1]) for l in f if l.startswith("cpu MHz")]
+        ghz, source = max(mhz) / 1e3, "/proc/cpuinfo cpu MHz"
+    simd = [f for f in ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni",
+                        "avx512_bf16", "amx_tile") if f in flags]
+    return {"model": info.get("Model name", platform.processor()), "cores": cores,
+            "cpus": int(info.get("CPU(s)", cores)), "lanes": lanes, "ghz": ghz,
+            "ghz_source": source, "simd": simd}
+
+
+def peak_gflops(m, fma_units, threads):
+    """cores x FMA units per core x float32 lanes x 2 flops per FMA x GHz."""
+    return min(threads, m["cores"]) * fma_units * m["lanes"] * 2 * m["ghz"]
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "–"
+
+
+def tables(args, workloads, m, mxrun_threads):
+    """The latency, SGEMM and compile-time tables, as Markdown."""
+    out = []
+    note = "" if mxrun_threads else "¹"
+    thread_list = args.threads
+    nets = [w for w in workloads if w.key != "sgemm"]
+    sgemm = next((w for w in workloads if w.key == "sgemm"), None)
+
+    def ms(w, peer, t):
+        r = w.times.get((peer, t))
+        return f"{r['median_ms']:.3f}" if r else "–"
+
+    if nets:
+        out += ["| model | batch | threads | mxc (ms) | ONNX Runtime (ms) | PyTorch (ms) "
+                "| mxc / ORT | mxc / PyTorch |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for w in nets:
+            for t in thread_list:
+                mxc = w.times.get(("mxc", t), {}).get("median_ms")
+                ort = w.times.get(("ORT", t), {}).get("median_ms")
+                pt = w.times.get(("PyTorch", t), {}).get("median_ms")
+                out.append(f"| {w.title} | {w.batch} | {t} | {ms(w, 'mxc', t)}"
+                           f"{note if t > 1 else ''} | {ms(w, 'ORT', t)} | {ms(w, 'PyTorch', t)} "
+                           f"| {ratio(mxc, ort)} | {ratio(mxc, pt)} |")
+        out.append("")
+    if sgemm:
+        out += [f"SGEMM {SGEMM_N}x{SGEMM_N}x{SGEMM_N} (float32, GFLOP/s, higher is better; "
+                "peak = cores x FMA units x lanes x 2 x GHz):", "",
+                "| threads | mxc | OpenBLAS | ONNX Runtime | PyTorch | peak | mxc % of peak "
+                "| OpenBLAS % of peak | mxc / OpenBLAS (time) |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for t in thread_list:
+            gf = {p: sgemm.flops / (sgemm.times[(p, t)]["median_ms"] * 1e6)
+                  for p in sgemm.peers if (p, t) in sgemm.times}
+            peak = peak_gflops(m, args.fma_units, t)
+            cells = [f"{gf[p]:.1f}" if p in gf else "–"
+                     for p in ("mxc", "OpenBLAS", "ORT", "PyTorch")]
+            if t > 1:
+                cells[0] += note
+            pct = [f"{100 * gf[p] / peak:.1f}%" if p in gf else "–" for p in ("mxc", "OpenBLAS")]
+            out.append(f"| {t} | " + " | ".join(cells) + f" | {peak:.1f} | {pct[0]} | {pct[1]} "
+                       f"| {ratio(gf.get('OpenBLAS'), gf.get('mxc'))} |")
+        out.append("")
+    out += ["mxc compile time (wall seconds of the `mxc` command, to lib<name>.so):", "",
+            "| model | source | compile (s) |", "|---|---|---:|"]
+    for w in workloads:
+        source = "MXNet JSON + .params" if w.mxc_source[0] != w.onnx else "ONNX"
+        out.append(f"| {w.label} | {source} | {w.compile_s:.2f} |")
+    out.append("")
+    if not mxrun_threads:
+        out += ["¹ this mxrun has no `--threads`: mxc ran single-threaded.", ""]
+
+    return "\n".join(out).strip()
+
+
+def report(args, table, workloads, m, versions, mxc_version):
+    """docs/performance.md: the tables with how, where and with what they were made."""
+    peer_lines = [f"- mxc: {mxc_version}"] + [f"- {p}: {versions[p]}"
+                                              for p in ("ORT", "PyTorch", "OpenBLAS")
+                                              if p in versions]
+    agreement = ["| model | mxc | ONNX Runtime | OpenBLAS | PyTorch vs recorded |",
+                 "|---|---:|---:|---:|---:|"]
+    for w in workloads:
+        cells = [f"{w.errors[p]:.1e}" if p in w.errors else "–"
+                 for p in ("mxc", "ORT", "OpenBLAS", "PyTorch")]
+        agreement.append(f"| {w.label} | " + " | ".join(cells) + " |")
+    prose = [
+        f"Machine: {m['model']}, {m['cores']} cores ({m['cpus']} CPUs), {m['ghz']:.2f} GHz "
+        f"({m['ghz_source']}); SIMD: {' '.join(m['simd'])}. Peak float32 assumes "
+        f"{args.fma_units} FMA units per core (`--fma-units`) of {m['lanes']} lanes. "
+        f"Load average when the run began: {args.load:.2f}." + (
+            " The machine was busy: other processes took turns on these cores, which "
+            "slows most of all the thread pools that spin while they wait, so the "
+            "multi-threaded numbers especially say more about the load than about the peers."
+            if args.load >= m["cores"] else ""),
+        "Peers:\n\n" + "\n".join(peer_lines),
+        "Latency in milliseconds, the median of many runs after warm-up, each peer on "
+        "the same inputs with the same weights; a ratio below 1 means mxc is faster.",
+        table,
+        "How: PyTorch builds each model with seeded weights (ResNet-20 loads GluonCV's "
+        "`.params`) and exports it with `torch.onnx.export` (opset "
+        f"{models.OPSET}); mxc compiles that ONNX file (ResNet-20: the MXNet JSON + "
+        "`.params`) and `mxrun --bench N --warmup W --threads T` times "
+        "`mxrt_instance_call`; ONNX Runtime runs the ONNX file through its Node binding "
+        "(`bench/ort_run.js`, `intraOpNumThreads` T, sequential execution, all graph "
+        "optimizations) and times `await session.run()`; PyTorch runs the eager module "
+        "under `torch.inference_mode()` with `torch.set_num_threads(T)`, timed around "
+        "the Python call; OpenBLAS is `cblas_sgemm` (`bench/sgemm.c`, "
+        "`openblas_set_num_threads(T)`). Each peer's run count fills about "
+        f"{args.budget:g} s (at least {args.min_runs}, at most {args.max_runs}) after 4 "
+        f"untimed runs; a slow peer makes as many runs as fit in {args.cap:g} s (at "
+        "least 3) after 1. PyTorch's and ONNX Runtime's times include their "
+        "Python or Node call overhead (some microseconds), as their users see it; "
+        "mxc's is the C call. Other processes on the same cores show up in the "
+        "medians: compare numbers from one run.",
+        "Before timing, each peer's output was compared with PyTorch's: the largest "
+        "absolute difference over max(1, largest |PyTorch output|), which must be at "
+        f"most {args.tolerance:g}; ResNet-20's PyTorch output is also compared with the "
+        "recorded reference output of ../shared/testdata.",
+        "\n".join(agreement),
+    ]
+    command = "/usr/bin/python3 bench/perf_bench.py " + " ".join(sys.argv[1:])
+    doc = ["# Performance: mxc vs ONNX Runtime, PyTorch and OpenBLAS",
+           f"Generated on {datetime.date.today()} by\n\n```sh\n{command.strip()}\n```"]
+    doc += [p if p.startswith(("|", "Peers")) or "\n|" in p else textwrap.fill(p, 90)
+            for p in prose]
+    return "\n\n".join(doc) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
+    p.add_argument("--mxrun", default=os.path.join(ROOT, "build", "bin", "mxrun"))
+    p.add_argument("--rows", default=",".join(ROW_KEYS),
+                   help="comma-separated subset of " + ",".join(ROW_KEYS))
+    p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    p.add_argument("--check-only", action="store_true",
+                   help="only check that the peers' outputs agree; no timing")
+    p.add_argument("--tolerance", type=float, default=1e-4,
+                   help="largest scaled output difference allowed (default 1e-4)")
+    p.add_argument("--write", metavar="FILE", help="also write the report (Markdown) here")
+    p.add_argument("--peers-dir", default=os.path.join(HERE, ".peers"),
+                   help="where npm installs onnxruntime-node")
+    p.add_argument("--ort-version", default=ORT_VERSION)
+    p.add_argument("--no-install", action="store_true",
+                   help="fail instead of installing a missing peer")
+    p.add_argument("--fma-units", type=int, default=2,
+                   help="FMA units per core for the peak (default 2, as on current "
+                        "x86 server cores)")
+    p.add_argument("--ghz", type=float, help="clock for the peak (default from lscpu)")
+    p.add_argument("--work-dir", help="keep models and outputs here (default: a temporary "
+                                      "folder)")
+    a = p.parse_args()
+    a.threads = [int(t) for t in a.threads.split(",")]
+    a.budget, a.min_runs, a.max_runs, a.cap = \
+        (0.25, 5, 200, 10.0) if a.quick else (1.0, 10, 2000, 30.0)
+    keys = a.rows.split(",")
+    unknown = set(keys) - set(ROW_KEYS)
+    if unknown:
+        p.error("unknown rows: " + ", ".join(sorted(unknown)))
+
+    torch.set_num_interop_threads(1)
+    a.load = os.getloadavg()[0]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = a.work_dir or tmp
+        os.makedirs(work, exist_ok=True)
+        peers = Peers(a, work)
+        peers.install(want_ort=True, want_openblas="sgemm" in keys)
+        log("exporting models ...")
+        workloads = list(make_workloads(keys, work))
+        for w in workloads:
+            log(f"compiling {w.label} with mxc ...")
+            peers.prepare(w)
+        failures = []
+        for w in workloads:
+            log(f"checking {w.label} ...")
+            failures += check(peers, w, a.tolerance)
+        if failures:
+            sys.exit("perf_bench: the peers disagree, nothing timed:\n  " + "\n  ".join(failures))
+        log("all outputs agree: " + "; ".join(
+            f"{w.key} " + " ".join(f"{p} {e:.1e}" for p, e in w.errors.items())
+            for w in workloads))
+        if a.check_only:
+            return
+        for w in workloads:
+            for t in a.threads:
+                for peer in w.peers:
+                    warmup, runs = plan(a, w.estimate[peer])
+                    log(f"timing {w.label}, {peer}, {t} thread(s), {runs} runs ...")
+                    w.times[(peer, t)] = peers.measure(peer, w, t, warmup, runs)
+    mxc_version = run([a.mxc, "--version"]).strip().splitlines()[0]
+    m = machine(a)
+    table = tables(a, workloads, m, peers.mxrun_threads)
+    print(table)
+    if a.write:
+        with open(a.write, "w") as f:
+            f.write(report(a, table, workloads, m, peers.versions, mxc_version))
+        log(f"wrote {a.write}")
+    log(f"done in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
