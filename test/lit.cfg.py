@@ -54,3 +54,10 @@ if _has_modules("torch", "torchvision"):
     config.available_features.add("torchvision")
 if os.path.isdir("/usr/share/datasets/fashion-mnist"):
     config.available_features.add("fashion-mnist")
+# ONNX Runtime for bench/perf_bench.py, once that script has installed it (npm,
+# into bench/.peers); the bench's check test skips without it.
+import shutil
+
+if shutil.which("node") and os.path.isdir(os.path.join(
+        config.mxc_src_root, "bench", ".peers", "node_modules", "onnxruntime-node")):
+    config.available_features.add("onnxruntime-node")
