@@ -79,44 +79,42 @@ class Workload:
         return self.title if self.key == "sgemm" else f"{self.title} batch {self.batch}"
 
 
-def make_workloads(keys, work):
-    rng = np.random.default_rng(models.SEED)
-    for key in keys:
-        path = os.path.join(work, key + ".onnx")
-        if key == "mlp":
-            net, x = models.seeded(models.mlp), rng.standard_normal((1, 784))
-            title, batch = "MLP 784-256-10", 1
-        elif key in ("lenet", "lenet64"):
-            batch = 64 if key == "lenet64" else 1
-            net, x = models.seeded(models.lenet), rng.random((batch, 1, 28, 28))
-            title = "LeNet"
-        elif key == "resnet18":
-            net, x = models.seeded(models.resnet18), rng.standard_normal((1, 3, 224, 224))
-            title, batch = "ResNet-18 224x224", 1
-        elif key == "resnet20":
-            symbol = os.path.join(TESTDATA, "cifar_resnet20_v1-symbol.json")
-            params = os.path.join(TESTDATA, "cifar_resnet20_v1-0000.params")
-            if not os.path.exists(params):
-                log(f"skipping ResNet-20: {TESTDATA} is absent (see README)")
-                continue
-            net = models.CifarResNet20V1(models.read_mxnet_params(params))
-            x = np.load(os.path.join(TESTDATA, "cifar_resnet20_v1_ref_in.npy"))
-            models.export_onnx(net, x, path)
-            yield Workload(key, "CIFAR ResNet-20 v1", 1, net, {"data": x}, path,
-                           mxc_source=[symbol, "--params", params],
-                           expected=np.load(os.path.join(TESTDATA,
-                                                         "cifar_resnet20_v1_ref_out.npy")))
-            continue
-        elif key == "sgemm":
-            a, b = (rng.uniform(-1, 1, (SGEMM_N, SGEMM_N)).astype(np.float32)
-                    for _ in range(2))
-            models.matmul_onnx(SGEMM_N, path)
-            yield Workload(key, f"SGEMM {SGEMM_N}^3", SGEMM_N, torch.matmul,
-                           {"A": a, "B": b}, path, flops=2 * SGEMM_N ** 3)
-            continue
-        x = x.astype(np.float32)
-        models.export_onnx(net, x, path)
-        yield Workload(key, title, batch, net, {"data": x}, path)
+def make_workload(key, work):
+    """Row `key`, its model exported to ONNX in `work`; None when its data is
+    absent. Inputs are seeded per row, so a subset of rows sees the same."""
+    rng = np.random.default_rng([models.SEED, ROW_KEYS.index(key)])
+    path = os.path.join(work, key + ".onnx")
+    if key == "sgemm":
+        a, b = (rng.uniform(-1, 1, (SGEMM_N, SGEMM_N)).astype(np.float32) for _ in range(2))
+        models.matmul_onnx(SGEMM_N, path)
+        return Workload(key, f"SGEMM {SGEMM_N}^3", SGEMM_N, torch.matmul, {"A": a, "B": b},
+                        path, flops=2 * SGEMM_N ** 3)
+    mxc_source = expected = None
+    if key == "mlp":
+        net, x = models.seeded(models.mlp), rng.standard_normal((1, 784))
+        title, batch = "MLP 784-256-10", 1
+    elif key in ("lenet", "lenet64"):
+        batch = 64 if key == "lenet64" else 1
+        net, x = models.seeded(models.lenet), rng.random((batch, 1, 28, 28))
+        title = "LeNet"
+    elif key == "resnet18":
+        net, x = models.seeded(models.resnet18), rng.standard_normal((1, 3, 224, 224))
+        title, batch = "ResNet-18 224x224", 1
+    else:
+        assert key == "resnet20"
+        params = os.path.join(TESTDATA, "cifar_resnet20_v1-0000.params")
+        if not os.path.exists(params):
+            log(f"skipping ResNet-20: {TESTDATA} is absent (see README)")
+            return None
+        net = models.CifarResNet20V1(models.read_mxnet_params(params))
+        x = np.load(os.path.join(TESTDATA, "cifar_resnet20_v1_ref_in.npy"))
+        expected = np.load(os.path.join(TESTDATA, "cifar_resnet20_v1_ref_out.npy"))
+        mxc_source = [os.path.join(TESTDATA, "cifar_resnet20_v1-symbol.json"),
+                      "--params", params]
+        title, batch = "CIFAR ResNet-20 v1", 1
+    x = x.astype(np.float32)
+    models.export_onnx(net, x, path)
+    return Workload(key, title, batch, net, {"data": x}, path, mxc_source, expected)
 
 
 # ---------------------------------------------------------------------------
@@ -133,33 +131,31 @@ class Peers:
 
     # -- setup --------------------------------------------------------------
 
-    def install(self, want_ort, want_openblas):
-        if want_ort:
-            for tool in ("node", "npm"):
-                if not shutil.which(tool):
-                    sys.exit(f"perf_bench: `{tool}` not found: install Node.js and npm "
-                             "(e.g. apt-get install nodejs npm)")
-            package = os.path.join(self.args.peers_dir, "node_modules", "onnxruntime-node",
-                                   "package.json")
-            installed = os.path.exists(package) and json.load(open(package))["version"]
-            if installed != self.args.ort_version:
-                if self.args.no_install:
-                    sys.exit(f"perf_bench: onnxruntime-node {self.args.ort_version} is not in "
-                             f"{self.args.peers_dir} (run without --no-install)")
-                log(f"installing onnxruntime-node@{self.args.ort_version} into "
-                    f"{self.args.peers_dir} ...")
-                os.makedirs(self.args.peers_dir, exist_ok=True)
-                run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
-                     "--prefix", self.args.peers_dir,
-                     "onnxruntime-node@" + self.args.ort_version])
-            self.versions["ORT"] = f"onnxruntime-node {self.args.ort_version} (Node.js " \
-                + run(["node", "--version"]).strip() + ")"
-        if want_openblas:
-            cc = os.environ.get("CC", "cc")
-            try:
-                flags = run(["pkg-config", "--cflags", "--libs", "openblas"]).split()
-            except FileNotFoundError:
-                flags = ["-lopenblas"]
+    def install(self, openblas):
+        """Installs onnxruntime-node unless there, and builds sgemm.c if
+        `openblas`."""
+        for tool in ("node", "npm"):
+            if not shutil.which(tool):
+                sys.exit(f"perf_bench: `{tool}` not found: install Node.js and npm "
+                         "(e.g. apt-get install nodejs npm)")
+        version = self.args.ort_version
+        package = os.path.join(self.args.peers_dir, "node_modules", "onnxruntime-node",
+                               "package.json")
+        if not (os.path.exists(package) and json.load(open(package))["version"] == version):
+            if self.args.no_install:
+                sys.exit(f"perf_bench: onnxruntime-node {version} is not in "
+                         f"{self.args.peers_dir} (run without --no-install)")
+            log(f"installing onnxruntime-node@{version} into {self.args.peers_dir} ...")
+            os.makedirs(self.args.peers_dir, exist_ok=True)
+            run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
+                 "--prefix", self.args.peers_dir, "onnxruntime-node@" + version])
+        self.versions["ORT"] = f"onnxruntime-node {version} (Node.js " \
+            + run(["node", "--version"]).strip() + ")"
+        if openblas:
+            cc = os.environ.get("CC") or shutil.which("cc") or "clang-22"
+            pkg = shutil.which("pkg-config") and subprocess.run(
+                ["pkg-config", "--cflags", "--libs", "openblas"], capture_output=True, text=True)
+            flags = pkg.stdout.split() if pkg and pkg.returncode == 0 else ["-lopenblas"]
             self.sgemm = os.path.join(self.work, "sgemm")
             r = subprocess.run([cc, "-O2", "-o", self.sgemm, os.path.join(HERE, "sgemm.c")]
                                + flags, capture_output=True, text=True)
@@ -478,9 +474,9 @@ def main():
         work = a.work_dir or tmp
         os.makedirs(work, exist_ok=True)
         peers = Peers(a, work)
-        peers.install(want_ort=True, want_openblas="sgemm" in keys)
+        peers.install(openblas="sgemm" in keys)
         log("exporting models ...")
-        workloads = list(make_workloads(keys, work))
+        workloads = [w for w in (make_workload(k, work) for k in keys) if w]
         for w in workloads:
             log(f"compiling {w.label} with mxc ...")
             peers.prepare(w)
