@@ -89,6 +89,20 @@ def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def ApproximateMathPass : Pass<"mxc-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Polynomial approximations of float32 math functions";
+  let description = [{
+    math.tanh, exp, expm1, log, log1p, log2, erf, atan, sin, cos and the like
+    on float32 become MLIR's polynomial approximations (arith only, accurate
+    to a few ULP), so that the loops computing them vectorize instead of
+    calling libm's scalar functions element by element (tanh through libm
+    was over half of LeNet's time at batch 64).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def FuseKernelEpiloguesPass
     : Pass<"mxc-fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fold a residual add and a ReLU into mx.kernel.* ops";

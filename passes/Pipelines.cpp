@@ -17,6 +17,7 @@ constexpr const char *kCpuPipeline =
     "func.func(mxc-convert-mx-to-linalg{kernels=@KERNELS@}),"
     "canonicalize,"
     "@FUSE@"
+    "func.func(mxc-approximate-math),"
     "func.func(mxc-read-only-args),"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
