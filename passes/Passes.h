@@ -28,6 +28,11 @@ namespace mxc {
 
 /// Adds the patterns lowering every mx op to linalg/tensor/arith/math.
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Unit attribute on a function argument whose contents never change while
+/// the process runs (an inference model's weights): kernel calls reading it
+/// may cache packed copies (mxc-kernels-to-calls).
+inline constexpr llvm::StringLiteral kConstantArgAttr = "mxc.constant";
+
 /// float32 contractions to mx.kernel.* (preferred over the linalg lowering).
 void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);
 

@@ -82,6 +82,9 @@ def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
     mxrt_kernel_sgemm / mxrt_kernel_sconv2d (runtime/include/mxrt/
     kernels.h), passing each buffer's address (aligned pointer plus offset)
     and its strides in elements, so views and transposes need no copies.
+    An operand that is (a view of) a function argument marked
+    `mxc.constant` (an inference model's weights) is flagged constant, so
+    the runtime packs it once per process instead of on every call.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",

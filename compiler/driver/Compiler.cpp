@@ -250,6 +250,18 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     return writeFileAtomically(options.outputPath,
                                generateHeader(spec, options.modelPath));
 
+  // An inference library's parameters are read-only weights for the life of
+  // the process: kernels may keep packed copies of them (see
+  // KernelsToCallsPass). Training libraries update theirs.
+  if (!options.train.enabled)
+    if (auto forward = module.lookupSymbol<mlir::func::FuncOp>("forward"))
+      for (size_t
+               i = spec.inputs.size(),
+               end = std::min<size_t>(spec.inputs.size() + spec.params.size(),
+                                      forward.getNumArguments());
+           i < end; ++i)
+        forward.setArgAttr(i, kConstantArgAttr, mlir::UnitAttr::get(&context));
+
   // Lower to the LLVM dialect, collecting diagnostics for the message.
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mxc {
 #define GEN_PASS_DEF_KERNELSTOCALLSPASS
@@ -57,6 +59,32 @@ struct ArgBuilder {
   }
 };
 
+/// Whether `v` is (a view of) a function argument marked constant.
+bool isConstant(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else
+      return false;
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                : FunctionOpInterface();
+  return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
+         fn.getArgAttr(arg.getArgNumber(), mxc::kConstantArgAttr);
+}
+
+/// MXRT_KERNEL_* flags (mxrt/kernels.h): the op's epilogue, and which of
+/// A and B never change.
+int32_t callFlags(Operation *op, Value a, Value b) {
+  int32_t flags = 0;
+  if (auto mm = dyn_cast<MatmulKernelOp>(op))
+    flags = mm.getKernelFlags();
+  else
+    flags = cast<Conv2DKernelOp>(op).getKernelFlags();
+  return flags | (isConstant(a) ? 4 : 0) | (isConstant(b) ? 8 : 0);
+}
+
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<MemRefType>(v.getType()).getShape();
 }
@@ -102,7 +130,8 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
       ab.add(zero);
   }
   ab.args.push_back(arith::ConstantOp::create(
-      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
+      b, op.getLoc(),
+      b.getI32IntegerAttr(callFlags(op, op.getA(), op.getB()))));
   return ab.args;
 }
 
@@ -121,7 +150,8 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
   ab.args.push_back(arith::ConstantOp::create(
-      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
+      b, op.getLoc(),
+      b.getI32IntegerAttr(callFlags(op, op.getWeight(), op.getX()))));
   return ab.args;
 }
 

@@ -15,9 +15,13 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -52,10 +56,33 @@ struct Problem {
   const float *bias;
   int64_t biasRs, biasCs;
   int32_t flags;
+  /// A packed whole by packAll (rows rounded up to packedARows), or NULL to
+  /// pack block by block; this problem's row 0 is packed row packedARow0.
+  const float *packedA;
+  int64_t packedARows, packedARow0;
 };
 
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
+
+/// c[j] = act(t[j] + (bias ? bias[j] : rowBias) + (keepC ? c[j] : 0)).
+inline void applyRow(const float *__restrict t, const float *__restrict bias,
+                     float rowBias, float *__restrict c, int64_t cols,
+                     bool keepC, bool relu) {
+  float lo = relu ? 0.0f : -__builtin_inff();
+  if (bias && keepC)
+    for (int64_t j = 0; j < cols; ++j)
+      c[j] = std::max(t[j] + bias[j] + c[j], lo);
+  else if (bias)
+    for (int64_t j = 0; j < cols; ++j)
+      c[j] = std::max(t[j] + bias[j], lo);
+  else if (keepC)
+    for (int64_t j = 0; j < cols; ++j)
+      c[j] = std::max(t[j] + rowBias + c[j], lo);
+  else
+    for (int64_t j = 0; j < cols; ++j)
+      c[j] = std::max(t[j] + rowBias, lo);
+}
 
 /// Writes rows [i0, i0 + rows) x columns [j0, j0 + cols) of C from `tile`
 /// (row stride `ld`), the partial sum over one slice of k: the first slice
@@ -73,14 +100,11 @@ inline void applyEpilogue(const Problem &pr, const float *tile, int64_t ld,
                             ? pr.bias + (i0 + r) * pr.biasRs + j0 * pr.biasCs
                             : nullptr;
     if (pr.cCs == 1 && (!bias || pr.biasCs <= 1)) {
-      // The common layouts, in loops the compiler vectorizes.
-      float scratch[1] = {0.0f};
-      const float *bv = bias ? bias : scratch;
-      int64_t bStep = bias ? pr.biasCs : 0;
-      for (int64_t j = 0; j < cols; ++j) {
-        float v = t[j] + bv[j * bStep] + (keepC ? c[j] : 0.0f);
-        c[j] = relu ? std::max(v, 0.0f) : v;
-      }
+      // The common layouts, in branch-free loops the compiler vectorizes.
+      if (bias && pr.biasCs == 1)
+        applyRow(t, bias, 0.0f, c, cols, keepC, relu);
+      else
+        applyRow(t, nullptr, bias ? *bias : 0.0f, c, cols, keepC, relu);
       continue;
     }
     for (int64_t j = 0; j < cols; ++j) {
@@ -170,10 +194,16 @@ struct Isa {
 } // namespace portable
 
 using GemmFn = void (*)(const Problem &);
+using PackAllFn = void (*)(const Problem &, float *);
+using PackedSizeFn = int64_t (*)(int64_t, int64_t);
 
 struct Target {
   GemmFn gemm;
+  PackAllFn packAll;
+  PackedSizeFn packedASize;
   int64_t mr, nr;
+  /// Below this many rows A is read in place rather than packed.
+  bool packs(const Problem &pr) const { return pr.isConv || pr.m > kFewRows; }
 };
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -189,11 +219,14 @@ const Target &target() {
     bool hasAvx2 =
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (hasAvx512 && (want.empty() || want == "avx512"))
-      return Target{avx512::gemm, avx512::kMR, avx512::kNR};
+      return Target{avx512::gemm, avx512::packAll, avx512::packedASize,
+                    avx512::kMR, avx512::kNR};
     if (hasAvx2 && (want.empty() || want == "avx2" || want == "avx512"))
-      return Target{avx2::gemm, avx2::kMR, avx2::kNR};
+      return Target{avx2::gemm, avx2::packAll, avx2::packedASize, avx2::kMR,
+                    avx2::kNR};
 #endif
-    return Target{portable::gemm, portable::kMR, portable::kNR};
+    return Target{portable::gemm, portable::packAll, portable::packedASize,
+                  portable::kMR, portable::kNR};
   }();
   return chosen;
 }
@@ -224,6 +257,7 @@ Problem piece(const Split &split, int64_t index) {
   } else {
     p.m = std::min(split.step, split.pr->m - begin);
     p.a += begin * p.aRs;
+    p.packedARow0 += begin;
     p.c += begin * p.cRs;
     if (p.bias)
       p.bias += begin * p.biasRs;
@@ -254,10 +288,8 @@ void runProblem(const Problem &pr, int32_t threads) {
       &split);
 }
 
-/// Runs `count` independent problems, made by make(i), on the current
-/// pool: whole problems per thread when there are enough of them, else each
-/// one split.
-template <typename Make> void runBatch(int64_t count, const Make &make) {
+/// Runs count problems made by make(i) (see runBatch).
+template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
   ThreadPool *pool = ThreadPool::current();
   int32_t threads = pool ? pool->size() : 1;
   if (threads > 1 && count >= threads) {
@@ -265,14 +297,85 @@ template <typename Make> void runBatch(int64_t count, const Make &make) {
         count,
         [](void *arg, int64_t index) {
           const Make &m = *static_cast<const Make *>(arg);
-          Problem pr = m(index);
-          target().gemm(pr);
+          target().gemm(m(index));
         },
         const_cast<Make *>(&make));
     return;
   }
   for (int64_t i = 0; i < count; ++i)
     runProblem(make(i), threads);
+}
+
+/// Packed copies of constant A operands (MXRT_KERNEL_CONST_A: a model's
+/// read-only weights), made on first use and kept for the process's life,
+/// as ONNX Runtime prepacks weights when a session starts.
+class PackedCache {
+public:
+  const float *get(const Problem &pr) {
+    Key key{pr.a, pr.m, pr.k, pr.aRs, pr.aCs};
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it != entries.end())
+      return it->second.get();
+    const Target &t = target();
+    auto *packed = static_cast<float *>(
+        std::aligned_alloc(64, (t.packedASize(pr.m, pr.k) * 4 + 63) / 64 * 64));
+    if (!packed)
+      return nullptr; // pack per call instead
+    t.packAll(pr, packed);
+    entries.emplace(
+        key, std::unique_ptr<float, void (*)(void *)>(packed, std::free));
+    return packed;
+  }
+
+private:
+  using Key = std::tuple<const float *, int64_t, int64_t, int64_t, int64_t>;
+  std::mutex mutex;
+  std::map<Key, std::unique_ptr<float, void (*)(void *)>> entries;
+};
+
+PackedCache &packedCache() {
+  static PackedCache *cache = new PackedCache; // outlives every model call
+  return *cache;
+}
+
+/// A packed whole for `pr` if it is worth it, else NULL (pack block by
+/// block): a constant A from the cache; a varying one packed into `slot`
+/// when `reused` (several problems share it).
+const float *packedAFor(const Problem &pr, bool reused) {
+  const Target &t = target();
+  if (!t.packs(pr) || pr.k == 0)
+    return nullptr;
+  if (pr.flags & MXRT_KERNEL_CONST_A)
+    return packedCache().get(pr);
+  if (!reused)
+    return nullptr;
+  // Once per call rather than once per problem; the pool's threads read
+  // the caller's buffer until runBatch returns.
+  thread_local std::vector<float> buffer;
+  buffer.resize(t.packedASize(pr.m, pr.k) + 16);
+  float *aligned = reinterpret_cast<float *>(
+      (reinterpret_cast<uintptr_t>(buffer.data()) + 63) / 64 * 64);
+  t.packAll(pr, aligned);
+  return aligned;
+}
+
+/// Runs `count` independent problems, made by make(i), on the current
+/// pool: whole problems per thread when there are enough of them, else each
+/// one split. `sharedA`: every problem has the same A (else each problem's
+/// constant A is looked up on its own).
+template <typename Make>
+void runBatch(int64_t count, const Make &make, bool sharedA) {
+  const float *shared = sharedA ? packedAFor(make(0), count > 1) : nullptr;
+  int64_t mr = target().mr;
+  auto withPacked = [&](int64_t i) {
+    Problem pr = make(i);
+    pr.packedA = sharedA ? shared : packedAFor(pr, false);
+    pr.packedARows = (pr.m + mr - 1) / mr * mr;
+    pr.packedARow0 = 0;
+    return pr;
+  };
+  runBatchPacked(count, withPacked);
 }
 
 } // namespace
@@ -290,9 +393,17 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
                                   int64_t bias_cs, int32_t flags) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  // A narrow C with many rows is computed transposed, C^T = B^T A^T, so
-  // that the long side fills the micro-tiles' rows.
-  bool transpose = n < mxrt::target().nr && m > n && m > mxrt::kFewRows;
+  // Computed transposed, C^T = B^T A^T: a narrow C with many rows, so that
+  // the long side fills the micro-tiles' rows; and a constant B (a weight)
+  // beside a varying A, so that the packed weight can be kept.
+  bool packs = m > mxrt::kFewRows;
+  bool constB = (flags & MXRT_KERNEL_CONST_B) && !(flags & MXRT_KERNEL_CONST_A);
+  bool transpose = packs && ((n < mxrt::target().nr && m > n) || constB);
+  if (transpose) {
+    bool ca = flags & MXRT_KERNEL_CONST_A, cb = flags & MXRT_KERNEL_CONST_B;
+    flags &= ~(MXRT_KERNEL_CONST_A | MXRT_KERNEL_CONST_B);
+    flags |= (ca ? MXRT_KERNEL_CONST_B : 0) | (cb ? MXRT_KERNEL_CONST_A : 0);
+  }
   auto make = [&](int64_t i) {
     Problem pr = {};
     pr.m = m, pr.n = n, pr.k = k;
@@ -311,7 +422,8 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
     }
     return pr;
   };
-  mxrt::runBatch(batch, make);
+  bool sharedA = (transpose ? b_bs : a_bs) == 0;
+  mxrt::runBatch(batch, make, sharedA);
 }
 
 extern "C" void
@@ -340,5 +452,5 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
     pr.flags = flags;
     return pr;
   };
-  mxrt::runBatch(n * groups, make);
+  mxrt::runBatch(n * groups, make, /*sharedA=*/groups == 1);
 }

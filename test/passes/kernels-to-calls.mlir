@@ -42,6 +42,24 @@ func.func @batched(%a: memref<3x2x4xf32>, %b: memref<4x5xf32>, %big: memref<40xf
 
 // -----
 
+// An inference model's weights (mxc.constant arguments), also through a
+// view, are flagged constant (MXRT_KERNEL_CONST_A = 4, _CONST_B = 8); an
+// input is not.
+// CHECK-LABEL: func.func @constant
+// CHECK-DAG: %[[CONSTB:.*]] = arith.constant 8 : i32
+// CHECK-DAG: %[[CONSTA:.*]] = arith.constant 4 : i32
+// CHECK: call @mxrt_kernel_sgemm({{.*}}, %[[CONSTB]])
+// CHECK: call @mxrt_kernel_sgemm({{.*}}, %[[CONSTA]])
+func.func @constant(%x: memref<2x8xf32>, %w: memref<4x8xf32> {mxc.constant}, %y: memref<2x4xf32>, %z: memref<4x2xf32>) {
+  mx.kernel.matmul %x, %w into %y {transpose_b = true} : memref<2x8xf32>, memref<4x8xf32> into memref<2x4xf32>
+  %v = memref.collapse_shape %w [[0, 1]] : memref<4x8xf32> into memref<32xf32>
+  %w2 = memref.expand_shape %v [[0, 1]] output_shape [4, 8] : memref<32xf32> into memref<4x8xf32>
+  mx.kernel.matmul %w2, %x into %z {transpose_b = true} : memref<4x8xf32>, memref<2x8xf32> into memref<4x2xf32>
+  return
+}
+
+// -----
+
 // CHECK: func.func private @mxrt_kernel_sconv2d(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32)
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr

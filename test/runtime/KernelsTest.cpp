@@ -175,6 +175,71 @@ TEST(Kernels, LargeGemmSplitsAcrossThreads) {
   }
 }
 
+TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
+  // Constant operands must outlive the process's kernel calls: static.
+  static std::mt19937 rng(6);
+  static std::vector<float> weight = randomVector(rng, 37 * 300),
+                            filters = randomVector(rng, 16 * 3 * 3 * 3);
+  mxrt::ThreadPool pool(2);
+  mxrt::ThreadPool::Scope scope(&pool);
+  for (int call = 0; call < 3; ++call) { // the first packs, the rest reuse
+    // FullyConnected's shape: x (m x k) times the constant weight^T.
+    int64_t m = 9 + call, n = 37, k = 300;
+    std::vector<float> x = randomVector(rng, m * k), y(m * n);
+    mxrt_kernel_sgemm(1, m, n, k, x.data(), 0, k, 1, weight.data(), 0, 1, k,
+                      y.data(), 0, n, 1, nullptr, 0, 0, 0, MXRT_KERNEL_CONST_B);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p)
+          want += double(x[i * k + p]) * weight[j * k + p];
+        ASSERT_NEAR(y[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
+            << "call " << call << " at " << i << "," << j;
+      }
+    // A convolution over two images with constant filters.
+    std::vector<float> img = randomVector(rng, 2 * 3 * 6 * 6), out(2 * 16 * 36);
+    mxrt_kernel_sconv2d(2, 3, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+                        img.data(), filters.data(), nullptr, out.data(),
+                        MXRT_KERNEL_CONST_A);
+    // The same filters as 2 groups of 8 filters over 3 of 6 channels: each
+    // group's rows are a constant A of their own.
+    std::vector<float> img2 = randomVector(rng, 6 * 36), out2(16 * 36);
+    mxrt_kernel_sconv2d(1, 6, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2,
+                        img2.data(), filters.data(), nullptr, out2.data(),
+                        MXRT_KERNEL_CONST_A);
+    for (int64_t f = 0; f < 16; ++f)
+      for (int64_t yx = 0; yx < 36; ++yx) {
+        double want = 0;
+        for (int64_t c = 0; c < 3; ++c)
+          for (int64_t r = 0; r < 3; ++r)
+            for (int64_t s = 0; s < 3; ++s) {
+              int64_t iy = yx / 6 - 1 + r, ix = yx % 6 - 1 + s;
+              if (iy >= 0 && iy < 6 && ix >= 0 && ix < 6)
+                want += double(img2[((f / 8 * 3 + c) * 6 + iy) * 6 + ix]) *
+                        filters[((f * 3 + c) * 3 + r) * 3 + s];
+            }
+        ASSERT_NEAR(out2[f * 36 + yx], want, 1e-4 * (1.0 + std::fabs(want)))
+            << "grouped, call " << call;
+      }
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t f = 0; f < 16; ++f)
+        for (int64_t yx = 0; yx < 36; ++yx) {
+          double want = 0;
+          for (int64_t c = 0; c < 3; ++c)
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s) {
+                int64_t iy = yx / 6 - 1 + r, ix = yx % 6 - 1 + s;
+                if (iy >= 0 && iy < 6 && ix >= 0 && ix < 6)
+                  want += double(img[((b * 3 + c) * 6 + iy) * 6 + ix]) *
+                          filters[((f * 3 + c) * 3 + r) * 3 + s];
+              }
+          ASSERT_NEAR(out[(b * 16 + f) * 36 + yx], want,
+                      1e-4 * (1.0 + std::fabs(want)))
+              << "call " << call;
+        }
+  }
+}
+
 TEST(ThreadPool, RunsEveryTaskOnce) {
   mxrt::ThreadPool pool(4);
   for (int64_t count : {0, 1, 3, 1000}) {

@@ -25,6 +25,12 @@ enum {
   MXRT_KERNEL_ACCUMULATE = 1,
   /** max(x, 0) after every addition. */
   MXRT_KERNEL_RELU = 2,
+  /** A (B) never changes while the process runs (a model's read-only
+   *  weights): the kernel may keep a packed copy, made on first use, keyed
+   *  by its address and shape, for the rest of the process. For convolution
+   *  A is the weight. */
+  MXRT_KERNEL_CONST_A = 4,
+  MXRT_KERNEL_CONST_B = 8,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
