@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Result-type inference of the ONNX-only ops of MxOnnxOps.td (element
-// gathers and scatters, GatherND, ScatterND, CumSum, Trilu). As in MxOps.cpp,
+// gathers and scatters, GatherND, ScatterND, CumSum, Trilu, max pooling with
+// indices). As in MxOps.cpp,
 // inference is the verifier: the Cn tags of the .td are checked here.
 #include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
@@ -171,5 +172,83 @@ LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
     return fail(loc,
                 "data must have rank >= 2, got " + shapeStr(data.getShape()));
   results.push_back(data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// max_pool_with_indices
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> MaxPoolWithIndicesOp::getStrides() {
+  return withDefault(getStride(), getKernel().size(), 1);
+}
+SmallVector<int64_t> MaxPoolWithIndicesOp::getDilations() {
+  return withDefault(getDilate(), getKernel().size(), 1);
+}
+SmallVector<int64_t> MaxPoolWithIndicesOp::getPadding() {
+  return withDefault(getPad(), 2 * getKernel().size(), 0);
+}
+
+LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  size_t n = kernel.size();
+  // max_pool_with_indices_c1
+  if (data.getRank() < 3 || (size_t)data.getRank() != n + 2)
+    return fail(loc, "kernel " + shapeStr(kernel) +
+                         " needs data of rank len(kernel) + 2 >= 3, got " +
+                         shapeStr(data.getShape()));
+  // max_pool_with_indices_c2
+  if (failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)) ||
+      failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
+      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)))
+    return failure();
+  ArrayRef<int64_t> padAttr = adaptor.getPad();
+  if (!padAttr.empty() && padAttr.size() != 2 * n)
+    return fail(loc, "pad has " + Twine(padAttr.size()) + " values, expected " +
+                         Twine(2 * n) + " (begins, then ends)");
+  if (llvm::any_of(padAttr, [](int64_t p) { return p < 0; }))
+    return fail(loc, "pad values must be >= 0, got " + shapeStr(padAttr));
+  // max_pool_with_indices_c3
+  if (adaptor.getStorageOrder() != 0 && adaptor.getStorageOrder() != 1)
+    return fail(loc, "storage_order must be 0 or 1, got " +
+                         Twine(adaptor.getStorageOrder()));
+  // max_pool_with_indices_c4
+  Type et = data.getElementType();
+  if (et.isInteger(1))
+    return fail(loc, "data must be float or integer, got " + typeStr(et));
+  // max_pool_with_indices_c5
+  auto stride = withDefault(adaptor.getStride(), n, 1);
+  auto dilate = withDefault(adaptor.getDilate(), n, 1);
+  auto pad = withDefault(padAttr, 2 * n, 0);
+  SmallVector<int64_t> out(data.getShape().take_front(2));
+  for (size_t s = 0; s < n; ++s) {
+    int64_t in = data.getDimSize(2 + s), begin = pad[s];
+    int64_t extent = (kernel[s] - 1) * dilate[s] + 1;
+    int64_t span = in + begin + pad[n + s] - extent;
+    if (span < 0)
+      return fail(loc, "padded input extent " + Twine(span + extent) +
+                           " on spatial axis " + Twine(s) +
+                           " is smaller than the kernel (" + Twine(extent) +
+                           ")");
+    int64_t count = (adaptor.getCeilMode() ? (span + stride[s] - 1) / stride[s]
+                                           : span / stride[s]) +
+                    1;
+    for (int64_t o = 0; o < count; ++o) {
+      bool reads = false;
+      for (int64_t k = 0; k < kernel[s] && !reads; ++k) {
+        int64_t at = o * stride[s] - begin + k * dilate[s];
+        reads = at >= 0 && at < in;
+      }
+      if (!reads)
+        return fail(loc, "window " + Twine(o) + " on spatial axis " + Twine(s) +
+                             " reads only padding");
+    }
+    out.push_back(count);
+  }
+  results.push_back(RankedTensorType::get(out, et));
+  results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));
   return success();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX operators beyond MXNet's set that no composition of other mx ops
 // expresses exactly: element-wise gathers and scatters along an axis,
-// GatherND / ScatterND, running sums and triangle masks. Included at the end of
+// GatherND / ScatterND, running sums, triangle masks and max pooling with the
+// positions of the maxima. Included at the end of
 // MxOps.td; inference lives in MxOnnxOps.cpp, lowering in OnnxOpsToLinalg.cpp.
 #ifndef MXC_DIALECTS_MX_MXONNXOPS_TD
 #define MXC_DIALECTS_MX_MXONNXOPS_TD
@@ -143,6 +144,52 @@ def Mx_TriluOp : Mx_Op<"trilu"> {
                    DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs Mx_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_MaxPoolWithIndicesOp : Mx_Op<"max_pool_with_indices"> {
+  let summary = "max pooling that also returns where each maximum was (ONNX MaxPool)";
+  let description = [{
+    ONNX MaxPool with its Indices output, over N, C and any number of
+    spatial axes. Window o reads the input at o * stride - pad_begin +
+    k * dilate along each spatial axis; positions outside the input are
+    skipped. `output` is the window's maximum, `indices` the flat int64
+    index of the element it came from in the whole input: row-major over
+    (N, C, spatial...) with storage_order 0, and with storage_order 1
+    (N * C + c) * prod(spatial) plus the spatial position read column-major
+    (the first spatial axis fastest). The window is scanned row-major and
+    only a strictly greater element replaces the maximum, so the first
+    maximal element wins. Output extent per spatial axis, with the dilated
+    kernel k' = (k - 1) * dilate + 1: floor((x + pb + pe - k') / s) + 1, or
+    ceil(...) + 1 with ceil_mode.
+
+    C1: data has rank >= 3 and len(kernel) = rank - 2, kernel values >= 1.
+    C2: stride and dilate are empty or len(kernel) long, with values >= 1;
+        pad is empty or 2 * len(kernel) long (all begins, then all ends),
+        with values >= 0.
+    C3: storage_order is 0 or 1.
+    C4: data is float or integer (not boolean).
+    C5: the padded input is at least as large as the dilated kernel, and
+        every window reads at least one input element.
+
+    ```mlir
+    %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2, 2>,
+        stride = array<i64: 2, 2>, storage_order = 1 : i64}
+        : (tensor<1x1x5x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, DenseI64ArrayAttr:$kernel,
+                   Mx_I64Array:$stride, Mx_I64Array:$dilate, Mx_I64Array:$pad,
+                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                   DefaultValuedAttr<I64Attr, "0">:$storage_order);
+  let results = (outs Mx_AnyTensor:$output, I64Tensor:$indices);
+  let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// Stride, dilation and padding (begins, then ends) with the defaults
+    /// filled in.
+    llvm::SmallVector<int64_t> getStrides();
+    llvm::SmallVector<int64_t> getDilations();
+    llvm::SmallVector<int64_t> getPadding();
+  }];
 }
 
 #endif // MXC_DIALECTS_MX_MXONNXOPS_TD

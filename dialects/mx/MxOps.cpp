@@ -20,13 +20,6 @@ using namespace mxc::mx::infer;
 
 namespace {
 
-std::string typeStr(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-
 /// Resolves a possibly negative axis; fails with `what` in the message.
 FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
                                  int64_t rank, StringRef what) {
@@ -36,28 +29,6 @@ FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
     return failure();
   }
   return axis < 0 ? axis + rank : axis;
-}
-
-/// Fills defaults for a per-spatial-axis attribute (stride, dilate, pad).
-SmallVector<int64_t> withDefault(ArrayRef<int64_t> values, size_t n,
-                                 int64_t dflt) {
-  if (values.empty())
-    return SmallVector<int64_t>(n, dflt);
-  return SmallVector<int64_t>(values);
-}
-
-LogicalResult checkSpatialAttr(std::optional<Location> loc, StringRef name,
-                               ArrayRef<int64_t> values, size_t n,
-                               int64_t minValue) {
-  if (!values.empty() && values.size() != n)
-    return fail(loc, Twine(name) + " has " + Twine(values.size()) +
-                         " values, expected " + Twine(n) +
-                         " (one per spatial axis)");
-  for (int64_t v : values)
-    if (v < minValue)
-      return fail(loc, Twine(name) + " values must be >= " + Twine(minValue) +
-                           ", got " + shapeStr(values));
-  return success();
 }
 
 bool isOneOf(StringRef s, std::initializer_list<StringRef> options) {

@@ -11,6 +11,7 @@
 // unsigned division, comparison, extension and bounds.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/PoolingLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -982,25 +983,12 @@ struct PoolingLowering : MxPattern<PoolingOp> {
                           : constScalar(b, loc, et, 0.0);
     Value x = padAxes(b, loc, a.getData(), 2, pad, high, neutral);
 
-    // Loops: n, c, o... (parallel), k... (reduction); a shape-only window
-    // operand gives the kernel loops their extents.
-    unsigned nLoops = 2 + 2 * ns;
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> xe = {d(0), d(1)}, ke, ye = {d(0), d(1)};
-    for (unsigned s = 0; s < ns; ++s) {
-      xe.push_back(d(2 + s) * stride[s] + d(2 + ns + s) * dilate[s]);
-      ke.push_back(d(2 + ns + s));
-      ye.push_back(d(2 + s));
-    }
+    PoolingLoops loops = poolingLoops(ctx, stride, dilate);
     Value window = emptyTensor(b, loc, kernel, et);
-    SmallVector<IteratorType> iters = parallel(2 + ns);
-    iters.append(ns, IteratorType::reduction);
     Value init = filledTensor(b, loc, outType.getShape(), neutral);
     Value y = generic(
         b, loc, outType.getShape(), et, {x, window},
-        {AffineMap::get(nLoops, 0, xe, ctx),
-         AffineMap::get(nLoops, 0, ke, ctx)},
-        iters,
+        {loops.input, loops.window}, loops.iterators,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           if (isMax && !isFloat)
             return maxI(nb, l, args[0], args[2], sign);
@@ -1008,7 +996,7 @@ struct PoolingLowering : MxPattern<PoolingOp> {
             return arith::MaximumFOp::create(nb, l, args[0], args[2]);
           return arith::AddFOp::create(nb, l, args[0], args[2]);
         },
-        init, AffineMap::get(nLoops, 0, ye, ctx));
+        init, loops.output);
     if (type != "avg") {
       b.replaceOp(op, y);
       return success();
@@ -1046,7 +1034,7 @@ struct PoolingLowering : MxPattern<PoolingOp> {
         b, loc, DenseElementsAttr::get(divType, divisor));
     SmallVector<AffineExpr> de;
     for (unsigned s = 0; s < ns; ++s)
-      de.push_back(d(2 + s));
+      de.push_back(getAffineDimExpr(2 + s, ctx));
     unsigned rank = outType.getRank();
     Value avg = generic(
         b, loc, outType.getShape(), et, {y, div},

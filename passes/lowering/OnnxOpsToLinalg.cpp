@@ -4,9 +4,12 @@
 // with tensor.extract at computed (wrapped, then clamped) indices, so a read
 // never leaves the tensor; a scatter (ScatterElements, ScatterND) has no
 // affine output map and becomes an scf.for nest of tensor.insert into a copy of
-// the data, which one-shot bufferization turns into stores in place.
+// the data, which one-shot bufferization turns into stores in place. Max
+// pooling with indices is one reduction generic carrying the maximum and its
+// index.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/PoolingLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -360,11 +363,135 @@ struct TriluLowering : MxPattern<TriluOp> {
   }
 };
 
+/// Row-major scan of each window carrying the maximum and its flat index: an
+/// element replaces them when it lies in the input (not the padding) and is
+/// the first one read or strictly greater, so the first maximum wins. The
+/// kernel loops are the innermost reduction loops and run in order.
+struct MaxPoolWithIndicesLowering : MxPattern<MaxPoolWithIndicesOp> {
+  using MxPattern::MxPattern;
+  LogicalResult matchAndRewrite(MaxPoolWithIndicesOp op, Adaptor a,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+    auto inType = tensorType(a.getData());
+    Type et = outType.getElementType();
+    ArrayRef<int64_t> kernel = op.getKernel();
+    auto stride = op.getStrides(), dilate = op.getDilations(),
+         pad = op.getPadding();
+    int64_t ns = kernel.size();
+    ArrayRef<int64_t> spatial = inType.getShape().drop_front(2);
+
+    // Pad low by the begin padding and high as far as the last window
+    // reaches; what is read there is never taken.
+    SmallVector<OpFoldResult> low(2 + ns, b.getIndexAttr(0)),
+        high(2 + ns, b.getIndexAttr(0));
+    SmallVector<int64_t> padded(inType.getShape()), reach(ns);
+    for (int64_t s = 0; s < ns; ++s) {
+      reach[s] = (outType.getDimSize(2 + s) - 1) * stride[s] +
+                 (kernel[s] - 1) * dilate[s] + 1 - pad[s];
+      int64_t h = std::max<int64_t>(reach[s] - spatial[s], 0);
+      low[2 + s] = b.getIndexAttr(pad[s]);
+      high[2 + s] = b.getIndexAttr(h);
+      padded[2 + s] += pad[s] + h;
+    }
+    Value x = a.getData();
+    if (ArrayRef<int64_t>(padded) != inType.getShape())
+      x = tensor::PadOp::create(b, loc, inType.clone(padded), x, low, high,
+                                zeroOf(b, loc, et));
+
+    PoolingLoops loops = poolingLoops(ctx, stride, dilate);
+    auto filled = [&](RankedTensorType type, Value v) {
+      Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                            type.getElementType());
+      return linalg::FillOp::create(b, loc, v, empty).getResult(0);
+    };
+    Value window = tensor::EmptyOp::create(b, loc, kernel, et);
+    bool isUnsigned = op->hasAttr("mx.unsigned"),
+         columnMajor = op.getStorageOrder() == 1;
+    int64_t channels = inType.getDimSize(1), plane = 1;
+    for (int64_t e : spatial)
+      plane *= e;
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{outType, idxType}, ValueRange{x, window},
+        ValueRange{filled(outType, zeroOf(b, loc, et)),
+                   filled(idxType, constI64(b, loc, -1))},
+        {loops.input, loops.window, loops.output, loops.output},
+        loops.iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value v = args[0], cur = args[2], curIdx = args[3];
+          // The element's position in the input along each spatial axis;
+          // only the sides that have padding need checking.
+          Value inside;
+          auto require = [&](arith::CmpIPredicate p, Value lhs, int64_t rhs) {
+            Value c =
+                arith::CmpIOp::create(nb, l, p, lhs, constI64(nb, l, rhs));
+            inside = inside ? arith::AndIOp::create(nb, l, inside, c) : c;
+          };
+          SmallVector<Value> at;
+          for (int64_t s = 0; s < ns; ++s) {
+            Value p = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, loopIndexI64(nb, l, 2 + s),
+                                      constI64(nb, l, stride[s])),
+                arith::MulIOp::create(nb, l, loopIndexI64(nb, l, 2 + ns + s),
+                                      constI64(nb, l, dilate[s])));
+            p = arith::SubIOp::create(nb, l, p, constI64(nb, l, pad[s]));
+            if (pad[s] > 0)
+              require(arith::CmpIPredicate::sge, p, 0);
+            if (reach[s] > spatial[s])
+              require(arith::CmpIPredicate::slt, p, spatial[s]);
+            at.push_back(p);
+          }
+          // (n * C + c) * plane + the spatial offset in storage order.
+          Value flat = arith::AddIOp::create(
+              nb, l,
+              arith::MulIOp::create(nb, l, loopIndexI64(nb, l, 0),
+                                    constI64(nb, l, channels)),
+              loopIndexI64(nb, l, 1));
+          Value offset = constI64(nb, l, 0);
+          for (int64_t k = 0; k < ns; ++k) {
+            int64_t s = columnMajor ? ns - 1 - k : k;
+            offset = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, offset,
+                                      constI64(nb, l, spatial[s])),
+                at[s]);
+          }
+          flat = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, flat, constI64(nb, l, plane)),
+              offset);
+          Value greater =
+              isa<FloatType>(et)
+                  ? arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v,
+                                          cur)
+                        .getResult()
+                  : arith::CmpIOp::create(nb, l,
+                                          isUnsigned
+                                              ? arith::CmpIPredicate::ugt
+                                              : arith::CmpIPredicate::sgt,
+                                          v, cur)
+                        .getResult();
+          Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                              curIdx, constI64(nb, l, 0));
+          Value take = arith::OrIOp::create(nb, l, first, greater);
+          if (inside)
+            take = arith::AndIOp::create(nb, l, inside, take);
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::SelectOp::create(nb, l, take, v, cur),
+                         arith::SelectOp::create(nb, l, take, flat, curIdx)});
+        });
+    b.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::populateOnnxOpsToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<GatherElementsLowering, ScatterElementsLowering, ScatterNDLowering,
-           GatherNDLowering, CumSumLowering, TriluLowering>(
-          patterns.getContext());
+  patterns.add<GatherElementsLowering, ScatterElementsLowering,
+               ScatterNDLowering, GatherNDLowering, CumSumLowering,
+               TriluLowering, MaxPoolWithIndicesLowering>(
+      patterns.getContext());
 }

@@ -142,3 +142,59 @@ func.func @trilu(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %0 = mx.trilu %x {upper = false, k = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// max_pool_with_indices, storage_order 1, padded by 1 before the width: one
+// reduction generic carries the maximum and its index (starting at -1, "none
+// yet"). Only the padded side is bounds-checked, and the index is
+// (n * 3 + c) * 25 + w * 5 + h: the spatial position read column-major.
+// CHECK-DAG:   #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-DAG:   #[[$K:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG:   #[[$Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @max_pool_with_indices(
+// CHECK:         %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 1] high[0, 0, 0, 0]
+// CHECK:         %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK:         %[[IDX0:.*]] = linalg.fill ins(%[[NONE]] : i64)
+// CHECK:         %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$X]], #[[$K]], #[[$Y]], #[[$Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-SAME:      ins(%[[PADDED]], %{{.*}} : tensor<2x3x5x6xf32>, tensor<2x2xf32>)
+// CHECK-SAME:      outs(%{{.*}}, %[[IDX0]] : tensor<2x3x2x3xf32>, tensor<2x3x2x3xi64>)
+// CHECK:         ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %[[MAX:.*]]: f32, %[[AT:.*]]: i64):
+// CHECK:           %[[H:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:           %[[W:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:           %[[IN:.*]] = arith.cmpi sge, %[[W]], %{{.*}} : i64
+// CHECK-NOT:       arith.cmpi slt, %[[H]]
+// CHECK-NOT:       arith.cmpi slt, %[[W]]
+// CHECK:           %[[W0:.*]] = arith.addi %{{.*}}, %[[W]] : i64
+// CHECK:           %[[FIVE:.*]] = arith.constant 5 : i64
+// CHECK:           %[[W5:.*]] = arith.muli %[[W0]], %[[FIVE]] : i64
+// CHECK:           %[[OFF:.*]] = arith.addi %[[W5]], %[[H]] : i64
+// CHECK:           %[[PLANE:.*]] = arith.constant 25 : i64
+// CHECK:           %[[BASE:.*]] = arith.muli %{{.*}}, %[[PLANE]] : i64
+// CHECK:           %[[FLAT:.*]] = arith.addi %[[BASE]], %[[OFF]] : i64
+// CHECK:           %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[MAX]] : f32
+// CHECK:           %[[FIRST:.*]] = arith.cmpi slt, %[[AT]], %{{.*}} : i64
+// CHECK:           %[[EITHER:.*]] = arith.ori %[[FIRST]], %[[GT]] : i1
+// CHECK:           %[[TAKE:.*]] = arith.andi %[[IN]], %[[EITHER]] : i1
+// CHECK:           %[[NEWMAX:.*]] = arith.select %[[TAKE]], %[[V]], %[[MAX]] : f32
+// CHECK:           %[[NEWAT:.*]] = arith.select %[[TAKE]], %[[FLAT]], %[[AT]] : i64
+// CHECK:           linalg.yield %[[NEWMAX]], %[[NEWAT]] : f32, i64
+// CHECK:         return %[[R]]#0, %[[R]]#1
+func.func @max_pool_with_indices(%x: tensor<2x3x5x5xf32>) -> (tensor<2x3x2x3xf32>, tensor<2x3x2x3xi64>) {
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 1, 0, 0>, storage_order = 1 : i64} : (tensor<2x3x5x5xf32>) -> (tensor<2x3x2x3xf32>, tensor<2x3x2x3xi64>)
+  return %y, %i : tensor<2x3x2x3xf32>, tensor<2x3x2x3xi64>
+}
+
+// -----
+
+// max_pool_with_indices without padding pads nothing and checks no bounds;
+// unsigned data compares unsigned.
+// CHECK-LABEL: func.func @max_pool_with_indices_unpadded(
+// CHECK-NOT:     tensor.pad
+// CHECK:         linalg.generic
+// CHECK-NOT:       arith.cmpi sge
+// CHECK:           arith.cmpi ugt, %{{.*}}, %{{.*}} : i8
+func.func @max_pool_with_indices_unpadded(%x: tensor<1x1x4xui8>) -> (tensor<1x1x3xui8>, tensor<1x1x3xi64>) {
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>} : (tensor<1x1x4xui8>) -> (tensor<1x1x3xui8>, tensor<1x1x3xi64>)
+  return %y, %i : tensor<1x1x3xui8>, tensor<1x1x3xi64>
+}

@@ -1815,8 +1815,6 @@ LogicalResult Importer::importPool(bool isMax) {
   int64_t n = xs.size() - 2;
   if (n < 1 || n > 3)
     return fail("input shape " + shapeText(xs) + " is not NCW, NCHW or NCDHW");
-  if (wants(1))
-    return fail("the Indices output is not supported");
   auto kernel = attrInts("kernel_shape");
   if (!kernel || (int64_t)kernel->size() != n)
     return fail("kernel_shape needs " + Twine(n) + " values");
@@ -1830,7 +1828,7 @@ LogicalResult Importer::importPool(bool isMax) {
   if (dilated && !isMax)
     return fail("dilations " + shapeText(dilations) +
                 " are not supported for average pooling");
-  attr("storage_order"); // only affects the Indices output
+  int64_t storageOrder = attrInt("storage_order", 0); // only for Indices
   bool ceil = attrInt("ceil_mode", 0);
   bool includePad = !isMax && attrInt("count_include_pad", 0);
   std::vector<int64_t> extent(n);
@@ -1841,6 +1839,23 @@ LogicalResult Importer::importPool(bool isMax) {
                         llvm::ArrayRef(xs).drop_front(2), extent, strides,
                         begin, end)))
     return failure();
+  if (wants(1) && !isMax)
+    return fail("AveragePool has a single output");
+  if (wants(1)) {
+    // Indices address the unpadded input, so the op pads itself.
+    SmallVector<int64_t> pads(begin);
+    pads.append(end);
+    SmallVector<Value> ys =
+        create("mx.max_pool_with_indices", val(0),
+               {na("kernel", arr(*kernel)), na("stride", arr(strides)),
+                na("dilate", arr(dilations)), na("pad", arr(pads)),
+                na("ceil_mode", boolean(ceil)),
+                na("storage_order", i64(storageOrder))});
+    if (ys.empty())
+      return failure();
+    (void)out(0, ys[0]);
+    return out(1, ys[1]);
+  }
   Value x = val(0);
   SmallVector<int64_t> pad(begin);
   bool asymmetric = begin != end;

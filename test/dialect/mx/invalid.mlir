@@ -1573,3 +1573,94 @@ func.func @trilu_c1(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = mx.trilu %x : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// max_pool_with_indices_c1: one kernel extent per spatial axis.
+func.func @max_pool_with_indices_c1(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x3xf32>, tensor<1x1x3xi64>) {
+  // expected-error @+2 {{kernel (2,) needs data of rank len(kernel) + 2 >= 3, got (1, 1, 4, 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x3xf32>, tensor<1x1x3xi64>)
+  return %y, %i : tensor<1x1x3xf32>, tensor<1x1x3xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c1: kernel extents are positive.
+func.func @max_pool_with_indices_c1_kernel(%x: tensor<1x1x4xf32>) -> (tensor<1x1x5xf32>, tensor<1x1x5xi64>) {
+  // expected-error @+2 {{kernel values must be >= 1, got (0,)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 0>} : (tensor<1x1x4xf32>) -> (tensor<1x1x5xf32>, tensor<1x1x5xi64>)
+  return %y, %i : tensor<1x1x5xf32>, tensor<1x1x5xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c2: strides are positive.
+func.func @max_pool_with_indices_c2_stride(%x: tensor<1x1x4xf32>) -> (tensor<1x1x3xf32>, tensor<1x1x3xi64>) {
+  // expected-error @+2 {{stride values must be >= 1, got (0,)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>, stride = array<i64: 0>} : (tensor<1x1x4xf32>) -> (tensor<1x1x3xf32>, tensor<1x1x3xi64>)
+  return %y, %i : tensor<1x1x3xf32>, tensor<1x1x3xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c2: pad holds a begin and an end per spatial axis.
+func.func @max_pool_with_indices_c2_pad(%x: tensor<1x1x4xf32>) -> (tensor<1x1x5xf32>, tensor<1x1x5xi64>) {
+  // expected-error @+2 {{pad has 1 values, expected 2 (begins, then ends)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>, pad = array<i64: 1>} : (tensor<1x1x4xf32>) -> (tensor<1x1x5xf32>, tensor<1x1x5xi64>)
+  return %y, %i : tensor<1x1x5xf32>, tensor<1x1x5xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c2: padding is not negative.
+func.func @max_pool_with_indices_c2_negative_pad(%x: tensor<1x1x4xf32>) -> (tensor<1x1x2xf32>, tensor<1x1x2xi64>) {
+  // expected-error @+2 {{pad values must be >= 0, got (0, -1)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>, pad = array<i64: 0, -1>} : (tensor<1x1x4xf32>) -> (tensor<1x1x2xf32>, tensor<1x1x2xi64>)
+  return %y, %i : tensor<1x1x2xf32>, tensor<1x1x2xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c3: storage order is row-major (0) or column-major (1).
+func.func @max_pool_with_indices_c3(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>) {
+  // expected-error @+2 {{storage_order must be 0 or 1, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2, 2>, storage_order = 2 : i64} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>)
+  return %y, %i : tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c4: booleans have no maximum to pool.
+func.func @max_pool_with_indices_c4(%x: tensor<1x1x4xi1>) -> (tensor<1x1x3xi1>, tensor<1x1x3xi64>) {
+  // expected-error @+2 {{data must be float or integer, got i1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>} : (tensor<1x1x4xi1>) -> (tensor<1x1x3xi1>, tensor<1x1x3xi64>)
+  return %y, %i : tensor<1x1x3xi1>, tensor<1x1x3xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c5: the dilated kernel (extent 5) fits the padded input.
+func.func @max_pool_with_indices_c5(%x: tensor<1x1x3xf32>) -> (tensor<1x1x1xf32>, tensor<1x1x1xi64>) {
+  // expected-error @+2 {{padded input extent 4 on spatial axis 0 is smaller than the kernel (5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 3>, dilate = array<i64: 2>, pad = array<i64: 1, 0>} : (tensor<1x1x3xf32>) -> (tensor<1x1x1xf32>, tensor<1x1x1xi64>)
+  return %y, %i : tensor<1x1x1xf32>, tensor<1x1x1xi64>
+}
+
+// -----
+
+// max_pool_with_indices_c5: with ceil_mode the last window (starting at 5)
+// would read only the end padding.
+func.func @max_pool_with_indices_c5_ceil(%x: tensor<1x1x5xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xi64>) {
+  // expected-error @+2 {{window 3 on spatial axis 0 reads only padding}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>, stride = array<i64: 2>, pad = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x1x5xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xi64>)
+  return %y, %i : tensor<1x1x4xf32>, tensor<1x1x4xi64>
+}

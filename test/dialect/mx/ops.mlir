@@ -602,3 +602,19 @@ func.func @trilu(%x: tensor<2x3x4xi1>) -> (tensor<2x3x4xi1>, tensor<2x3x4xi1>) {
   %b = mx.trilu %x : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
   return %a, %b : tensor<2x3x4xi1>, tensor<2x3x4xi1>
 }
+
+// -----
+
+// max_pool_with_indices: two results; empty stride, dilate and pad and the
+// default ceil_mode and storage_order are elided.
+// CHECK-LABEL: func.func @max_pool_with_indices(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x5x5xf32>)
+// CHECK:         %{{.*}}, %{{.*}} = mx.max_pool_with_indices %[[X]] {ceil_mode = true, kernel = array<i64: 2, 2>, pad = array<i64: 0, 1, 1, 0>, storage_order = 1 : i64, stride = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+// CHECK:         %{{.*}}, %{{.*}} = mx.max_pool_with_indices %[[X]] {kernel = array<i64: 3, 3>} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+// GENERIC-LABEL: "func.func"() <{function_type = {{.*}}, sym_name = "max_pool_with_indices"}>
+// GENERIC:         "mx.max_pool_with_indices"(%{{.*}}) {ceil_mode = false, dilate = array<i64>, kernel = array<i64: 3, 3>, pad = array<i64>, storage_order = 0 : i64, stride = array<i64>}
+func.func @max_pool_with_indices(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xi64>, tensor<1x2x3x3xf32>) {
+  %a, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 1, 1, 0>, ceil_mode = true, storage_order = 1 : i64} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+  %b, %j = mx.max_pool_with_indices %x {kernel = array<i64: 3, 3>} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+  return %i, %b : tensor<1x2x3x3xi64>, tensor<1x2x3x3xf32>
+}
