@@ -17,6 +17,7 @@ size_t mxc::dtypeSize(DType dtype) {
   case DType::U32:
     return 4;
   case DType::F16:
+  case DType::BF16:
   case DType::I16:
   case DType::U16:
     return 2;
@@ -35,6 +36,7 @@ const char *mxc::dtypeCType(DType dtype) {
   case DType::F64:
     return "double";
   case DType::F16:
+  case DType::BF16: // the raw bits, as no C type is portable
     return "uint16_t";
   case DType::U8:
   case DType::Bool:
@@ -83,6 +85,8 @@ const char *mxc::dtypeName(DType dtype) {
     return "uint32";
   case DType::U64:
     return "uint64";
+  case DType::BF16:
+    return "bfloat16";
   }
   return "unknown";
 }

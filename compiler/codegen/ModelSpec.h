@@ -26,6 +26,7 @@ enum class DType : int64_t {
   U16 = 9,
   U32 = 10,
   U64 = 11,
+  BF16 = 12,
 };
 
 /// Bytes per element.

@@ -14,6 +14,7 @@
 #include "passes/lowering/PoolingLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -22,6 +23,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace mxc {
@@ -305,7 +307,9 @@ Value truncToOddF32(OpBuilder &b, Location loc, Value v) {
 }
 
 /// Converts a scalar between element types: float <-> float (through f32
-/// between types of one width), float -> int truncating toward zero, int ->
+/// between types of one width; bfloat16 only to and from f32, so other types
+/// go through f32, or f64 rounded to odd f32), float -> int truncating toward
+/// zero, int ->
 /// float signed (booleans as 0 / 1), int <-> int sign-extending (booleans
 /// zero-extending), and to booleans `!= 0` (NaN is true). `from` / `to`
 /// say whether the integer source / result is unsigned: unsigned sources
@@ -316,6 +320,18 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to,
   Type from = v.getType();
   if (from == to)
     return v;
+  Type f32 = b.getF32Type();
+  if (from.isBF16() && !to.isF32())
+    return convertScalar(b, loc, arith::ExtFOp::create(b, loc, f32, v), to,
+                         fromSign, toSign);
+  if (to.isBF16() && !from.isF32()) {
+    Value wide =
+        from.isF16()
+            ? arith::ExtFOp::create(b, loc, f32, v).getResult()
+            : truncToOddF32(b, loc,
+                            convertScalar(b, loc, v, b.getF64Type(), fromSign));
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
   auto ff = dyn_cast<FloatType>(from), ft = dyn_cast<FloatType>(to);
   if (ff && ft) {
     if (ff.getWidth() < ft.getWidth())
@@ -2265,6 +2281,13 @@ struct ConvertMxToLinalgPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
+    // bfloat16 <-> f32 casts become integer code (rounding to nearest even),
+    // as LLVM would call compiler-rt's __truncsfbf2, which models do not
+    // link.
+    RewritePatternSet bf16(ctx);
+    arith::populateExpandBFloat16Patterns(bf16);
+    walkAndApplyPatterns(getOperation(),
+                         FrozenRewritePatternSet(std::move(bf16)));
   }
 };
 

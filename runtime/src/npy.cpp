@@ -3,7 +3,9 @@
 // Reading and writing NumPy .npy files, the exchange format between mxrun,
 // reference scripts and tests. Readers accept format versions 1.0-3.0 as
 // written by any NumPy; the writer produces exactly what NumPy 1.24's np.save
-// writes, so files compare byte for byte.
+// writes, so files compare byte for byte. NumPy has no bfloat16, so such a
+// tensor travels as a structured array of one uint16 field named "bfloat16"
+// (the raw bits), which names the dtype and still loads in NumPy.
 
 #include "internal.h"
 
@@ -32,7 +34,8 @@ struct FileCloser {
 
 /// Parses the header's Python dict literal, e.g.
 /// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-/// Only the three keys NumPy writes are accepted, in any order.
+/// Only the three keys NumPy writes are accepted, in any order. A structured
+/// descr, [('name', '<u2'), ...], is read as its list of fields.
 class HeaderParser {
 public:
   explicit HeaderParser(const std::string &text) : text(text) {}
@@ -55,7 +58,8 @@ public:
         return setError("expected ':' after '" + key + "'");
       skipSpace();
       if (key == "descr") {
-        if (!parseString(descr))
+        if (!(text.compare(pos, 1, "[") == 0 ? parseFields()
+                                             : parseString(descr)))
           return false;
         seenDescr = true;
       } else if (key == "fortran_order") {
@@ -88,6 +92,8 @@ public:
   }
 
   std::string descr;
+  /// (name, type) of each field of a structured descr (`descr` is empty).
+  std::vector<std::pair<std::string, std::string>> fields;
   bool fortranOrder = false;
   std::vector<int64_t> shape;
   std::string error;
@@ -126,6 +132,37 @@ private:
     out = text.substr(pos, end - pos);
     pos = end + 1;
     return true;
+  }
+  /// [('name', 'type'), ...] with an optional trailing comma.
+  bool parseFields() {
+    consume('[');
+    while (true) {
+      skipSpace();
+      if (consume(']'))
+        return true;
+      std::string name, type;
+      if (!consume('('))
+        return setError("a structured 'descr' holds something other than "
+                        "(name, type) pairs");
+      skipSpace();
+      if (!parseString(name))
+        return false;
+      skipSpace();
+      if (!consume(','))
+        return setError("expected ',' after a field name in 'descr'");
+      skipSpace();
+      if (!parseString(type))
+        return false;
+      skipSpace();
+      if (!consume(')'))
+        return setError("expected ')' after a field type in 'descr'");
+      fields.emplace_back(name, type);
+      skipSpace();
+      if (consume(']'))
+        return true;
+      if (!consume(','))
+        return setError("expected ',' or ']' in 'descr'");
+    }
   }
   bool parseBool(bool &out) {
     if (consumeWord("True"))
@@ -167,11 +204,26 @@ private:
   size_t pos = 0;
 };
 
+constexpr char bf16Field[] = "bfloat16";
+
 /// Maps a NumPy type string such as '<f4' to a dtype. Multi-byte types must
 /// be little-endian ('<', or '=' on this little-endian host); single-byte ones
-/// may carry any byte-order mark.
-mxrt_status parseDescr(const char *path, const std::string &descr,
+/// may carry any byte-order mark. Of structured types, only bfloat16's.
+mxrt_status parseDescr(const char *path, const HeaderParser &header,
                        mxrt_dtype *out) {
+  if (!header.fields.empty()) {
+    const auto &fields = header.fields;
+    if (fields.size() == 1 && fields[0].first == bf16Field &&
+        (fields[0].second == "<u2" || fields[0].second == "=u2")) {
+      *out = MXRT_BF16;
+      return MXRT_OK;
+    }
+    return mxrt::fail(MXRT_UNSUPPORTED,
+                      "'%s': unsupported structured dtype (the only one "
+                      "supported is bfloat16's [('%s', '<u2')])",
+                      path, bf16Field);
+  }
+  const std::string &descr = header.descr;
   static const struct {
     const char *code;
     mxrt_dtype dtype;
@@ -195,36 +247,40 @@ mxrt_status parseDescr(const char *path, const std::string &descr,
   }
   return mxrt::fail(MXRT_UNSUPPORTED,
                     "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
-                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8)",
+                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8, and bfloat16 as "
+                    "[('bfloat16', '<u2')])",
                     path, descr.c_str());
 }
 
+/// The descr as a Python literal, as np.save writes it.
 const char *descrOf(mxrt_dtype dtype) {
   switch (dtype) {
   case MXRT_F32:
-    return "<f4";
+    return "'<f4'";
   case MXRT_F64:
-    return "<f8";
+    return "'<f8'";
   case MXRT_F16:
-    return "<f2";
+    return "'<f2'";
   case MXRT_U8:
-    return "|u1";
+    return "'|u1'";
   case MXRT_I32:
-    return "<i4";
+    return "'<i4'";
   case MXRT_I8:
-    return "|i1";
+    return "'|i1'";
   case MXRT_I64:
-    return "<i8";
+    return "'<i8'";
   case MXRT_BOOL:
-    return "|b1";
+    return "'|b1'";
   case MXRT_I16:
-    return "<i2";
+    return "'<i2'";
   case MXRT_U16:
-    return "<u2";
+    return "'<u2'";
   case MXRT_U32:
-    return "<u4";
+    return "'<u4'";
   case MXRT_U64:
-    return "<u8";
+    return "'<u8'";
+  case MXRT_BF16:
+    return "[('bfloat16', '<u2')]";
   }
   return nullptr;
 }
@@ -289,7 +345,7 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
     return mxrt::fail(MXRT_IO_ERROR, "'%s': invalid .npy header: %s", path,
                       parser.error.c_str());
   mxrt_dtype dtype = MXRT_F32;
-  if (mxrt_status status = parseDescr(path, parser.descr, &dtype))
+  if (mxrt_status status = parseDescr(path, parser, &dtype))
     return status;
   if (parser.fortranOrder)
     return mxrt::fail(
@@ -333,9 +389,9 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
 
 /// The whole file as NumPy 1.24's np.save writes it (format 1.0), minus data.
 std::string npyHeader(const mxrt_tensor *tensor) {
-  std::string dict = "{'descr': '";
+  std::string dict = "{'descr': ";
   dict += descrOf(tensor->dtype);
-  dict += "', 'fortran_order': False, 'shape': (";
+  dict += ", 'fortran_order': False, 'shape': (";
   for (int32_t i = 0; i < tensor->ndim; ++i) {
     if (i)
       dict += ", ";

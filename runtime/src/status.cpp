@@ -30,7 +30,7 @@ mxrt_status mxrt::fail(mxrt_status status, const char *format, ...) {
 }
 
 bool mxrt::isValidDtype(int64_t dtype) {
-  return dtype >= MXRT_F32 && dtype <= MXRT_U64;
+  return dtype >= MXRT_F32 && dtype <= MXRT_BF16;
 }
 
 int64_t mxrt::dtypeCode(const mxrt_dtype &dtype) {
@@ -85,6 +85,7 @@ size_t mxrt_dtype_size(mxrt_dtype dtype) {
   case MXRT_U64:
     return 8;
   case MXRT_F16:
+  case MXRT_BF16:
   case MXRT_I16:
   case MXRT_U16:
     return 2;
@@ -122,6 +123,8 @@ const char *mxrt_dtype_name(mxrt_dtype dtype) {
     return "uint32";
   case MXRT_U64:
     return "uint64";
+  case MXRT_BF16:
+    return "bfloat16";
   }
   return "unknown";
 }

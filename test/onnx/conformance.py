@@ -17,11 +17,17 @@ run once per data set (`mxrun libmodel.so --input NAME=FILE.npy... --output-dir 
 output is compared with its reference:
 
   PASS         every output of every data set matches (floats: rtol 1e-3, atol 1e-4, NaN equals
-               NaN; integers and bools exactly; dtype and shape exactly).
+               NaN; bfloat16: rtol 2^-7, one bfloat16 ulp; integers and bools exactly; dtype and
+               shape exactly).
   UNSUPPORTED  mxc exits 1 with a message saying something is "unsupported" / "not supported",
                or the case needs values .npy cannot carry (sequences, optionals, maps, strings).
   FAIL         anything else: wrong values, dtype or shape, a crash, a timeout, any other mxc
                error, an mxrun error.
+
+NumPy has no bfloat16: such tensors travel as structured arrays [('bfloat16', '<u2')] of their
+raw bits (mxrun's encoding). Their tolerance is one ulp because libonnx-testdata 1.12's expected
+float -> bfloat16 casts truncate, while mxc rounds to nearest even, as ONNX's float32_to_bfloat16
+helper and onnxruntime do (onnx/onnx#3876).
 
 Exit status: 0 done (failing cases alone do not fail the run); 1 a baseline case no longer passes,
 a --min-pass threshold is not met, or --convert-only found data it could not convert; 2 bad usage.
@@ -53,6 +59,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA_DIR = "/usr/share/libonnx-testdata/data"
 SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple")
 RTOL, ATOL = 1e-3, 1e-4
+BF16_RTOL = 2.0 ** -7  # one ulp of bfloat16's 8-bit significand
+BF16 = np.dtype([("bfloat16", "<u2")])
 # How mxc says it lacks something (an op, an attribute value, a dtype): checked only on exit 1.
 UNSUPPORTED_RE = re.compile(r"unsupported|not (yet )?supported|(does|do|can)( not|n't) support",
                             re.IGNORECASE)
@@ -193,7 +201,25 @@ def load_value(path, value_info):
         return kind, numpy_helper.to_dict(proto)
     proto = onnx.TensorProto()
     proto.ParseFromString(data)
-    return kind, numpy_helper.to_array(proto)
+    array = numpy_helper.to_array(proto)
+    if kind == "tensor" and value_info.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16:
+        array = bfloat16_bits(array)
+    return kind, array
+
+
+def bfloat16_bits(array):
+    """A bfloat16 tensor as BF16 raw bits: test data holds them as uint16, or as float32 values
+    (rounded to nearest even here)."""
+    if array.dtype == np.float32:
+        bits = np.ascontiguousarray(array).view(np.uint32).astype(np.uint64)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        array = np.where(np.isnan(array), np.uint16(0x7FC0), rounded)
+    return np.ascontiguousarray(array.astype("<u2")).view(BF16)
+
+
+def bfloat16_values(array):
+    """BF16 raw bits as float32 values."""
+    return (array["bfloat16"].astype(np.uint32) << 16).view(np.float32)
 
 
 def npy_problem(array):
@@ -233,6 +259,9 @@ def compare(name, got, ref):
         return "%s: dtype %s, expected %s" % (name, got.dtype, ref.dtype)
     if got.shape != ref.shape:
         return "%s: shape %s, expected %s" % (name, got.shape, ref.shape)
+    rtol = RTOL
+    if ref.dtype == BF16:
+        got, ref, rtol = bfloat16_values(got), bfloat16_values(ref), BF16_RTOL
     if ref.dtype.kind not in "fc":
         bad = got != ref
         if bad.any():
@@ -242,7 +271,7 @@ def compare(name, got, ref):
         return None
     g, r = got.astype(np.complex128 if ref.dtype.kind == "c" else np.float64), \
         ref.astype(np.complex128 if ref.dtype.kind == "c" else np.float64)
-    ok = np.isclose(g, r, rtol=RTOL, atol=ATOL, equal_nan=True)
+    ok = np.isclose(g, r, rtol=rtol, atol=ATOL, equal_nan=True)
     if ok.all():
         return None
     err = np.abs(g - r)
@@ -561,9 +590,11 @@ def make_report(args, results, cmdline, version, wall):
            if cached else ""),
         "",
         "PASS: every output of every data set matches (floats rtol %g, atol %g, NaN equals NaN; "
-        "integers and bools exactly; dtypes and shapes exactly). UNSUPPORTED: mxc exits 1 saying "
-        "something is unsupported, or the case needs values `.npy` cannot carry (sequences, "
-        "optionals, strings). FAIL: anything else." % (RTOL, ATOL),
+        "bfloat16 within one ulp, rtol 2^-7, since the suite's expected float -> bfloat16 casts "
+        "truncate where mxc rounds to nearest even; integers and bools exactly; dtypes and shapes "
+        "exactly). UNSUPPORTED: mxc exits 1 saying something is unsupported, or the case needs "
+        "values `.npy` cannot carry (sequences, optionals, strings). FAIL: anything else."
+        % (RTOL, ATOL),
         "",
         "Each case is compiled once per set of input shapes, with `--input NAME=SHAPE` for every "
         "graph input taken from its test data (symbolic dimensions are bound), and run once per "

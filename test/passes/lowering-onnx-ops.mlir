@@ -3,6 +3,9 @@
 // boolean element types: which arith / math / tensor ops each one becomes.
 // Numerics are checked end to end elsewhere; here only the shape of the IR.
 // RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s
+// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s --check-prefix=NOBF16
+// No bfloat16 conversion is left for LLVM (see @cast_bf16).
+// NOBF16-NOT: {{arith.(extf|truncf) .*bf16}}
 
 // Comparisons: floats use ordered predicates except not_equal (true for NaN),
 // integers signed ones, booleans unsigned ones (false < true).
@@ -38,6 +41,40 @@ func.func @cast(%x: tensor<4xf32>, %b: tensor<4xi1>, %i: tensor<4xi64>) -> (tens
   %4 = mx.cast %x {to = f16} : (tensor<4xf32>) -> tensor<4xf16>
   %5 = mx.cast %x {to = f32} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<4xi1>, tensor<4xf32>, tensor<4xi32>, tensor<4xf16>, tensor<4xf32>
+}
+
+// -----
+
+// bfloat16 converts only to and from f32, as integer code (no compiler-rt
+// call): f32 -> bf16 adds 0x7FFF plus the kept lowest bit before dropping
+// 16 bits (round to nearest even, NaN kept quiet); bf16 -> f32 shifts the
+// bits up; bf16 -> i32 goes through f32, f64 -> bf16 through f32 rounded to
+// odd, so that it rounds once.
+// CHECK-LABEL: func.func @cast_bf16(
+// CHECK:         linalg.generic
+// CHECK:           arith.constant 32767 : i32
+// CHECK:           %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK:           %[[ROUNDED:.*]] = arith.addi %[[BITS]], %{{.*}} : i32
+// CHECK:           %[[KEPT:.*]] = arith.shrui %[[ROUNDED]], %{{.*}} : i32
+// CHECK:           %[[HALF:.*]] = arith.trunci %[[KEPT]] : i32 to i16
+// CHECK:           %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[HALF]] : i16
+// CHECK:           arith.bitcast %[[SAFE]] : i16 to bf16
+// CHECK-NOT:       arith.truncf
+// CHECK:         linalg.generic
+// CHECK:           arith.bitcast %{{.*}} : bf16 to i16
+// CHECK:           arith.extui %{{.*}} : i16 to i32
+// CHECK:           arith.shli
+// CHECK:           %[[F32:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:           arith.fptosi %[[F32]] : f32 to i32
+// CHECK:         linalg.generic
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+// CHECK:           arith.ori
+// CHECK:           arith.bitcast %{{.*}} : i16 to bf16
+func.func @cast_bf16(%x: tensor<4xf32>, %h: tensor<4xbf16>, %d: tensor<4xf64>) -> (tensor<4xbf16>, tensor<4xi32>, tensor<4xbf16>) {
+  %0 = mx.cast %x {to = bf16} : (tensor<4xf32>) -> tensor<4xbf16>
+  %1 = mx.cast %h {to = i32} : (tensor<4xbf16>) -> tensor<4xi32>
+  %2 = mx.cast %d {to = bf16} : (tensor<4xf64>) -> tensor<4xbf16>
+  return %0, %1, %2 : tensor<4xbf16>, tensor<4xi32>, tensor<4xbf16>
 }
 
 // -----

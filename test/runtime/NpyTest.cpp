@@ -59,6 +59,13 @@ TEST(NpyLoad, NumPyFixturesHaveTheirValues) {
   EXPECT_EQ(valuesOf<uint16_t>(f16.get()),
             (std::vector<uint16_t>{0x3C00, 0xC100, 0x7BFF}));
 
+  // 1.0, -2.5 and NaN as bfloat16 bits, tagged by a structured dtype.
+  TensorPtr bf16 = load(fixture("bf16_3.npy"));
+  ASSERT_TRUE(bf16);
+  EXPECT_EQ(mxrt_tensor_dtype(bf16.get()), MXRT_BF16);
+  EXPECT_EQ(valuesOf<uint16_t>(bf16.get()),
+            (std::vector<uint16_t>{0x3F80, 0xC020, 0x7FC0}));
+
   TensorPtr u8 = load(fixture("u8_4.npy"));
   ASSERT_TRUE(u8);
   EXPECT_EQ(mxrt_tensor_dtype(u8.get()), MXRT_U8);
@@ -114,8 +121,8 @@ TEST(NpyLoad, HeaderVersions2And3) {
 TEST(NpySave, MatchesNumPyByteForByte) {
   TempDir dir;
   for (const char *name :
-       {"f32_2x3.npy", "f64_scalar.npy", "f16_3.npy", "u8_4.npy", "i8_4.npy",
-        "i32_2x2.npy", "i64_3.npy", "bool_5.npy", "f32_2x0x3.npy",
+       {"f32_2x3.npy", "f64_scalar.npy", "f16_3.npy", "bf16_3.npy", "u8_4.npy",
+        "i8_4.npy", "i32_2x2.npy", "i64_3.npy", "bool_5.npy", "f32_2x0x3.npy",
         "i32_1x1x1x1x1x1x1x2.npy"}) {
     TensorPtr tensor = load(fixture(name));
     ASSERT_TRUE(tensor);
@@ -170,7 +177,7 @@ TEST(NpyRoundTrip, EveryDtypeAndOddShapes) {
                                      {1000}};
   for (mxrt_dtype dtype :
        {MXRT_F32, MXRT_F64, MXRT_F16, MXRT_U8, MXRT_I32, MXRT_I8, MXRT_I64,
-        MXRT_BOOL, MXRT_I16, MXRT_U16, MXRT_U32, MXRT_U64}) {
+        MXRT_BOOL, MXRT_I16, MXRT_U16, MXRT_U32, MXRT_U64, MXRT_BF16}) {
     for (const Shape &shape : shapes) {
       SCOPED_TRACE(std::string(mxrt_dtype_name(dtype)) + " rank " +
                    std::to_string(shape.size()));
@@ -260,6 +267,8 @@ TEST(NpyLoad, RefusesUnsupportedNumPyFiles) {
   expectLoadError(fixture("f32_fortran.npy"), MXRT_UNSUPPORTED, "Fortran");
   expectLoadError(fixture("f32_bigendian.npy"), MXRT_UNSUPPORTED, "'>f4'");
   expectLoadError(fixture("c64_2.npy"), MXRT_UNSUPPORTED, "'<c8'");
+  expectLoadError(fixture("u2x2_struct.npy"), MXRT_UNSUPPORTED,
+                  "unsupported structured dtype");
 }
 
 TEST(NpyLoad, ReportsMissingAndCorruptFiles) {
@@ -332,6 +341,12 @@ TEST(NpyLoad, ReportsMalformedHeaders) {
        MXRT_UNSUPPORTED, "9 dimensions"},
       {"{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }",
        MXRT_UNSUPPORTED, "'<U3'"},
+      {"{'descr': [('bfloat16', '>u2')], 'fortran_order': False, "
+       "'shape': (2,), }",
+       MXRT_UNSUPPORTED, "structured dtype"},
+      {"{'descr': [('bfloat16' '<u2')], 'fortran_order': False, "
+       "'shape': (2,), }",
+       MXRT_IO_ERROR, "expected ',' after a field name"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': "
        "(4294967296, 4294967296, 4294967296), }",
        MXRT_IO_ERROR, "too large"},
@@ -365,6 +380,10 @@ TEST(NpyLoad, AcceptsEquivalentSpellings) {
        MXRT_U8,
        {8}},
       {"{'descr': '=i1', 'fortran_order': False, 'shape': (), }", MXRT_I8, {}},
+      {"{'descr': [ ( 'bfloat16' , '=u2' ) , ], 'fortran_order': False, "
+       "'shape': (3,)}",
+       MXRT_BF16,
+       {3}},
       {"{'descr': '|b1', 'fortran_order': False, 'shape': ( 2 , 4 ), }",
        MXRT_BOOL,
        {2, 4}},

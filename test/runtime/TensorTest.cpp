@@ -46,12 +46,13 @@ TEST(Dtype, SizesAndNames) {
     mxrt_dtype dtype;
     size_t size;
     const char *name;
-  } expected[] = {{MXRT_F32, 4, "float32"}, {MXRT_F64, 8, "float64"},
-                  {MXRT_F16, 2, "float16"}, {MXRT_U8, 1, "uint8"},
-                  {MXRT_I32, 4, "int32"},   {MXRT_I8, 1, "int8"},
-                  {MXRT_I64, 8, "int64"},   {MXRT_BOOL, 1, "bool"},
-                  {MXRT_I16, 2, "int16"},   {MXRT_U16, 2, "uint16"},
-                  {MXRT_U32, 4, "uint32"},  {MXRT_U64, 8, "uint64"}};
+  } expected[] = {{MXRT_F32, 4, "float32"},  {MXRT_F64, 8, "float64"},
+                  {MXRT_F16, 2, "float16"},  {MXRT_U8, 1, "uint8"},
+                  {MXRT_I32, 4, "int32"},    {MXRT_I8, 1, "int8"},
+                  {MXRT_I64, 8, "int64"},    {MXRT_BOOL, 1, "bool"},
+                  {MXRT_I16, 2, "int16"},    {MXRT_U16, 2, "uint16"},
+                  {MXRT_U32, 4, "uint32"},   {MXRT_U64, 8, "uint64"},
+                  {MXRT_BF16, 2, "bfloat16"}};
   for (const auto &e : expected) {
     EXPECT_EQ(mxrt_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(mxrt_dtype_name(e.dtype), e.name);
@@ -136,8 +137,8 @@ TEST(Tensor, CreateRejectsBadArguments) {
                 "ndim is 9");
   expectInvalid(mxrt_tensor_create(MXRT_F32, 2, nullptr, &out),
                 "shape is NULL");
-  expectInvalid(mxrt_tensor_create(static_cast<mxrt_dtype>(12), 2, shape, &out),
-                "dtype 12");
+  expectInvalid(mxrt_tensor_create(static_cast<mxrt_dtype>(13), 2, shape, &out),
+                "dtype 13");
   int64_t negative[] = {2, -3};
   expectInvalid(mxrt_tensor_create(MXRT_F32, 2, negative, &out),
                 "shape[1] is -3");

@@ -35,7 +35,8 @@ const char usage[] =
     "  --input NAME=FILE.npy  read input NAME from a .npy file (repeatable);\n"
     "                         inputs not given get seeded random values:\n"
     "                         uniform in [-1, 1) for floats, integers in\n"
-    "                         [0, 10), 0 or 1 for bool\n"
+    "                         [0, 10), 0 or 1 for bool; a bfloat16 .npy file\n"
+    "                         holds [('bfloat16', '<u2')], the raw bits\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy (creates "
     "DIR)\n"
     "  --bench N              after the warm-up runs, time N runs and print\n"
@@ -220,6 +221,14 @@ float fromHalf(uint16_t half) {
   return magnitude;
 }
 
+/// bfloat16 is the upper half of a float's bits.
+float fromBFloat16(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
 /// Fills `tensor` deterministically from (seed, input index), so that one
 /// input's values do not depend on which other inputs came from files.
 void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
@@ -241,6 +250,13 @@ void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
       static_cast<uint16_t *>(data)[i] =
           toHalf(static_cast<float>(r >> 53) * 0x1p-10f - 1.0f);
       break;
+    case MXRT_BF16: { // Multiples of 2^-7: exact in bfloat16.
+      float value = static_cast<float>(r >> 56) * 0x1p-7f - 1.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &value, sizeof(bits));
+      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(bits >> 16);
+      break;
+    }
     case MXRT_U8:
       static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r % 10);
       break;
@@ -325,6 +341,9 @@ std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
   case MXRT_F16:
     return formatDouble(fromHalf(static_cast<const uint16_t *>(data)[i]), json,
                         5);
+  case MXRT_BF16:
+    return formatDouble(fromBFloat16(static_cast<const uint16_t *>(data)[i]),
+                        json, 4);
   case MXRT_U8:
     return std::to_string(static_cast<const uint8_t *>(data)[i]);
   case MXRT_I8:

@@ -58,7 +58,8 @@ int64_t numElements(llvm::ArrayRef<int64_t> shape) {
 }
 
 bool isFloatType(int32_t t) {
-  return t == TP::FLOAT || t == TP::DOUBLE || t == TP::FLOAT16;
+  return t == TP::FLOAT || t == TP::DOUBLE || t == TP::FLOAT16 ||
+         t == TP::BFLOAT16;
 }
 
 /// The lowest value of an integer element type, as a double (exact for the
@@ -93,6 +94,8 @@ Type elementType(int32_t t, MLIRContext *ctx) {
     return b.getF64Type();
   case TP::FLOAT16:
     return b.getF16Type();
+  case TP::BFLOAT16:
+    return b.getBF16Type();
   case TP::INT64:
     return b.getI64Type();
   case TP::INT32:
@@ -123,6 +126,8 @@ int32_t onnxType(Type t) {
     return TP::DOUBLE;
   if (t.isF16())
     return TP::FLOAT16;
+  if (t.isBF16())
+    return TP::BFLOAT16;
   if (t.isUnsignedInteger(8))
     return TP::UINT8;
   if (t.isUnsignedInteger(16))
@@ -152,6 +157,8 @@ DType dtypeOf(int32_t t) {
     return DType::F64;
   case TP::FLOAT16:
     return DType::F16;
+  case TP::BFLOAT16:
+    return DType::BF16;
   case TP::INT64:
     return DType::I64;
   case TP::INT32:
@@ -175,19 +182,26 @@ DType dtypeOf(int32_t t) {
   }
 }
 
-double halfToDouble(uint16_t bits) {
-  llvm::APFloat h(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+/// The semantics of a 16-bit float type (FLOAT16 or BFLOAT16).
+const llvm::fltSemantics &semantics16(int32_t t) {
+  return t == TP::BFLOAT16 ? llvm::APFloat::BFloat()
+                           : llvm::APFloat::IEEEhalf();
+}
+
+/// The value of the bits of a 16-bit float of type `t`.
+double bits16ToDouble(int32_t t, uint16_t bits) {
+  llvm::APFloat h(semantics16(t), llvm::APInt(16, bits));
   bool lost;
   h.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
             &lost);
   return h.convertToDouble();
 }
 
-uint16_t doubleToHalf(double v) {
+/// `v` rounded to nearest even in the 16-bit float type `t`, as bits.
+uint16_t doubleToBits16(int32_t t, double v) {
   llvm::APFloat h(v);
   bool lost;
-  h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
-            &lost);
+  h.convert(semantics16(t), llvm::APFloat::rmNearestTiesToEven, &lost);
   return (uint16_t)h.bitcastToAPInt().getZExtValue();
 }
 
@@ -225,8 +239,8 @@ struct Const {
   void set(int64_t k, double v) {
     if (type == TP::FLOAT)
       floats[k] = (double)(float)v;
-    else if (type == TP::FLOAT16)
-      floats[k] = halfToDouble(doubleToHalf(v));
+    else if (type == TP::FLOAT16 || type == TP::BFLOAT16)
+      floats[k] = bits16ToDouble(type, doubleToBits16(type, v));
     else if (isFloat())
       floats[k] = v;
     else if (type == TP::BOOL)
@@ -647,6 +661,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   case TP::FLOAT:
   case TP::DOUBLE:
   case TP::FLOAT16:
+  case TP::BFLOAT16:
   case TP::INT64:
   case TP::INT32:
   case TP::INT16:
@@ -700,7 +715,8 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   if (raw) {
     size_t elem = dt == TP::DOUBLE || dt == TP::INT64 || dt == TP::UINT64  ? 8
                   : dt == TP::FLOAT || dt == TP::INT32 || dt == TP::UINT32 ? 4
-                  : dt == TP::FLOAT16 || dt == TP::INT16 || dt == TP::UINT16
+                  : dt == TP::FLOAT16 || dt == TP::BFLOAT16 ||
+                          dt == TP::INT16 || dt == TP::UINT16
                       ? 2
                       : 1;
     if (raw->size() != n * elem)
@@ -719,10 +735,11 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
       case TP::DOUBLE:
         std::memcpy(&c.floats[k], p, 8);
         break;
-      case TP::FLOAT16: {
+      case TP::FLOAT16:
+      case TP::BFLOAT16: {
         uint16_t v;
         std::memcpy(&v, p, 2);
-        c.floats[k] = halfToDouble(v);
+        c.floats[k] = bits16ToDouble(dt, v);
         break;
       }
       case TP::INT64:
@@ -790,10 +807,11 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
     for (int64_t k = 0; k < std::min(n, got); ++k)
       c.ints[k] = (int64_t)t.uint64_data(k);
     break;
-  case TP::FLOAT16:
+  case TP::FLOAT16: // both hold their bits in int32_data
+  case TP::BFLOAT16:
     got = t.int32_data_size();
     for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.floats[k] = halfToDouble((uint16_t)t.int32_data(k));
+      c.floats[k] = bits16ToDouble(dt, (uint16_t)t.int32_data(k));
     break;
   default: // the small integer types and bool use int32_data
     got = t.int32_data_size();
@@ -937,8 +955,9 @@ Value Importer::param(const Const &c, StringRef name) {
     case DType::F64:
       std::memcpy(p, &c.floats[k], 8);
       break;
-    case DType::F16: {
-      uint16_t v = doubleToHalf(c.floats[k]);
+    case DType::F16:
+    case DType::BF16: {
+      uint16_t v = doubleToBits16(c.type, c.floats[k]);
       std::memcpy(p, &v, 2);
       break;
     }
@@ -1122,8 +1141,26 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
       return nodeError("input '" + n.input(i) +
                        "' is not produced by any earlier node, input or "
                        "initializer");
+  // bfloat16 values are only stored and converted: no other op computes
+  // with them.
+  static const llvm::StringSet<> bf16Ops = {"Cast", "CastLike", "Identity",
+                                            "Constant"};
+  auto bf16Error = [&](const std::string &name) -> llvm::Error {
+    if (name.empty() || bf16Ops.count(n.op_type()) || !tensors.count(name) ||
+        typeOf(tensors[name]) != TP::BFLOAT16)
+      return llvm::Error::success();
+    return nodeError("bfloat16 tensor '" + name +
+                     "' is not supported here (only Cast, CastLike, Identity "
+                     "and Constant take or make bfloat16)");
+  };
+  for (const std::string &name : n.input())
+    if (llvm::Error e = bf16Error(name))
+      return e;
   if (failed(importOp(n.op_type())))
     return nodeError(error.empty() ? "failed to import" : error);
+  for (const std::string &name : n.output())
+    if (llvm::Error e = bf16Error(name))
+      return e;
   for (const auto &a : n.attribute())
     if (!usedAttrs.count(a.name()))
       return nodeError("attribute '" + a.name() + "' is not supported");

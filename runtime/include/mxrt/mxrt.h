@@ -67,6 +67,7 @@ typedef enum mxrt_dtype {
   MXRT_U16 = 9,
   MXRT_U32 = 10,
   MXRT_U64 = 11,
+  MXRT_BF16 = 12, /* bfloat16: the upper half of a float32's bits */
 } mxrt_dtype;
 
 /** Bytes per element, or 0 for an unknown code. */
@@ -107,11 +108,13 @@ MXRT_API size_t mxrt_tensor_size_bytes(const mxrt_tensor *tensor);
 MXRT_API void *mxrt_tensor_data(mxrt_tensor *tensor);
 
 /** Reads a NumPy .npy file (v1-v3, little-endian, C order) into a new tensor
- *  owned by the caller. */
+ *  owned by the caller. NumPy has no bfloat16: a bfloat16 tensor is the
+ *  structured type [('bfloat16', '<u2')], one field holding the raw bits
+ *  (np.load gives a["bfloat16"] as uint16). */
 MXRT_API mxrt_status mxrt_tensor_load_npy(const char *path,
                                           mxrt_tensor **out_tensor);
-/** Writes the tensor as a NumPy .npy file (v1). The file is complete or
- *  absent: a failed write removes it. */
+/** Writes the tensor as a NumPy .npy file (v1; bfloat16 as above). The file
+ *  is complete or absent: a failed write removes it. */
 MXRT_API mxrt_status mxrt_tensor_save_npy(const mxrt_tensor *tensor,
                                           const char *path);
 

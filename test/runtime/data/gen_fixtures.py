@@ -23,6 +23,9 @@ def write(name, array, version):
 save("f32_2x3.npy", np.array([[-1.0, -0.5, 0.0], [0.5, 1.0, 1.5]], "<f4"))
 save("f64_scalar.npy", np.array(3.25, "<f8"))
 save("f16_3.npy", np.array([1.0, -2.5, 65504.0], "<f2"))
+# bfloat16 (which NumPy lacks) as mxrt writes it: the raw bits of 1.0, -2.5
+# and NaN in a structured array of one uint16 field named "bfloat16".
+save("bf16_3.npy", np.array([0x3F80, 0xC020, 0x7FC0], "<u2").view([("bfloat16", "<u2")]))
 save("u8_4.npy", np.array([0, 1, 254, 255], "|u1"))
 save("i8_4.npy", np.array([-128, -1, 0, 127], "|i1"))
 save("i32_2x2.npy", np.array([[1, -2], [2147483647, -2147483648]], "<i4"))
@@ -39,3 +42,4 @@ write("i64_2_v3.npy", np.array([-5, 5], "<i8"), (3, 0))
 save("f32_fortran.npy", np.asfortranarray(np.arange(6, dtype="<f4").reshape(2, 3)))
 save("f32_bigendian.npy", np.array([1.0, 2.0], ">f4"))
 save("c64_2.npy", np.array([1 + 2j, 3 - 4j], "<c8"))
+save("u2x2_struct.npy", np.zeros(2, [("a", "<u2"), ("b", "<u2")]))
