@@ -289,6 +289,23 @@ def check(peers, w, tolerance):
 # The machine
 # ---------------------------------------------------------------------------
 
+def measured_ghz():
+    """The clock one busy core runs at (bench/clock.c), or None (not x86-64,
+    no C compiler)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
+    if not cc:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "clock")
+        if subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "clock.c")],
+                          capture_output=True).returncode != 0:
+            return None
+        return float(subprocess.run([exe], capture_output=True, text=True,
+                                    check=True).stdout)
+
+
 def machine(args):
     info = {}
     for line in run(["lscpu"]).splitlines():
@@ -297,8 +314,11 @@ def machine(args):
     flags = set(info.get("Flags", "").split())
     cores = int(info.get("Core(s) per socket", 1)) * int(info.get("Socket(s)", 1))
     lanes = 16 if "avx512f" in flags else 8 if {"avx2", "fma"} <= flags else 4
+    clock = None if args.ghz else measured_ghz()
     if args.ghz:
         ghz, source = args.ghz, "--ghz"
+    elif clock:
+        ghz, source = clock, "measured by bench/clock.c"
     elif info.get("CPU max MHz"):
         ghz, source = float(info["CPU max MHz"]) / 1e3, "lscpu CPU max MHz"
     else:
@@ -455,7 +475,7 @@ def main():
     p.add_argument("--fma-units", type=int, default=2,
                    help="FMA units per core for the peak (default 2, as on current "
                         "x86 server cores)")
-    p.add_argument("--ghz", type=float, help="clock for the peak (default from lscpu)")
+    p.add_argument("--ghz", type=float, help="clock for the peak (default: measured by bench/clock.c)")
     p.add_argument("--work-dir", help="keep models and outputs here (default: a temporary "
                                       "folder)")
     a = p.parse_args()

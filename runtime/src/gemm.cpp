@@ -6,7 +6,7 @@
 // B operand is the im2col matrix of the input, packed straight from the
 // image (no im2col buffer). Work is split over the calling instance's
 // thread pool. Why a runtime kernel rather than generated code:
-// docs/performance.md.
+// docs/kernels.md (figures in docs/performance.md).
 
 #include "mxrt/kernels.h"
 #include "threadpool.h"
