@@ -410,6 +410,41 @@ Grads gradientOf(ReduceOp op, OpBuilder &b, ValueRange dys) {
     Value y = keepDims(b, loc, op.getOutput(), xt.getShape(), axes);
     return {gradEw(b, loc, "eq_select", {op.getData(), y, dy})};
   }
+  // The rest scale dy by a pointwise factor of x (and the kept-dims y).
+  Value x = op.getData();
+  auto mul = [&](Value u, Value v) { return binary(b, loc, "mul", u, v); };
+  auto unary = [&](StringRef f, Value v) {
+    return createInferred<UnaryOp>(b, loc, v, {strAttr(b, "op", f)});
+  };
+  auto reduceKept = [&](StringRef f, Value v) {
+    return createInferred<ReduceOp>(b, loc, v,
+                                    {strAttr(b, "op", f),
+                                     arrAttr(b, "axis", axes),
+                                     boolAttr(b, "keepdims", true)});
+  };
+  Value y = keepDims(b, loc, op.getOutput(), xt.getShape(), axes);
+  if (fn == "sumsquare") // d(x^2) = 2x
+    return {mul(scalar(b, loc, "mul", x, 2.0), dy)};
+  if (fn == "l1") // d|x| = sign(x), 0 at 0 (as PyTorch)
+    return {mul(unary("sign", x), dy)};
+  if (fn == "l2") // x / ||x||; y = 0 only where every x is 0: then 0
+    return {
+        mul(binary(b, loc, "div", x, scalar(b, loc, "maximum", y, 1e-30)), dy)};
+  if (fn == "logsumexp") // softmax along the axes
+    return {mul(unary("exp", binary(b, loc, "sub", x, y)), dy)};
+  if (fn == "prod") {
+    // The product of the other elements, formed without dividing by a
+    // zero: with Z the count of zeros in the slice and P the product of its
+    // nonzero elements, P / x when Z = 0, P for the only zero, else 0; that
+    // is P / nz(x) where Z equals [x == 0], else 0 (nz(x) = x + [x == 0]).
+    Value zero = gradEw(b, loc, "eq_select",
+                        {x, filled(b, loc, x, 0.0), filled(b, loc, x, 1.0)});
+    Value nz = binary(b, loc, "add", x, zero);
+    Value others = gradEw(b, loc, "eq_select",
+                          {zero, reduceKept("sum", zero),
+                           binary(b, loc, "div", reduceKept("prod", nz), nz)});
+    return {mul(others, dy)};
+  }
   op.emitError("no gradient for reduce op ") << fn;
   return {Value()};
 }
