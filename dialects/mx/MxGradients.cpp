@@ -533,14 +533,19 @@ Grads gradientOf(PadOp op, OpBuilder &b, ValueRange dys) {
   if (op.getMode() != "constant") {
     auto shape = tensorOf(op.getData()).getShape();
     int64_t rank = shape.size();
-    if (llvm::any_of(allPads, [](int64_t p) { return p < 0; })) {
-      op.emitError("no gradient yet for negative pads in mode '")
-          << op.getMode() << "'";
-      return {Value()};
-    }
+    // The forward pads by the positive counts, then crops the negative
+    // ones: undo the crop (zeros where it cut), then the padding.
     Value g = dys[0];
+    SmallVector<int64_t> uncrop, grown;
+    for (int64_t p : allPads) {
+      uncrop.push_back(std::max<int64_t>(-p, 0));
+      grown.push_back(std::max<int64_t>(p, 0));
+    }
+    if (llvm::any_of(uncrop, [](int64_t p) { return p > 0; }))
+      g = createInferred<PadOp>(b, op.getLoc(), g,
+                                {arrAttr(b, "pads", uncrop)});
     for (int64_t a = 0; a < rank; ++a)
-      g = padBorderGrad(b, op.getLoc(), g, a, allPads[a], allPads[rank + a],
+      g = padBorderGrad(b, op.getLoc(), g, a, grown[a], grown[rank + a],
                         shape[a], op.getMode() == "reflect");
     return {g};
   }
