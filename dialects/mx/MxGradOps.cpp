@@ -100,6 +100,15 @@ LogicalResult PoolingGradOp::inferReturnTypes(MLIRContext *,
     return fail(loc, "out_grad must have the output's type");
   if (tensorOf(a.getData()).getRank() != tensorOf(a.getOutput()).getRank())
     return fail(loc, "data and output must have the same rank");
+  // pooling_grad_c3
+  ArrayRef<int64_t> dilate = a.getDilate();
+  if (!dilate.empty() &&
+      (dilate.size() != a.getKernel().size() ||
+       llvm::any_of(dilate, [](int64_t d) { return d < 1; })))
+    return fail(loc, "dilate needs one value >= 1 per kernel axis");
+  if (a.getPoolType() != "max" &&
+      llvm::any_of(dilate, [](int64_t d) { return d != 1; }))
+    return fail(loc, "dilate other than 1 needs max pooling");
   results.push_back(a.getData().getType());
   return success();
 }

@@ -129,10 +129,13 @@ def Mx_PoolingGradOp : Mx_Op<"PoolingGrad"> {
     Gradient of the pooling input given the input, the output and the output
     gradient: max pooling routes each output gradient to the window elements
     equal to the window's maximum; avg / sum spread it over the window,
-    divided as the forward divided. The attributes are the forward's.
+    divided as the forward divided. The attributes are the forward's; an
+    empty `dilate` means 1 on every spatial axis.
 
     C1: the forward attributes are valid for data and give output's shape.
     C2: out_grad has the output's type.
+    C3: dilate is empty or one value >= 1 per spatial axis, other than 1
+        only for max pooling (as Pooling's C3).
 
     ```mlir
     %dx = mx.PoolingGrad %x, %y, %dy {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>}
@@ -142,7 +145,7 @@ def Mx_PoolingGradOp : Mx_Op<"PoolingGrad"> {
   let arguments = (ins Mx_Tensor:$data, Mx_Tensor:$output, Mx_Tensor:$out_grad,
                    Mx_I64Array:$kernel,
                    DefaultValuedAttr<StrAttr, "\"max\"">:$pool_type,
-                   Mx_I64Array:$stride, Mx_I64Array:$pad,
+                   Mx_I64Array:$stride, Mx_I64Array:$dilate, Mx_I64Array:$pad,
                    DefaultValuedAttr<BoolAttr, "false">:$global_pool,
                    DefaultValuedAttr<StrAttr, "\"valid\"">:$pooling_convention,
                    DefaultValuedAttr<BoolAttr, "true">:$count_include_pad);

@@ -190,15 +190,12 @@ Grads gradientOf(DeconvolutionOp op, OpBuilder &b, ValueRange dys) {
 
 Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
-  if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
-    op.emitError("no gradient yet for dilated pooling");
-    return {Value()};
-  }
   return {createInferred<PoolingGradOp>(
       b, loc, {op.getData(), op.getOutput(), dys[0]},
       {arrAttr(b, "kernel", op.getEffectiveKernel()),
        strAttr(b, "pool_type", op.getPoolType()),
        arrAttr(b, "stride", op.getStrides()),
+       arrAttr(b, "dilate", op.getDilations()),
        arrAttr(b, "pad", op.getPadding()),
        strAttr(b, "pooling_convention", op.getPoolingConvention()),
        boolAttr(b, "count_include_pad", op.getCountIncludePad())})};

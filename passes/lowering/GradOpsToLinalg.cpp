@@ -580,12 +580,16 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(),
                       pad = op.getPad();
     unsigned ns = kernel.size(), rank = inType.getRank();
+    SmallVector<int64_t> dilate(op.getDilate());
+    if (dilate.empty())
+      dilate.assign(ns, 1);
     StringRef type = op.getPoolType();
     bool isMax = type == "max";
     SmallVector<int64_t> spatialOut(outType.getShape().drop_front(2));
     SmallVector<int64_t> high(ns);
     for (unsigned s = 0; s < ns; ++s)
-      high[s] = std::max<int64_t>((spatialOut[s] - 1) * stride[s] + kernel[s] -
+      high[s] = std::max<int64_t>((spatialOut[s] - 1) * stride[s] +
+                                      (kernel[s] - 1) * dilate[s] + 1 -
                                       inType.getDimSize(2 + s) - pad[s],
                                   0);
     Value xpad = padZeros(b, loc, a.getData(), 2, pad, high,
@@ -630,9 +634,13 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
             return arith::MulFOp::create(nb, l, args[0], dv);
           });
     }
-    // One strided accumulation per kernel offset k: dxpad[o*s + k] += part.
+    // One strided accumulation per kernel offset k, whose taps sit at
+    // k * dilate: dxpad[o * stride + k * dilate] += part.
     Value acc = filledTensor(b, loc, padType.getShape(), et, 0.0);
     forEachIndex(kernel, [&](ArrayRef<int64_t> k) {
+      SmallVector<int64_t> tap(ns);
+      for (unsigned s = 0; s < ns; ++s)
+        tap[s] = k[s] * dilate[s];
       Value part = g;
       if (isMax) {
         // The window taps at offset k of every output, as a strided view.
@@ -641,7 +649,7 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
         for (int64_t e : outType.getShape())
           sizes.push_back(b.getIndexAttr(e));
         for (unsigned s = 0; s < ns; ++s) {
-          offs[2 + s] = b.getIndexAttr(k[s]);
+          offs[2 + s] = b.getIndexAttr(tap[s]);
           strd[2 + s] = b.getIndexAttr(stride[s]);
         }
         Value taps = tensor::ExtractSliceOp::create(
@@ -658,7 +666,7 @@ struct PoolingGradLowering : GradPattern<PoolingGradOp> {
                           nb, l, eq, args[2], constFloat(nb, l, et, 0.0));
                     });
       }
-      acc = stridedAccumulate(b, loc, acc, part, 2, k, stride);
+      acc = stridedAccumulate(b, loc, acc, part, 2, tap, stride);
     });
     SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0)), sizes,
         ones(rank, b.getIndexAttr(1));

@@ -69,6 +69,11 @@ case("pool_avg", [("x", [1, 2, 5, 5]), ("x2", [1, 2, 5, 5])], [],
 case("pool_sum_global", [("x", [2, 3, 4, 4]), ("x2", [2, 3, 4, 4])], [],
      ['%y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>, pool_type = "sum"} : (tensor<2x3x4x4xf64>) -> tensor<2x3x3x3xf64>',
       '%z = mx.Pooling %x2 {global_pool = true, pool_type = "max"} : (tensor<2x3x4x4xf64>) -> tensor<2x3x1x1xf64>'], [("%y", [2, 3, 3, 3]), ("%z", [2, 3, 1, 1])])
+# Dilated max pooling (the only dilated pooling mx.Pooling allows): 2-D with
+# stride and padding, 1-D with the full convention reaching past the input.
+case("pool_max_dilate", [("x", [1, 2, 7, 8]), ("x2", [2, 3, 10])], [],
+     ['%y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 1>, dilate = array<i64: 2, 3>, pad = array<i64: 1, 1>, pool_type = "max"} : (tensor<1x2x7x8xf64>) -> tensor<1x2x4x7xf64>',
+      '%z = mx.Pooling %x2 {kernel = array<i64: 3>, stride = array<i64: 2>, dilate = array<i64: 2>, pool_type = "max", pooling_convention = "full"} : (tensor<2x3x10xf64>) -> tensor<2x3x4xf64>'], [("%y", [1, 2, 4, 7]), ("%z", [2, 3, 4])])
 case("batchnorm_train", [("x", [4, 3, 2, 2]), ("gamma", [3]), ("beta", [3])], [("mm", [3]), ("mv", [3])],
      ['%y = mx.BatchNorm %x, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, momentum = 0.9 : f64, fix_gamma = false} : (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<4x3x2x2xf64>'],
      [("%y", [4, 3, 2, 2])],

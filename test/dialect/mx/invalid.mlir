@@ -1368,6 +1368,26 @@ func.func @pool_c3_dilate_avg(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x6x6xf32> {
 
 // -----
 
+// pooling_grad_c3: one dilation per kernel axis.
+func.func @pooling_grad_c3(%x: tensor<1x1x5x5xf32>, %y: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
+  // expected-error @+2 {{dilate needs one value >= 1 per kernel axis}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %dx = mx.PoolingGrad %x, %y, %y {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>, pad = array<i64: 0, 0>, dilate = array<i64: 2>} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32>
+  return %dx : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// pooling_grad_c3: dilate other than 1 only for max pooling.
+func.func @pooling_grad_c3_avg(%x: tensor<1x1x5x5xf32>, %y: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
+  // expected-error @+2 {{dilate other than 1 needs max pooling}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %dx = mx.PoolingGrad %x, %y, %y {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>, pad = array<i64: 0, 0>, dilate = array<i64: 2, 2>, pool_type = "avg"} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32>
+  return %dx : tensor<1x1x5x5xf32>
+}
+
+// -----
+
 // pool_c4: the padded input must hold the dilated kernel.
 func.func @pool_c4_dilated(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32> {
   // expected-error @+2 {{padded input extent 4 on spatial axis 0 is smaller than the dilated kernel (5)}}
