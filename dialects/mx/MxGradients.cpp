@@ -201,6 +201,28 @@ Grads gradientOf(PoolingOp op, OpBuilder &b, ValueRange dys) {
        boolAttr(b, "count_include_pad", op.getCountIncludePad())})};
 }
 
+/// Each output gradient goes to the input element its flat index names,
+/// adding where windows share a maximum; the indices get no gradient. With
+/// storage_order 1 the indices are recomputed row-major, which the flat
+/// scatter needs.
+Grads gradientOf(MaxPoolWithIndicesOp op, OpBuilder &b, ValueRange dys) {
+  Location loc = op.getLoc();
+  auto xt = tensorOf(op.getData());
+  Value idx = op.getIndices();
+  if (op.getStorageOrder() != 0) {
+    auto rowMajor = cast<MaxPoolWithIndicesOp>(b.clone(*op));
+    rowMajor.setStorageOrder(0);
+    idx = rowMajor.getIndices();
+  }
+  int64_t n = xt.getNumElements(), m = tensorOf(idx).getNumElements();
+  Value dx = createInferred<ScatterElementsOp>(
+      b, loc,
+      {reshape(b, loc, filled(b, loc, op.getData(), 0.0), {n}),
+       reshape(b, loc, idx, {m}), reshape(b, loc, dys[0], {m})},
+      {i64Attr(b, "axis", 0), strAttr(b, "reduction", "add")});
+  return {reshape(b, loc, dx, xt.getShape())};
+}
+
 Grads gradientOf(ActivationOp op, OpBuilder &b, ValueRange dys) {
   return {gradEw(b, op.getLoc(), ("unary." + op.getActType()).str(),
                  {op.getData(), dys[0]})};
@@ -895,5 +917,6 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
          CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp,
-         ScatterElementsOp, GatherNDOp, ScatterNDOp, DeconvolutionOp>(ctx);
+         ScatterElementsOp, GatherNDOp, ScatterNDOp, DeconvolutionOp,
+         MaxPoolWithIndicesOp>(ctx);
 }

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -345,10 +346,14 @@ struct GradientPass : mxc::impl::GradientPassBase<GradientPass> {
       if (!iface)
         return op->emitError("no gradient is defined for this op, but a "
                              "parameter's gradient flows through it");
+      // A result without a gradient gets zeros, or none where it is not
+      // float (max_pool_with_indices' indices): nothing differentiates it.
       SmallVector<Value> resultGrads;
       for (Value r : op->getResults()) {
         Value g = grads.lookup(r);
-        resultGrads.push_back(g ? g : filled(b, op->getLoc(), r, 0.0));
+        if (!g && isa<FloatType>(getElementTypeOrSelf(r.getType())))
+          g = filled(b, op->getLoc(), r, 0.0);
+        resultGrads.push_back(g);
       }
       SmallVector<Value> operandGrads = iface.buildGradient(b, resultGrads);
       if (operandGrads.size() != op->getNumOperands())

@@ -74,6 +74,12 @@ case("pool_sum_global", [("x", [2, 3, 4, 4]), ("x2", [2, 3, 4, 4])], [],
 case("pool_max_dilate", [("x", [1, 2, 7, 8]), ("x2", [2, 3, 10])], [],
      ['%y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 1>, dilate = array<i64: 2, 3>, pad = array<i64: 1, 1>, pool_type = "max"} : (tensor<1x2x7x8xf64>) -> tensor<1x2x4x7xf64>',
       '%z = mx.Pooling %x2 {kernel = array<i64: 3>, stride = array<i64: 2>, dilate = array<i64: 2>, pool_type = "max", pooling_convention = "full"} : (tensor<2x3x10xf64>) -> tensor<2x3x4xf64>'], [("%y", [1, 2, 4, 7]), ("%z", [2, 3, 4])])
+# ONNX MaxPool with Indices: overlapping, padded, dilated windows (one element
+# can be the maximum of several), row-major and column-major indices.
+case("max_pool_with_indices", [("x", [2, 2, 6, 6]), ("x2", [1, 3, 5, 4])], [],
+     ['%p:2 = mx.max_pool_with_indices %x {kernel = array<i64: 3, 2>, stride = array<i64: 2, 2>, dilate = array<i64: 1, 2>, pad = array<i64: 1, 0, 1, 1>} : (tensor<2x2x6x6xf64>) -> (tensor<2x2x3x3xf64>, tensor<2x2x3x3xi64>)',
+      '%q:2 = mx.max_pool_with_indices %x2 {kernel = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<1x3x5x4xf64>) -> (tensor<1x3x4x3xf64>, tensor<1x3x4x3xi64>)'],
+     [("%p#0", [2, 2, 3, 3]), ("%q#0", [1, 3, 4, 3])])
 case("batchnorm_train", [("x", [4, 3, 2, 2]), ("gamma", [3]), ("beta", [3])], [("mm", [3]), ("mv", [3])],
      ['%y = mx.BatchNorm %x, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, momentum = 0.9 : f64, fix_gamma = false} : (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<4x3x2x2xf64>'],
      [("%y", [4, 3, 2, 2])],

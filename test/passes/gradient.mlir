@@ -74,3 +74,26 @@ func.func @forward(%a: tensor<2x3xf32> {mx.param}, %b: tensor<3xf32> {mx.param})
 func.func @predict(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
+
+// -----
+
+// max_pool_with_indices with column-major indices: the gradient recomputes
+// row-major ones and scatter-adds dy at them into a flat zero tensor. The
+// integer indices output gets no zero gradient (a float-only fill would not
+// verify).
+// CHECK-LABEL: func.func @forward_grad(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<1x1x3x2xf32> {mx.param})
+// CHECK:         %[[Y:[a-z0-9_]+]], %{{.*}} = mx.max_pool_with_indices %[[X]] {kernel = array<i64: 2, 2>, storage_order = 1 : i64}
+// CHECK:         %[[DY:.*]] = mx.grad_elemwise %[[Y]] {alpha = 1.000000e+00 : f64, fn = "fill"}
+// CHECK:         %{{.*}}, %[[I:[a-z0-9_]+]] = mx.max_pool_with_indices %[[X]] {kernel = array<i64: 2, 2>} :
+// CHECK:         %[[Z:.*]] = mx.grad_elemwise %[[X]] {fn = "fill"}
+// CHECK:         %[[ZF:.*]] = mx.Reshape %[[Z]] {shape = array<i64: 6>}
+// CHECK:         %[[IF:.*]] = mx.Reshape %[[I]] {shape = array<i64: 2>}
+// CHECK:         %[[DYF:.*]] = mx.Reshape %[[DY]] {shape = array<i64: 2>}
+// CHECK:         %[[DXF:.*]] = mx.scatter_elements %[[ZF]], %[[IF]], %[[DYF]] {reduction = "add"}
+// CHECK:         %[[DX:.*]] = mx.Reshape %[[DXF]] {shape = array<i64: 1, 1, 3, 2>}
+// CHECK:         return %[[Y]], %[[DX]]
+func.func @forward(%x: tensor<1x1x3x2xf32> {mx.param}) -> tensor<1x1x2x1xf32> {
+  %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<1x1x3x2xf32>) -> (tensor<1x1x2x1xf32>, tensor<1x1x2x1xi64>)
+  return %y : tensor<1x1x2x1xf32>
+}
