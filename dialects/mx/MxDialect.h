@@ -22,6 +22,15 @@
 
 namespace mxc::mx {
 
+/// The flags of the runtime's kernel calls (mxrt/kernels.h's
+/// MXRT_KERNEL_*, which the generated calls pass as literals).
+enum KernelFlags : int32_t {
+  kKernelAccumulate = 1,
+  kKernelRelu = 2,
+  kKernelConstA = 4,
+  kKernelConstB = 8,
+};
+
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the
 /// result types. Defaulted attributes are materialized first, since (without
 /// properties) inference reads them from the dictionary. Returns result 0.

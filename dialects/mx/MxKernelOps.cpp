@@ -13,9 +13,6 @@ using namespace mxc::mx;
 
 namespace {
 
-/// Runtime flags: mxrt/kernels.h's MXRT_KERNEL_ACCUMULATE and _RELU.
-constexpr int32_t kAccumulate = 1, kRelu = 2;
-
 std::string shapeOf(Value v) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -60,7 +57,8 @@ ArrayRef<int64_t> shapeOfValue(Value v) {
 }
 
 template <typename OpTy> int32_t flagsOf(OpTy op) {
-  return (op.getAccumulate() ? kAccumulate : 0) | (op.getRelu() ? kRelu : 0);
+  return (op.getAccumulate() ? kKernelAccumulate : 0) |
+         (op.getRelu() ? kKernelRelu : 0);
 }
 
 /// Reads of the inputs (and of init when accumulating), a write of init.

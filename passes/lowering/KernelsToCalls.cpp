@@ -82,7 +82,8 @@ int32_t callFlags(Operation *op, Value a, Value b) {
     flags = mm.getKernelFlags();
   else
     flags = cast<Conv2DKernelOp>(op).getKernelFlags();
-  return flags | (isConstant(a) ? 4 : 0) | (isConstant(b) ? 8 : 0);
+  return flags | (isConstant(a) ? kKernelConstA : 0) |
+         (isConstant(b) ? kKernelConstB : 0);
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {
