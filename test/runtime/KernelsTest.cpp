@@ -84,55 +84,83 @@ void checkGemm(int trials, uint32_t seed) {
   }
 }
 
+/// A convolution's extents (mxrt_kernel_sconv2d's order).
+struct ConvShape {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, g;
+};
+
+/// The float64 result of mxrt_kernel_sconv2d(shape, x, weight, bias, y,
+/// flags), y holding the old output.
+std::vector<double> referenceConv(const ConvShape &cs,
+                                  const std::vector<float> &x,
+                                  const std::vector<float> &weight,
+                                  const float *bias,
+                                  const std::vector<float> &y, int32_t flags) {
+  int64_t cg = cs.c / cs.g, fg = cs.f / cs.g;
+  std::vector<double> want(y.begin(), y.end());
+  for (int64_t img = 0; img < cs.n; ++img)
+    for (int64_t fi = 0; fi < cs.f; ++fi)
+      for (int64_t oy = 0; oy < cs.oh; ++oy)
+        for (int64_t ox = 0; ox < cs.ow; ++ox) {
+          double sum = bias ? bias[fi] : 0.0;
+          int64_t group = fi / fg;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < cs.kh; ++r)
+              for (int64_t s = 0; s < cs.kw; ++s) {
+                int64_t iy = oy * cs.sh - cs.ph + r * cs.dh,
+                        ix = ox * cs.sw - cs.pw + s * cs.dw;
+                if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w)
+                  continue;
+                sum +=
+                    double(
+                        x[((img * cs.c + group * cg + ci) * cs.h + iy) * cs.w +
+                          ix]) *
+                    weight[((fi * cg + ci) * cs.kh + r) * cs.kw + s];
+              }
+          double &out = want[((img * cs.f + fi) * cs.oh + oy) * cs.ow + ox];
+          if (flags & MXRT_KERNEL_ACCUMULATE)
+            sum += out;
+          out = flags & MXRT_KERNEL_RELU ? std::max(sum, 0.0) : sum;
+        }
+  return want;
+}
+
+/// Runs the kernel on `cs` and checks y against referenceConv.
+void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
+                  const std::vector<float> &weight, const float *bias,
+                  std::vector<float> &y, int32_t flags, const char *what,
+                  int trial) {
+  std::vector<double> want = referenceConv(cs, x, weight, bias, y, flags);
+  mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh, cs.kw,
+                      cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g, x.data(),
+                      weight.data(), bias, y.data(), flags);
+  expectNear(y, want, what, trial);
+}
+
 /// Random convolutions, checked against a float64 reference.
 void checkConv(int trials, uint32_t seed) {
   std::mt19937 rng(seed);
   for (int trial = 0; trial < trials; ++trial) {
-    int64_t n = rng() % 3 + 1, g = rng() % 3 == 0 ? 2 : 1,
-            c = g * (rng() % 4 + 1), f = g * (rng() % 20 + 1),
-            h = rng() % 12 + 1, w = rng() % 40 + 1, kh = rng() % 3 + 1,
-            kw = rng() % 3 + 1, sh = rng() % 2 + 1, sw = rng() % 3 + 1,
-            ph = rng() % 2, pw = rng() % 3, dh = rng() % 2 + 1,
-            dw = rng() % 2 + 1;
-    int64_t oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1,
-            ow = (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
-    if (oh <= 0 || ow <= 0)
+    ConvShape cs;
+    cs.n = rng() % 3 + 1, cs.g = rng() % 3 == 0 ? 2 : 1;
+    cs.c = cs.g * (rng() % 4 + 1), cs.f = cs.g * (rng() % 20 + 1);
+    cs.h = rng() % 12 + 1, cs.w = rng() % 40 + 1, cs.kh = rng() % 3 + 1;
+    cs.kw = rng() % 3 + 1, cs.sh = rng() % 2 + 1, cs.sw = rng() % 3 + 1;
+    cs.ph = rng() % 2, cs.pw = rng() % 3, cs.dh = rng() % 2 + 1;
+    cs.dw = rng() % 2 + 1;
+    cs.oh = (cs.h + 2 * cs.ph - cs.dh * (cs.kh - 1) - 1) / cs.sh + 1;
+    cs.ow = (cs.w + 2 * cs.pw - cs.dw * (cs.kw - 1) - 1) / cs.sw + 1;
+    if (cs.oh <= 0 || cs.ow <= 0)
       continue;
     bool withBias = rng() % 2;
     int32_t flags = rng() % 4;
-    int64_t cg = c / g, fg = f / g;
-    std::vector<float> x = randomVector(rng, n * c * h * w),
-                       weight = randomVector(rng, f * cg * kh * kw),
-                       bias = randomVector(rng, f),
-                       y = randomVector(rng, n * f * oh * ow);
-    std::vector<double> want(y.begin(), y.end());
-    for (int64_t img = 0; img < n; ++img)
-      for (int64_t fi = 0; fi < f; ++fi)
-        for (int64_t oy = 0; oy < oh; ++oy)
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            double sum = withBias ? bias[fi] : 0.0;
-            int64_t group = fi / fg;
-            for (int64_t ci = 0; ci < cg; ++ci)
-              for (int64_t r = 0; r < kh; ++r)
-                for (int64_t s = 0; s < kw; ++s) {
-                  int64_t iy = oy * sh - ph + r * dh,
-                          ix = ox * sw - pw + s * dw;
-                  if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                    continue;
-                  sum +=
-                      double(
-                          x[((img * c + group * cg + ci) * h + iy) * w + ix]) *
-                      weight[((fi * cg + ci) * kh + r) * kw + s];
-                }
-            double &out = want[((img * f + fi) * oh + oy) * ow + ox];
-            if (flags & MXRT_KERNEL_ACCUMULATE)
-              sum += out;
-            out = flags & MXRT_KERNEL_RELU ? std::max(sum, 0.0) : sum;
-          }
-    mxrt_kernel_sconv2d(n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw,
-                        g, x.data(), weight.data(),
-                        withBias ? bias.data() : nullptr, y.data(), flags);
-    expectNear(y, want, "sconv2d", trial);
+    std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
+                       weight = randomVector(rng, cs.f * (cs.c / cs.g) * cs.kh *
+                                                      cs.kw),
+                       bias = randomVector(rng, cs.f),
+                       y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
+    checkOneConv(cs, x, weight, withBias ? bias.data() : nullptr, y, flags,
+                 "sconv2d", trial);
   }
 }
 
@@ -196,47 +224,17 @@ TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
         ASSERT_NEAR(y[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
             << "call " << call << " at " << i << "," << j;
       }
-    // A convolution over two images with constant filters.
+    // A convolution over two images with constant filters, then the same
+    // filters as 2 groups of 8 over 3 of 6 channels: each group's rows are
+    // a constant A of their own.
     std::vector<float> img = randomVector(rng, 2 * 3 * 6 * 6), out(2 * 16 * 36);
-    mxrt_kernel_sconv2d(2, 3, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1,
-                        img.data(), filters.data(), nullptr, out.data(),
-                        MXRT_KERNEL_CONST_A);
-    // The same filters as 2 groups of 8 filters over 3 of 6 channels: each
-    // group's rows are a constant A of their own.
+    checkOneConv({2, 3, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, img,
+                 filters, nullptr, out, MXRT_KERNEL_CONST_A, "constant conv",
+                 call);
     std::vector<float> img2 = randomVector(rng, 6 * 36), out2(16 * 36);
-    mxrt_kernel_sconv2d(1, 6, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2,
-                        img2.data(), filters.data(), nullptr, out2.data(),
-                        MXRT_KERNEL_CONST_A);
-    for (int64_t f = 0; f < 16; ++f)
-      for (int64_t yx = 0; yx < 36; ++yx) {
-        double want = 0;
-        for (int64_t c = 0; c < 3; ++c)
-          for (int64_t r = 0; r < 3; ++r)
-            for (int64_t s = 0; s < 3; ++s) {
-              int64_t iy = yx / 6 - 1 + r, ix = yx % 6 - 1 + s;
-              if (iy >= 0 && iy < 6 && ix >= 0 && ix < 6)
-                want += double(img2[((f / 8 * 3 + c) * 6 + iy) * 6 + ix]) *
-                        filters[((f * 3 + c) * 3 + r) * 3 + s];
-            }
-        ASSERT_NEAR(out2[f * 36 + yx], want, 1e-4 * (1.0 + std::fabs(want)))
-            << "grouped, call " << call;
-      }
-    for (int64_t b = 0; b < 2; ++b)
-      for (int64_t f = 0; f < 16; ++f)
-        for (int64_t yx = 0; yx < 36; ++yx) {
-          double want = 0;
-          for (int64_t c = 0; c < 3; ++c)
-            for (int64_t r = 0; r < 3; ++r)
-              for (int64_t s = 0; s < 3; ++s) {
-                int64_t iy = yx / 6 - 1 + r, ix = yx % 6 - 1 + s;
-                if (iy >= 0 && iy < 6 && ix >= 0 && ix < 6)
-                  want += double(img[((b * 3 + c) * 6 + iy) * 6 + ix]) *
-                          filters[((f * 3 + c) * 3 + r) * 3 + s];
-              }
-          ASSERT_NEAR(out[(b * 16 + f) * 36 + yx], want,
-                      1e-4 * (1.0 + std::fabs(want)))
-              << "call " << call;
-        }
+    checkOneConv({1, 6, 6, 6, 16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}, img2,
+                 filters, nullptr, out2, MXRT_KERNEL_CONST_A,
+                 "constant grouped conv", call);
   }
 }
 
