@@ -36,6 +36,14 @@ namespace {
 struct ConvSource {
   const float *x;
   int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+  /// Set for a direct convolution (stride 1, see directConvolution): x is
+  /// then the zero-padded image, B's columns are the positions of a grid
+  /// gridWidth (the padded width) wide and oh high, of which the first ow of
+  /// each grid row are outputs, and row p of B is the image read from
+  /// offsets[p] on (channel, kernel row and kernel column shift), so the
+  /// micro-kernel loads it in place: nothing is packed.
+  const int64_t *offsets;
+  int64_t gridWidth;
 };
 
 /// One GEMM: C (m x n) = epilogue(A (m x k) B (k x n) + bias), strides in
@@ -251,7 +259,8 @@ Problem piece(const Split &split, int64_t index) {
       p.convColumn += begin;
     else
       p.b += begin * p.bCs;
-    p.c += begin * p.cCs;
+    if (!p.isConv || !p.conv.offsets) // a grid's columns map to C's itself
+      p.c += begin * p.cCs;
     if (p.bias)
       p.bias += begin * p.biasCs;
   } else {
@@ -312,7 +321,9 @@ template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
 class PackedCache {
 public:
   const float *get(const Problem &pr) {
-    Key key{pr.a, pr.m, pr.k, pr.aRs, pr.aCs};
+    // A direct convolution's slices are deeper (sliceDepth): another layout.
+    bool direct = pr.isConv && pr.conv.offsets;
+    Key key{pr.a, pr.m, pr.k, pr.aRs, pr.aCs, direct};
     std::lock_guard<std::mutex> lock(mutex);
     auto it = entries.find(key);
     if (it != entries.end())
@@ -329,7 +340,8 @@ public:
   }
 
 private:
-  using Key = std::tuple<const float *, int64_t, int64_t, int64_t, int64_t>;
+  using Key =
+      std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, bool>;
   std::mutex mutex;
   std::map<Key, std::unique_ptr<float, void (*)(void *)>> entries;
 };
@@ -376,6 +388,82 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
     return pr;
   };
   runBatchPacked(count, withPacked);
+}
+
+/// A stride-1 convolution's input, padded for direct computation.
+struct DirectSource {
+  const float *padded;
+  const int64_t *offsets;
+  int64_t gridWidth, planeSize;
+};
+
+/// MXRT_KERNEL_CONV=im2col turns direct convolution off (for measurements).
+bool directAllowed() {
+  static const bool allowed = [] {
+    const char *v = std::getenv("MXRT_KERNEL_CONV");
+    return !v || std::string(v) != "im2col";
+  }();
+  return allowed;
+}
+
+/// Whether to compute a convolution directly (ConvSource::offsets) rather
+/// than by packing its im2col matrix, and if so its padded input in `out`.
+/// Direct needs stride 1 (a row of B is then a contiguous run of the
+/// padded image) and pays for the grid's columns past ow (kernel width - 1
+/// of every padded row), so it is taken when those are few; the padded
+/// copy costs one pass over the input, packing kh * kw. The copy and the
+/// offsets live in the calling thread's buffers until its next call.
+bool directConvolution(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                       int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                       int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                       int64_t dw, int64_t cg, const float *x,
+                       DirectSource &out) {
+  int64_t hp = h + 2 * ph, wp = w + 2 * pw;
+  if (sh != 1 || sw != 1 || !directAllowed() || 2 * wp > 3 * ow || oh + (kh - 1) * dh != hp ||
+      ow + (kw - 1) * dw != wp)
+    return false;
+  int64_t plane = hp * wp, nr = target().nr;
+  // Slack past the last plane: the micro-kernel reads whole tiles of the
+  // grid, up to a tile and a kernel shift beyond the last output.
+  int64_t slack = nr + (kw - 1) * dw;
+  thread_local std::vector<float> padded;
+  thread_local std::vector<int64_t> offsets;
+  padded.resize(n * c * plane + slack + 16);
+  float *base = reinterpret_cast<float *>(
+      (reinterpret_cast<uintptr_t>(padded.data()) + 63) / 64 * 64);
+  struct Fill {
+    const float *x;
+    float *base;
+    int64_t h, w, ph, pw, hp, wp;
+  } fill{x, base, h, w, ph, pw, hp, wp};
+  auto fillPlane = [](void *arg, int64_t i) {
+    const Fill &f = *static_cast<const Fill *>(arg);
+    float *d = f.base + i * f.hp * f.wp;
+    const float *s = f.x + i * f.h * f.w;
+    std::memset(d, 0, f.ph * f.wp * sizeof(float));
+    d += f.ph * f.wp;
+    for (int64_t r = 0; r < f.h; ++r, d += f.wp, s += f.w) {
+      std::memset(d, 0, f.pw * sizeof(float));
+      std::memcpy(d + f.pw, s, f.w * sizeof(float));
+      std::memset(d + f.pw + f.w, 0, f.pw * sizeof(float));
+    }
+    std::memset(d, 0, f.ph * f.wp * sizeof(float));
+  };
+  ThreadPool *pool = ThreadPool::current();
+  int64_t planes = n * c;
+  if (pool && pool->size() > 1 && planes * plane >= (1 << 15))
+    pool->parallelFor(planes, fillPlane, &fill);
+  else
+    for (int64_t i = 0; i < planes; ++i)
+      fillPlane(&fill, i);
+  std::memset(base + planes * plane, 0, slack * sizeof(float));
+  offsets.resize(cg * kh * kw);
+  for (int64_t ci = 0, p = 0; ci < cg; ++ci)
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t s = 0; s < kw; ++s)
+        offsets[p++] = ci * plane + r * dh * wp + s * dw;
+  out = {base, offsets.data(), wp, plane};
+  return true;
 }
 
 } // namespace
@@ -436,6 +524,10 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
+  mxrt::DirectSource direct = {};
+  bool isDirect = mxrt::directConvolution(n, c, h, w, oh, ow, kh, kw, stride_h,
+                                          stride_w, pad_h, pad_w, dilate_h,
+                                          dilate_w, cg, x, direct);
   // One problem per (image, group): the group's weight rows times the
   // im2col matrix of the group's channels.
   auto make = [&](int64_t i) {
@@ -444,9 +536,27 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
     pr.m = fg, pr.n = oh * ow, pr.k = k;
     pr.a = weight + g * fg * k, pr.aRs = k, pr.aCs = 1;
     pr.isConv = true;
-    pr.conv = {
-        x + i * cg * h * w, h,        w,     oh,    ow,       kh,      kw,
-        stride_h,           stride_w, pad_h, pad_w, dilate_h, dilate_w};
+    pr.conv = {x + i * cg * h * w,
+               h,
+               w,
+               oh,
+               ow,
+               kh,
+               kw,
+               stride_h,
+               stride_w,
+               pad_h,
+               pad_w,
+               dilate_h,
+               dilate_w,
+               /*offsets=*/nullptr,
+               /*gridWidth=*/0};
+    if (isDirect) {
+      pr.n = oh * direct.gridWidth;
+      pr.conv.x = direct.padded + i * cg * direct.planeSize;
+      pr.conv.offsets = direct.offsets;
+      pr.conv.gridWidth = direct.gridWidth;
+    }
     pr.c = y + i * fg * oh * ow, pr.cRs = oh * ow, pr.cCs = 1;
     pr.bias = bias ? bias + g * fg : nullptr, pr.biasRs = 1, pr.biasCs = 0;
     pr.flags = flags;

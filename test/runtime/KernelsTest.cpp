@@ -180,6 +180,39 @@ TEST(Kernels, ConvOnThreadPool) {
   checkConv(150, 4);
 }
 
+TEST(Kernels, StrideOneConvolutionsAsNetworksHaveThem) {
+  // Stride-1 shapes that take the direct path (no im2col packing): the
+  // layers of the CIFAR ResNets and ResNet-18 (k deeper than one packed
+  // slice, grids wider than a tile), LeNet's unpadded 5x5, a 1x1, dilated
+  // and grouped ones; with every epilogue, serially and on a pool.
+  const ConvShape shapes[] = {
+      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+      {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+      {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+      {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
+      {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+  };
+  std::mt19937 rng(11);
+  for (int threads : {1, 2}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    int trial = 0;
+    for (const ConvShape &cs : shapes)
+      for (int32_t flags = 0; flags < 4; ++flags, ++trial) {
+        std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
+                           weight = randomVector(
+                               rng, cs.f * (cs.c / cs.g) * cs.kh * cs.kw),
+                           bias = randomVector(rng, cs.f),
+                           y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
+        checkOneConv(cs, x, weight, flags & 1 ? bias.data() : nullptr, y,
+                     flags, "stride-1 conv", trial);
+      }
+  }
+}
+
 TEST(Kernels, LargeGemmSplitsAcrossThreads) {
   // Big enough for every block loop to run more than once (k > KC,
   // n > NC) and for the split along both m and n.
