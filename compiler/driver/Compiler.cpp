@@ -2,6 +2,7 @@
 // Drives a model through import, the mx -> LLVM pipeline and codegen, and
 // writes the requested outputs (each atomically, so a failure leaves none).
 #include "compiler/driver/Compiler.h"
+#include "compiler/driver/FoldBatchNorm.h"
 #include "compiler/frontends/mxnet/Importer.h"
 #include "compiler/frontends/onnx/Importer.h"
 #include "dialects/mx/MxDialect.h"
@@ -239,6 +240,12 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   if (options.train.enabled)
     if (auto err = addTrainingFunctions(context, options, module, spec))
       return err;
+
+  // An inference library's BatchNorms after convolutions go into the
+  // convolutions' weights (a fusion: --no-fusion keeps them). --emit=mlir
+  // shows the graph after it.
+  if (!options.train.enabled && options.fusion)
+    foldBatchNormIntoConvolutions(module, spec);
 
   if (options.emit == EmitKind::MLIR) {
     std::string text;

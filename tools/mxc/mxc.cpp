@@ -68,8 +68,10 @@ static cl::opt<bool>
 
 static cl::opt<bool>
     noFusion("no-fusion",
-             cl::desc("Do not fuse operators (plans memory for the graph "
-                      "as the frontend gives it)"),
+             cl::desc("Do not fuse operators: no elementwise fusion, no "
+                      "kernel epilogues, no BatchNorm folded into "
+                      "convolution weights (plans memory for the graph as "
+                      "the frontend gives it)"),
              cl::cat(category));
 static cl::opt<bool>
     noKernels("no-kernels",

@@ -257,7 +257,11 @@ MXRT_API mxrt_status mxrt_instance_call(mxrt_instance *instance,
                                         mxrt_tensor *const *outputs,
                                         int32_t num_outputs);
 /** Copies parameter `index` of the instance into `dst` (which must have its
- *  dtype and shape). */
+ *  dtype and shape). An inference library holds its parameters as the
+ *  compiler left them: where a BatchNorm was folded into the convolution
+ *  before it (the default; mxc --no-fusion keeps them apart), that
+ *  convolution's weight and bias (or the BatchNorm's beta, which became the
+ *  bias) hold the folded values. */
 MXRT_API mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
                                              int32_t index, mxrt_tensor *dst);
 /** Overwrites parameter `index` of a training instance with `src` (dtype
