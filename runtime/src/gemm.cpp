@@ -36,12 +36,12 @@ namespace {
 struct ConvSource {
   const float *x;
   int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
-  /// Set for a direct convolution (stride 1, see directConvolution): x is
-  /// then the zero-padded image, B's columns are the positions of a grid
-  /// gridWidth (the padded width) wide and oh high, of which the first ow of
-  /// each grid row are outputs, and row p of B is the image read from
-  /// offsets[p] on (channel, kernel row and kernel column shift), so the
-  /// micro-kernel loads it in place: nothing is packed.
+  /// A direct convolution (see directGridWidth) has a gridWidth: B's
+  /// columns are the positions of a grid gridWidth wide and oh high, of
+  /// which the first ow of each grid row are outputs. solve() then lays the
+  /// input out in stride phases (fillPhases) and points x there, and row p
+  /// of B is read from offsets[p] on (channel, kernel row and column: phase
+  /// and shift), so the micro-kernel loads it in place: nothing is packed.
   const int64_t *offsets;
   int64_t gridWidth;
 };
@@ -239,6 +239,119 @@ const Target &target() {
   return chosen;
 }
 
+/// MXRT_KERNEL_CONV=im2col turns direct convolution off (for measurements).
+bool directAllowed() {
+  static const bool allowed = [] {
+    const char *v = std::getenv("MXRT_KERNEL_CONV");
+    return !v || std::string(v) != "im2col";
+  }();
+  return allowed;
+}
+
+/// The grid width for computing a convolution directly (ConvSource::
+/// offsets) rather than by packing its im2col matrix, or 0 for im2col. The
+/// grid is a phase plane's width (the padded width over the stride) by oh;
+/// its columns past ow are computed and dropped, so direct is taken when
+/// those are few (at most half as many again as ow). Direct copies the
+/// input once; packing reads it about kh * kw times.
+int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
+                        int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                        int64_t ph, int64_t pw, int64_t dh, int64_t dw) {
+  int64_t hp = h + 2 * ph, wp = w + 2 * pw, wq = (wp + sw - 1) / sw;
+  // Every output's window must lie in the padded image (it does when oh
+  // and ow follow from the other extents; im2col copes either way).
+  if (!directAllowed() || 2 * wq > 3 * ow ||
+      (oh - 1) * sh + (kh - 1) * dh >= hp || (ow - 1) * sw + (kw - 1) * dw >= wp)
+    return 0;
+  return wq;
+}
+
+/// Fills rows [r0, r1] of the phase planes of a direct convolution's
+/// input: the zero-padded image split into stride phases, phase (a, b) of a
+/// channel holding the padded rows a, a + sh, ... and columns b, b + sw, ...
+/// (hq x wq), so that what one kernel tap reads along a grid row is
+/// contiguous (with stride 1, the padded image itself). Phases no tap reads
+/// are skipped; only dropped grid columns may read what they hold.
+void fillPhases(const ConvSource &cv, int64_t channels, int64_t hq, int64_t r0,
+                int64_t r1, const std::vector<bool> &used, float *base) {
+  int64_t sh = cv.sh, sw = cv.sw, wq = cv.gridWidth;
+  for (int64_t i = 0; i < channels; ++i) {
+    const float *src = cv.x + i * cv.h * cv.w;
+    for (int64_t a = 0; a < sh; ++a)
+      for (int64_t b = 0; b < sw; ++b) {
+        if (!used[a * sw + b])
+          continue;
+        float *plane = base + ((i * sh + a) * sw + b) * hq * wq;
+        for (int64_t r = r0; r <= r1; ++r) {
+          float *row = plane + r * wq;
+          int64_t iy = a + r * sh - cv.ph;
+          if (iy < 0 || iy >= cv.h) {
+            std::memset(row, 0, wq * sizeof(float));
+            continue;
+          }
+          const float *in = src + iy * cv.w;
+          if (sw == 1) {
+            std::memset(row, 0, cv.pw * sizeof(float));
+            std::memcpy(row + cv.pw, in, cv.w * sizeof(float));
+            std::memset(row + cv.pw + cv.w, 0,
+                        (wq - cv.pw - cv.w) * sizeof(float));
+            continue;
+          }
+          for (int64_t j = 0; j < wq; ++j) {
+            int64_t ix = b + j * sw - cv.pw;
+            row[j] = ix >= 0 && ix < cv.w ? in[ix] : 0.0f;
+          }
+        }
+      }
+  }
+}
+
+/// Solves one problem (or piece of one) on this thread. A direct
+/// convolution first lays out the input rows its grid columns read in
+/// this thread's buffer: each thread copies what it reads, so that no
+/// thread waits for another's copy or pulls it across from another core
+/// (one shared copy made the kernels slower on two threads than on one).
+void solve(const Problem &pr) {
+  const ConvSource &cv = pr.conv;
+  if (!pr.isConv || !cv.gridWidth) {
+    target().gemm(pr);
+    return;
+  }
+  int64_t sh = cv.sh, sw = cv.sw, wq = cv.gridWidth;
+  int64_t hq = (cv.h + 2 * cv.ph + sh - 1) / sh, plane = hq * wq;
+  int64_t taps = cv.kh * cv.kw, channels = pr.k / taps;
+  int64_t channel = sh * sw * plane;
+  thread_local std::vector<bool> used;
+  thread_local std::vector<int64_t> offsets;
+  thread_local std::vector<float> buffer;
+  used.assign(sh * sw, false);
+  offsets.resize(pr.k);
+  for (int64_t ci = 0, p = 0; ci < channels; ++ci)
+    for (int64_t r = 0; r < cv.kh; ++r)
+      for (int64_t s = 0; s < cv.kw; ++s) {
+        int64_t y = r * cv.dh, x = s * cv.dw;
+        used[y % sh * sw + x % sw] = true;
+        offsets[p++] = ci * channel + (y % sh * sw + x % sw) * plane +
+                       y / sh * wq + x / sw;
+      }
+  // Slack past the last channel: the micro-kernel reads whole tiles of the
+  // grid, up to a tile and a kernel shift beyond the last output.
+  int64_t slack = target().nr + (cv.kw - 1) * cv.dw / sw + 1;
+  buffer.resize(channels * channel + slack + 16);
+  float *base = reinterpret_cast<float *>(
+      (reinterpret_cast<uintptr_t>(buffer.data()) + 63) / 64 * 64);
+  std::memset(base + channels * channel, 0, slack * sizeof(float));
+  // The phase rows this piece's grid rows read.
+  int64_t first = pr.convColumn / wq;
+  int64_t last = std::min(cv.oh - 1, (pr.convColumn + pr.n - 1) / wq);
+  fillPhases(cv, channels, hq, first,
+             std::min(hq - 1, last + (cv.kh - 1) * cv.dh / sh), used, base);
+  Problem p = pr;
+  p.conv.x = base;
+  p.conv.offsets = offsets.data();
+  target().gemm(p);
+}
+
 /// Problems smaller than this many multiply-adds run on one thread.
 constexpr int64_t kParallelMinWork = 1 << 16;
 
@@ -259,7 +372,7 @@ Problem piece(const Split &split, int64_t index) {
       p.convColumn += begin;
     else
       p.b += begin * p.bCs;
-    if (!p.isConv || !p.conv.offsets) // a grid's columns map to C's itself
+    if (!p.isConv || !p.conv.gridWidth) // a grid's columns map to C itself
       p.c += begin * p.cCs;
     if (p.bias)
       p.bias += begin * p.biasCs;
@@ -279,7 +392,7 @@ void runProblem(const Problem &pr, int32_t threads) {
   const Target &t = target();
   ThreadPool *pool = ThreadPool::current();
   if (threads <= 1 || !pool || pr.m * pr.n * pr.k < kParallelMinWork) {
-    t.gemm(pr);
+    solve(pr);
     return;
   }
   bool alongN = pr.n >= pr.m;
@@ -292,7 +405,7 @@ void runProblem(const Problem &pr, int32_t threads) {
       parts,
       [](void *arg, int64_t index) {
         const Split &s = *static_cast<const Split *>(arg);
-        target().gemm(piece(s, index));
+        solve(piece(s, index));
       },
       &split);
 }
@@ -306,7 +419,7 @@ template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
         count,
         [](void *arg, int64_t index) {
           const Make &m = *static_cast<const Make *>(arg);
-          target().gemm(m(index));
+          solve(m(index));
         },
         const_cast<Make *>(&make));
     return;
@@ -322,7 +435,7 @@ class PackedCache {
 public:
   const float *get(const Problem &pr) {
     // A direct convolution's slices are deeper (sliceDepth): another layout.
-    bool direct = pr.isConv && pr.conv.offsets;
+    bool direct = pr.isConv && pr.conv.gridWidth;
     Key key{pr.a, pr.m, pr.k, pr.aRs, pr.aCs, direct};
     std::lock_guard<std::mutex> lock(mutex);
     auto it = entries.find(key);
@@ -390,82 +503,6 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
   runBatchPacked(count, withPacked);
 }
 
-/// A stride-1 convolution's input, padded for direct computation.
-struct DirectSource {
-  const float *padded;
-  const int64_t *offsets;
-  int64_t gridWidth, planeSize;
-};
-
-/// MXRT_KERNEL_CONV=im2col turns direct convolution off (for measurements).
-bool directAllowed() {
-  static const bool allowed = [] {
-    const char *v = std::getenv("MXRT_KERNEL_CONV");
-    return !v || std::string(v) != "im2col";
-  }();
-  return allowed;
-}
-
-/// Whether to compute a convolution directly (ConvSource::offsets) rather
-/// than by packing its im2col matrix, and if so its padded input in `out`.
-/// Direct needs stride 1 (a row of B is then a contiguous run of the
-/// padded image) and pays for the grid's columns past ow (kernel width - 1
-/// of every padded row), so it is taken when those are few; the padded
-/// copy costs one pass over the input, packing kh * kw. The copy and the
-/// offsets live in the calling thread's buffers until its next call.
-bool directConvolution(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-                       int64_t ow, int64_t kh, int64_t kw, int64_t sh,
-                       int64_t sw, int64_t ph, int64_t pw, int64_t dh,
-                       int64_t dw, int64_t cg, const float *x,
-                       DirectSource &out) {
-  int64_t hp = h + 2 * ph, wp = w + 2 * pw;
-  if (sh != 1 || sw != 1 || !directAllowed() || 2 * wp > 3 * ow || oh + (kh - 1) * dh != hp ||
-      ow + (kw - 1) * dw != wp)
-    return false;
-  int64_t plane = hp * wp, nr = target().nr;
-  // Slack past the last plane: the micro-kernel reads whole tiles of the
-  // grid, up to a tile and a kernel shift beyond the last output.
-  int64_t slack = nr + (kw - 1) * dw;
-  thread_local std::vector<float> padded;
-  thread_local std::vector<int64_t> offsets;
-  padded.resize(n * c * plane + slack + 16);
-  float *base = reinterpret_cast<float *>(
-      (reinterpret_cast<uintptr_t>(padded.data()) + 63) / 64 * 64);
-  struct Fill {
-    const float *x;
-    float *base;
-    int64_t h, w, ph, pw, hp, wp;
-  } fill{x, base, h, w, ph, pw, hp, wp};
-  auto fillPlane = [](void *arg, int64_t i) {
-    const Fill &f = *static_cast<const Fill *>(arg);
-    float *d = f.base + i * f.hp * f.wp;
-    const float *s = f.x + i * f.h * f.w;
-    std::memset(d, 0, f.ph * f.wp * sizeof(float));
-    d += f.ph * f.wp;
-    for (int64_t r = 0; r < f.h; ++r, d += f.wp, s += f.w) {
-      std::memset(d, 0, f.pw * sizeof(float));
-      std::memcpy(d + f.pw, s, f.w * sizeof(float));
-      std::memset(d + f.pw + f.w, 0, f.pw * sizeof(float));
-    }
-    std::memset(d, 0, f.ph * f.wp * sizeof(float));
-  };
-  ThreadPool *pool = ThreadPool::current();
-  int64_t planes = n * c;
-  if (pool && pool->size() > 1 && planes * plane >= (1 << 15))
-    pool->parallelFor(planes, fillPlane, &fill);
-  else
-    for (int64_t i = 0; i < planes; ++i)
-      fillPlane(&fill, i);
-  std::memset(base + planes * plane, 0, slack * sizeof(float));
-  offsets.resize(cg * kh * kw);
-  for (int64_t ci = 0, p = 0; ci < cg; ++ci)
-    for (int64_t r = 0; r < kh; ++r)
-      for (int64_t s = 0; s < kw; ++s)
-        offsets[p++] = ci * plane + r * dh * wp + s * dw;
-  out = {base, offsets.data(), wp, plane};
-  return true;
-}
-
 } // namespace
 } // namespace mxrt
 
@@ -524,10 +561,9 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
-  mxrt::DirectSource direct = {};
-  bool isDirect = mxrt::directConvolution(n, c, h, w, oh, ow, kh, kw, stride_h,
-                                          stride_w, pad_h, pad_w, dilate_h,
-                                          dilate_w, cg, x, direct);
+  int64_t gridWidth =
+      mxrt::directGridWidth(h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                            pad_w, dilate_h, dilate_w);
   // One problem per (image, group): the group's weight rows times the
   // im2col matrix of the group's channels.
   auto make = [&](int64_t i) {
@@ -551,11 +587,9 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                dilate_w,
                /*offsets=*/nullptr,
                /*gridWidth=*/0};
-    if (isDirect) {
-      pr.n = oh * direct.gridWidth;
-      pr.conv.x = direct.padded + i * cg * direct.planeSize;
-      pr.conv.offsets = direct.offsets;
-      pr.conv.gridWidth = direct.gridWidth;
+    if (gridWidth) {
+      pr.n = oh * gridWidth;
+      pr.conv.gridWidth = gridWidth;
     }
     pr.c = y + i * fg * oh * ow, pr.cRs = oh * ow, pr.cCs = 1;
     pr.bias = bias ? bias + g * fg : nullptr, pr.biasRs = 1, pr.biasCs = 0;

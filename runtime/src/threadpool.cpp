@@ -11,6 +11,17 @@ thread_local ThreadPool *currentPool = nullptr;
 /// enough to cover the gap between two kernels of one model call, short
 /// enough not to hold a core the app wants once the call has returned.
 constexpr std::chrono::microseconds kSpinTime{200};
+
+/// One step of a busy wait: a hint to the core, not a system call
+/// (sched_yield costs microseconds in a virtual machine, as much as the
+/// small kernels the pool runs).
+inline void spinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 } // namespace
 
 ThreadPool::ThreadPool(int32_t numThreads) {
@@ -21,7 +32,7 @@ ThreadPool::ThreadPool(int32_t numThreads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
+    stopping.store(true, std::memory_order_release);
     generation.fetch_add(1, std::memory_order_release);
   }
   wake.notify_all();
@@ -40,9 +51,12 @@ void ThreadPool::workerLoop() {
   while (true) {
     // Poll for a while, then sleep until the next job or the end.
     auto deadline = std::chrono::steady_clock::now() + kSpinTime;
-    while (generation.load(std::memory_order_acquire) == seen &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::yield();
+    for (int polls = 1; generation.load(std::memory_order_acquire) == seen;
+         ++polls) {
+      spinPause();
+      if (polls % 64 == 0 && std::chrono::steady_clock::now() >= deadline)
+        break;
+    }
     if (generation.load(std::memory_order_acquire) == seen) {
       std::unique_lock<std::mutex> lock(mutex);
       wake.wait(lock, [&] {
@@ -50,11 +64,8 @@ void ThreadPool::workerLoop() {
       });
     }
     seen = generation.load(std::memory_order_acquire);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (stopping)
-        return;
-    }
+    if (stopping.load(std::memory_order_acquire))
+      return;
     runTasks();
     busyWorkers.fetch_sub(1, std::memory_order_acq_rel);
   }
@@ -79,7 +90,7 @@ void ThreadPool::parallelFor(int64_t count, TaskFn fn, void *arg) {
   wake.notify_all();
   runTasks();
   while (busyWorkers.load(std::memory_order_acquire) != 0)
-    std::this_thread::yield();
+    spinPause();
 }
 
 ThreadPool *ThreadPool::current() { return currentPool; }

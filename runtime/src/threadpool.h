@@ -61,7 +61,7 @@ private:
   std::condition_variable wake;
   /// Bumped for every parallelFor; workers wait for a new value.
   std::atomic<uint64_t> generation{0};
-  bool stopping = false;
+  std::atomic<bool> stopping{false};
   // The job being run.
   TaskFn taskFn = nullptr;
   void *taskArg = nullptr;

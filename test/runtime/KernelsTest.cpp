@@ -130,6 +130,12 @@ void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
                   const std::vector<float> &weight, const float *bias,
                   std::vector<float> &y, int32_t flags, const char *what,
                   int trial) {
+  SCOPED_TRACE(::testing::Message()
+               << "n " << cs.n << " c " << cs.c << " h " << cs.h << " w "
+               << cs.w << " f " << cs.f << " kernel " << cs.kh << "x" << cs.kw
+               << " stride " << cs.sh << "," << cs.sw << " pad " << cs.ph
+               << "," << cs.pw << " dilate " << cs.dh << "," << cs.dw
+               << " groups " << cs.g << " flags " << flags);
   std::vector<double> want = referenceConv(cs, x, weight, bias, y, flags);
   mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh, cs.kw,
                       cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g, x.data(),
@@ -180,11 +186,12 @@ TEST(Kernels, ConvOnThreadPool) {
   checkConv(150, 4);
 }
 
-TEST(Kernels, StrideOneConvolutionsAsNetworksHaveThem) {
-  // Stride-1 shapes that take the direct path (no im2col packing): the
-  // layers of the CIFAR ResNets and ResNet-18 (k deeper than one packed
-  // slice, grids wider than a tile), LeNet's unpadded 5x5, a 1x1, dilated
-  // and grouped ones; with every epilogue, serially and on a pool.
+TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
+  // Shapes that take the direct path (no im2col packing): the layers of
+  // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
+  // wider than a tile; stride 2 through the phase planes), LeNet's
+  // unpadded 5x5, 1x1s, dilated, stride-3 and grouped ones; with every
+  // epilogue, serially and on a pool.
   const ConvShape shapes[] = {
       {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
@@ -194,6 +201,10 @@ TEST(Kernels, StrideOneConvolutionsAsNetworksHaveThem) {
       {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
       {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
       {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+      {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+      {1, 32, 16, 16, 64, 8, 8, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+      {1, 3, 30, 30, 8, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 1},
+      {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2},
   };
   std::mt19937 rng(11);
   for (int threads : {1, 2}) {
@@ -208,7 +219,7 @@ TEST(Kernels, StrideOneConvolutionsAsNetworksHaveThem) {
                            bias = randomVector(rng, cs.f),
                            y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
         checkOneConv(cs, x, weight, flags & 1 ? bias.data() : nullptr, y,
-                     flags, "stride-1 conv", trial);
+                     flags, "network conv", trial);
       }
   }
 }

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// Times mxrt_kernel_sconv2d, one thread, on the convolution layers of the
+// networks bench/perf_bench.py runs (ResNet-18 224x224, CIFAR ResNet-20,
+// LeNet batch 64), with constant weights as an inference library passes
+// them: per layer the median time and GFLOP/s, and each network's total.
+// It shows which layer shapes the kernels serve badly. Build and run from
+// the project root after a build:
+//   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
+//      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
+#include "mxrt/kernels.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+  const char *net;
+  int64_t n, c, h, w, f, k, s, p, count;
+} Layer;
+
+// count: how many times the network has this layer.
+static const Layer kLayers[] = {
+    {"resnet18", 1, 3, 224, 224, 64, 7, 2, 3, 1},
+    {"resnet18", 1, 64, 56, 56, 64, 3, 1, 1, 4},
+    {"resnet18", 1, 64, 56, 56, 128, 3, 2, 1, 1},
+    {"resnet18", 1, 64, 56, 56, 128, 1, 2, 0, 1},
+    {"resnet18", 1, 128, 28, 28, 128, 3, 1, 1, 3},
+    {"resnet18", 1, 128, 28, 28, 256, 3, 2, 1, 1},
+    {"resnet18", 1, 128, 28, 28, 256, 1, 2, 0, 1},
+    {"resnet18", 1, 256, 14, 14, 256, 3, 1, 1, 3},
+    {"resnet18", 1, 256, 14, 14, 512, 3, 2, 1, 1},
+    {"resnet18", 1, 256, 14, 14, 512, 1, 2, 0, 1},
+    {"resnet18", 1, 512, 7, 7, 512, 3, 1, 1, 3},
+    {"resnet20", 1, 3, 32, 32, 16, 3, 1, 1, 1},
+    {"resnet20", 1, 16, 32, 32, 16, 3, 1, 1, 6},
+    {"resnet20", 1, 16, 32, 32, 32, 3, 2, 1, 1},
+    {"resnet20", 1, 16, 32, 32, 32, 1, 2, 0, 1},
+    {"resnet20", 1, 32, 16, 16, 32, 3, 1, 1, 5},
+    {"resnet20", 1, 32, 16, 16, 64, 3, 2, 1, 1},
+    {"resnet20", 1, 32, 16, 16, 64, 1, 2, 0, 1},
+    {"resnet20", 1, 64, 8, 8, 64, 3, 1, 1, 5},
+    {"lenet64", 64, 1, 28, 28, 20, 5, 1, 0, 1},
+    {"lenet64", 64, 20, 12, 12, 50, 5, 1, 0, 1},
+};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int compare(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static float *randomFloats(int64_t count) {
+  float *v = malloc(count * sizeof(float));
+  for (int64_t i = 0; i < count; ++i)
+    v[i] = (float)rand() / RAND_MAX - 0.5f;
+  return v;
+}
+
+int main(void) {
+  printf("| net | layer (n c h w -> f, k s p) | x | ms | GFLOP/s |\n"
+         "|---|---|---:|---:|---:|\n");
+  const char *net = "";
+  double netMs = 0, netFlops = 0;
+  size_t layers = sizeof kLayers / sizeof kLayers[0];
+  for (size_t i = 0; i <= layers; ++i) {
+    if (i == layers || strcmp(net, kLayers[i].net) != 0) {
+      if (*net)
+        printf("| %s | **total** | | %.3f | %.1f |\n", net, netMs,
+               netFlops / netMs * 1e-6);
+      if (i == layers)
+        break;
+      net = kLayers[i].net, netMs = 0, netFlops = 0;
+    }
+    const Layer *l = &kLayers[i];
+    int64_t oh = (l->h + 2 * l->p - l->k) / l->s + 1;
+    int64_t ow = (l->w + 2 * l->p - l->k) / l->s + 1;
+    float *x = randomFloats(l->n * l->c * l->h * l->w);
+    float *wt = randomFloats(l->f * l->c * l->k * l->k);
+    float *bias = randomFloats(l->f);
+    float *y = randomFloats(l->n * l->f * oh * ow);
+    double flops = 2.0 * l->n * l->f * oh * ow * l->c * l->k * l->k;
+    enum { kRuns = 41 };
+    double times[kRuns];
+    int reps = (int)(2e7 / flops) + 1;
+    for (int r = -3; r < kRuns; ++r) {
+      double t0 = now();
+      for (int j = 0; j < reps; ++j)
+        mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
+                            l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
+                            MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
+      if (r >= 0)
+        times[r] = (now() - t0) / reps;
+    }
+    qsort(times, kRuns, sizeof(double), compare);
+    double ms = times[kRuns / 2] * 1e3;
+    printf("| %s | %lld %lld %lld %lld -> %lld, %lld %lld %lld | %lld | %.3f | "
+           "%.1f |\n",
+           l->net, (long long)l->n, (long long)l->c, (long long)l->h,
+           (long long)l->w, (long long)l->f, (long long)l->k, (long long)l->s,
+           (long long)l->p, (long long)l->count, ms, flops / ms * 1e-6);
+    netMs += ms * l->count;
+    netFlops += flops * l->count;
+    free(x), free(wt), free(bias), free(y);
+  }
+  return 0;
+}
