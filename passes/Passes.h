@@ -57,6 +57,10 @@ struct CpuPipelineOptions {
   bool fuseElementwise = true;
   /// Contractions call the runtime's kernels (else: generated loops).
   bool kernels = true;
+  /// Outermost parallel loops with at least this much work (operations
+  /// executed) run on the instance's thread pool
+  /// (mxc-outline-parallel-loops); 0: every one.
+  int64_t parallelMinWork = 131072;
 };
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's

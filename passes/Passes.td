@@ -92,6 +92,30 @@ def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def OutlineParallelLoopsPass
+    : Pass<"mxc-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run big parallel loops on the runtime's thread pool";
+  let description = [{
+    Each outermost scf.parallel of a function (no results, static bounds,
+    no calls inside) whose work, counted as operations executed with
+    loops' trip counts, is at least `min-work` moves into a private
+    function `<func>_parallel<N>(ctx, begin, end)` that runs iterations
+    [begin, end) of its first dimension with more than one iteration; the
+    loop becomes a call of `mxrt_parallel_for(body, ctx, trips)`
+    (runtime/include/mxrt/kernels.h), which splits the range over the
+    calling instance's thread pool. `ctx` is a stack struct of the values
+    the loop reads from outside: memrefs as their LLVM descriptors (through
+    unrealized casts the LLVM conversions resolve), index values as i64,
+    scalars as they are; constants are recomputed in the body instead.
+  }];
+  let options = [Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
+                        "Smallest work (operations executed) to parallelize">];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def ApproximateMathPass : Pass<"mxc-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Polynomial approximations of float32 math functions";
   let description = [{

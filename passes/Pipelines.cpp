@@ -30,7 +30,8 @@ constexpr const char *kCpuPipeline =
     "mxc-kernels-to-calls,"
     "mxc-memref-copy-to-linalg,"
     "func.func(mxc-flatten-empty-memref-args),"
-    "convert-linalg-to-loops,"
+    "convert-linalg-to-parallel-loops,"
+    "mxc-outline-parallel-loops{min-work=@MINWORK@},"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
@@ -77,6 +78,8 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
   pipeline.replace(pipeline.find("@KERNELS@"), 9,
                    opts.kernels ? "true" : "false");
+  pipeline.replace(pipeline.find("@MINWORK@"), 9,
+                   std::to_string(opts.parallelMinWork));
   // Kernel epilogues first: elementwise fusion would merge the add and the
   // ReLU they look for.
   std::string fuse;

@@ -292,6 +292,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   pipelineOptions.memoryPlanJson = options.memoryPlanJson;
   pipelineOptions.fuseElementwise = options.fusion;
   pipelineOptions.kernels = options.kernels;
+  pipelineOptions.parallelMinWork = options.parallelMinWork;
   buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("'" + options.modelPath + "': lowering failed:\n" +

@@ -69,6 +69,9 @@ struct CompileOptions {
   /// Contractions call the runtime's GEMM kernels (--no-kernels: generated
   /// loop nests, e.g. to compare).
   bool kernels = true;
+  /// Loops with at least this much work run on the thread pool
+  /// (--parallel-min-work; 0: every outermost parallel loop).
+  int64_t parallelMinWork = 131072;
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;

@@ -65,8 +65,8 @@ bool foldOne(mx::BatchNormOp bn, ModelSpec &spec, func::FuncOp forward) {
   double eps = bn.getEps().convertToDouble();
   bool fixGamma = bn.getFixGamma();
   for (int64_t f = 0; f < filters; ++f) {
-    double scale = (fixGamma ? 1.0 : double(gamma[f])) /
-                   std::sqrt(double(var[f]) + eps);
+    double scale =
+        (fixGamma ? 1.0 : double(gamma[f])) / std::sqrt(double(var[f]) + eps);
     double b = conv.getBias() ? double(biasData[f]) : 0.0;
     for (int64_t i = 0; i < perFilter; ++i)
       weight[f * perFilter + i] = float(weight[f * perFilter + i] * scale);

@@ -265,7 +265,8 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
   // and ow follow from the other extents; im2col copes either way).
   if (!directAllowed() || 2 * wq > 3 * ow ||
       (kh * kw == 1 && (sh > 1 || sw > 1)) ||
-      (oh - 1) * sh + (kh - 1) * dh >= hp || (ow - 1) * sw + (kw - 1) * dw >= wp)
+      (oh - 1) * sh + (kh - 1) * dh >= hp ||
+      (ow - 1) * sw + (kw - 1) * dw >= wp)
     return 0;
   return wq;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "threadpool.h"
 
+#include "mxrt/kernels.h"
+
+#include <algorithm>
 #include <chrono>
 
 namespace mxrt {
@@ -102,3 +105,31 @@ ThreadPool::Scope::Scope(ThreadPool *pool) : previous(currentPool) {
 ThreadPool::Scope::~Scope() { currentPool = previous; }
 
 } // namespace mxrt
+
+namespace {
+struct LoopChunks {
+  mxrt_loop_body body;
+  void *ctx;
+  int64_t n, chunks;
+};
+} // namespace
+
+extern "C" void mxrt_parallel_for(mxrt_loop_body body, void *ctx, int64_t n) {
+  if (n <= 0)
+    return;
+  mxrt::ThreadPool *pool = mxrt::ThreadPool::current();
+  int64_t chunks = pool ? std::min<int64_t>(pool->size(), n) : 1;
+  if (chunks <= 1) {
+    body(ctx, 0, n);
+    return;
+  }
+  LoopChunks loop{body, ctx, n, chunks};
+  pool->parallelFor(
+      chunks,
+      [](void *arg, int64_t i) {
+        const LoopChunks &l = *static_cast<const LoopChunks *>(arg);
+        // Chunk i: [i * n / chunks, (i + 1) * n / chunks), sizes within one.
+        l.body(l.ctx, i * l.n / l.chunks, (i + 1) * l.n / l.chunks);
+      },
+      &loop);
+}

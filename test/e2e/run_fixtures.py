@@ -7,7 +7,8 @@
 # file left behind). Prints `PASS <case>` / `FAIL <case>: <reason>` per case, then a summary.
 """Compile, run and check mxc end-to-end fixture cases.
 
-  run_fixtures.py --mxc PATH --mxrun PATH [--mxc-arg=ARG]... [--filter REGEX]
+  run_fixtures.py --mxc PATH --mxrun PATH [--mxc-arg=ARG]... [--mxrun-arg=ARG]...
+                  [--filter REGEX]
                   [--workdir DIR] [-j N] [--timeout S] [-v] CASE_DIR_OR_PARENT...
 
 A case folder holds case.json and symbol.json (and model.params, in_<input>.npy, ref_<output>.npy
@@ -144,7 +145,7 @@ def run_case(case_dir, args):
     if not os.path.isfile(lib):
         return False, "mxc succeeded but wrote no %s" % lib, details
 
-    cmd = [args.mxrun, lib]
+    cmd = [args.mxrun, lib] + args.mxrun_arg
     for inp in meta["inputs"]:
         cmd += ["--input", "%s=%s" % (inp, os.path.join(case_dir, "in_%s.npy" % inp))]
     cmd += ["--output-dir", out_dir]
@@ -184,6 +185,8 @@ def main():
     ap.add_argument("--mxrun", help="the mxrun runner (needed unless every case expects an error)")
     ap.add_argument("--mxc-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for mxc, repeatable; write --mxc-arg=--flag")
+    ap.add_argument("--mxrun-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument for mxrun, repeatable; write --mxrun-arg=--flag")
     ap.add_argument("--filter", help="only cases whose name matches this regex (re.search)")
     ap.add_argument("--workdir", help="where libraries and outputs go (default: a temp folder)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,

@@ -133,9 +133,9 @@ void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
   SCOPED_TRACE(::testing::Message()
                << "n " << cs.n << " c " << cs.c << " h " << cs.h << " w "
                << cs.w << " f " << cs.f << " kernel " << cs.kh << "x" << cs.kw
-               << " stride " << cs.sh << "," << cs.sw << " pad " << cs.ph
-               << "," << cs.pw << " dilate " << cs.dh << "," << cs.dw
-               << " groups " << cs.g << " flags " << flags);
+               << " stride " << cs.sh << "," << cs.sw << " pad " << cs.ph << ","
+               << cs.pw << " dilate " << cs.dh << "," << cs.dw << " groups "
+               << cs.g << " flags " << flags);
   std::vector<double> want = referenceConv(cs, x, weight, bias, y, flags);
   mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh, cs.kw,
                       cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g, x.data(),
@@ -214,12 +214,12 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
     for (const ConvShape &cs : shapes)
       for (int32_t flags = 0; flags < 4; ++flags, ++trial) {
         std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
-                           weight = randomVector(
-                               rng, cs.f * (cs.c / cs.g) * cs.kh * cs.kw),
+                           weight = randomVector(rng, cs.f * (cs.c / cs.g) *
+                                                          cs.kh * cs.kw),
                            bias = randomVector(rng, cs.f),
                            y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
-        checkOneConv(cs, x, weight, flags & 1 ? bias.data() : nullptr, y,
-                     flags, "network conv", trial);
+        checkOneConv(cs, x, weight, flags & 1 ? bias.data() : nullptr, y, flags,
+                     "network conv", trial);
       }
   }
 }

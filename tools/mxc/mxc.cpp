@@ -79,6 +79,12 @@ static cl::opt<bool>
                        "dot) to generated loops instead of calls into the "
                        "runtime's GEMM"),
               cl::cat(category));
+static cl::opt<int64_t> parallelMinWork(
+    "parallel-min-work",
+    cl::desc("Smallest loop (operations executed, counting trip counts) "
+             "that runs on the instance's thread pool; 0: every outermost "
+             "parallel loop (default 131072)"),
+    cl::init(131072), cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -160,6 +166,12 @@ int main(int argc, char **argv) {
   options.memoryPlanJson = memoryPlanJson;
   options.fusion = !noFusion;
   options.kernels = !noKernels;
+  if (parallelMinWork < 0) {
+    llvm::errs() << "mxc: error: --parallel-min-work must be >= 0, got "
+                 << parallelMinWork << "\n";
+    return 1;
+  }
+  options.parallelMinWork = parallelMinWork;
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;

@@ -58,6 +58,17 @@ MXRT_API void mxrt_kernel_sconv2d(
     int64_t groups, const float *x, const float *weight, const float *bias,
     float *y, int32_t flags);
 
+/** A loop body that runs iterations [begin, end) of a parallel loop with
+ *  the captured values at `ctx`. */
+typedef void (*mxrt_loop_body)(void *ctx, int64_t begin, int64_t end);
+
+/** Runs `body` over iterations [0, n), split into contiguous chunks over
+ *  the thread pool of the instance call it is made from (one chunk per
+ *  thread, the caller's included), or as body(ctx, 0, n) on the calling
+ *  thread where there is no pool. Compiled models call it for their
+ *  elementwise, pooling and other loops big enough to be worth sharing. */
+MXRT_API void mxrt_parallel_for(mxrt_loop_body body, void *ctx, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif
