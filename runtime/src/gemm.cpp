@@ -145,6 +145,19 @@ struct Isa {
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V zero() { return _mm512_setzero_ps(); }
   static float sum(V v) { return _mm512_reduce_add_ps(v); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  /// max(v, 0), NaN staying NaN (maxps returns its second operand then).
+  static V relu(V v) { return _mm512_max_ps(_mm512_setzero_ps(), v); }
+  /// Lanes [lo, hi) of p[0..16) (the others are neither read nor written).
+  static __mmask16 lanes(int lo, int hi) {
+    return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
+  }
+  static V maskLoad(const float *p, int lo, int hi) {
+    return _mm512_maskz_loadu_ps(lanes(lo, hi), p);
+  }
+  static void maskStore(float *p, int lo, int hi, V v) {
+    _mm512_mask_storeu_ps(p, lanes(lo, hi), v);
+  }
 };
 #include "gemm_impl.inc"
 } // namespace avx512
@@ -176,6 +189,21 @@ struct Isa {
     return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
            ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
   }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V relu(V v) { return _mm256_max_ps(_mm256_setzero_ps(), v); }
+  /// Lanes [lo, hi) of p[0..8) (the others are neither read nor written).
+  static __m256i lanes(int lo, int hi) {
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_and_si256(
+        _mm256_cmpgt_epi32(index, _mm256_set1_epi32(lo - 1)),
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), index));
+  }
+  static V maskLoad(const float *p, int lo, int hi) {
+    return _mm256_maskload_ps(p, lanes(lo, hi));
+  }
+  static void maskStore(float *p, int lo, int hi, V v) {
+    _mm256_maskstore_ps(p, lanes(lo, hi), v);
+  }
 };
 #include "gemm_impl.inc"
 } // namespace avx2
@@ -197,6 +225,15 @@ struct Isa {
   static V fma(V a, V b, V c) { return a * b + c; }
   static V zero() { return 0.0f; }
   static float sum(V v) { return v; }
+  static V add(V a, V b) { return a + b; }
+  static V relu(V v) { return v < 0.0f ? 0.0f : v; }
+  static V maskLoad(const float *p, int lo, int hi) {
+    return lo < hi ? *p : 0.0f;
+  }
+  static void maskStore(float *p, int lo, int hi, V v) {
+    if (lo < hi)
+      *p = v;
+  }
 };
 #include "gemm_impl.inc"
 } // namespace portable
