@@ -73,6 +73,14 @@ struct Problem {
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
+/// Whether pr reads A and B in place (gemmFewRows: a matrix-vector product,
+/// as FullyConnected at batch 1) rather than packing them. The one place
+/// that decides it: the GEMM, the packed-A cache and sgemm's orientation
+/// all ask here.
+inline bool readsInPlace(const Problem &pr) {
+  return !pr.isConv && pr.m <= kFewRows && pr.k > 0;
+}
+
 /// c[j] = act(t[j] + (bias ? bias[j] : rowBias) + (keepC ? c[j] : 0)).
 inline void applyRow(const float *__restrict t, const float *__restrict bias,
                      float rowBias, float *__restrict c, int64_t cols,
@@ -247,8 +255,6 @@ struct Target {
   PackAllFn packAll;
   PackedSizeFn packedASize;
   int64_t mr, nr;
-  /// Below this many rows A is read in place rather than packed.
-  bool packs(const Problem &pr) const { return pr.isConv || pr.m > kFewRows; }
 };
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -530,7 +536,7 @@ PackedCache &packedCache() {
 /// when `reused` (several problems share it).
 const float *packedAFor(const Problem &pr, bool reused) {
   const Target &t = target();
-  if (!t.packs(pr) || pr.k == 0)
+  if (readsInPlace(pr) || pr.k == 0)
     return nullptr;
   if (pr.flags & MXRT_KERNEL_CONST_A)
     return packedCache().get(pr);
@@ -582,7 +588,9 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
   // Computed transposed, C^T = B^T A^T: a narrow C with many rows, so that
   // the long side fills the micro-tiles' rows; and a constant B (a weight)
   // beside a varying A, so that the packed weight can be kept.
-  bool packs = m > mxrt::kFewRows;
+  Problem shape = {};
+  shape.m = m, shape.k = k;
+  bool packs = !mxrt::readsInPlace(shape);
   bool constB = (flags & MXRT_KERNEL_CONST_B) && !(flags & MXRT_KERNEL_CONST_A);
   bool transpose = packs && ((n < mxrt::target().nr && m > n) || constB);
   if (transpose) {
