@@ -189,11 +189,13 @@ TEST(Kernels, ConvOnThreadPool) {
 TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // Shapes that take the direct path (no im2col packing): the layers of
   // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
-  // wider than a tile; stride 2 through the phase planes), LeNet's
+  // wider than a tile, an 8x8 image's grid ending in a half tile; stride
+  // 2 through the phase planes), LeNet's
   // unpadded 5x5, 1x1s, dilated, stride-3 and grouped ones; with every
   // epilogue, serially and on a pool.
   const ConvShape shapes[] = {
       {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
