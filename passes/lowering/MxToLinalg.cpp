@@ -11,6 +11,7 @@
 // unsigned division, comparison, extension and bounds.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/PoolingLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,6 +35,7 @@ namespace mxc {
 using namespace mlir;
 using namespace mxc;
 using namespace mxc::mx;
+using namespace mxc::lowering;
 using utils::IteratorType;
 
 namespace {
@@ -41,10 +43,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Building blocks
 //===----------------------------------------------------------------------===//
-
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
 
 bool isOneOf(StringRef s, std::initializer_list<StringRef> options) {
   return llvm::is_contained(options, s);
@@ -60,33 +58,6 @@ constexpr StringLiteral kUnsignedResultAttr = "mx.unsigned_result";
 
 Sign signOf(Operation *op) {
   return op->hasAttr(kUnsignedAttr) ? Sign::Unsigned : Sign::Signed;
-}
-
-Value constFloat(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-/// A small integer constant (booleans: nonzero is true).
-Value constInt(OpBuilder &b, Location loc, Type type, int64_t value) {
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt v = width == 1 ? APInt(1, value != 0)
-                       : APInt(width, value, /*isSigned=*/true);
-  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
-}
-
-/// `value` as a constant of the element type `type`. Integers take it
-/// truncated toward zero and saturated to the signed range (NaN: 0);
-/// booleans are true when it is nonzero.
-Value constScalar(OpBuilder &b, Location loc, Type type, double value) {
-  if (isa<FloatType>(type))
-    return constFloat(b, loc, type, value);
-  unsigned width = type.getIntOrFloatBitWidth();
-  if (width == 1)
-    return constInt(b, loc, type, value != 0.0);
-  APSInt v(width, /*isUnsigned=*/false);
-  bool exact;
-  (void)APFloat(value).convertToInteger(v, APFloat::rmTowardZero, &exact);
-  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
 /// The lowest (or highest) value of `type`: -inf / +inf for floats, the ends
@@ -108,131 +79,9 @@ Value constExtreme(OpBuilder &b, Location loc, Type type, bool highest,
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
-Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  Type elementType) {
-  return tensor::EmptyOp::create(b, loc, shape, elementType);
-}
-
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Value value) {
-  Value init = emptyTensor(b, loc, shape, value.getType());
-  return linalg::FillOp::create(b, loc, value, init).getResult(0);
-}
-
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Type elementType, double value) {
-  return filledTensor(b, loc, shape, constScalar(b, loc, elementType, value));
-}
-
-SmallVector<IteratorType> parallel(unsigned n) {
-  return SmallVector<IteratorType>(n, IteratorType::parallel);
-}
-
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-/// One linalg.generic writing a fresh tensor of `shape`: `inputs` read
-/// through `inputMaps`, the output through `outputMap` (identity if null),
-/// and `body` returns the value to yield from the block arguments (inputs
-/// followed by the output's current value).
-Value generic(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-              Type elementType, ValueRange inputs,
-              ArrayRef<AffineMap> inputMaps, ArrayRef<IteratorType> iterators,
-              BodyFn body, Value init = nullptr, AffineMap outputMap = {}) {
-  if (!init)
-    init = emptyTensor(b, loc, shape, elementType);
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(outputMap ? outputMap
-                           : b.getMultiDimIdentityMap(iterators.size()));
-  auto op = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-      });
-  return op.getResult(0);
-}
-
-/// Elementwise map over tensors of one shape (identity maps everywhere).
-Value elementwise(OpBuilder &b, Location loc, RankedTensorType type,
-                  ValueRange inputs, BodyFn body) {
-  unsigned rank = type.getRank();
-  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(rank));
-  return generic(b, loc, type.getShape(), type.getElementType(), inputs, maps,
-                 parallel(rank), body);
-}
-
-/// Map reading an operand of `shape`, broadcast NumPy-style (aligned from the
-/// right) into an iteration space of `outRank` dims.
-AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                       ArrayRef<int64_t> outShape) {
-  SmallVector<AffineExpr> exprs;
-  int64_t offset = outShape.size() - shape.size();
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (d == 1 && outShape[offset + i] != 1)
-      exprs.push_back(getAffineConstantExpr(0, ctx));
-    else
-      exprs.push_back(getAffineDimExpr(offset + i, ctx));
-  }
-  return AffineMap::get(outShape.size(), 0, exprs, ctx);
-}
-
 /// Map reading a 1-D per-channel operand along `axis` of a rank-`rank` space.
 AffineMap channelMap(MLIRContext *ctx, unsigned rank, unsigned axis) {
   return AffineMap::get(rank, 0, {getAffineDimExpr(axis, ctx)}, ctx);
-}
-
-/// Reshape between equal-sized static shapes (bufferizes to a view).
-Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
-  auto type = tensorType(v);
-  if (type.getShape() == shape)
-    return v;
-  auto target = RankedTensorType::get(shape, type.getElementType());
-  Value flat = v;
-  if (type.getRank() != 1) {
-    if (type.getRank() == 0) {
-      return tensor::ExpandShapeOp::create(b, loc, target, v,
-                                           ArrayRef<ReassociationIndices>{});
-    }
-    ReassociationIndices all;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      all.push_back(i);
-    flat = tensor::CollapseShapeOp::create(b, loc, v, ArrayRef{all});
-  }
-  if (shape.empty())
-    return tensor::CollapseShapeOp::create(b, loc, target, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  if (shape.size() == 1)
-    return flat;
-  ReassociationIndices all;
-  for (size_t i = 0; i < shape.size(); ++i)
-    all.push_back(i);
-  return tensor::ExpandShapeOp::create(b, loc, target, flat, ArrayRef{all});
-}
-
-/// Pads the spatial axes (from `firstAxis`) with the scalar `pad`: `low`
-/// before and `high` after each axis.
-Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
-              ArrayRef<int64_t> low, ArrayRef<int64_t> high, Value pad) {
-  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(high, [](int64_t p) { return p == 0; }))
-    return v;
-  auto type = tensorType(v);
-  SmallVector<OpFoldResult> lo(type.getRank(), b.getIndexAttr(0)),
-      hi(type.getRank(), b.getIndexAttr(0));
-  SmallVector<int64_t> shape(type.getShape());
-  for (size_t i = 0; i < low.size(); ++i) {
-    lo[firstAxis + i] = b.getIndexAttr(low[i]);
-    hi[firstAxis + i] = b.getIndexAttr(high[i]);
-    shape[firstAxis + i] += low[i] + high[i];
-  }
-  return tensor::PadOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), v, lo, hi,
-      pad);
-}
-
-Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
-              ArrayRef<int64_t> low, ArrayRef<int64_t> high, double value) {
-  Value pad = constScalar(b, loc, tensorType(v).getElementType(), value);
-  return padAxes(b, loc, v, firstAxis, low, high, pad);
 }
 
 //===----------------------------------------------------------------------===//
