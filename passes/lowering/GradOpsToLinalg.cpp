@@ -6,6 +6,7 @@
 // race-free indexing; the rest are single generics.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,104 +20,20 @@
 using namespace mlir;
 using namespace mxc;
 using namespace mxc::mx;
+using namespace mxc::lowering;
 using utils::IteratorType;
 
 namespace {
 
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-Value constFloat(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  Type et) {
-  return tensor::EmptyOp::create(b, loc, shape, et);
-}
-
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et,
-                   double value) {
-  Value c = constFloat(b, loc, et, value);
-  return linalg::FillOp::create(b, loc, c, emptyTensor(b, loc, shape, et))
-      .getResult(0);
-}
-
-SmallVector<IteratorType> parallel(unsigned n) {
-  return SmallVector<IteratorType>(n, IteratorType::parallel);
-}
-
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-Value generic(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et,
-              ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-              ArrayRef<IteratorType> iterators, BodyFn body,
-              Value init = nullptr, AffineMap outputMap = {}) {
-  if (!init)
-    init = emptyTensor(b, loc, shape, et);
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(outputMap ? outputMap
-                           : b.getMultiDimIdentityMap(iterators.size()));
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
-             })
-      .getResult(0);
-}
-
-AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                       ArrayRef<int64_t> outShape) {
-  SmallVector<AffineExpr> exprs;
-  int64_t offset = outShape.size() - shape.size();
-  for (auto [i, d] : llvm::enumerate(shape))
-    exprs.push_back(d == 1 && outShape[offset + i] != 1
-                        ? getAffineConstantExpr(0, ctx)
-                        : getAffineDimExpr(offset + i, ctx));
-  return AffineMap::get(outShape.size(), 0, exprs, ctx);
-}
-
-/// Reshape between equal-sized static shapes through a 1-D collapse.
-Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
-  auto type = tensorType(v);
-  if (type.getShape() == shape)
-    return v;
-  auto target = RankedTensorType::get(shape, type.getElementType());
-  Value flat = v;
-  if (type.getRank() != 1) {
-    ReassociationIndices all;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      all.push_back(i);
-    flat = tensor::CollapseShapeOp::create(b, loc, v, ArrayRef{all});
-  }
-  if (shape.size() == 1)
-    return flat;
-  ReassociationIndices all;
-  for (size_t i = 0; i < shape.size(); ++i)
-    all.push_back(i);
-  return tensor::ExpandShapeOp::create(b, loc, target, flat, ArrayRef{all});
-}
-
-/// Pads the axes from `first` on with zeros, `low`/`high` per axis.
+/// Pads the axes from `first` on with the float `value`, `low`/`high` per
+/// axis. Unlike padAxes with a value, makes no constant when nothing is padded.
 Value padZeros(OpBuilder &b, Location loc, Value v, unsigned first,
                ArrayRef<int64_t> low, ArrayRef<int64_t> high, double value) {
-  auto type = tensorType(v);
   if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return v;
-  SmallVector<OpFoldResult> lo(type.getRank(), b.getIndexAttr(0)),
-      hi(type.getRank(), b.getIndexAttr(0));
-  SmallVector<int64_t> shape(type.getShape());
-  for (size_t i = 0; i < low.size(); ++i) {
-    lo[first + i] = b.getIndexAttr(low[i]);
-    hi[first + i] = b.getIndexAttr(high[i]);
-    shape[first + i] += low[i] + high[i];
-  }
-  return tensor::PadOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), v, lo, hi,
-      constFloat(b, loc, type.getElementType(), value));
+  return padAxes(b, loc, v, first, low, high,
+                 constFloat(b, loc, tensorType(v).getElementType(), value));
 }
 
 /// acc[.., off + i*stride ..] += part[.., i ..] on the axes from `first`.
