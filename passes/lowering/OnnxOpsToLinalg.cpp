@@ -9,6 +9,7 @@
 // index.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/PoolingLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,13 +22,10 @@
 using namespace mlir;
 using namespace mxc;
 using namespace mxc::mx;
+using namespace mxc::lowering;
 using utils::IteratorType;
 
 namespace {
-
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
 
 int64_t normalized(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
@@ -74,24 +72,6 @@ Value loopIndexI64(OpBuilder &b, Location loc, int64_t d) {
                                     loopIndex(b, loc, d));
 }
 
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-/// One linalg.generic writing `init` (or a fresh tensor of `type`).
-Value generic(OpBuilder &b, Location loc, RankedTensorType type,
-              ValueRange inputs, ArrayRef<AffineMap> maps,
-              ArrayRef<IteratorType> iterators, BodyFn body,
-              Value init = nullptr) {
-  if (!init)
-    init =
-        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  auto op = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-      });
-  return op.getResult(0);
-}
-
 template <typename OpTy> struct MxPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpTy::Adaptor;
@@ -110,17 +90,15 @@ struct GatherElementsLowering : MxPattern<GatherElementsOp> {
     if (extent == 0 && type.getNumElements() > 0)
       return op.emitOpError("gathers from an axis of extent 0");
     Value data = a.getData();
-    AffineMap id = b.getMultiDimIdentityMap(rank);
-    Value y = generic(b, op.getLoc(), type, {a.getIndices()}, {id, id},
-                      SmallVector<IteratorType>(rank, IteratorType::parallel),
-                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                        SmallVector<Value> at;
-                        for (int64_t d = 0; d < rank; ++d)
-                          at.push_back(
-                              d == axis ? positionAlong(nb, l, args[0], extent)
-                                        : loopIndex(nb, l, d));
-                        return tensor::ExtractOp::create(nb, l, data, at);
-                      });
+    Value y = elementwise(
+        b, op.getLoc(), type, {a.getIndices()},
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == axis ? positionAlong(nb, l, args[0], extent)
+                                   : loopIndex(nb, l, d));
+          return tensor::ExtractOp::create(nb, l, data, at);
+        });
     b.replaceOp(op, y);
     return success();
   }
@@ -263,9 +241,8 @@ struct GatherNDLowering : MxPattern<GatherNDOp> {
         type.getNumElements() > 0)
       return op.emitOpError("gathers from an axis of extent 0");
     Value data = a.getData(), indices = a.getIndices();
-    Value y = generic(
-        b, op.getLoc(), type, {}, {b.getMultiDimIdentityMap(type.getRank())},
-        SmallVector<IteratorType>(type.getRank(), IteratorType::parallel),
+    Value y = elementwise(
+        b, op.getLoc(), type, {},
         [&](OpBuilder &nb, Location l, ValueRange) -> Value {
           SmallVector<Value> at, idxAt;
           for (int64_t d = 0; d < lead; ++d)
@@ -307,7 +284,7 @@ struct CumSumLowering : MxPattern<CumSumOp> {
       in.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
       out.push_back(getAffineDimExpr(d, ctx));
     }
-    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    SmallVector<IteratorType> iters = parallel(rank);
     iters.push_back(IteratorType::reduction);
     Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), et);
     Value init =
@@ -316,10 +293,8 @@ struct CumSumLowering : MxPattern<CumSumOp> {
     P pred =
         reverse ? (exclusive ? P::sgt : P::sge) : (exclusive ? P::slt : P::sle);
     Value y = generic(
-        b, loc, type, {a.getData()},
-        {AffineMap::get(rank + 1, 0, in, ctx),
-         AffineMap::get(rank + 1, 0, out, ctx)},
-        iters,
+        b, loc, type.getShape(), et, {a.getData()},
+        {AffineMap::get(rank + 1, 0, in, ctx)}, iters,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Value j = loopIndexI64(nb, l, rank), i = loopIndexI64(nb, l, axis);
           Value take = arith::CmpIOp::create(nb, l, pred, j, i);
@@ -329,7 +304,7 @@ struct CumSumLowering : MxPattern<CumSumOp> {
             return arith::AddFOp::create(nb, l, args[1], x);
           return arith::AddIOp::create(nb, l, args[1], x);
         },
-        init);
+        init, AffineMap::get(rank + 1, 0, out, ctx));
     b.replaceOp(op, y);
     return success();
   }
@@ -343,10 +318,8 @@ struct TriluLowering : MxPattern<TriluOp> {
     auto type = cast<RankedTensorType>(op.getType());
     int64_t rank = type.getRank(), k = op.getK();
     bool upper = op.getUpper();
-    AffineMap id = b.getMultiDimIdentityMap(rank);
-    Value y = generic(
-        b, op.getLoc(), type, {a.getData()}, {id, id},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
+    Value y = elementwise(
+        b, op.getLoc(), type, {a.getData()},
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
           Value diag =
               arith::SubIOp::create(nb, l, loopIndexI64(nb, l, rank - 1),
@@ -402,11 +375,6 @@ struct MaxPoolWithIndicesLowering : MxPattern<MaxPoolWithIndicesOp> {
                                 zeroOf(b, loc, et));
 
     PoolingLoops loops = poolingLoops(ctx, stride, dilate);
-    auto filled = [&](RankedTensorType type, Value v) {
-      Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                            type.getElementType());
-      return linalg::FillOp::create(b, loc, v, empty).getResult(0);
-    };
     Value window = tensor::EmptyOp::create(b, loc, kernel, et);
     bool isUnsigned = op->hasAttr("mx.unsigned"),
          columnMajor = op.getStorageOrder() == 1;
@@ -415,8 +383,9 @@ struct MaxPoolWithIndicesLowering : MxPattern<MaxPoolWithIndicesOp> {
       plane *= e;
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{outType, idxType}, ValueRange{x, window},
-        ValueRange{filled(outType, zeroOf(b, loc, et)),
-                   filled(idxType, constI64(b, loc, -1))},
+        ValueRange{
+            filledTensor(b, loc, outType.getShape(), zeroOf(b, loc, et)),
+            filledTensor(b, loc, idxType.getShape(), constI64(b, loc, -1))},
         {loops.input, loops.window, loops.output, loops.output},
         loops.iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
           Value v = args[0], cur = args[2], curIdx = args[3];
