@@ -171,6 +171,16 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
         continue;
       }
       std::string name = argName(fn, i);
+      // The learning rate (a float32 input) in the parameter's type: a
+      // float64 parameter learns in float64.
+      Type et = cast<RankedTensorType>(p.getType()).getElementType();
+      auto inParamType = [&](Value scalarValue) {
+        if (cast<RankedTensorType>(scalarValue.getType()).getElementType() ==
+            et)
+          return scalarValue;
+        return createInferred<CastOp>(
+            b, loc, scalarValue, {b.getNamedAttr("to", TypeAttr::get(et))});
+      };
       // g' = rescale * clip(g) + wd * p, as MXNet's optimizers.
       if (rescaleGrad != 1.0)
         g = scalar(b, loc, "mul", g, rescaleGrad);
@@ -181,7 +191,7 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
              b.getNamedAttr("a_max", b.getF64FloatAttr(clipGradient))});
       if (wd != 0.0)
         g = binary(b, loc, "add", g, scalar(b, loc, "mul", p, wd));
-      Value lrg = binary(b, loc, "mul", g, lr);
+      Value lrg = binary(b, loc, "mul", g, inParamType(lr));
       if (optimizer == "sgd") {
         newParams.push_back(binary(b, loc, "sub", p, lrg));
       } else if (optimizer == "momentum") {
@@ -207,7 +217,8 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
             unary(b, loc, "sqrt",
                   scalar(b, loc, "sub", scalar(b, loc, "power", t, beta2, true),
                          1.0, true));
-        Value lrt = binary(b, loc, "div", binary(b, loc, "mul", lr, c2), c1);
+        Value lrt = inParamType(
+            binary(b, loc, "div", binary(b, loc, "mul", lr, c2), c1));
         Value denom = scalar(b, loc, "add", unary(b, loc, "sqrt", v2), epsilon);
         Value upd =
             binary(b, loc, "mul", binary(b, loc, "div", m2, denom), lrt);
