@@ -15,6 +15,7 @@ void MxDialect::initialize() {
 #include "dialects/mx/MxOps.cpp.inc"
       >();
   registerGradientModels(getContext());
+  registerKernelModels(getContext());
 }
 
 FailureOr<Operation *> mxc::mx::createByName(OpBuilder &b, Location loc,

@@ -58,6 +58,8 @@ createByName(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
 namespace mxc::mx {
 /// Attaches GradientOpInterface to every differentiable op (MxGradients.cpp).
 void registerGradientModels(mlir::MLIRContext *ctx);
+/// Attaches BufferizableOpInterface to the mx.kernel.* ops.
+void registerKernelModels(mlir::MLIRContext *ctx);
 /// Builds the registered op `name` generically (as frontends do, from a name
 /// and attributes): defaulted attributes are materialized and the op's
 /// inference gives the result types. On failure nothing is created and

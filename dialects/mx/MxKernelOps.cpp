@@ -102,7 +102,42 @@ bufferizeKernel(Operation *op, RewriterBase &rewriter,
   return success();
 }
 
+/// How every kernel op bufferizes: init is the destination (read too when
+/// accumulating), the result is init's buffer, the inputs are only read.
+template <typename OpTy>
+struct KernelBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<
+          KernelBufferization<OpTy>, OpTy> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const bufferization::AnalysisState &) const {
+    auto kernel = cast<OpTy>(op);
+    return &operand != &kernel.getInitMutable() || kernel.getAccumulate();
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const bufferization::AnalysisState &) const {
+    return &operand == &cast<OpTy>(op).getInitMutable();
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *op, OpOperand &operand,
+                    const bufferization::AnalysisState &) const {
+    auto kernel = cast<OpTy>(op);
+    if (&operand != &kernel.getInitMutable())
+      return {};
+    return {{kernel.getResult(), bufferization::BufferRelation::Equivalent}};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    return bufferizeKernel(op, rewriter, options, state);
+  }
+};
+
 } // namespace
+
+void mxc::mx::registerKernelModels(MLIRContext *ctx) {
+  MatmulKernelOp::attachInterface<KernelBufferization<MatmulKernelOp>>(*ctx);
+  Conv2DKernelOp::attachInterface<KernelBufferization<Conv2DKernelOp>>(*ctx);
+}
 
 //===----------------------------------------------------------------------===//
 // kernel.matmul
@@ -142,31 +177,6 @@ void MatmulKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);
-}
-
-bool MatmulKernelOp::bufferizesToMemoryRead(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand != &getInitMutable() || getAccumulate();
-}
-
-bool MatmulKernelOp::bufferizesToMemoryWrite(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand == &getInitMutable();
-}
-
-bufferization::AliasingValueList
-MatmulKernelOp::getAliasingValues(OpOperand &operand,
-                                  const bufferization::AnalysisState &) {
-  if (&operand != &getInitMutable())
-    return {};
-  return {{getResult(), bufferization::BufferRelation::Equivalent}};
-}
-
-LogicalResult
-MatmulKernelOp::bufferize(RewriterBase &rewriter,
-                          const bufferization::BufferizationOptions &options,
-                          bufferization::BufferizationState &state) {
-  return bufferizeKernel(*this, rewriter, options, state);
 }
 
 //===----------------------------------------------------------------------===//
@@ -213,29 +223,4 @@ void Conv2DKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);
-}
-
-bool Conv2DKernelOp::bufferizesToMemoryRead(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand != &getInitMutable() || getAccumulate();
-}
-
-bool Conv2DKernelOp::bufferizesToMemoryWrite(
-    OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand == &getInitMutable();
-}
-
-bufferization::AliasingValueList
-Conv2DKernelOp::getAliasingValues(OpOperand &operand,
-                                  const bufferization::AnalysisState &) {
-  if (&operand != &getInitMutable())
-    return {};
-  return {{getResult(), bufferization::BufferRelation::Equivalent}};
-}
-
-LogicalResult
-Conv2DKernelOp::bufferize(RewriterBase &rewriter,
-                          const bufferization::BufferizationOptions &options,
-                          bufferization::BufferizationState &state) {
-  return bufferizeKernel(*this, rewriter, options, state);
 }

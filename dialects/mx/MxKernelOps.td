@@ -8,7 +8,6 @@
 #ifndef MXC_DIALECTS_MX_MXKERNELOPS_TD
 #define MXC_DIALECTS_MX_MXKERNELOPS_TD
 
-include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 
 def Mx_KernelOperand : AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>;
@@ -16,10 +15,9 @@ def Mx_KernelOperand : AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>;
 class Mx_KernelOp<string mnemonic>
     : Op<Mx_Dialect, mnemonic,
          [DestinationStyleOpInterface,
-          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-          DeclareOpInterfaceMethods<BufferizableOpInterface,
-              ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
-               "getAliasingValues", "bufferize"]>]> {
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  // BufferizableOpInterface: one external model for every kernel op
+  // (KernelBufferization in MxKernelOps.cpp, attached with the dialect).
   let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
   let hasVerifier = 1;
   let extraClassDeclaration = [{
