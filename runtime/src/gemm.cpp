@@ -73,6 +73,35 @@ struct Problem {
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
+/// The calling thread's scratch buffers: the GEMM's packed blocks of A and
+/// B, A packed whole for a batch (packedAFor), a direct convolution's
+/// laid-out input (solve).
+enum class Scratch { PackedA, PackedB, SharedA, DirectInput, Count };
+
+/// Scratch buffer `which` of this thread, 64-byte aligned, at least
+/// `floats` long: it grows (new memory zeroed, old contents dropped) and
+/// stays with the thread.
+float *threadBuffer(Scratch which, int64_t floats) {
+  constexpr int kCount = static_cast<int>(Scratch::Count);
+  thread_local std::unique_ptr<float, void (*)(void *)> buffers[kCount] = {
+      {nullptr, std::free},
+      {nullptr, std::free},
+      {nullptr, std::free},
+      {nullptr, std::free}};
+  thread_local int64_t sizes[kCount] = {};
+  int slot = static_cast<int>(which);
+  if (sizes[slot] < floats) {
+    size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    void *memory = std::aligned_alloc(64, bytes);
+    if (!memory)
+      std::abort(); // no error path from generated code; cannot continue
+    std::memset(memory, 0, bytes);
+    buffers[slot].reset(static_cast<float *>(memory));
+    sizes[slot] = floats;
+  }
+  return buffers[slot].get();
+}
+
 /// Whether pr reads A and B in place (gemmFewRows: a matrix-vector product,
 /// as FullyConnected at batch 1) rather than packing them. The one place
 /// that decides it: the GEMM, the packed-A cache and sgemm's orientation
@@ -377,7 +406,6 @@ void solve(const Problem &pr) {
   int64_t channel = sh * sw * plane;
   thread_local std::vector<bool> used;
   thread_local std::vector<int64_t> offsets;
-  thread_local std::vector<float> buffer;
   used.assign(sh * sw, false);
   // The taps' offsets within a channel (the divisions once per tap, not
   // once per row of B: they were a tenth of a small layer's time), then
@@ -395,9 +423,7 @@ void solve(const Problem &pr) {
   // Slack past the last channel: the micro-kernel reads whole tiles of the
   // grid, up to a tile and a kernel shift beyond the last output.
   int64_t slack = target().nr + (cv.kw - 1) * cv.dw / sw + 1;
-  buffer.resize(channels * channel + slack + 16);
-  float *base = reinterpret_cast<float *>(
-      (reinterpret_cast<uintptr_t>(buffer.data()) + 63) / 64 * 64);
+  float *base = threadBuffer(Scratch::DirectInput, channels * channel + slack);
   std::memset(base + channels * channel, 0, slack * sizeof(float));
   // The phase rows this piece's grid rows read.
   int64_t first = pr.convColumn / wq;
@@ -548,12 +574,9 @@ const float *packedAFor(const Problem &pr, bool reused) {
     return nullptr;
   // Once per call rather than once per problem; the pool's threads read
   // the caller's buffer until runBatch returns.
-  thread_local std::vector<float> buffer;
-  buffer.resize(t.packedASize(pr.m, pr.k) + 16);
-  float *aligned = reinterpret_cast<float *>(
-      (reinterpret_cast<uintptr_t>(buffer.data()) + 63) / 64 * 64);
-  t.packAll(pr, aligned);
-  return aligned;
+  float *packed = threadBuffer(Scratch::SharedA, t.packedASize(pr.m, pr.k));
+  t.packAll(pr, packed);
+  return packed;
 }
 
 /// Runs `count` independent problems, made by make(i), on the current
