@@ -7,6 +7,8 @@
 // the project root after a build:
 //   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
+// An argument (resnet18, resnet20 or lenet64) times that network's layers
+// only. MXRT_KERNEL_CONV=im2col|direct limits the methods (see gemm.cpp).
 #include "mxrt/kernels.h"
 
 #include <stdint.h>
@@ -63,7 +65,8 @@ static float *randomFloats(int64_t count) {
   return v;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : NULL;
   printf("| net | layer (n c h w -> f, k s p) | x | ms | GFLOP/s |\n"
          "|---|---|---:|---:|---:|\n");
   const char *net = "";
@@ -71,7 +74,7 @@ int main(void) {
   size_t layers = sizeof kLayers / sizeof kLayers[0];
   for (size_t i = 0; i <= layers; ++i) {
     if (i == layers || strcmp(net, kLayers[i].net) != 0) {
-      if (*net)
+      if (*net && netMs > 0)
         printf("| %s | **total** | | %.3f | %.1f |\n", net, netMs,
                netFlops / netMs * 1e-6);
       if (i == layers)
@@ -79,6 +82,8 @@ int main(void) {
       net = kLayers[i].net, netMs = 0, netFlops = 0;
     }
     const Layer *l = &kLayers[i];
+    if (only && strcmp(only, l->net) != 0)
+      continue;
     int64_t oh = (l->h + 2 * l->p - l->k) / l->s + 1;
     int64_t ow = (l->w + 2 * l->p - l->k) / l->s + 1;
     float *x = randomFloats(l->n * l->c * l->h * l->w);

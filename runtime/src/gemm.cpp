@@ -70,13 +70,43 @@ struct Problem {
   int64_t packedARows, packedARow0;
 };
 
+/// The geometry of one image's Winograd convolution (winograd_impl.inc).
+struct WinogradShape {
+  int64_t c, f, h, w, oh, ow, ph, pw;
+  /// Tiles per output row and column; grid width wq = tw + 1 (the phase
+  /// planes' width: tile tx reads phase columns tx and tx + 1) and height
+  /// th + 1 phase rows.
+  int64_t th, tw, wq;
+};
+
+/// One thread's share of one image: grid columns [g0, g1) (tiles
+/// g / wq, g % wq) for filters [f0, f1) (f0 a multiple of kMR).
+struct WinogradPiece {
+  const WinogradShape *shape;
+  const float *x;       // the image, c x h x w
+  const float *filters; // winogradFilters of the weight
+  const float *bias;    // f, or NULL
+  float *y;             // f x oh x ow
+  int32_t flags;
+  int64_t g0, g1, f0, f1;
+};
+
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
 /// The calling thread's scratch buffers: the GEMM's packed blocks of A and
-/// B, A packed whole for a batch (packedAFor), a direct convolution's
-/// laid-out input (solve).
-enum class Scratch { PackedA, PackedB, SharedA, DirectInput, Count };
+/// B, A packed whole for a batch (packedAFor), a direct or Winograd
+/// convolution's laid-out input (solve, winogradImage), a Winograd
+/// convolution's transformed input and products (winogradSolve).
+enum class Scratch {
+  PackedA,
+  PackedB,
+  SharedA,
+  DirectInput,
+  WinogradInput,
+  WinogradProducts,
+  Count
+};
 
 /// Scratch buffer `which` of this thread, 64-byte aligned, at least
 /// `floats` long: it grows (new memory zeroed, old contents dropped) and
@@ -84,10 +114,8 @@ enum class Scratch { PackedA, PackedB, SharedA, DirectInput, Count };
 float *threadBuffer(Scratch which, int64_t floats) {
   constexpr int kCount = static_cast<int>(Scratch::Count);
   thread_local std::unique_ptr<float, void (*)(void *)> buffers[kCount] = {
-      {nullptr, std::free},
-      {nullptr, std::free},
-      {nullptr, std::free},
-      {nullptr, std::free}};
+      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
+      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}};
   thread_local int64_t sizes[kCount] = {};
   int slot = static_cast<int>(which);
   if (sizes[slot] < floats) {
@@ -183,6 +211,27 @@ struct Isa {
   static V zero() { return _mm512_setzero_ps(); }
   static float sum(V v) { return _mm512_reduce_add_ps(v); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  /// a0 a2 ... a14 b0 b2 ... b14.
+  static V evens(V a, V b) {
+    return _mm512_permutex2var_ps(a,
+                                  _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14,
+                                                    16, 18, 20, 22, 24, 26, 28,
+                                                    30),
+                                  b);
+  }
+  /// lo = a0 b0 a1 b1 ... a7 b7, hi = a8 b8 ... a15 b15.
+  static void interleave(V a, V b, V &lo, V &hi) {
+    lo = _mm512_permutex2var_ps(a,
+                                _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4,
+                                                  20, 5, 21, 6, 22, 7, 23),
+                                b);
+    hi = _mm512_permutex2var_ps(a,
+                                _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27,
+                                                  12, 28, 13, 29, 14, 30, 15,
+                                                  31),
+                                b);
+  }
   /// max(v, 0), NaN staying NaN (maxps returns its second operand then).
   static V relu(V v) { return _mm512_max_ps(_mm512_setzero_ps(), v); }
   /// Lanes [lo, hi) of p[0..16) (the others are neither read nor written).
@@ -197,6 +246,7 @@ struct Isa {
   }
 };
 #include "gemm_impl.inc"
+#include "winograd_impl.inc"
 } // namespace avx512
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -227,6 +277,19 @@ struct Isa {
            ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
   }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  /// a0 a2 a4 a6 b0 b2 b4 b6.
+  static V evens(V a, V b) {
+    V pairs = _mm256_shuffle_ps(a, b, 0x88); // a0 a2 b0 b2 a4 a6 b4 b6
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xd8));
+  }
+  /// lo = a0 b0 a1 b1 a2 b2 a3 b3, hi = a4 b4 ... a7 b7.
+  static void interleave(V a, V b, V &lo, V &hi) {
+    V low = _mm256_unpacklo_ps(a, b), high = _mm256_unpackhi_ps(a, b);
+    lo = _mm256_permute2f128_ps(low, high, 0x20);
+    hi = _mm256_permute2f128_ps(low, high, 0x31);
+  }
   static V relu(V v) { return _mm256_max_ps(_mm256_setzero_ps(), v); }
   /// Lanes [lo, hi) of p[0..8) (the others are neither read nor written).
   static __m256i lanes(int lo, int hi) {
@@ -243,6 +306,7 @@ struct Isa {
   }
 };
 #include "gemm_impl.inc"
+#include "winograd_impl.inc"
 } // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -263,6 +327,9 @@ struct Isa {
   static V zero() { return 0.0f; }
   static float sum(V v) { return v; }
   static V add(V a, V b) { return a + b; }
+  static V sub(V a, V b) { return a - b; }
+  static V evens(V a, V) { return a; }
+  static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
   static V relu(V v) { return v < 0.0f ? 0.0f : v; }
   static V maskLoad(const float *p, int lo, int hi) {
     return lo < hi ? *p : 0.0f;
@@ -273,18 +340,34 @@ struct Isa {
   }
 };
 #include "gemm_impl.inc"
+#include "winograd_impl.inc"
 } // namespace portable
 
 using GemmFn = void (*)(const Problem &);
 using PackAllFn = void (*)(const Problem &, float *);
 using PackedSizeFn = int64_t (*)(int64_t, int64_t);
 
+using FillPhasesFn = void (*)(const ConvSource &, int64_t, int64_t, int64_t,
+                              int64_t, const std::vector<bool> &, float *);
+using WinogradSolveFn = void (*)(const WinogradPiece &, float *, int64_t);
+using WinogradFiltersFn = void (*)(const float *, int64_t, int64_t, float *);
+
 struct Target {
   GemmFn gemm;
   PackAllFn packAll;
   PackedSizeFn packedASize;
   int64_t mr, nr;
+  FillPhasesFn fillPhases;
+  WinogradSolveFn winogradSolve;
+  WinogradFiltersFn winogradFilters;
+  PackedSizeFn winogradFilterSize;
 };
+
+#define MXRT_TARGET(ns)                                                        \
+  Target {                                                                     \
+    ns::gemm, ns::packAll, ns::packedASize, ns::kMR, ns::kNR, ns::fillPhases,  \
+        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize         \
+  }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).
@@ -299,22 +382,21 @@ const Target &target() {
     bool hasAvx2 =
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (hasAvx512 && (want.empty() || want == "avx512"))
-      return Target{avx512::gemm, avx512::packAll, avx512::packedASize,
-                    avx512::kMR, avx512::kNR};
+      return MXRT_TARGET(avx512);
     if (hasAvx2 && (want.empty() || want == "avx2" || want == "avx512"))
-      return Target{avx2::gemm, avx2::packAll, avx2::packedASize, avx2::kMR,
-                    avx2::kNR};
+      return MXRT_TARGET(avx2);
 #endif
-    return Target{portable::gemm, portable::packAll, portable::packedASize,
-                  portable::kMR, portable::kNR};
+    return MXRT_TARGET(portable);
   }();
   return chosen;
 }
 
 /// MXRT_KERNEL_CONV=im2col turns direct convolution off (for measurements).
+const char *convMethodForced();
+
 bool directAllowed() {
   static const bool allowed = [] {
-    const char *v = std::getenv("MXRT_KERNEL_CONV");
+    const char *v = convMethodForced();
     return !v || std::string(v) != "im2col";
   }();
   return allowed;
@@ -341,52 +423,6 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
       (ow - 1) * sw + (kw - 1) * dw >= wp)
     return 0;
   return wq;
-}
-
-/// Fills rows [r0, r1] of the phase planes of a direct convolution's
-/// input: the zero-padded image split into stride phases, phase (a, b) of a
-/// channel holding the padded rows a, a + sh, ... and columns b, b + sw, ...
-/// (hq x wq), so that what one kernel tap reads along a grid row is
-/// contiguous (with stride 1, the padded image itself). Phases no tap reads
-/// are skipped; only dropped grid columns may read what they hold.
-void fillPhases(const ConvSource &cv, int64_t channels, int64_t hq, int64_t r0,
-                int64_t r1, const std::vector<bool> &used, float *base) {
-  int64_t sh = cv.sh, sw = cv.sw, wq = cv.gridWidth;
-  for (int64_t i = 0; i < channels; ++i) {
-    const float *src = cv.x + i * cv.h * cv.w;
-    for (int64_t a = 0; a < sh; ++a)
-      for (int64_t b = 0; b < sw; ++b) {
-        if (!used[a * sw + b])
-          continue;
-        float *plane = base + ((i * sh + a) * sw + b) * hq * wq;
-        for (int64_t r = r0; r <= r1; ++r) {
-          float *row = plane + r * wq;
-          int64_t iy = a + r * sh - cv.ph;
-          if (iy < 0 || iy >= cv.h) {
-            std::memset(row, 0, wq * sizeof(float));
-            continue;
-          }
-          const float *in = src + iy * cv.w;
-          if (sw == 1) {
-            // Short rows: plain loops, not three library calls per row.
-            int64_t right = cv.pw + cv.w;
-            for (int64_t j = 0; j < cv.pw; ++j)
-              row[j] = 0.0f;
-            float *__restrict dst = row + cv.pw;
-            const float *__restrict from = in;
-            for (int64_t j = 0; j < cv.w; ++j)
-              dst[j] = from[j];
-            for (int64_t j = right; j < wq; ++j)
-              row[j] = 0.0f;
-            continue;
-          }
-          for (int64_t j = 0; j < wq; ++j) {
-            int64_t ix = b + j * sw - cv.pw;
-            row[j] = ix >= 0 && ix < cv.w ? in[ix] : 0.0f;
-          }
-        }
-      }
-  }
 }
 
 /// Solves one problem (or piece of one) on this thread. A direct
@@ -428,8 +464,9 @@ void solve(const Problem &pr) {
   // The phase rows this piece's grid rows read.
   int64_t first = pr.convColumn / wq;
   int64_t last = std::min(cv.oh - 1, (pr.convColumn + pr.n - 1) / wq);
-  fillPhases(cv, channels, hq, first,
-             std::min(hq - 1, last + (cv.kh - 1) * cv.dh / sh), used, base);
+  target().fillPhases(cv, channels, hq, first,
+                      std::min(hq - 1, last + (cv.kh - 1) * cv.dh / sh), used,
+                      base);
   Problem p = pr;
   p.conv.x = base;
   p.conv.offsets = offsets.data();
@@ -530,28 +567,48 @@ template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
 /// as ONNX Runtime prepacks weights when a session starts.
 class PackedCache {
 public:
+  /// The layouts kept: GEMM panels in slices of kKC or of all of k (a
+  /// direct convolution, see sliceDepth), or Winograd's transformed
+  /// filters.
+  enum class Layout { Sliced, WholeDepth, Winograd };
+
   const float *get(const Problem &pr) {
-    // A direct convolution's slices are deeper (sliceDepth): another layout.
     bool direct = pr.isConv && pr.conv.gridWidth;
-    Key key{pr.a, pr.m, pr.k, pr.aRs, pr.aCs, direct};
+    const Target &t = target();
+    return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs,
+                direct ? Layout::WholeDepth : Layout::Sliced},
+               t.packedASize(pr.m, pr.k),
+               [&](float *packed) { t.packAll(pr, packed); });
+  }
+
+  /// The F(2x2, 3x3) transform of constant filters weight (f x c x 3 x 3).
+  const float *getWinograd(const float *weight, int64_t f, int64_t c) {
+    const Target &t = target();
+    return get({weight, f, c, 9, 1, Layout::Winograd},
+               t.winogradFilterSize(f, c),
+               [&](float *packed) { t.winogradFilters(weight, f, c, packed); });
+  }
+
+private:
+  using Key =
+      std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, Layout>;
+
+  template <typename Fill>
+  const float *get(const Key &key, int64_t floats, const Fill &fill) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = entries.find(key);
     if (it != entries.end())
       return it->second.get();
-    const Target &t = target();
     auto *packed = static_cast<float *>(
-        std::aligned_alloc(64, (t.packedASize(pr.m, pr.k) * 4 + 63) / 64 * 64));
+        std::aligned_alloc(64, (floats * 4 + 63) / 64 * 64));
     if (!packed)
       return nullptr; // pack per call instead
-    t.packAll(pr, packed);
+    fill(packed);
     entries.emplace(
         key, std::unique_ptr<float, void (*)(void *)>(packed, std::free));
     return packed;
   }
 
-private:
-  using Key =
-      std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, bool>;
   std::mutex mutex;
   std::map<Key, std::unique_ptr<float, void (*)(void *)>> entries;
 };
@@ -595,6 +652,127 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
     return pr;
   };
   runBatchPacked(count, withPacked);
+}
+
+/// How mxrt_kernel_sconv2d computes a convolution.
+enum class ConvMethod { Im2col, Direct, Winograd };
+
+/// MXRT_KERNEL_CONV=im2col|direct|winograd: the most elaborate method
+/// allowed (im2col: neither direct nor Winograd; direct: no Winograd;
+/// winograd: Winograd wherever it applies, even where it is not expected
+/// to be faster). Unset: each where it is expected to be fastest.
+const char *convMethodForced() { return std::getenv("MXRT_KERNEL_CONV"); }
+
+/// Winograd F(2x2, 3x3) applies to 3x3, stride-1, undilated, ungrouped
+/// convolutions with constant filters (transformed once, kept in the
+/// packed cache). It is taken where its GEMMs' columns (16 products per
+/// 2x2 tile, over a grid one tile wider than the output) are under 0.7 of
+/// a direct convolution's (9 per output, over a grid of phase-plane
+/// width): the transforms cost the rest. A 7x7 image (16 tiles in a
+/// 32-column panel) stays direct, and so do layers of fewer than 64
+/// channels or filters, whose GEMMs are too shallow to pay for the
+/// transforms (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034
+/// ms; bench/conv_layers.c).
+bool useWinograd(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
+                 int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                 int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups,
+                 int32_t flags) {
+  static const std::string forced = [] {
+    const char *v = convMethodForced();
+    return std::string(v ? v : "");
+  }();
+  if (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
+      groups != 1 || !(flags & MXRT_KERNEL_CONST_A) || forced == "im2col" ||
+      forced == "direct")
+    return false;
+  if (forced == "winograd")
+    return true;
+  int64_t nr = target().nr;
+  auto round = [nr](int64_t cols) { return (cols + nr - 1) / nr * nr; };
+  int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2;
+  int64_t winograd = 16 * round(th * (tw + 1));
+  int64_t gridWidth =
+      directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
+  int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
+  return c >= 64 && f >= 64 && 10 * winograd < 7 * direct;
+}
+
+/// Shares one image's Winograd convolution among the pool's threads.
+struct WinogradSplit {
+  WinogradPiece whole;
+  bool alongGrid;
+  int64_t step;
+};
+
+/// Computes piece p on this thread, in a buffer for its input's phase
+/// planes.
+void winogradPiece(const WinogradPiece &p) {
+  const WinogradShape &s = *p.shape;
+  int64_t planeSize = (s.th + 1) * s.wq;
+  // The input transform reads whole panels: up to a panel past the last
+  // plane.
+  int64_t slack = target().nr + 16;
+  float *phases =
+      threadBuffer(Scratch::DirectInput, s.c * 4 * planeSize + slack);
+  std::memset(phases + s.c * 4 * planeSize, 0, slack * sizeof(float));
+  target().winogradSolve(p, phases, planeSize);
+}
+
+/// One image of a Winograd convolution, split along the tile grid when it
+/// has a panel per thread, else along the filters.
+void winogradImage(const WinogradPiece &whole, int32_t threads) {
+  const Target &t = target();
+  ThreadPool *pool = ThreadPool::current();
+  const WinogradShape &s = *whole.shape;
+  int64_t gridPanels = (whole.g1 + t.nr - 1) / t.nr;
+  int64_t work = 16 * s.c * s.f * whole.g1;
+  if (threads <= 1 || !pool || work < kParallelMinWork) {
+    winogradPiece(whole);
+    return;
+  }
+  WinogradSplit split{whole, gridPanels >= threads, 0};
+  int64_t units = split.alongGrid ? gridPanels : (s.f + t.mr - 1) / t.mr;
+  int64_t parts = std::min<int64_t>(threads, units);
+  split.step = (units + parts - 1) / parts * (split.alongGrid ? t.nr : t.mr);
+  parts = ((split.alongGrid ? whole.g1 : s.f) + split.step - 1) / split.step;
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t index) {
+        const WinogradSplit &sp = *static_cast<const WinogradSplit *>(arg);
+        WinogradPiece p = sp.whole;
+        int64_t begin = index * sp.step;
+        if (sp.alongGrid) {
+          p.g0 = begin;
+          p.g1 = std::min(sp.whole.g1, begin + sp.step);
+        } else {
+          p.f0 = begin;
+          p.f1 = std::min(sp.whole.f1, begin + sp.step);
+        }
+        winogradPiece(p);
+      },
+      &split);
+}
+
+/// mxrt_kernel_sconv2d by Winograd F(2x2, 3x3) (see useWinograd); false
+/// when the transformed filters could not be allocated.
+bool winogradConv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                  int64_t oh, int64_t ow, int64_t ph, int64_t pw,
+                  const float *x, const float *weight, const float *bias,
+                  float *y, int32_t flags) {
+  const float *filters = packedCache().getWinograd(weight, f, c);
+  if (!filters)
+    return false;
+  WinogradShape shape = {c, f, h, w, oh, ow, ph, pw, 0, 0, 0};
+  shape.th = (oh + 1) / 2, shape.tw = (ow + 1) / 2, shape.wq = shape.tw + 1;
+  ThreadPool *pool = ThreadPool::current();
+  int32_t threads = pool ? pool->size() : 1;
+  for (int64_t i = 0; i < n; ++i) {
+    WinogradPiece whole = {
+        &shape, x + i * c * h * w,   filters, bias, y + i * f * oh * ow, flags,
+        0,      shape.th * shape.wq, 0,       f};
+    winogradImage(whole, threads);
+  }
+  return true;
 }
 
 } // namespace
@@ -655,6 +833,11 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                     int64_t groups, const float *x, const float *weight,
                     const float *bias, float *y, int32_t flags) {
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
+    return;
+  if (mxrt::useWinograd(c, f, h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                        pad_w, dilate_h, dilate_w, groups, flags) &&
+      mxrt::winogradConv(n, c, h, w, f, oh, ow, pad_h, pad_w, x, weight, bias,
+                         y, flags))
     return;
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
   int64_t gridWidth =

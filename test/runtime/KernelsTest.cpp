@@ -226,6 +226,46 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   }
 }
 
+TEST(Kernels, WinogradConvolutions) {
+  // 3x3 stride-1 convolutions with constant filters, the ones Winograd
+  // F(2x2, 3x3) computes (all of them when MXRT_KERNEL_CONV=winograd, as
+  // CTest's *.winograd runs set): ResNet layers, odd output sizes (a tile
+  // half outside), no and double padding, an output shorter than the
+  // padding implies, filters not a whole number of micro-tile rows, more
+  // channels than one chunk, a batch; every epilogue, serially and on a
+  // pool (split along the tile grid, and along the filters for a small
+  // image).
+  const ConvShape shapes[] = {
+      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 28, 28, 40, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {2, 9, 15, 13, 13, 15, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 8, 11, 12, 20, 9, 10, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+      {1, 12, 10, 10, 24, 12, 12, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+      {1, 8, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 300, 9, 9, 30, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 5, 40, 70, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+  };
+  // Constant filters must outlive the process's kernel calls (the
+  // transformed copy is keyed by their address).
+  static std::vector<std::vector<float>> filters;
+  std::mt19937 rng(12);
+  for (int threads : {1, 2}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    int trial = 0;
+    for (const ConvShape &cs : shapes)
+      for (int32_t flags = 0; flags < 4; ++flags, ++trial) {
+        std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
+                           bias = randomVector(rng, cs.f),
+                           y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
+        filters.push_back(randomVector(rng, cs.f * cs.c * 9));
+        checkOneConv(cs, x, filters.back(), flags & 1 ? bias.data() : nullptr,
+                     y, flags | MXRT_KERNEL_CONST_A, "winograd conv", trial);
+      }
+  }
+}
+
 TEST(Kernels, LargeGemmSplitsAcrossThreads) {
   // Big enough for every block loop to run more than once (k > KC,
   // n > NC) and for the split along both m and n.
