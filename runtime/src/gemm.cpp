@@ -672,7 +672,9 @@ const char *convMethodForced() { return std::getenv("MXRT_KERNEL_CONV"); }
 /// 32-column panel) stays direct, and so do layers of fewer than 64
 /// channels or filters, whose GEMMs are too shallow to pay for the
 /// transforms (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034
-/// ms; bench/conv_layers.c).
+/// ms; bench/conv_layers.c), and images of one panel of tiles (8x8): no
+/// faster on one thread, and on two split by filters, each thread
+/// transforming the whole input (ResNet-20 0.59 against 0.56 ms).
 bool useWinograd(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
                  int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                  int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups,
@@ -694,7 +696,7 @@ bool useWinograd(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   int64_t gridWidth =
       directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
   int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
-  return c >= 64 && f >= 64 && 10 * winograd < 7 * direct;
+  return c >= 64 && f >= 64 && th * (tw + 1) > nr && 10 * winograd < 7 * direct;
 }
 
 /// Shares one image's Winograd convolution among the pool's threads.

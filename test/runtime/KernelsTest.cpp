@@ -233,8 +233,8 @@ TEST(Kernels, WinogradConvolutions) {
   // half outside), no and double padding, an output shorter than the
   // padding implies, filters not a whole number of micro-tile rows, more
   // channels than one chunk, a batch; every epilogue, serially and on a
-  // pool (split along the tile grid, and along the filters for a small
-  // image).
+  // pool (split along the tile grid, and, in the *.winograd runs, along
+  // the filters for an 8x8 image).
   const ConvShape shapes[] = {
       {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 64, 28, 28, 40, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
