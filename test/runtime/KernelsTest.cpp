@@ -186,29 +186,13 @@ TEST(Kernels, ConvOnThreadPool) {
   checkConv(150, 4);
 }
 
-TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
-  // Shapes that take the direct path (no im2col packing): the layers of
-  // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
-  // wider than a tile, an 8x8 image's grid ending in a half tile; stride
-  // 2 through the phase planes), LeNet's
-  // unpadded 5x5, 1x1s, dilated, stride-3 and grouped ones; with every
-  // epilogue, serially and on a pool.
-  const ConvShape shapes[] = {
-      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
-      {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
-      {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-      {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
-      {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
-      {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
-      {1, 32, 16, 16, 64, 8, 8, 1, 1, 2, 2, 0, 0, 1, 1, 1},
-      {1, 3, 30, 30, 8, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 1},
-      {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2},
-  };
-  std::mt19937 rng(11);
+/// Each shape with every epilogue (plus `extraFlags`), serially and on a
+/// pool of two, against the float64 reference. The weights live as long
+/// as the process: constant ones are cached by their address.
+void checkConvShapes(const std::vector<ConvShape> &shapes, uint32_t seed,
+                     int32_t extraFlags, const char *what) {
+  static std::vector<std::vector<float>> weights;
+  std::mt19937 rng(seed);
   for (int threads : {1, 2}) {
     mxrt::ThreadPool pool(threads);
     mxrt::ThreadPool::Scope scope(&pool);
@@ -216,54 +200,59 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
     for (const ConvShape &cs : shapes)
       for (int32_t flags = 0; flags < 4; ++flags, ++trial) {
         std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
-                           weight = randomVector(rng, cs.f * (cs.c / cs.g) *
-                                                          cs.kh * cs.kw),
                            bias = randomVector(rng, cs.f),
                            y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
-        checkOneConv(cs, x, weight, flags & 1 ? bias.data() : nullptr, y, flags,
-                     "network conv", trial);
+        weights.push_back(
+            randomVector(rng, cs.f * (cs.c / cs.g) * cs.kh * cs.kw));
+        checkOneConv(cs, x, weights.back(), flags & 1 ? bias.data() : nullptr,
+                     y, flags | extraFlags, what, trial);
       }
   }
 }
 
+TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
+  // Shapes that take the direct path (no im2col packing): the layers of
+  // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
+  // wider than a tile, an 8x8 image's grid ending in a half tile; stride
+  // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated,
+  // stride-3 and grouped ones.
+  checkConvShapes({{1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+                   {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+                   {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+                   {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
+                   {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+                   {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+                   {1, 32, 16, 16, 64, 8, 8, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+                   {1, 3, 30, 30, 8, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 1},
+                   {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2}},
+                  11, 0, "network conv");
+}
+
 TEST(Kernels, WinogradConvolutions) {
-  // 3x3 stride-1 convolutions with constant filters, the ones Winograd
-  // F(2x2, 3x3) computes (all of them when MXRT_KERNEL_CONV=winograd, as
-  // CTest's *.winograd runs set): ResNet layers, odd output sizes (a tile
-  // half outside), no and double padding, an output shorter than the
-  // padding implies, filters not a whole number of micro-tile rows, more
-  // channels than one chunk, a batch; every epilogue, serially and on a
-  // pool (split along the tile grid, and, in the *.winograd runs, along
-  // the filters for an 8x8 image).
-  const ConvShape shapes[] = {
-      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 64, 28, 28, 40, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {2, 9, 15, 13, 13, 15, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 8, 11, 12, 20, 9, 10, 3, 3, 1, 1, 0, 0, 1, 1, 1},
-      {1, 12, 10, 10, 24, 12, 12, 3, 3, 1, 1, 2, 2, 1, 1, 1},
-      {1, 8, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 300, 9, 9, 30, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 3, 5, 40, 70, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-  };
-  // Constant filters must outlive the process's kernel calls (the
-  // transformed copy is keyed by their address).
-  static std::vector<std::vector<float>> filters;
-  std::mt19937 rng(12);
-  for (int threads : {1, 2}) {
-    mxrt::ThreadPool pool(threads);
-    mxrt::ThreadPool::Scope scope(&pool);
-    int trial = 0;
-    for (const ConvShape &cs : shapes)
-      for (int32_t flags = 0; flags < 4; ++flags, ++trial) {
-        std::vector<float> x = randomVector(rng, cs.n * cs.c * cs.h * cs.w),
-                           bias = randomVector(rng, cs.f),
-                           y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
-        filters.push_back(randomVector(rng, cs.f * cs.c * 9));
-        checkOneConv(cs, x, filters.back(), flags & 1 ? bias.data() : nullptr,
-                     y, flags | MXRT_KERNEL_CONST_A, "winograd conv", trial);
-      }
-  }
+  // 3x3 stride-1 convolutions with constant filters. The first two take
+  // Winograd F(2x2, 3x3) by default (64+ channels and filters, two panels
+  // of tiles); CTest's *.winograd runs (MXRT_KERNEL_CONV=winograd) force it
+  // on all: ResNet layers, odd output sizes (a tile half outside), no and
+  // double padding, an output shorter than the padding implies, filters
+  // not a whole number of micro-tile rows, more channels than one chunk, a
+  // batch; split along the tile grid, and along the filters for an 8x8
+  // image.
+  checkConvShapes({{1, 64, 20, 20, 64, 20, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 18, 17, 70, 18, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 28, 28, 40, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {2, 9, 15, 13, 13, 15, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 8, 11, 12, 20, 9, 10, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+                   {1, 12, 10, 10, 24, 12, 12, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+                   {1, 8, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 300, 9, 9, 30, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 3, 5, 40, 70, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
+                  12, MXRT_KERNEL_CONST_A, "winograd conv");
 }
 
 TEST(Kernels, LargeGemmSplitsAcrossThreads) {
