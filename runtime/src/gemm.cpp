@@ -73,6 +73,8 @@ struct Problem {
 /// The geometry of one image's Winograd convolution (winograd_impl.inc).
 struct WinogradShape {
   int64_t c, f, h, w, oh, ow, ph, pw;
+  /// The tile size (outputs per tile side: F(m x m, 3 x 3), 2 or 4).
+  int64_t m;
   /// Tiles per output row and column; grid width wq = tw + 1 (the phase
   /// planes' width: tile tx reads phase columns tx and tx + 1) and height
   /// th + 1 phase rows.
@@ -212,6 +214,7 @@ struct Isa {
   static float sum(V v) { return _mm512_reduce_add_ps(v); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
   /// a0 a2 ... a14 b0 b2 ... b14.
   static V evens(V a, V b) {
     return _mm512_permutex2var_ps(a,
@@ -278,6 +281,7 @@ struct Isa {
   }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   /// a0 a2 a4 a6 b0 b2 b4 b6.
   static V evens(V a, V b) {
     V pairs = _mm256_shuffle_ps(a, b, 0x88); // a0 a2 b0 b2 a4 a6 b4 b6
@@ -328,6 +332,7 @@ struct Isa {
   static float sum(V v) { return v; }
   static V add(V a, V b) { return a + b; }
   static V sub(V a, V b) { return a - b; }
+  static V mul(V a, V b) { return a * b; }
   static V evens(V a, V) { return a; }
   static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
   static V relu(V v) { return v < 0.0f ? 0.0f : v; }
@@ -350,7 +355,9 @@ using PackedSizeFn = int64_t (*)(int64_t, int64_t);
 using FillPhasesFn = void (*)(const ConvSource &, int64_t, int64_t, int64_t,
                               int64_t, const std::vector<bool> &, float *);
 using WinogradSolveFn = void (*)(const WinogradPiece &, float *, int64_t);
-using WinogradFiltersFn = void (*)(const float *, int64_t, int64_t, float *);
+using WinogradFiltersFn = void (*)(const float *, int64_t, int64_t, int64_t,
+                                   float *);
+using WinogradFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t);
 
 struct Target {
   GemmFn gemm;
@@ -360,7 +367,7 @@ struct Target {
   FillPhasesFn fillPhases;
   WinogradSolveFn winogradSolve;
   WinogradFiltersFn winogradFilters;
-  PackedSizeFn winogradFilterSize;
+  WinogradFilterSizeFn winogradFilterSize;
 };
 
 #define MXRT_TARGET(ns)                                                        \
@@ -570,7 +577,7 @@ public:
   /// The layouts kept: GEMM panels in slices of kKC or of all of k (a
   /// direct convolution, see sliceDepth), or Winograd's transformed
   /// filters.
-  enum class Layout { Sliced, WholeDepth, Winograd };
+  enum class Layout { Sliced, WholeDepth, Winograd2, Winograd4 };
 
   const float *get(const Problem &pr) {
     bool direct = pr.isConv && pr.conv.gridWidth;
@@ -581,12 +588,15 @@ public:
                [&](float *packed) { t.packAll(pr, packed); });
   }
 
-  /// The F(2x2, 3x3) transform of constant filters weight (f x c x 3 x 3).
-  const float *getWinograd(const float *weight, int64_t f, int64_t c) {
+  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
+  /// 3 x 3).
+  const float *getWinograd(const float *weight, int64_t f, int64_t c,
+                           int64_t m) {
     const Target &t = target();
-    return get({weight, f, c, 9, 1, Layout::Winograd},
-               t.winogradFilterSize(f, c),
-               [&](float *packed) { t.winogradFilters(weight, f, c, packed); });
+    return get(
+        {weight, f, c, 9, 1, m == 4 ? Layout::Winograd4 : Layout::Winograd2},
+        t.winogradFilterSize(f, c, m),
+        [&](float *packed) { t.winogradFilters(weight, f, c, m, packed); });
   }
 
 private:
@@ -654,31 +664,34 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
   runBatchPacked(count, withPacked);
 }
 
-/// How mxrt_kernel_sconv2d computes a convolution.
-enum class ConvMethod { Im2col, Direct, Winograd };
-
-/// MXRT_KERNEL_CONV=im2col|direct|winograd: the most elaborate method
-/// allowed (im2col: neither direct nor Winograd; direct: no Winograd;
-/// winograd: Winograd wherever it applies, even where it is not expected
-/// to be faster). Unset: each where it is expected to be fastest.
+/// MXRT_KERNEL_CONV=im2col|direct|winograd|winograd2|winograd4: the most
+/// elaborate method allowed (im2col: neither direct nor Winograd; direct:
+/// no Winograd; winograd: Winograd wherever it applies, even where it is
+/// not expected to be faster, with the tile size of fewer GEMM columns;
+/// winograd2 / winograd4: that tile size). Unset: each where it is
+/// expected to be fastest.
 const char *convMethodForced() { return std::getenv("MXRT_KERNEL_CONV"); }
 
-/// Winograd F(2x2, 3x3) applies to 3x3, stride-1, undilated, ungrouped
-/// convolutions with constant filters (transformed once, kept in the
-/// packed cache). It is taken where its GEMMs' columns (16 products per
-/// 2x2 tile, over a grid one tile wider than the output) are under 0.7 of
-/// a direct convolution's (9 per output, over a grid of phase-plane
-/// width): the transforms cost the rest. A 7x7 image (16 tiles in a
-/// 32-column panel) stays direct, and so do layers of fewer than 64
-/// channels or filters, whose GEMMs are too shallow to pay for the
-/// transforms (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034
-/// ms; bench/conv_layers.c), and images of one panel of tiles (8x8): no
-/// faster on one thread, and on two split by filters, each thread
-/// transforming the whole input (ResNet-20 0.59 against 0.56 ms).
-bool useWinograd(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
-                 int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                 int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups,
-                 int32_t flags) {
+/// The tile size m of the Winograd F(m x m, 3 x 3) that computes a
+/// convolution, or 0 for none. Winograd applies to 3x3, stride-1,
+/// undilated, ungrouped convolutions with constant filters (transformed
+/// once, kept in the packed cache). Its GEMMs have (m + 2)^2 products per
+/// m x m tile over a grid one tile wider than the output; m is 4 where
+/// that has fewer GEMM columns and a grid of more than one panel, else 2
+/// (4 for ResNet-18's 56x56 and 28x28, 2 for its 14x14: 0.83 against 1.02
+/// ms and 0.66 against 0.81 on the first two), and Winograd is taken where
+/// those are under 0.7 of a direct convolution's (9 per output, over a grid of
+/// phase-plane width): the transforms cost the rest. A 7x7 image (16 tiles in a
+/// 32-column panel) stays direct, and so do layers of fewer than 64 channels or
+/// filters, whose GEMMs are too shallow to pay for the transforms
+/// (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034 ms;
+/// bench/conv_layers.c), and images of one panel of tiles (8x8): no faster
+/// on one thread, and on two split by filters, each thread transforming
+/// the whole input (ResNet-20 0.59 against 0.56 ms).
+int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
+                     int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                     int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                     int64_t groups, int32_t flags) {
   static const std::string forced = [] {
     const char *v = convMethodForced();
     return std::string(v ? v : "");
@@ -686,17 +699,29 @@ bool useWinograd(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   if (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
       groups != 1 || !(flags & MXRT_KERNEL_CONST_A) || forced == "im2col" ||
       forced == "direct")
-    return false;
-  if (forced == "winograd")
-    return true;
+    return 0;
+  if (forced == "winograd2")
+    return 2;
+  if (forced == "winograd4")
+    return 4;
   int64_t nr = target().nr;
   auto round = [nr](int64_t cols) { return (cols + nr - 1) / nr * nr; };
-  int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2;
-  int64_t winograd = 16 * round(th * (tw + 1));
+  // Tiles of the grid and GEMM columns for tile size m.
+  auto tiles = [&](int64_t m) {
+    return (oh + m - 1) / m * ((ow + m - 1) / m + 1);
+  };
+  auto columns = [&](int64_t m) { return (m + 2) * (m + 2) * round(tiles(m)); };
+  // Of the tile sizes whose grid fills two panels, the one of fewer
+  // columns.
+  int64_t m = tiles(4) > nr && columns(4) < columns(2) ? 4 : 2;
+  if (forced == "winograd")
+    return m;
   int64_t gridWidth =
       directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
   int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
-  return c >= 64 && f >= 64 && th * (tw + 1) > nr && 10 * winograd < 7 * direct;
+  bool worth =
+      c >= 64 && f >= 64 && tiles(m) > nr && 10 * columns(m) < 7 * direct;
+  return worth ? m : 0;
 }
 
 /// Shares one image's Winograd convolution among the pool's threads.
@@ -710,13 +735,13 @@ struct WinogradSplit {
 /// planes.
 void winogradPiece(const WinogradPiece &p) {
   const WinogradShape &s = *p.shape;
-  int64_t planeSize = (s.th + 1) * s.wq;
+  int64_t planeSize = (s.th + 1) * s.wq, planes = s.c * s.m * s.m;
   // The input transform reads whole panels: up to a panel past the last
   // plane.
   int64_t slack = target().nr + 16;
   float *phases =
-      threadBuffer(Scratch::DirectInput, s.c * 4 * planeSize + slack);
-  std::memset(phases + s.c * 4 * planeSize, 0, slack * sizeof(float));
+      threadBuffer(Scratch::DirectInput, planes * planeSize + slack);
+  std::memset(phases + planes * planeSize, 0, slack * sizeof(float));
   target().winogradSolve(p, phases, planeSize);
 }
 
@@ -727,7 +752,7 @@ void winogradImage(const WinogradPiece &whole, int32_t threads) {
   ThreadPool *pool = ThreadPool::current();
   const WinogradShape &s = *whole.shape;
   int64_t gridPanels = (whole.g1 + t.nr - 1) / t.nr;
-  int64_t work = 16 * s.c * s.f * whole.g1;
+  int64_t work = (s.m + 2) * (s.m + 2) * s.c * s.f * whole.g1;
   if (threads <= 1 || !pool || work < kParallelMinWork) {
     winogradPiece(whole);
     return;
@@ -755,17 +780,18 @@ void winogradImage(const WinogradPiece &whole, int32_t threads) {
       &split);
 }
 
-/// mxrt_kernel_sconv2d by Winograd F(2x2, 3x3) (see useWinograd); false
+/// mxrt_kernel_sconv2d by Winograd F(m x m, 3x3) (see winogradTile); false
 /// when the transformed filters could not be allocated.
-bool winogradConv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
-                  int64_t oh, int64_t ow, int64_t ph, int64_t pw,
+bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
+                  int64_t f, int64_t oh, int64_t ow, int64_t ph, int64_t pw,
                   const float *x, const float *weight, const float *bias,
                   float *y, int32_t flags) {
-  const float *filters = packedCache().getWinograd(weight, f, c);
+  const float *filters = packedCache().getWinograd(weight, f, c, m);
   if (!filters)
     return false;
-  WinogradShape shape = {c, f, h, w, oh, ow, ph, pw, 0, 0, 0};
-  shape.th = (oh + 1) / 2, shape.tw = (ow + 1) / 2, shape.wq = shape.tw + 1;
+  WinogradShape shape = {c, f, h, w, oh, ow, ph, pw, m, 0, 0, 0};
+  shape.th = (oh + m - 1) / m, shape.tw = (ow + m - 1) / m;
+  shape.wq = shape.tw + 1;
   ThreadPool *pool = ThreadPool::current();
   int32_t threads = pool ? pool->size() : 1;
   for (int64_t i = 0; i < n; ++i) {
@@ -836,10 +862,11 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                     const float *bias, float *y, int32_t flags) {
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
-  if (mxrt::useWinograd(c, f, h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
-                        pad_w, dilate_h, dilate_w, groups, flags) &&
-      mxrt::winogradConv(n, c, h, w, f, oh, ow, pad_h, pad_w, x, weight, bias,
-                         y, flags))
+  int64_t tile =
+      mxrt::winogradTile(c, f, h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                         pad_w, dilate_h, dilate_w, groups, flags);
+  if (tile && mxrt::winogradConv(tile, n, c, h, w, f, oh, ow, pad_h, pad_w, x,
+                                 weight, bias, y, flags))
     return;
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
   int64_t gridWidth =
