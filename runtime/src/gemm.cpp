@@ -44,6 +44,10 @@ struct ConvSource {
   /// and shift), so the micro-kernel loads it in place: nothing is packed.
   const int64_t *offsets;
   int64_t gridWidth;
+  /// A direct convolution of a small image may instead put the filters in
+  /// the vector lanes and R output pixels in the micro-tile's rows
+  /// (gemmPixels; A packed by packFilterLanes): pixelRows = R, else 0.
+  int64_t pixelRows;
 };
 
 /// One GEMM: C (m x n) = epilogue(A (m x k) B (k x n) + bias), strides in
@@ -107,6 +111,7 @@ enum class Scratch {
   DirectInput,
   WinogradInput,
   WinogradProducts,
+  PixelTile,
   Count
 };
 
@@ -117,7 +122,8 @@ float *threadBuffer(Scratch which, int64_t floats) {
   constexpr int kCount = static_cast<int>(Scratch::Count);
   thread_local std::unique_ptr<float, void (*)(void *)> buffers[kCount] = {
       {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
-      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}};
+      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
+      {nullptr, std::free}};
   thread_local int64_t sizes[kCount] = {};
   int slot = static_cast<int>(which);
   if (sizes[slot] < floats) {
@@ -368,12 +374,17 @@ struct Target {
   WinogradSolveFn winogradSolve;
   WinogradFiltersFn winogradFilters;
   WinogradFilterSizeFn winogradFilterSize;
+  PackAllFn packFilterLanes;
+  PackedSizeFn filterLanesSize;
+  /// Filters per panel of a pixel-rows convolution; 0: not available.
+  int64_t laneFilters;
 };
 
 #define MXRT_TARGET(ns)                                                        \
   Target {                                                                     \
     ns::gemm, ns::packAll, ns::packedASize, ns::kMR, ns::kNR, ns::fillPhases,  \
-        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize         \
+        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
+        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters             \
   }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -430,6 +441,42 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
       (ow - 1) * sw + (kw - 1) * dw >= wp)
     return 0;
   return wq;
+}
+
+/// Rows (output pixels) per micro-tile when a direct convolution of
+/// `pixels` outputs with `filters` filters (per group) puts the filters in
+/// the lanes and pixels in the rows (gemmPixels), or 0 to keep the grid in
+/// the lanes. Per step the micro-kernel then loads 4 aligned vectors of
+/// prepacked filters and broadcasts 7 pixels for 28 multiply-adds, where
+/// the grid's loads 2 unaligned image vectors and broadcasts 12 filters
+/// for 24; and a small image fills its rows, where its grid fills the
+/// lanes badly (ResNet-18's 7x7 stage: 49 outputs in a 63-column grid, 77%
+/// of the lanes). Measured (bench/conv_layers.c, ms, grid -> pixel rows):
+/// ResNet-18's 7x7 3x3 1.46-1.85 -> 1.20, its stride-2 3x3s 0.87 -> 0.70,
+/// 0.76 -> 0.66, 0.84 -> 0.64; but the stem (12544 pixels, 64 filters)
+/// 1.55 -> 1.79: the epilogue transposes the tile buffer into C element by
+/// element. So: at least 64 filters (a panel) and at most 1024 pixels; 7
+/// or 6 pixels per tile, whichever leaves fewer rows over (49 = 7 x 7, 64
+/// = 6 x 11 - 2). Needs AVX-512 (R x 4 accumulators) and constant filters
+/// (packed transposed once). MXRT_KERNEL_CONV=pixels takes it wherever it
+/// can, grid never.
+int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups,
+                     int32_t flags) {
+  static const std::string forced = [] {
+    const char *v = convMethodForced();
+    return std::string(v ? v : "");
+  }();
+  if (!target().laneFilters || !(flags & MXRT_KERNEL_CONST_A) ||
+      forced == "grid" || forced == "im2col")
+    return 0;
+  auto rowsOver = [pixels](int64_t r) {
+    return (pixels + r - 1) / r * r - pixels;
+  };
+  int64_t rows = rowsOver(7) <= rowsOver(6) ? 7 : 6;
+  if (forced == "pixels")
+    return rows;
+  return groups == 1 && filters >= target().laneFilters && pixels <= 1024 ? rows
+                                                                          : 0;
 }
 
 /// Solves one problem (or piece of one) on this thread. A direct
@@ -534,10 +581,14 @@ void runProblem(const Problem &pr, int32_t threads) {
            ((other + otherUnit - 1) / otherUnit * otherUnit);
   };
   // Near ties go to n: pieces of a convolution's columns each copy only
-  // the input rows they read.
-  bool alongN = 10 * largestPiece(pr.n, t.nr, pr.m, t.mr) <=
-                11 * largestPiece(pr.m, t.mr, pr.n, t.nr);
-  int64_t extent = alongN ? pr.n : pr.m, unit = alongN ? t.nr : t.mr;
+  // the input rows they read. A pixel-rows convolution splits its panels
+  // of filters.
+  bool pixels = pr.isConv && pr.conv.gridWidth && pr.conv.pixelRows;
+  bool alongN = !pixels && 10 * largestPiece(pr.n, t.nr, pr.m, t.mr) <=
+                               11 * largestPiece(pr.m, t.mr, pr.n, t.nr);
+  int64_t extent = alongN ? pr.n : pr.m, unit = alongN   ? t.nr
+                                                : pixels ? t.laneFilters
+                                                         : t.mr;
   int64_t units = (extent + unit - 1) / unit;
   int64_t parts = std::min<int64_t>(threads, units);
   Split split{&pr, alongN, (units + parts - 1) / parts * unit};
@@ -577,11 +628,15 @@ public:
   /// The layouts kept: GEMM panels in slices of kKC or of all of k (a
   /// direct convolution, see sliceDepth), or Winograd's transformed
   /// filters.
-  enum class Layout { Sliced, WholeDepth, Winograd2, Winograd4 };
+  enum class Layout { Sliced, WholeDepth, FilterLanes, Winograd2, Winograd4 };
 
   const float *get(const Problem &pr) {
     bool direct = pr.isConv && pr.conv.gridWidth;
     const Target &t = target();
+    if (direct && pr.conv.pixelRows)
+      return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs, Layout::FilterLanes},
+                 t.filterLanesSize(pr.m, pr.k),
+                 [&](float *packed) { t.packFilterLanes(pr, packed); });
     return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs,
                 direct ? Layout::WholeDepth : Layout::Sliced},
                t.packedASize(pr.m, pr.k),
@@ -664,11 +719,13 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
   runBatchPacked(count, withPacked);
 }
 
-/// MXRT_KERNEL_CONV=im2col|direct|winograd|winograd2|winograd4: the most
-/// elaborate method allowed (im2col: neither direct nor Winograd; direct:
-/// no Winograd; winograd: Winograd wherever it applies, even where it is
-/// not expected to be faster, with the tile size of fewer GEMM columns;
-/// winograd2 / winograd4: that tile size). Unset: each where it is
+/// MXRT_KERNEL_CONV picks convolution methods, for measurements and tests:
+/// im2col (neither direct nor Winograd), grid (direct with the grid in the
+/// lanes only), direct (direct, with pixel rows for small images: no
+/// Winograd), pixels (direct with pixel rows wherever they apply, no
+/// Winograd), winograd (Winograd wherever it applies, even where it is not
+/// expected to be faster, with the tile size of fewer GEMM columns),
+/// winograd2 / winograd4 (that tile size). Unset: each where it is
 /// expected to be fastest.
 const char *convMethodForced() { return std::getenv("MXRT_KERNEL_CONV"); }
 
@@ -698,7 +755,7 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   }();
   if (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
       groups != 1 || !(flags & MXRT_KERNEL_CONST_A) || forced == "im2col" ||
-      forced == "direct")
+      forced == "direct" || forced == "grid" || forced == "pixels")
     return 0;
   if (forced == "winograd2")
     return 2;
@@ -872,6 +929,8 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   int64_t gridWidth =
       mxrt::directGridWidth(h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
                             pad_w, dilate_h, dilate_w);
+  int64_t pixelRows =
+      gridWidth ? mxrt::pixelRowsFor(oh * ow, fg, groups, flags) : 0;
   // One problem per (image, group): the group's weight rows times the
   // im2col matrix of the group's channels.
   auto make = [&](int64_t i) {
@@ -894,10 +953,12 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                dilate_h,
                dilate_w,
                /*offsets=*/nullptr,
-               /*gridWidth=*/0};
+               /*gridWidth=*/0,
+               /*pixelRows=*/0};
     if (gridWidth) {
       pr.n = oh * gridWidth;
       pr.conv.gridWidth = gridWidth;
+      pr.conv.pixelRows = pixelRows;
     }
     pr.c = y + i * fg * oh * ow, pr.cRs = oh * ow, pr.cCs = 1;
     pr.bias = bias ? bias + g * fg : nullptr, pr.biasRs = 1, pr.biasCs = 0;

@@ -234,21 +234,32 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
   // wider than a tile, an 8x8 image's grid ending in a half tile; stride
   // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated,
-  // stride-3 and grouped ones.
-  checkConvShapes({{1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                   {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                   {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                   {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                   {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
-                   {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
-                   {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-                   {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
-                   {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
-                   {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
-                   {1, 32, 16, 16, 64, 8, 8, 1, 1, 2, 2, 0, 0, 1, 1, 1},
-                   {1, 3, 30, 30, 8, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 1},
-                   {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2}},
-                  11, 0, "network conv");
+  // stride-3 and grouped ones. Again with constant weights, which small
+  // images compute with the filters in the lanes (ResNet-18's 7x7 stage,
+  // an 8x8 image in tiles of 6 pixels, partial panels of filters, several
+  // slices of k, stride 2; every direct shape in the CTest *.pixels run).
+  const std::vector<ConvShape> shapes = {
+      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {2, 32, 7, 7, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+      {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+      {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+      {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
+      {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+      {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+      {1, 32, 16, 16, 64, 8, 8, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+      {1, 3, 30, 30, 8, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 1},
+      {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2},
+      {1, 256, 7, 7, 128, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 8, 8, 100, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 14, 14, 64, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1}};
+  checkConvShapes(shapes, 11, 0, "network conv");
+  // (In CTest's forced-Winograd runs these take F(4x4, 3x3) too: its error
+  // bound, see WinogradConvolutions.)
+  checkConvShapes(shapes, 13, MXRT_KERNEL_CONST_A, "constant network conv",
+                  3e-5);
 }
 
 TEST(Kernels, WinogradConvolutions) {
