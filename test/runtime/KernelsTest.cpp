@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -286,6 +288,47 @@ TEST(Kernels, WinogradConvolutions) {
                    {1, 300, 9, 9, 30, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 3, 5, 40, 70, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
                   12, MXRT_KERNEL_CONST_A, "winograd conv", 3e-5);
+}
+
+TEST(Kernels, NaNInputsReachTheOutputsOverThem) {
+  // A NaN in the input makes NaN every output whose window holds it, by
+  // every method (ReLU included: max keeps NaN). The grid, pixel rows and
+  // Winograd F(2x2, 3x3) touch no other output; F(4x4, 3x3)'s transforms
+  // mix a tile's 6x6 patch, so a NaN may spread within the tiles over it
+  // (docs/kernels.md). Without constant weights the grid computes it;
+  // with them, whatever this run's method is (F(4x4) or F(2x2) by
+  // default, by the ISA's panel width).
+  static std::mt19937 rng(14);
+  static std::vector<float> weight = randomVector(rng, 64 * 64 * 9);
+  const char *forced = std::getenv("MXRT_KERNEL_CONV");
+  std::string method = forced ? forced : "";
+  bool mayMix = method.empty() || method == "winograd" || method == "winograd4";
+  int64_t h = 20;
+  // Odd and even positions: a tile's patch rows and columns 0..3 all get
+  // a NaN in some tile.
+  for (int32_t flags = 0; flags < 8; ++flags) {
+    int32_t kernelFlags = (flags & 1 ? MXRT_KERNEL_RELU : 0) |
+                          (flags & 2 ? MXRT_KERNEL_CONST_A : 0);
+    bool strict = !(flags & 2) || !mayMix;
+    std::vector<float> x = randomVector(rng, 64 * h * h), y(64 * h * h);
+    int64_t ny = flags & 4 ? 4 : 5, nx = flags & 4 ? 8 : 9;
+    x[(3 * h + ny) * h + nx] = std::nanf("");
+    mxrt_kernel_sconv2d(1, 64, h, h, 64, h, h, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+                        x.data(), weight.data(), nullptr, y.data(),
+                        kernelFlags);
+    for (int64_t f = 0; f < 64; ++f)
+      for (int64_t oy = 0; oy < h; ++oy)
+        for (int64_t ox = 0; ox < h; ++ox) {
+          bool over = std::abs(oy - ny) <= 1 && std::abs(ox - nx) <= 1;
+          float v = y[(f * h + oy) * h + ox];
+          if (over)
+            ASSERT_TRUE(std::isnan(v))
+                << flags << ": " << f << " " << oy << " " << ox;
+          else if (strict)
+            ASSERT_FALSE(std::isnan(v))
+                << flags << ": " << f << " " << oy << " " << ox;
+        }
+  }
 }
 
 TEST(Kernels, LargeGemmSplitsAcrossThreads) {
