@@ -229,6 +229,14 @@ struct Isa {
                                                     30),
                                   b);
   }
+  /// a1 a3 ... a15 b1 b3 ... b15.
+  static V odds(V a, V b) {
+    return _mm512_permutex2var_ps(a,
+                                  _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15,
+                                                    17, 19, 21, 23, 25, 27, 29,
+                                                    31),
+                                  b);
+  }
   /// lo = a0 b0 a1 b1 ... a7 b7, hi = a8 b8 ... a15 b15.
   static void interleave(V a, V b, V &lo, V &hi) {
     lo = _mm512_permutex2var_ps(a,
@@ -294,6 +302,12 @@ struct Isa {
     return _mm256_castpd_ps(
         _mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xd8));
   }
+  /// a1 a3 a5 a7 b1 b3 b5 b7.
+  static V odds(V a, V b) {
+    V pairs = _mm256_shuffle_ps(a, b, 0xdd); // a1 a3 b1 b3 a5 a7 b5 b7
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xd8));
+  }
   /// lo = a0 b0 a1 b1 a2 b2 a3 b3, hi = a4 b4 ... a7 b7.
   static void interleave(V a, V b, V &lo, V &hi) {
     V low = _mm256_unpacklo_ps(a, b), high = _mm256_unpackhi_ps(a, b);
@@ -340,6 +354,7 @@ struct Isa {
   static V sub(V a, V b) { return a - b; }
   static V mul(V a, V b) { return a * b; }
   static V evens(V a, V) { return a; }
+  static V odds(V, V b) { return b; }
   static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
   static V relu(V v) { return v < 0.0f ? 0.0f : v; }
   static V maskLoad(const float *p, int lo, int hi) {
