@@ -221,22 +221,16 @@ struct Isa {
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  /// a0 a2 ... a14 b0 b2 ... b14.
-  static V evens(V a, V b) {
-    return _mm512_permutex2var_ps(a,
-                                  _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14,
-                                                    16, 18, 20, 22, 24, 26, 28,
-                                                    30),
-                                  b);
+  /// Every other lane of a, then of b, from lane `first`: evens (first 0)
+  /// a0 a2 ... a14 b0 b2 ... b14, odds (first 1) a1 a3 ... b15.
+  static V everyOther(V a, V b, int first) {
+    __m512i lanes = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                      24, 26, 28, 30);
+    return _mm512_permutex2var_ps(
+        a, _mm512_add_epi32(lanes, _mm512_set1_epi32(first)), b);
   }
-  /// a1 a3 ... a15 b1 b3 ... b15.
-  static V odds(V a, V b) {
-    return _mm512_permutex2var_ps(a,
-                                  _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15,
-                                                    17, 19, 21, 23, 25, 27, 29,
-                                                    31),
-                                  b);
-  }
+  static V evens(V a, V b) { return everyOther(a, b, 0); }
+  static V odds(V a, V b) { return everyOther(a, b, 1); }
   /// lo = a0 b0 a1 b1 ... a7 b7, hi = a8 b8 ... a15 b15.
   static void interleave(V a, V b, V &lo, V &hi) {
     lo = _mm512_permutex2var_ps(a,
@@ -424,16 +418,23 @@ const Target &target() {
   return chosen;
 }
 
-/// MXRT_KERNEL_CONV=im2col turns direct convolution off (for measurements).
-const char *convMethodForced();
-
-bool directAllowed() {
-  static const bool allowed = [] {
-    const char *v = convMethodForced();
-    return !v || std::string(v) != "im2col";
+/// MXRT_KERNEL_CONV picks convolution methods, for measurements and tests:
+/// im2col (neither direct nor Winograd), grid (direct with the grid in the
+/// lanes only), direct (direct, with pixel rows for small images: no
+/// Winograd), pixels (direct with pixel rows wherever they apply, no
+/// Winograd), winograd (Winograd wherever it applies, even where it is not
+/// expected to be faster, with the tile size of fewer GEMM columns),
+/// winograd2 / winograd4 (that tile size). Unset: each where it is
+/// expected to be fastest.
+const std::string &convMethod() {
+  static const std::string method = [] {
+    const char *v = std::getenv("MXRT_KERNEL_CONV");
+    return std::string(v ? v : "");
   }();
-  return allowed;
+  return method;
 }
+
+bool directAllowed() { return convMethod() != "im2col"; }
 
 /// The grid width for computing a convolution directly (ConvSource::
 /// offsets) rather than by packing its im2col matrix, or 0 for im2col. The
@@ -477,10 +478,7 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
 /// can, grid never.
 int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups,
                      int32_t flags) {
-  static const std::string forced = [] {
-    const char *v = convMethodForced();
-    return std::string(v ? v : "");
-  }();
+  const std::string &forced = convMethod();
   if (!target().laneFilters || !(flags & MXRT_KERNEL_CONST_A) ||
       forced == "grid" || forced == "im2col")
     return 0;
@@ -741,16 +739,6 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
   runBatchPacked(count, withPacked);
 }
 
-/// MXRT_KERNEL_CONV picks convolution methods, for measurements and tests:
-/// im2col (neither direct nor Winograd), grid (direct with the grid in the
-/// lanes only), direct (direct, with pixel rows for small images: no
-/// Winograd), pixels (direct with pixel rows wherever they apply, no
-/// Winograd), winograd (Winograd wherever it applies, even where it is not
-/// expected to be faster, with the tile size of fewer GEMM columns),
-/// winograd2 / winograd4 (that tile size). Unset: each where it is
-/// expected to be fastest.
-const char *convMethodForced() { return std::getenv("MXRT_KERNEL_CONV"); }
-
 /// The tile size m of the Winograd F(m x m, 3 x 3) that computes a
 /// convolution, or 0 for none. Winograd applies to 3x3, stride-1,
 /// undilated, ungrouped convolutions with constant filters (transformed
@@ -771,10 +759,7 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
                      int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                      int64_t ph, int64_t pw, int64_t dh, int64_t dw,
                      int64_t groups, int32_t flags) {
-  static const std::string forced = [] {
-    const char *v = convMethodForced();
-    return std::string(v ? v : "");
-  }();
+  const std::string &forced = convMethod();
   if (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
       groups != 1 || !(flags & MXRT_KERNEL_CONST_A) || forced == "im2col" ||
       forced == "direct" || forced == "grid" || forced == "pixels")
