@@ -75,6 +75,26 @@ def FlattenEmptyMemrefArgsPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def LowerStringsPass : Pass<"mxc-lower-strings", "::mlir::ModuleOp"> {
+  let summary = "Turn string tensors into tensors of 64-bit string handles";
+  let description = [{
+    A string element at run time is the runtime's `const char *` (an i64
+    here). Each mx.cast from numbers to strings becomes a linalg.generic
+    calling mxrt_string_from_float / mxrt_string_from_int per element
+    (after an mx.cast widening to f64 / i64), and each cast from strings a
+    generic calling mxrt_string_to_float / mxrt_string_to_int (then an
+    mx.cast narrowing to the target). Every other string value is only
+    passed along (function arguments and results), so its type becomes the
+    same shape of i64; any other op taking strings is an error. Runs before
+    the lowering to linalg; the calls keep those loops off the thread pool,
+    so the strings they make live in the arena of the instance call.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
   let summary = "Turn mx.kernel.* ops on memrefs into calls into libmxrt";
   let description = [{

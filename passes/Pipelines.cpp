@@ -14,6 +14,7 @@ namespace {
 // results become out-parameters (hoisting the static result allocations so
 // kernels write straight into the caller's buffers).
 constexpr const char *kCpuPipeline =
+    "mxc-lower-strings,"
     "func.func(mxc-convert-mx-to-linalg{kernels=@KERNELS@}),"
     "canonicalize,"
     "@FUSE@"

@@ -620,10 +620,19 @@ std::string mxc::generateHeader(const ModelSpec &spec,
        << shapeText(t.shape) << " (output '" << t.name << "')\n";
   os << " *  All buffers are owned by the caller. */\n"
      << "mxrt_status " << n << "_run(" << n << " *instance";
+  // Strings are arrays of `const char *`: the inputs' pointers are read,
+  // the outputs' written (pointing at the instance's strings until its next
+  // call, or at the input strings).
   for (const TensorSpec &t : spec.inputs)
-    os << ",\n    const " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
+    os << ",\n    "
+       << (t.dtype == DType::String
+               ? "const char *const"
+               : "const " + std::string(dtypeCType(t.dtype)))
+       << " *" << cIdentifier(t.name);
   for (const TensorSpec &t : spec.outputs)
-    os << ",\n    " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
+    os << ",\n    "
+       << (t.dtype == DType::String ? "const char *" : dtypeCType(t.dtype))
+       << (t.dtype == DType::String ? "*" : " *") << cIdentifier(t.name);
   os << ");\n\n";
   if (spec.isTraining()) {
     os << "/* Training library (mxc --train). Besides forward, the model has "

@@ -11,6 +11,7 @@ size_t mxc::dtypeSize(DType dtype) {
   case DType::F64:
   case DType::I64:
   case DType::U64:
+  case DType::String: // a pointer
     return 8;
   case DType::F32:
   case DType::I32:
@@ -55,6 +56,8 @@ const char *mxc::dtypeCType(DType dtype) {
     return "uint32_t";
   case DType::U64:
     return "uint64_t";
+  case DType::String:
+    return "const char *";
   }
   return "void";
 }
@@ -87,6 +90,8 @@ const char *mxc::dtypeName(DType dtype) {
     return "uint64";
   case DType::BF16:
     return "bfloat16";
+  case DType::String:
+    return "string";
   }
   return "unknown";
 }

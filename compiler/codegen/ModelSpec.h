@@ -27,6 +27,8 @@ enum class DType : int64_t {
   U32 = 10,
   U64 = 11,
   BF16 = 12,
+  /// Text: a `const char *` per element (ONNX's STRING).
+  String = 13,
 };
 
 /// Bytes per element.

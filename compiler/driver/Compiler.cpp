@@ -220,10 +220,15 @@ llvm::Error mxc::compile(const CompileOptions &options) {
       onnx::ImportOptions importOptions;
       importOptions.inputShapes = options.inputShapes;
       importOptions.boundInputs = options.boundInputs;
+      importOptions.sequenceInputs = options.sequenceInputs;
+      importOptions.absentInputs = options.absentInputs;
       return onnx::importModel(context, options.modelPath, importOptions);
     }
     if (!options.boundInputs.empty())
       return makeError("--bind is for ONNX models");
+    if (!options.sequenceInputs.empty() || !options.absentInputs.empty())
+      return makeError("--input NAME=seq(...) and NAME=none are for the "
+                       "sequence and optional inputs of ONNX models");
     mxnet::ImportOptions importOptions;
     importOptions.inputShapes = options.inputShapes;
     importOptions.paramsPath = options.paramsPath;

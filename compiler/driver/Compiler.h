@@ -10,6 +10,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct CompileOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// ONNX inputs bound to constants at compile time (name -> TensorProto).
   std::map<std::string, std::string> boundInputs;
+  /// ONNX sequence inputs: their elements' shapes (`--input x=seq(2x3,4)`).
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequenceInputs;
+  /// ONNX optional inputs given no value (`--input x=none`).
+  std::set<std::string> absentInputs;
   std::string outputPath;
   EmitKind emit = EmitKind::SharedLibrary;
   /// Prefix of the exported symbols; empty derives it from the output name.

@@ -3,16 +3,26 @@
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mxc::mx;
 
 #include "dialects/mx/MxDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "dialects/mx/MxTypes.cpp.inc"
+
 void MxDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialects/mx/MxOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/mx/MxTypes.cpp.inc"
       >();
   registerGradientModels(getContext());
   registerKernelModels(getContext());

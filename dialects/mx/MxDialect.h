@@ -15,6 +15,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/mx/MxDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/mx/MxTypes.h.inc"
+
 #include "dialects/mx/MxInterfaces.h.inc"
 
 #define GET_OP_CLASSES

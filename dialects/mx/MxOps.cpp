@@ -556,10 +556,11 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
   // cast_c1
-  if (!adaptor.getToAttr() || !isa<FloatType, IntegerType>(adaptor.getTo()) ||
+  if (!adaptor.getToAttr() ||
+      !isa<FloatType, IntegerType, StringType>(adaptor.getTo()) ||
       adaptor.getTo().isSignedInteger())
-    return fail(loc, "'to' must be a float, signless or unsigned integer "
-                     "element type");
+    return fail(loc, "'to' must be a float, signless or unsigned integer, or "
+                     "string element type");
   results.push_back(tensorOf(adaptor.getData()).clone(adaptor.getTo()));
   return success();
 }

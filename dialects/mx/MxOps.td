@@ -27,6 +27,18 @@ def Mx_Dialect : Dialect {
   // Attributes live in the attribute dictionary so that frontends can build
   // any op generically from its name and attributes.
   let usePropertiesForAttributes = 0;
+  let useDefaultTypePrinterParser = 1;
+}
+
+def Mx_StringType : TypeDef<Mx_Dialect, "String"> {
+  let mnemonic = "string";
+  let summary = "a text string (ONNX's STRING elements)";
+  let description = [{
+    An element of a string tensor: UTF-8 text. Strings are only moved
+    (forwarded to outputs) and converted to and from numbers by `mx.cast`;
+    mxc-lower-strings turns them into 64-bit handles (the runtime's
+    `const char *`) before the lowering to linalg.
+  }];
 }
 
 // Float tensors with static shapes: the backend contract of this dialect.
@@ -36,6 +48,7 @@ def Mx_Tensor : TensorRankOf<[AnyFloat], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 def Mx_AnyTensor : TensorRankOf<[AnyFloat, AnySignlessInteger,
                                  AnyUnsignedInteger],
                                 [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
+def Mx_StringTensor : TensorRankOf<[Mx_StringType], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 def Mx_IntTensor : TensorRankOf<[AnySignlessInteger], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 def Mx_BoolTensor : TensorRankOf<[I1], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 
@@ -639,14 +652,21 @@ def Mx_CastOp : Mx_Op<"cast"> {
   let description = [{
     Floats to integers truncate toward zero; to booleans, nonzero is true.
 
-    C1: `to` is a float or integer (incl. i1) element type.
+    Numbers convert to strings in their shortest round-trip decimal form
+    (NumPy's: positional for 1e-4 <= |x| < 1e16, else scientific; "NaN",
+    "INF", "-INF"); strings to numbers parse decimal or scientific text and
+    ONNX's case-insensitive "NaN", "INF", "+INF" and "-INF" (an unparsable
+    string fails the call).
+
+    C1: `to` is a float, integer (incl. i1) or string element type.
 
     ```mlir
     %y = mx.cast %x {to = i64} : (tensor<4xf32>) -> tensor<4xi64>
     ```
   }];
-  let arguments = (ins Mx_AnyTensor:$data, TypeAttr:$to);
-  let results = (outs Mx_AnyTensor:$output);
+  let arguments = (ins AnyTypeOf<[Mx_AnyTensor, Mx_StringTensor]>:$data,
+                   TypeAttr:$to);
+  let results = (outs AnyTypeOf<[Mx_AnyTensor, Mx_StringTensor]>:$output);
   let assemblyFormat = "$data attr-dict `:` functional-type(operands, results)";
 }
 

@@ -16,6 +16,8 @@ namespace {
 struct ReadOnlyArgsPass : mxc::impl::ReadOnlyArgsPassBase<ReadOnlyArgsPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
+    if (fn.isExternal()) // runtime functions declared by earlier passes
+      return;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
       if (isa<TensorType>(fn.getArgument(i).getType()))
         fn.setArgAttr(i, "bufferization.writable",

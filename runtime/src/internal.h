@@ -7,6 +7,7 @@
 #ifndef MXRT_SRC_INTERNAL_H
 #define MXRT_SRC_INTERNAL_H
 
+#include "call_state.h"
 #include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 #include "threadpool.h"
@@ -27,6 +28,9 @@ struct mxrt_tensor {
   void *data;
   /// False for mxrt_tensor_wrap: the caller owns `data`.
   bool ownsData;
+  /// String tensors: per element, the copy mxrt_tensor_set_string made (or
+  /// NULL); allocated on the first set.
+  char **strings;
 };
 
 /// The object behind mxrt_model. Immutable after creation, so that instances
@@ -62,6 +66,8 @@ struct mxrt_instance {
   int32_t numThreads = 1;
   /// Kernels' workers when numThreads > 1 (context.thread_pool points here).
   std::unique_ptr<mxrt::ThreadPool> pool;
+  /// What compiled code's string functions use during a call.
+  mxrt::CallState call;
 
   ~mxrt_instance() {
     std::free(storage);
@@ -93,6 +99,14 @@ std::string shapeString(int64_t ndim, const int64_t *shape);
 mxrt_status checkTensorArgs(const char *what, int64_t dtype, int32_t ndim,
                             const int64_t *shape, int64_t *outNumElements,
                             size_t *outSizeBytes);
+
+/// Frees the copies mxrt_tensor_set_string made.
+void releaseStrings(mxrt_tensor *tensor);
+
+/// After a call: gives every string output of `fn` copies owned by its
+/// tensor (the model wrote pointers into the call's arena or the inputs).
+mxrt_status copyStringOutputs(const mxrt_function_desc &fn,
+                              mxrt_tensor *const *outputs);
 
 /// 64-byte aligned allocation of at least `size` bytes (at least one cache
 /// line, so that empty tensors still get a unique non-null pointer); NULL

@@ -486,9 +486,15 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
       return status;
     buffers[numInputs + i] = outputs[i]->data;
   }
-  mxrt::ThreadPool::Scope pool(instance->pool.get());
-  fn.entry(buffers, &instance->context);
-  return MXRT_OK;
+  {
+    mxrt::ThreadPool::Scope pool(instance->pool.get());
+    mxrt::CallState::Scope call(&instance->call);
+    fn.entry(buffers, &instance->context);
+  }
+  if (!instance->call.error.empty())
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
+                instance->call.error.c_str());
+  return mxrt::copyStringOutputs(fn, outputs);
 }
 
 mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
@@ -515,8 +521,14 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
                   fn.outputs[i].name, static_cast<long long>(i));
     buffers[fn.num_inputs + i] = outputs[i];
   }
-  mxrt::ThreadPool::Scope pool(instance->pool.get());
-  fn.entry(buffers, &instance->context);
+  {
+    mxrt::ThreadPool::Scope pool(instance->pool.get());
+    mxrt::CallState::Scope call(&instance->call);
+    fn.entry(buffers, &instance->context);
+  }
+  if (!instance->call.error.empty())
+    return fail(MXRT_INVALID_ARGUMENT, "model '%s': %s",
+                instance->model->desc->name, instance->call.error.c_str());
   return MXRT_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "internal.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -209,8 +210,15 @@ constexpr char bf16Field[] = "bfloat16";
 /// Maps a NumPy type string such as '<f4' to a dtype. Multi-byte types must
 /// be little-endian ('<', or '=' on this little-endian host); single-byte ones
 /// may carry any byte-order mark. Of structured types, only bfloat16's.
+/// NumPy's fixed-width text dtypes: '<U<n>' (n UTF-32 code units) and
+/// '|S<n>' (n bytes), both padded with NULs.
+struct TextDescr {
+  size_t unitBytes = 0; // 4 for U, 1 for S; 0: not text
+  size_t units = 0;
+};
+
 mxrt_status parseDescr(const char *path, const HeaderParser &header,
-                       mxrt_dtype *out) {
+                       mxrt_dtype *out, TextDescr *text) {
   if (!header.fields.empty()) {
     const auto &fields = header.fields;
     if (fields.size() == 1 && fields[0].first == bf16Field &&
@@ -224,6 +232,20 @@ mxrt_status parseDescr(const char *path, const HeaderParser &header,
                       path, bf16Field);
   }
   const std::string &descr = header.descr;
+  if (descr.size() >= 3 && std::strchr("<=|>", descr[0]) &&
+      (descr[1] == 'U' || descr[1] == 'S') &&
+      descr.find_first_not_of("0123456789", 2) == std::string::npos &&
+      descr.size() <= 12) {
+    if (descr[1] == 'U' && descr[0] == '>')
+      return mxrt::fail(MXRT_UNSUPPORTED,
+                        "'%s': dtype '%s' is not little-endian; convert it "
+                        "with arr.astype('<U%s')",
+                        path, descr.c_str(), descr.c_str() + 2);
+    text->unitBytes = descr[1] == 'U' ? 4 : 1;
+    text->units = std::strtoull(descr.c_str() + 2, nullptr, 10);
+    *out = MXRT_STRING;
+    return MXRT_OK;
+  }
   static const struct {
     const char *code;
     mxrt_dtype dtype;
@@ -247,8 +269,8 @@ mxrt_status parseDescr(const char *path, const HeaderParser &header,
   }
   return mxrt::fail(MXRT_UNSUPPORTED,
                     "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
-                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8, and bfloat16 as "
-                    "[('bfloat16', '<u2')])",
+                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8, text as <U and |S, and "
+                    "bfloat16 as [('bfloat16', '<u2')])",
                     path, descr.c_str());
 }
 
@@ -281,6 +303,8 @@ const char *descrOf(mxrt_dtype dtype) {
     return "'<u8'";
   case MXRT_BF16:
     return "[('bfloat16', '<u2')]";
+  case MXRT_STRING: // '<U<n>', n from the data
+    break;
   }
   return nullptr;
 }
@@ -290,6 +314,87 @@ uint32_t readLittleEndian(const unsigned char *bytes, size_t count) {
   for (size_t i = 0; i < count; ++i)
     value |= uint32_t(bytes[i]) << (8 * i);
   return value;
+}
+
+/// Appends code point `c` to `out` as UTF-8; false for a value that is not a
+/// Unicode scalar.
+bool appendUtf8(uint32_t c, std::string &out) {
+  if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    return false;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return true;
+}
+
+/// Decodes UTF-8 `s` into code points; false when it is not valid UTF-8.
+bool decodeUtf8(const char *s, std::vector<uint32_t> &out) {
+  out.clear();
+  auto *p = reinterpret_cast<const unsigned char *>(s);
+  while (*p) {
+    uint32_t c = *p++;
+    int more = c < 0x80         ? 0
+               : (c >> 5) == 6  ? 1
+               : (c >> 4) == 14 ? 2
+               : (c >> 3) == 30 ? 3
+                                : -1;
+    if (more < 0)
+      return false;
+    if (more)
+      c &= 0x3F >> more;
+    for (int k = 0; k < more; ++k, ++p) {
+      if ((*p & 0xC0) != 0x80)
+        return false;
+      c = (c << 6) | (*p & 0x3F);
+    }
+    static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+    if (c < least[more] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+      return false;
+    out.push_back(c);
+  }
+  return true;
+}
+
+/// Reads the elements of a text array into string tensor `tensor`.
+mxrt_status readText(const char *path, FILE *file, const TextDescr &text,
+                     mxrt_tensor *tensor) {
+  std::vector<unsigned char> item(text.units * text.unitBytes);
+  std::string value;
+  for (int64_t i = 0; i < tensor->numElements; ++i) {
+    if (std::fread(item.data(), 1, item.size(), file) != item.size())
+      return mxrt::fail(
+          MXRT_IO_ERROR, "'%s': cannot read the array data: %s", path,
+          std::ferror(file) ? std::strerror(errno) : "unexpected end of file");
+    value.clear();
+    for (size_t u = 0; u < text.units; ++u) {
+      uint32_t c =
+          text.unitBytes == 1 ? item[u] : readLittleEndian(&item[4 * u], 4);
+      if (c == 0)
+        break;
+      if (text.unitBytes == 1)
+        value += static_cast<char>(c);
+      else if (!appendUtf8(c, value))
+        return mxrt::fail(MXRT_IO_ERROR,
+                          "'%s': element %lld holds U+%X, which is not a "
+                          "Unicode character",
+                          path, static_cast<long long>(i), c);
+    }
+    if (mxrt_status status = mxrt_tensor_set_string(tensor, i, value.c_str()))
+      return status;
+  }
+  return MXRT_OK;
 }
 
 mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
@@ -345,7 +450,8 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
     return mxrt::fail(MXRT_IO_ERROR, "'%s': invalid .npy header: %s", path,
                       parser.error.c_str());
   mxrt_dtype dtype = MXRT_F32;
-  if (mxrt_status status = parseDescr(path, parser, &dtype))
+  TextDescr text;
+  if (mxrt_status status = parseDescr(path, parser, &dtype, &text))
     return status;
   if (parser.fortranOrder)
     return mxrt::fail(
@@ -363,6 +469,12 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
                             parser.shape.data(), &numElements, &sizeBytes))
     return mxrt::fail(MXRT_IO_ERROR, "'%s': shape %s is too large", path,
                       mxrt::shapeString(ndim, parser.shape.data()).c_str());
+  if (text.unitBytes &&
+      (__builtin_mul_overflow(size_t(numElements), text.units * text.unitBytes,
+                              &sizeBytes) ||
+       text.units > (size_t(1) << 32)))
+    return mxrt::fail(MXRT_IO_ERROR, "'%s': shape %s is too large", path,
+                      mxrt::shapeString(ndim, parser.shape.data()).c_str());
   // Check before allocating, so that a corrupt shape cannot ask for terabytes.
   if (fileSize - dataOffset < sizeBytes)
     return mxrt::fail(
@@ -377,6 +489,15 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
   if (mxrt_status status =
           mxrt_tensor_create(dtype, ndim, parser.shape.data(), &tensor))
     return status;
+  if (text.unitBytes) {
+    mxrt_status status = readText(path, file, text, tensor);
+    if (status != MXRT_OK) {
+      mxrt_tensor_release(tensor);
+      return status;
+    }
+    *outTensor = tensor;
+    return MXRT_OK;
+  }
   if (std::fread(tensor->data, 1, sizeBytes, file) != sizeBytes) {
     mxrt_tensor_release(tensor);
     return mxrt::fail(
@@ -388,9 +509,10 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
 }
 
 /// The whole file as NumPy 1.24's np.save writes it (format 1.0), minus data.
-std::string npyHeader(const mxrt_tensor *tensor) {
+std::string npyHeader(const mxrt_tensor *tensor, size_t textUnits = 0) {
   std::string dict = "{'descr': ";
-  dict += descrOf(tensor->dtype);
+  dict += tensor->dtype == MXRT_STRING ? "'<U" + std::to_string(textUnits) + "'"
+                                       : std::string(descrOf(tensor->dtype));
   dict += ", 'fortran_order': False, 'shape': (";
   for (int32_t i = 0; i < tensor->ndim; ++i) {
     if (i)
@@ -422,6 +544,28 @@ mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
   if (tensor->sizeBytes != 0 && !tensor->data)
     return mxrt::fail(MXRT_INVALID_ARGUMENT,
                       "mxrt_tensor_save_npy: tensor has no data");
+  if (tensor->dtype == MXRT_STRING) {
+    // UTF-32 code units, each element padded to the longest.
+    std::vector<std::vector<uint32_t>> items(tensor->numElements);
+    size_t units = 1;
+    for (int64_t i = 0; i < tensor->numElements; ++i) {
+      if (!decodeUtf8(mxrt_tensor_get_string(tensor, i), items[i]))
+        return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                          "'%s': string element %lld is not valid UTF-8", path,
+                          static_cast<long long>(i));
+      units = std::max(units, items[i].size());
+    }
+    std::vector<unsigned char> data(tensor->numElements * units * 4, 0);
+    for (int64_t i = 0; i < tensor->numElements; ++i)
+      for (size_t u = 0; u < items[i].size(); ++u)
+        for (int b = 0; b < 4; ++b)
+          data[(i * units + u) * 4 + b] =
+              static_cast<unsigned char>(items[i][u] >> (8 * b));
+    std::string header = npyHeader(tensor, units);
+    const mxrt::FileChunk chunks[] = {{header.data(), header.size()},
+                                      {data.data(), data.size()}};
+    return mxrt::writeFileAtomically(path, chunks, 2);
+  }
   std::string header = npyHeader(tensor);
 
   const mxrt::FileChunk chunks[] = {{header.data(), header.size()},

@@ -30,7 +30,7 @@ mxrt_status mxrt::fail(mxrt_status status, const char *format, ...) {
 }
 
 bool mxrt::isValidDtype(int64_t dtype) {
-  return dtype >= MXRT_F32 && dtype <= MXRT_BF16;
+  return dtype >= MXRT_F32 && dtype <= MXRT_STRING;
 }
 
 int64_t mxrt::dtypeCode(const mxrt_dtype &dtype) {
@@ -84,6 +84,8 @@ size_t mxrt_dtype_size(mxrt_dtype dtype) {
   case MXRT_I64:
   case MXRT_U64:
     return 8;
+  case MXRT_STRING:
+    return sizeof(const char *);
   case MXRT_F16:
   case MXRT_BF16:
   case MXRT_I16:
@@ -125,6 +127,8 @@ const char *mxrt_dtype_name(mxrt_dtype dtype) {
     return "uint64";
   case MXRT_BF16:
     return "bfloat16";
+  case MXRT_STRING:
+    return "string";
   }
   return "unknown";
 }

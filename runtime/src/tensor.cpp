@@ -127,6 +127,7 @@ mxrt_status mxrt_tensor_wrap(mxrt_dtype dtype, int32_t ndim,
 void mxrt_tensor_release(mxrt_tensor *tensor) {
   if (!tensor)
     return;
+  mxrt::releaseStrings(tensor);
   if (tensor->ownsData)
     std::free(tensor->data);
   std::free(tensor);

@@ -20,7 +20,7 @@ output is compared with its reference:
                NaN; bfloat16: rtol 2^-7, one bfloat16 ulp; integers and bools exactly; dtype and
                shape exactly).
   UNSUPPORTED  mxc exits 1 with a message saying something is "unsupported" / "not supported",
-               or the case needs values .npy cannot carry (sequences, optionals, maps, strings).
+               or the case needs values .npy cannot carry (maps).
   FAIL         anything else: wrong values, dtype or shape, a crash, a timeout, any other mxc
                error, an mxrun error.
 
@@ -103,6 +103,21 @@ def file_name(name):
 
 def shape_arg(shape):
     return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def pieces(name, kind, value):
+    """How one graph value travels: (mxc --input binding, [(name in the compiled model, array)]).
+    Sequences of known length are their elements NAME[i] (`--input NAME=seq(SHAPE,...)`); an
+    optional is its value, or nothing (`--input NAME=none`)."""
+    if kind == "optional":
+        if value is None:
+            return "none", []
+        kind = "sequence" if isinstance(value, list) else "tensor"
+    if kind == "sequence":
+        arrays = [text_array(a) for a in value]
+        return ("seq(%s)" % ",".join(shape_arg(a.shape) for a in arrays),
+                [("%s[%d]" % (name, i), a) for i, a in enumerate(arrays)])
+    return shape_arg(value.shape), [(name, value)]
 
 
 def run(cmd, timeout):
@@ -204,7 +219,16 @@ def load_value(path, value_info):
     array = numpy_helper.to_array(proto)
     if kind == "tensor" and value_info.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16:
         array = bfloat16_bits(array)
-    return kind, array
+    return kind, text_array(array)
+
+
+def text_array(array):
+    """ONNX string tensors (NumPy object arrays of str or bytes) as NumPy text ('<U'), which
+    .npy files carry and mxc's runtime reads; other arrays as they are."""
+    if not isinstance(array, np.ndarray) or array.dtype != object:
+        return array
+    items = [x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in array.flat]
+    return np.array(items, dtype=str if items else "<U1").reshape(array.shape)
 
 
 def bfloat16_bits(array):
@@ -226,8 +250,8 @@ def npy_problem(array):
     """Why `array` cannot travel through a plain .npy file, or None."""
     if not isinstance(array, np.ndarray):
         return "not a tensor"
-    if array.dtype.kind in "OSU":
-        return "string tensor"
+    if array.dtype.kind == "O":
+        return "object array"
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     return None
@@ -255,7 +279,10 @@ def graph_io(model):
 
 def compare(name, got, ref):
     """None when `got` matches `ref`, else why not."""
-    if got.dtype != ref.dtype:
+    if ref.dtype.kind == "U":  # text: any width, exactly the same strings
+        if got.dtype.kind != "U":
+            return "%s: dtype %s, expected strings" % (name, got.dtype)
+    elif got.dtype != ref.dtype:
         return "%s: dtype %s, expected %s" % (name, got.dtype, ref.dtype)
     if got.shape != ref.shape:
         return "%s: shape %s, expected %s" % (name, got.shape, ref.shape)
@@ -309,8 +336,8 @@ def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=()):
     shapes; returns (library or None, status, reason, seconds or None when cached).
     `binds` lists (input name, TensorProto file) fed at compile time with --bind."""
     cmd = [args.mxc, model_path]
-    for name, shape in shapes:
-        cmd += ["--input", "%s=%s" % (name, shape_arg(shape))]
+    for name, binding in shapes:
+        cmd += ["--input", "%s=%s" % (name, binding)]
     for name, pb in binds:
         cmd += ["--bind", "%s=%s" % (name, pb)]
     key = None
@@ -372,11 +399,9 @@ def run_case(job):
     inputs, outputs = graph_io(model)
     for vi in inputs + outputs:
         kind = value_kind(vi)
-        if kind != "tensor":
+        if kind not in ("tensor", "sequence", "optional"):
             return done(UNSUPPORTED, "runner: %s-typed value '%s' cannot travel as .npy"
                         % (kind, vi.name))
-        if vi.type.tensor_type.elem_type == onnx.TensorProto.STRING:
-            return done(UNSUPPORTED, "runner: string tensor '%s' cannot travel as .npy" % vi.name)
     sets = data_sets(case_dir)
     if not sets:
         return done(FAIL, "runner: no test_data_set_* folder")
@@ -401,15 +426,17 @@ def run_case(job):
         feeds, shapes = [], []
         try:
             for i, (vi, pb) in enumerate(zip(inputs, in_files)):
-                _, arr = load_value(pb, vi)
-                why = npy_problem(arr)
-                if why:
-                    return done(UNSUPPORTED, "runner: input '%s' is a %s" % (vi.name, why))
-                path = os.path.join(ds_dir, "input_%d.npy" % i)
-                np.save(path, arr, allow_pickle=False)
-                feeds.append((vi.name, path))
-                shapes.append((vi.name, list(arr.shape)))
-            refs = [load_value(pb, vi)[1] for vi, pb in zip(outputs, out_files)]
+                binding, parts = pieces(vi.name, *load_value(pb, vi))
+                for k, (name, arr) in enumerate(parts):
+                    why = npy_problem(arr)
+                    if why:
+                        return done(UNSUPPORTED, "runner: input '%s' is a %s" % (name, why))
+                    path = os.path.join(ds_dir, "input_%d_%d.npy" % (i, k))
+                    np.save(path, arr, allow_pickle=False)
+                    feeds.append((name, path))
+                shapes.append((vi.name, binding))
+            refs = [part for vi, pb in zip(outputs, out_files)
+                    for part in pieces(vi.name, *load_value(pb, vi))[1]]
         except Exception as e:
             return done(FAIL, "runner: cannot convert %s: %s" % (os.path.basename(ds), e))
 
@@ -432,7 +459,8 @@ def run_case(job):
                 # Pad's pads, ...) at compile time: bind the test's small
                 # integer inputs with --bind and compile again.
                 bound = [vi.name for vi, pb in zip(inputs, in_files)
-                         if is_shape_like(load_value(pb, vi)[1])]
+                         if value_kind(vi) == "tensor" and
+                         is_shape_like(load_value(pb, vi)[1])]
                 if bound:
                     res["bound"] = bound
                     binds = bound_for(ds)
@@ -454,15 +482,20 @@ def run_case(job):
         res["run_s"] += secs
         if rc != 0:
             return done(FAIL, "mxrun %s: %s" % (describe_rc(rc), tool_error(err)))
-        for vi, ref in zip(outputs, refs):
-            path = os.path.join(out_dir, file_name(vi.name) + ".npy")
+        written = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
+        expected = {file_name(name) + ".npy" for name, _ in refs}
+        if written - expected:
+            return done(FAIL, "mxrun wrote unexpected outputs: %s" % ", ".join(
+                sorted(written - expected)))
+        for name, ref in refs:
+            path = os.path.join(out_dir, file_name(name) + ".npy")
             if not os.path.isfile(path):
-                return done(FAIL, "output '%s' not written by mxrun" % vi.name)
+                return done(FAIL, "output '%s' not written by mxrun" % name)
             try:
                 got = np.load(path, allow_pickle=False)
             except Exception as e:
-                return done(FAIL, "output '%s' unreadable: %s" % (vi.name, e))
-            why = compare("'%s'" % vi.name, got, ref)
+                return done(FAIL, "output '%s' unreadable: %s" % (name, e))
+            why = compare("'%s'" % name, got, ref)
             if why:
                 return done(FAIL, ("%s: " % os.path.basename(ds) if len(sets) > 1 else "") + why)
     if not args.keep:
@@ -494,11 +527,13 @@ def convert_case(job):
                     problems.append(("error", "%s: %s" % (where, one_line(e))))
                     continue
                 count += 1
-                if kind != "tensor":
+                if kind not in ("tensor", "sequence", "optional"):
                     problems.append(("not-npy", "%s: %s value" % (where, kind)))
                     continue
                 try:
-                    why = npy_problem(value)
+                    why = None
+                    for _, part in pieces(vi.name, kind, value)[1]:
+                        why = why or npy_problem(part)
                 except Exception as e:
                     why = "np.save failed: %s" % one_line(e)
                     problems.append(("error", "%s: %s" % (where, why)))
@@ -593,7 +628,9 @@ def make_report(args, results, cmdline, version, wall):
         "bfloat16 within one ulp, rtol 2^-7, since the suite's expected float -> bfloat16 casts "
         "truncate where mxc rounds to nearest even; integers and bools exactly; dtypes and shapes "
         "exactly). UNSUPPORTED: mxc exits 1 saying something is unsupported, or the case needs "
-        "values `.npy` cannot carry (sequences, optionals, strings). FAIL: anything else."
+        "values `.npy` cannot carry (maps). Strings travel as NumPy text and match exactly; a "
+        "sequence input or output travels as its elements `NAME[i]` (`--input NAME=seq(SHAPE,...)`),"
+        " an optional as its value or nothing (`--input NAME=none`). FAIL: anything else."
         % (RTOL, ATOL),
         "",
         "Each case is compiled once per set of input shapes, with `--input NAME=SHAPE` for every "

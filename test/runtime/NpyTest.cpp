@@ -7,6 +7,7 @@
 #include "TestUtil.h"
 
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 using namespace mxrt_test;
@@ -105,6 +106,47 @@ TEST(NpyLoad, NumPyFixturesHaveTheirValues) {
   ASSERT_TRUE(deep);
   EXPECT_EQ(shapeOf(deep.get()), (Shape{1, 1, 1, 1, 1, 1, 1, 2}));
   EXPECT_EQ(valuesOf<int32_t>(deep.get()), (std::vector<int32_t>{7, -7}));
+}
+
+// NumPy text ('<U', UTF-32) and byte strings ('|S') become string tensors
+// holding UTF-8.
+TEST(NpyLoad, TextArraysBecomeStringTensors) {
+  TensorPtr text = load(fixture("str_2x2.npy"));
+  ASSERT_TRUE(text);
+  EXPECT_EQ(mxrt_tensor_dtype(text.get()), MXRT_STRING);
+  EXPECT_EQ(shapeOf(text.get()), (Shape{2, 2}));
+  EXPECT_STREQ(mxrt_tensor_get_string(text.get(), 0), "a");
+  EXPECT_STREQ(mxrt_tensor_get_string(text.get(), 1), "h\xc3\xa9llo");
+  EXPECT_STREQ(mxrt_tensor_get_string(text.get(), 2), "");
+  EXPECT_STREQ(mxrt_tensor_get_string(text.get(), 3),
+               "\xe6\x97\xa5\xe6\x9c\xac");
+  TensorPtr bytes = load(fixture("bytes_3.npy"));
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(mxrt_tensor_dtype(bytes.get()), MXRT_STRING);
+  EXPECT_STREQ(mxrt_tensor_get_string(bytes.get(), 0), "ab");
+  EXPECT_STREQ(mxrt_tensor_get_string(bytes.get(), 1), "");
+  EXPECT_STREQ(mxrt_tensor_get_string(bytes.get(), 2), "xyz");
+}
+
+TEST(NpySave, StringTensorsAsNumPyText) {
+  TempDir dir;
+  // What np.save writes for the same strings, byte for byte.
+  TensorPtr text = load(fixture("str_2x2.npy"));
+  ASSERT_TRUE(text);
+  std::string out = dir.file("s.npy");
+  ASSERT_EQ(mxrt_tensor_save_npy(text.get(), out.c_str()), MXRT_OK)
+      << mxrt_last_error();
+  EXPECT_EQ(readFile(out), readFile(fixture("str_2x2.npy")));
+  // Text that is not UTF-8 cannot be written as '<U'; no file appears.
+  const Shape one = {1};
+  mxrt_tensor *raw = nullptr;
+  ASSERT_EQ(mxrt_tensor_create(MXRT_STRING, 1, one.data(), &raw), MXRT_OK);
+  TensorPtr bad(raw);
+  ASSERT_EQ(mxrt_tensor_set_string(raw, 0, "\xff"), MXRT_OK);
+  std::string badPath = dir.file("bad.npy");
+  EXPECT_EQ(mxrt_tensor_save_npy(raw, badPath.c_str()), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("not valid UTF-8"));
+  EXPECT_FALSE(std::filesystem::exists(badPath));
 }
 
 TEST(NpyLoad, HeaderVersions2And3) {
@@ -339,8 +381,13 @@ TEST(NpyLoad, ReportsMalformedHeaders) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': "
        "(1, 1, 1, 1, 1, 1, 1, 1, 2), }",
        MXRT_UNSUPPORTED, "9 dimensions"},
+      {"{'descr': '|O', 'fortran_order': False, 'shape': (2,), }",
+       MXRT_UNSUPPORTED, "'|O'"},
+      {"{'descr': '>U3', 'fortran_order': False, 'shape': (2,), }",
+       MXRT_UNSUPPORTED, "not little-endian"},
+      // Text needs 2 x 3 UTF-32 units: 24 bytes, not 8.
       {"{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }",
-       MXRT_UNSUPPORTED, "'<U3'"},
+       MXRT_IO_ERROR, "needs 24 bytes"},
       {"{'descr': [('bfloat16', '>u2')], 'fortran_order': False, "
        "'shape': (2,), }",
        MXRT_UNSUPPORTED, "structured dtype"},

@@ -6,6 +6,9 @@
 
 #include "TestUtil.h"
 
+#include "mxrt/kernels.h"
+
+#include <cmath>
 #include <cstring>
 #include <thread>
 
@@ -46,13 +49,13 @@ TEST(Dtype, SizesAndNames) {
     mxrt_dtype dtype;
     size_t size;
     const char *name;
-  } expected[] = {{MXRT_F32, 4, "float32"},  {MXRT_F64, 8, "float64"},
-                  {MXRT_F16, 2, "float16"},  {MXRT_U8, 1, "uint8"},
-                  {MXRT_I32, 4, "int32"},    {MXRT_I8, 1, "int8"},
-                  {MXRT_I64, 8, "int64"},    {MXRT_BOOL, 1, "bool"},
-                  {MXRT_I16, 2, "int16"},    {MXRT_U16, 2, "uint16"},
-                  {MXRT_U32, 4, "uint32"},   {MXRT_U64, 8, "uint64"},
-                  {MXRT_BF16, 2, "bfloat16"}};
+  } expected[] = {{MXRT_F32, 4, "float32"},   {MXRT_F64, 8, "float64"},
+                  {MXRT_F16, 2, "float16"},   {MXRT_U8, 1, "uint8"},
+                  {MXRT_I32, 4, "int32"},     {MXRT_I8, 1, "int8"},
+                  {MXRT_I64, 8, "int64"},     {MXRT_BOOL, 1, "bool"},
+                  {MXRT_I16, 2, "int16"},     {MXRT_U16, 2, "uint16"},
+                  {MXRT_U32, 4, "uint32"},    {MXRT_U64, 8, "uint64"},
+                  {MXRT_BF16, 2, "bfloat16"}, {MXRT_STRING, 8, "string"}};
   for (const auto &e : expected) {
     EXPECT_EQ(mxrt_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(mxrt_dtype_name(e.dtype), e.name);
@@ -86,6 +89,102 @@ TEST(Tensor, CreateIsZeroFilledAndAligned) {
 }
 
 // Memory the allocator hands out again still reads as zeros.
+// String tensors hold `const char *` elements: "" until set, copies owned
+// by the tensor once set (created and wrapped tensors alike).
+TEST(Tensor, StringElements) {
+  const int64_t shape[] = {2, 2};
+  mxrt_tensor *raw = nullptr;
+  ASSERT_EQ(mxrt_tensor_create(MXRT_STRING, 2, shape, &raw), MXRT_OK);
+  TensorPtr t(raw);
+  EXPECT_EQ(mxrt_tensor_size_bytes(raw), 4 * sizeof(const char *));
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_STREQ(mxrt_tensor_get_string(raw, i), "");
+  std::string text = "abc";
+  ASSERT_EQ(mxrt_tensor_set_string(raw, 3, text.c_str()), MXRT_OK);
+  text[0] = 'X'; // a copy was stored
+  EXPECT_STREQ(mxrt_tensor_get_string(raw, 3), "abc");
+  EXPECT_EQ(static_cast<const char **>(mxrt_tensor_data(raw))[3],
+            mxrt_tensor_get_string(raw, 3));
+  ASSERT_EQ(mxrt_tensor_set_string(raw, 3, "longer text"), MXRT_OK);
+  EXPECT_STREQ(mxrt_tensor_get_string(raw, 3), "longer text");
+  EXPECT_EQ(mxrt_tensor_set_string(raw, 4, "x"), MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_tensor_get_string(raw, -1), nullptr);
+
+  const char *mine[] = {"one", nullptr};
+  const int64_t two = 2;
+  mxrt_tensor *wrapped = nullptr;
+  ASSERT_EQ(mxrt_tensor_wrap(MXRT_STRING, 1, &two, mine, &wrapped), MXRT_OK);
+  TensorPtr w(wrapped);
+  EXPECT_STREQ(mxrt_tensor_get_string(wrapped, 0), "one");
+  EXPECT_STREQ(mxrt_tensor_get_string(wrapped, 1), ""); // NULL reads as ""
+  ASSERT_EQ(mxrt_tensor_set_string(wrapped, 1, "two"), MXRT_OK);
+  EXPECT_STREQ(mine[1], "two");
+
+  mxrt_tensor *floats = nullptr;
+  ASSERT_EQ(mxrt_tensor_create(MXRT_F32, 1, &two, &floats), MXRT_OK);
+  TensorPtr f(floats);
+  EXPECT_EQ(mxrt_tensor_set_string(floats, 0, "x"), MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_tensor_get_string(floats, 0), nullptr);
+}
+
+// Numbers format as NumPy's str() does (expected texts recorded from NumPy
+// 1.24's str(np.float32(v)) / str(np.float64(v))).
+TEST(Strings, FormatLikeNumPy) {
+  struct {
+    double value;
+    int32_t bits;
+    const char *text;
+  } cases[] = {{1e-5, 32, "1e-05"},
+               {123456789.0, 32, "123456790.0"},
+               {123456789.0, 64, "123456789.0"},
+               {0.1, 32, "0.1"},
+               {1.0 / 3, 32, "0.33333334"},
+               {1.0 / 3, 64, "0.3333333333333333"},
+               {1e16, 32, "1e+16"},
+               {-0.0, 32, "-0.0"},
+               {2.5e-4, 64, "0.00025"},
+               {9.999e15, 32, "9999000000000000.0"},
+               {100.0, 64, "100.0"},
+               {3.4028234663852886e38, 32, "3.4028235e+38"},
+               {1e-45, 32, "1e-45"},
+               {0.039187793, 32, "0.039187793"},
+               {NAN, 32, "NaN"},
+               {INFINITY, 64, "INF"},
+               {-INFINITY, 32, "-INF"}};
+  for (const auto &c : cases)
+    EXPECT_STREQ(mxrt_string_from_float(c.value, c.bits), c.text)
+        << c.value << " as a " << c.bits << "-bit float";
+  EXPECT_STREQ(mxrt_string_from_int(-42, 0), "-42");
+  EXPECT_STREQ(mxrt_string_from_int(-1, 1), "18446744073709551615");
+}
+
+TEST(Strings, ParseNumbers) {
+  EXPECT_EQ(mxrt_string_to_float("0.47892547", 32),
+            static_cast<double>(0.47892547f));
+  EXPECT_EQ(mxrt_string_to_float("0.1", 64), 0.1);
+  EXPECT_EQ(mxrt_string_to_float(" 1E3 ", 64), 1000.0);
+  EXPECT_EQ(mxrt_string_to_float("+2.5", 32), 2.5);
+  EXPECT_EQ(mxrt_string_to_float("INF", 32), INFINITY);
+  EXPECT_EQ(mxrt_string_to_float("+inf", 32), INFINITY);
+  EXPECT_EQ(mxrt_string_to_float("-INF", 64), -INFINITY);
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("NaN", 32)));
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("nan", 64)));
+  EXPECT_EQ(mxrt_string_to_float("1e50", 32), INFINITY);
+  EXPECT_EQ(mxrt_string_to_int("-7", 0), -7);
+  EXPECT_EQ(mxrt_string_to_int("100.5", 0), 100);
+  EXPECT_EQ(mxrt_string_to_int("-2.9", 0), -2);
+  EXPECT_EQ(mxrt_string_to_int("True", 0), 1);
+  EXPECT_EQ(mxrt_string_to_int("18446744073709551615", 1), -1);
+  EXPECT_EQ(mxrt_string_to_int("1e30", 0), INT64_MAX);
+  // Not numbers: NaN / 0 (an instance call would fail, see strings.test).
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("abc", 32)));
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("", 32)));
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("1.5x", 64)));
+  EXPECT_TRUE(std::isnan(mxrt_string_to_float("+-1", 64)));
+  EXPECT_EQ(mxrt_string_to_int("seven", 0), 0);
+  EXPECT_EQ(mxrt_string_to_int(nullptr, 0), 0);
+}
+
 TEST(Tensor, CreateZeroesRecycledMemory) {
   for (int64_t size : {1, 3, 100, 4096, 4096, 100, 3, 1}) {
     mxrt_tensor *tensor = nullptr;
@@ -137,8 +236,8 @@ TEST(Tensor, CreateRejectsBadArguments) {
                 "ndim is 9");
   expectInvalid(mxrt_tensor_create(MXRT_F32, 2, nullptr, &out),
                 "shape is NULL");
-  expectInvalid(mxrt_tensor_create(static_cast<mxrt_dtype>(13), 2, shape, &out),
-                "dtype 13");
+  expectInvalid(mxrt_tensor_create(static_cast<mxrt_dtype>(14), 2, shape, &out),
+                "dtype 14");
   int64_t negative[] = {2, -3};
   expectInvalid(mxrt_tensor_create(MXRT_F32, 2, negative, &out),
                 "shape[1] is -3");

@@ -24,7 +24,9 @@ static cl::opt<std::string>
     paramsPath("params", cl::desc("MXNet .params file with the weights"),
                cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string>
-    inputs("input", cl::desc("Shape of a graph input, e.g. data=1x3x32x32"),
+    inputs("input",
+           cl::desc("Shape of a graph input, e.g. data=1x3x32x32; ONNX "
+                    "sequences: x=seq(2x3,4); empty optionals: x=none"),
            cl::value_desc("NAME=SHAPE"), cl::cat(category));
 static cl::list<std::string>
     binds("bind",
@@ -216,12 +218,37 @@ int main(int argc, char **argv) {
     if (name.empty() || !llvm::StringRef(spec).contains('='))
       return fail("--input '" + spec +
                   "': expected NAME=SHAPE, e.g. data=1x3x32x32");
+    if (options.inputShapes.count(name.str()) ||
+        options.sequenceInputs.count(name.str()) ||
+        options.absentInputs.count(name.str()))
+      return fail("--input '" + name + "' is given twice");
+    // ONNX optionals without a value, and sequences: seq(SHAPE,SHAPE,...).
+    if (shape == "none") {
+      options.absentInputs.insert(name.str());
+      continue;
+    }
+    if (shape.starts_with("seq(") && shape.ends_with(")")) {
+      llvm::StringRef list = shape.drop_front(4).drop_back();
+      std::vector<std::vector<int64_t>> elements;
+      llvm::SmallVector<llvm::StringRef> parts;
+      if (!list.empty())
+        list.split(parts, ',');
+      for (llvm::StringRef part : parts) {
+        auto dims = mxc::parseShape(part.trim());
+        if (!dims)
+          return fail("--input '" + spec + "': element " +
+                      llvm::Twine(elements.size()) + ": " +
+                      llvm::toString(dims.takeError()));
+        elements.push_back(*dims);
+      }
+      options.sequenceInputs.emplace(name.str(), std::move(elements));
+      continue;
+    }
     auto dims = mxc::parseShape(shape);
     if (!dims)
       return fail("--input '" + spec +
                   "': " + llvm::toString(dims.takeError()));
-    if (!options.inputShapes.emplace(name.str(), *dims).second)
-      return fail("--input '" + name + "' is given twice");
+    options.inputShapes.emplace(name.str(), *dims);
   }
 
   for (const std::string &spec : binds) {

@@ -284,6 +284,9 @@ void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
     case MXRT_U64:
       static_cast<uint64_t *>(data)[i] = r % 10;
       break;
+    case MXRT_STRING: // Numbers as text, which casts to numbers read.
+      mxrt_tensor_set_string(tensor, i, std::to_string(r % 10).c_str());
+      break;
     }
   }
 }
@@ -362,6 +365,10 @@ std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
     return std::to_string(static_cast<const uint32_t *>(data)[i]);
   case MXRT_U64:
     return std::to_string(static_cast<const uint64_t *>(data)[i]);
+  case MXRT_STRING: {
+    std::string text = mxrt_tensor_get_string(tensor, i);
+    return json ? jsonString(text) : "'" + text + "'";
+  }
   }
   return "?";
 }

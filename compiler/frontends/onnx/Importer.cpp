@@ -114,6 +114,8 @@ Type elementType(int32_t t, MLIRContext *ctx) {
     return b.getIntegerType(64, /*isSigned=*/false);
   case TP::BOOL:
     return b.getI1Type();
+  case TP::STRING:
+    return mxc::mx::StringType::get(ctx);
   default:
     return {};
   }
@@ -146,6 +148,8 @@ int32_t onnxType(Type t) {
     return TP::INT8;
   if (t.isInteger(1))
     return TP::BOOL;
+  if (isa<mxc::mx::StringType>(t))
+    return TP::STRING;
   llvm_unreachable("only types from elementType() are built");
 }
 
@@ -177,6 +181,8 @@ DType dtypeOf(int32_t t) {
     return DType::U64;
   case TP::BOOL:
     return DType::Bool;
+  case TP::STRING:
+    return DType::String;
   default:
     llvm_unreachable("only types from elementType() reach the ModelSpec");
   }
@@ -619,7 +625,19 @@ private:
   Block *body = nullptr;
   unsigned numInputArgs = 0;
   llvm::StringMap<Tensor> tensors;
+  /// Sequence values: the names (in `tensors`) of their elements, "x[0]",
+  /// "x[1]", ... Sequences have a length and element shapes known at
+  /// compile time.
+  llvm::StringMap<std::vector<std::string>> sequences;
+  /// Optional values that hold nothing.
+  llvm::StringSet<> absent;
   llvm::StringSet<> paramNames;
+
+  bool isValue(StringRef name) {
+    return tensors.count(name) || sequences.count(name) || absent.count(name);
+  }
+  llvm::Error addSequenceInput(const ::onnx::ValueInfoProto &input,
+                               const ::onnx::TypeProto &type);
 
   const ::onnx::NodeProto *node = nullptr;
   std::string nodeName;
@@ -864,10 +882,29 @@ llvm::Error Importer::addInputs() {
     // Inputs that have an initializer are weights (IR < 4 lists them).
     if (tensors.count(input.name()))
       continue;
-    const auto &type = input.type();
+    const ::onnx::TypeProto *typePtr = &input.type();
+    bool optional = typePtr->has_optional_type();
+    if (opts.absentInputs.count(input.name())) {
+      if (!optional)
+        return makeError("'" + file + "': --input '" + input.name() +
+                         "=none': the input is not optional");
+      absent.insert(input.name());
+      continue;
+    }
+    if (optional)
+      typePtr = &typePtr->optional_type().elem_type();
+    if (typePtr->has_sequence_type()) {
+      if (llvm::Error e = addSequenceInput(input, *typePtr))
+        return e;
+      continue;
+    }
+    if (opts.sequenceInputs.count(input.name()))
+      return makeError("'" + file + "': --input '" + input.name() +
+                       "=seq(...)': the input is not a sequence");
+    const auto &type = *typePtr;
     if (!type.has_tensor_type())
       return makeError("'" + file + "': input '" + input.name() +
-                       "' is not a tensor (sequences, maps and optionals are "
+                       "' is not a tensor, sequence or optional (maps are "
                        "not supported)");
     int32_t dt = type.tensor_type().elem_type();
     Type et = elementType(dt, &ctx);
@@ -929,12 +966,63 @@ llvm::Error Importer::addInputs() {
       return makeError("'" + file + "': --input '" + name +
                        "' is not an input of the graph");
   }
+  for (const auto &entry : opts.sequenceInputs)
+    if (!sequences.count(entry.first))
+      return makeError("'" + file + "': --input '" + entry.first +
+                       "' is not an input of the graph");
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::addSequenceInput(const ::onnx::ValueInfoProto &input,
+                                       const ::onnx::TypeProto &type) {
+  const std::string &name = input.name();
+  auto given = opts.sequenceInputs.find(name);
+  if (given == opts.sequenceInputs.end())
+    return makeError("'" + file + "': input '" + name +
+                     "' is a sequence; give its length and element shapes "
+                     "with --input " +
+                     name + "=seq(SHAPE,...)");
+  const auto &elem = type.sequence_type().elem_type();
+  if (!elem.has_tensor_type())
+    return makeError("'" + file + "': input '" + name +
+                     "' is a sequence of non-tensors, which is not "
+                     "supported");
+  int32_t dt = elem.tensor_type().elem_type();
+  Type et = elementType(dt, &ctx);
+  if (!et)
+    return makeError("'" + file + "': input '" + name + "' has element type " +
+                     typeName(dt) + ", which mxc does not support");
+  std::vector<std::string> &names = sequences[name];
+  for (const std::vector<int64_t> &shape : given->second) {
+    std::string element = name + "[" + std::to_string(names.size()) + "]";
+    if (elem.tensor_type().has_shape()) {
+      const auto &dims = elem.tensor_type().shape().dim();
+      if ((int)shape.size() != dims.size())
+        return makeError("'" + file + "': --input '" + name + "': element " +
+                         Twine(names.size()) + " has rank " +
+                         Twine(shape.size()) + " but the model's elements " +
+                         "have rank " + Twine(dims.size()));
+      for (int i = 0; i < dims.size(); ++i)
+        if (dims[i].has_dim_value() && dims[i].dim_value() != shape[i])
+          return makeError("'" + file + "': --input '" + name + "': element " +
+                           Twine(names.size()) + ": dimension " + Twine(i) +
+                           " is " + Twine(dims[i].dim_value()) +
+                           " in the model, not " + Twine(shape[i]));
+    }
+    Value arg = body->insertArgument(
+        numInputArgs++, RankedTensorType::get(shape, et),
+        NameLoc::get(b.getStringAttr(element),
+                     FileLineColLoc::get(&ctx, file, 0, 0)));
+    result.spec.inputs.push_back({element, dtypeOf(dt), shape});
+    tensors[element] = Tensor{arg, nullptr};
+    names.push_back(element);
+  }
   return llvm::Error::success();
 }
 
 Value Importer::param(const Const &c, StringRef name) {
   Type et = elementType(c.type, &ctx);
-  if (!et) {
+  if (!et || c.type == TP::STRING) {
     (void)fail("constant '" + name + "' of element type " + typeName(c.type) +
                " cannot be used at run time");
     return {};
@@ -987,6 +1075,8 @@ Value Importer::param(const Const &c, StringRef name) {
     }
     case DType::U64:
       std::memcpy(p, &c.ints[k], 8);
+      break;
+    case DType::String: // rejected above
       break;
     }
   }
@@ -1137,10 +1227,37 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
     attrMap[a.name()] = &a;
   }
   for (int i = 0; i < n.input_size(); ++i)
-    if (!n.input(i).empty() && !tensors.count(n.input(i)))
+    if (!n.input(i).empty() && !isValue(n.input(i)))
       return nodeError("input '" + n.input(i) +
                        "' is not produced by any earlier node, input or "
                        "initializer");
+  // Sequences and optionals, known at compile time: Identity passes them
+  // along; no other op takes them yet.
+  for (const std::string &in : n.input()) {
+    if (!sequences.count(in) && !absent.count(in))
+      continue;
+    if (n.op_type() != "Identity")
+      return nodeError(Twine(absent.count(in) ? "optional" : "sequence") +
+                       " input '" + in +
+                       "' is not supported here (only Identity takes "
+                       "sequences and optionals)");
+    if (n.attribute_size() != 0)
+      return nodeError("attribute '" + n.attribute(0).name() +
+                       "' is not supported");
+    const std::string &out = n.output(0);
+    if (absent.count(in)) {
+      absent.insert(out);
+      return llvm::Error::success();
+    }
+    std::vector<std::string> elements = sequences[in], names;
+    for (const std::string &e : elements) {
+      names.push_back(out + "[" + std::to_string(names.size()) + "]");
+      Tensor t = tensors[e];
+      tensors[names.back()] = t;
+    }
+    sequences[out] = std::move(names);
+    return llvm::Error::success();
+  }
   // bfloat16 values are only stored and converted: no other op computes
   // with them.
   static const llvm::StringSet<> bf16Ops = {"Cast", "CastLike", "Identity",
@@ -1153,13 +1270,29 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
                      "' is not supported here (only Cast, CastLike, Identity "
                      "and Constant take or make bfloat16)");
   };
+  // Strings are only converted and passed along (mxc-lower-strings).
+  static const llvm::StringSet<> stringOps = {"Cast", "CastLike", "Identity"};
+  auto stringError = [&](const std::string &name) -> llvm::Error {
+    if (name.empty() || stringOps.count(n.op_type()) || !tensors.count(name) ||
+        typeOf(tensors[name]) != TP::STRING)
+      return llvm::Error::success();
+    return nodeError("string tensor '" + name +
+                     "' is not supported here (only Cast, CastLike and "
+                     "Identity take or make strings)");
+  };
   for (const std::string &name : n.input())
     if (llvm::Error e = bf16Error(name))
+      return e;
+  for (const std::string &name : n.input())
+    if (llvm::Error e = stringError(name))
       return e;
   if (failed(importOp(n.op_type())))
     return nodeError(error.empty() ? "failed to import" : error);
   for (const std::string &name : n.output())
     if (llvm::Error e = bf16Error(name))
+      return e;
+  for (const std::string &name : n.output())
+    if (llvm::Error e = stringError(name))
       return e;
   for (const auto &a : n.attribute())
     if (!usedAttrs.count(a.name()))
@@ -3169,7 +3302,31 @@ LogicalResult Importer::importLoss(bool withSoftmax) {
 llvm::Error Importer::addOutputs() {
   SmallVector<Value> outs;
   node = nullptr;
+  // A sequence output is its elements, "y[0]", "y[1]", ...; an optional
+  // output without a value is no output at all.
+  std::vector<std::pair<std::string, const ::onnx::ValueInfoProto *>> named;
   for (const auto &o : model.graph().output()) {
+    if (absent.count(o.name()))
+      continue;
+    auto seq = sequences.find(o.name());
+    if (seq == sequences.end()) {
+      named.push_back({o.name(), &o});
+      continue;
+    }
+    for (const std::string &e : seq->second)
+      named.push_back({o.name() + e.substr(e.rfind('[')), nullptr});
+  }
+  for (auto [outName, info] : named) {
+    ::onnx::ValueInfoProto element;
+    element.set_name(outName);
+    if (!info) {
+      // The element tensor under the sequence's own name.
+      std::string src =
+          sequences[outName.substr(0, outName.rfind('['))]
+                   [std::stoul(outName.substr(outName.rfind('[') + 1))];
+      tensors[outName] = tensors[src];
+    }
+    const ::onnx::ValueInfoProto &o = info ? *info : element;
     auto it = tensors.find(o.name());
     if (it == tensors.end())
       return makeError("'" + file + "': graph output '" + o.name() +

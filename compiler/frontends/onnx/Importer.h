@@ -8,6 +8,7 @@
 #include "compiler/frontends/mxnet/Importer.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct ImportOptions {
   /// serialized TensorProto): they become embedded values, so that e.g. a
   /// Reshape's shape input or Pad's pads can be fed at compile time.
   std::map<std::string, std::string> boundInputs;
+  /// Sequence inputs (`--input x=seq(2x3,4)`): the shape of each element.
+  /// Element i travels as input "x[i]"; a sequence output y as outputs
+  /// "y[0]", "y[1]", ...
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequenceInputs;
+  /// Optional inputs that hold no value (`--input x=none`): they are not
+  /// inputs of the compiled model, nor are the outputs they reach.
+  std::set<std::string> absentInputs;
 };
 
 /// The module and its ModelSpec (`name` left empty), as for MXNet models.

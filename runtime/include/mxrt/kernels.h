@@ -51,12 +51,34 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
 /** 2-D convolution, NCHW, contiguous: x (n, c, h, w), weight (f, c / groups,
  *  kh, kw), y (n, f, oh, ow), per-filter bias (f) or NULL. Zero padding
  *  pad_h / pad_w before and the rest implied by oh / ow after. */
-MXRT_API void mxrt_kernel_sconv2d(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
-    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const float *x, const float *weight, const float *bias,
-    float *y, int32_t flags);
+MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
+                                  int64_t f, int64_t oh, int64_t ow, int64_t kh,
+                                  int64_t kw, int64_t stride_h,
+                                  int64_t stride_w, int64_t pad_h,
+                                  int64_t pad_w, int64_t dilate_h,
+                                  int64_t dilate_w, int64_t groups,
+                                  const float *x, const float *weight,
+                                  const float *bias, float *y, int32_t flags);
+
+/** Strings (MXRT_STRING elements) for compiled models' casts, one element
+ *  per call. The strings made live in the arena of the instance call they
+ *  are made in (until its next call); the parsers record the first string
+ *  that is not a number, which fails the call, and return NaN or 0 for it.
+ *  Compiled code declares the pointers as 64-bit integers. */
+/** Shortest decimal text that reads back as `value` of a float of `bits`
+ *  (64: double, else float), NumPy's style: positional ("0.5", "100.0")
+ *  for 1e-4 <= |x| < 1e16, else scientific ("1e-05"); "NaN", "INF",
+ *  "-INF". */
+MXRT_API const char *mxrt_string_from_float(double value, int32_t bits);
+/** Decimal text of `value` (read as uint64 when is_unsigned). */
+MXRT_API const char *mxrt_string_from_int(int64_t value, int32_t is_unsigned);
+/** Decimal or scientific text (blanks around it ignored, a leading '+'
+ *  allowed, "NaN" / "INF" / "+INF" / "-INF" in any case) as the nearest
+ *  float of `bits` (32: float, else double), widened to double. */
+MXRT_API double mxrt_string_to_float(const char *text, int32_t bits);
+/** Integer text (uint64 when is_unsigned, bits returned as int64), "true"
+ *  / "false" in any case, or a float truncated toward zero (saturating). */
+MXRT_API int64_t mxrt_string_to_int(const char *text, int32_t is_unsigned);
 
 /** A loop body that runs iterations [begin, end) of a parallel loop with
  *  the captured values at `ctx`. */

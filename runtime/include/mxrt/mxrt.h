@@ -68,6 +68,10 @@ typedef enum mxrt_dtype {
   MXRT_U32 = 10,
   MXRT_U64 = 11,
   MXRT_BF16 = 12, /* bfloat16: the upper half of a float32's bits */
+  /** Text: each element is a `const char *` to NUL-terminated UTF-8 (NULL
+   *  reads as ""); see mxrt_tensor_set_string. Not an MXNet flag (ONNX's
+   *  STRING). */
+  MXRT_STRING = 13,
 } mxrt_dtype;
 
 /** Bytes per element, or 0 for an unknown code. */
@@ -107,13 +111,27 @@ MXRT_API size_t mxrt_tensor_size_bytes(const mxrt_tensor *tensor);
 /** The tensor's data; owned by the tensor (or its wrapper's caller). */
 MXRT_API void *mxrt_tensor_data(mxrt_tensor *tensor);
 
+/** String tensors (MXRT_STRING): the data is an array of `const char *`.
+ *  A created tensor's elements read as "" until set. mxrt_tensor_set_string
+ *  stores a copy of `value` (UTF-8, NUL-terminated) owned by the tensor, in
+ *  created and wrapped tensors alike, and points element `index` (row-major)
+ *  at it. */
+MXRT_API mxrt_status mxrt_tensor_set_string(mxrt_tensor *tensor, int64_t index,
+                                            const char *value);
+/** Element `index` of a string tensor ("" for NULL), or NULL when the tensor
+ *  is not a string tensor or the index is out of range. */
+MXRT_API const char *mxrt_tensor_get_string(const mxrt_tensor *tensor,
+                                            int64_t index);
+
 /** Reads a NumPy .npy file (v1-v3, little-endian, C order) into a new tensor
  *  owned by the caller. NumPy has no bfloat16: a bfloat16 tensor is the
  *  structured type [('bfloat16', '<u2')], one field holding the raw bits
- *  (np.load gives a["bfloat16"] as uint16). */
+ *  (np.load gives a["bfloat16"] as uint16). Text arrays (NumPy's '<U' and
+ *  '|S' dtypes) become string tensors. */
 MXRT_API mxrt_status mxrt_tensor_load_npy(const char *path,
                                           mxrt_tensor **out_tensor);
-/** Writes the tensor as a NumPy .npy file (v1; bfloat16 as above). The file
+/** Writes the tensor as a NumPy .npy file (v1; bfloat16 as above; strings as
+ *  '<U' with the longest element's length). The file
  *  is complete or absent: a failed write removes it. */
 MXRT_API mxrt_status mxrt_tensor_save_npy(const mxrt_tensor *tensor,
                                           const char *path);
@@ -197,7 +215,10 @@ MXRT_API void mxrt_instance_release(mxrt_instance *instance);
 
 /** Runs the model's forward function. inputs/outputs are in the model's
  *  order; their dtypes and shapes must match the model's exactly (an error
- *  names the first that does not). The caller keeps owning all tensors. */
+ *  names the first that does not). The caller keeps owning all tensors.
+ *  String outputs receive copies owned by their tensors. A string that a
+ *  model cannot convert to a number fails the call (MXRT_INVALID_ARGUMENT);
+ *  the outputs are then unspecified. */
 MXRT_API mxrt_status mxrt_instance_run(mxrt_instance *instance,
                                        mxrt_tensor *const *inputs,
                                        int32_t num_inputs,
@@ -205,7 +226,9 @@ MXRT_API mxrt_status mxrt_instance_run(mxrt_instance *instance,
                                        int32_t num_outputs);
 /** Runs the forward function on raw buffers in the model's order, without
  *  shape checks (the typed generated API checks types at compile time). No
- *  pointer may be NULL. The caller keeps owning all buffers. */
+ *  pointer may be NULL. The caller keeps owning all buffers. The strings a
+ *  string output points to belong to the instance (valid until its next
+ *  call) or are the caller's input strings. */
 MXRT_API mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                            const void *const *inputs,
                                            void *const *outputs);
@@ -250,12 +273,9 @@ MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
 
 /** Runs function `function` (an index from mxrt_model_find_function) with
  *  the same checks as mxrt_instance_run. */
-MXRT_API mxrt_status mxrt_instance_call(mxrt_instance *instance,
-                                        int32_t function,
-                                        mxrt_tensor *const *inputs,
-                                        int32_t num_inputs,
-                                        mxrt_tensor *const *outputs,
-                                        int32_t num_outputs);
+MXRT_API mxrt_status mxrt_instance_call(
+    mxrt_instance *instance, int32_t function, mxrt_tensor *const *inputs,
+    int32_t num_inputs, mxrt_tensor *const *outputs, int32_t num_outputs);
 /** Copies parameter `index` of the instance into `dst` (which must have its
  *  dtype and shape). An inference library holds its parameters as the
  *  compiler left them: where a BatchNorm was folded into the convolution

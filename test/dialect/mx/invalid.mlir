@@ -1030,6 +1030,15 @@ func.func @cast_wrong_result(%x: tensor<4xf32>) -> tensor<4xi32> {
 
 // -----
 
+// Only cast takes strings.
+func.func @string_operand(%s: tensor<2x!mx.string>) -> tensor<2x!mx.string> {
+  // expected-error @+1 {{operand #0 must be}}
+  %y = mx.Activation %s {act_type = "relu"} : tensor<2x!mx.string>
+  return %y : tensor<2x!mx.string>
+}
+
+// -----
+
 // compare_c1: op is one of the six comparisons.
 func.func @compare_c1(%x: tensor<4xf32>) -> tensor<4xi1> {
   // expected-error @+2 {{unknown comparison 'eq'}}
@@ -1429,7 +1438,7 @@ func.func @unary_c1_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
 
 // Signed (si) integer types are not mx element types.
 func.func @cast_signed(%x: tensor<4xf32>) -> tensor<4xsi8> {
-  // expected-error @+1 {{result #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of floating-point or signless integer or unsigned integer values, but got 'tensor<4xsi8>'}}
+  // expected-error @+1 {{result #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of floating-point or signless integer or unsigned integer values or 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of a text string (ONNX's STRING elements) values, but got 'tensor<4xsi8>'}}
   %y = mx.cast %x {to = si8} : (tensor<4xf32>) -> tensor<4xsi8>
   return %y : tensor<4xsi8>
 }

@@ -426,6 +426,19 @@ func.func @cast(%x: tensor<4xf32>) -> (tensor<4xi64>, tensor<4xi1>) {
 
 // -----
 
+// Strings (!mx.string) are cast to and from numbers.
+// CHECK-LABEL: func.func @cast_strings(
+// CHECK-SAME:    %[[S:.*]]: tensor<2x!mx.string>)
+// CHECK:         %[[F:.*]] = mx.cast %[[S]] {to = f32} : (tensor<2x!mx.string>) -> tensor<2xf32>
+// CHECK:         mx.cast %[[F]] {to = !mx.string} : (tensor<2xf32>) -> tensor<2x!mx.string>
+func.func @cast_strings(%s: tensor<2x!mx.string>) -> tensor<2x!mx.string> {
+  %f = mx.cast %s {to = f32} : (tensor<2x!mx.string>) -> tensor<2xf32>
+  %t = mx.cast %f {to = !mx.string} : (tensor<2xf32>) -> tensor<2x!mx.string>
+  return %t : tensor<2x!mx.string>
+}
+
+// -----
+
 // gather: axis = 0 is the default; indices of any rank and integer type.
 // CHECK-LABEL: func.func @gather(
 // CHECK-SAME:    %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2xi64>, %[[J:.*]]: tensor<2x2xi32>)

@@ -33,6 +33,10 @@ save("i64_3.npy", np.array([1, -1, 2**40], "<i8"))
 save("bool_5.npy", np.array([True, False, True, True, False]))
 save("f32_2x0x3.npy", np.zeros((2, 0, 3), "<f4"))
 save("i32_1x1x1x1x1x1x1x2.npy", np.array([7, -7], "<i4").reshape((1,) * 7 + (2,)))
+# Text: UTF-32 code units, each element padded with NULs to the longest.
+save("str_2x2.npy", np.array([["a", "h\u00e9llo"], ["", "\u65e5\u672c"]]))
+# Byte strings ('|S'): read as they are.
+save("bytes_3.npy", np.array([b"ab", b"", b"xyz"]))
 
 # Other header versions.
 write("f32_3_v2.npy", np.array([1.5, 2.5, -3.5], "<f4"), (2, 0))

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0
+# Writes ONNX models with a sequence and an optional input (for
+# input-sequence.test) to DIR: seq.onnx (y = Identity(x), x a sequence of
+# float tensors of unknown shape), opt.onnx (the same on an optional
+# sequence), and two element inputs a.npy (2x3) and b.npy (4).
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+opt = helper.make_optional_type_proto(seq)
+for name, type_proto in (("seq", seq), ("opt", opt)):
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], name,
+        [helper.make_value_info("x", type_proto)], [helper.make_value_info("y", type_proto)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+np.save(os.path.join(out, "a.npy"), np.arange(6, dtype=np.float32).reshape(2, 3))
+np.save(os.path.join(out, "b.npy"), np.array([-1, 0.5, 2, 7], np.float32))
