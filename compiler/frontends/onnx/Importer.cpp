@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -638,6 +639,13 @@ private:
   }
   llvm::Error addSequenceInput(const ::onnx::ValueInfoProto &input,
                                const ::onnx::TypeProto &type);
+  /// Identity on containers and the sequence / optional operators.
+  llvm::Error
+  importContainerNode(const ::onnx::NodeProto &n, unsigned index,
+                      llvm::function_ref<llvm::Error(const Twine &)> nodeError);
+  /// Nodes made by importContainerNode (kept: `node` points at them while
+  /// they import).
+  std::deque<::onnx::NodeProto> madeNodes;
 
   const ::onnx::NodeProto *node = nullptr;
   std::string nodeName;
@@ -973,6 +981,305 @@ llvm::Error Importer::addInputs() {
   return llvm::Error::success();
 }
 
+/// Sequences are lists of element tensors and optionals a value or nothing,
+/// all known at compile time, so most of their operators only rearrange
+/// names; ConcatFromSequence and SplitToSequence become the Concat / Split
+/// (and Unsqueeze / Squeeze) nodes that compute them, imported as usual.
+llvm::Error Importer::importContainerNode(
+    const ::onnx::NodeProto &n, unsigned index,
+    llvm::function_ref<llvm::Error(const Twine &)> nodeError) {
+  StringRef t = n.op_type();
+  static const llvm::StringMap<std::vector<std::string>> allowedAttrs = {
+      {"SequenceEmpty", {"dtype"}},
+      {"ConcatFromSequence", {"axis", "new_axis"}},
+      {"SplitToSequence", {"axis", "keepdims"}},
+      {"Optional", {"type"}}};
+  std::map<std::string, const ::onnx::AttributeProto *> attrs;
+  for (const auto &a : n.attribute()) {
+    auto it = allowedAttrs.find(t);
+    if (it == allowedAttrs.end() || !llvm::is_contained(it->second, a.name()))
+      return nodeError("attribute '" + a.name() + "' is not supported");
+    attrs[a.name()] = &a;
+  }
+  auto intAttr = [&](const std::string &name, int64_t fallback) {
+    auto it = attrs.find(name);
+    return it == attrs.end() ? fallback : it->second->i();
+  };
+  auto input = [&](int i) {
+    return i < n.input_size() ? n.input(i) : std::string();
+  };
+  auto isTensor = [&](const std::string &name) {
+    return tensors.count(name) != 0;
+  };
+  const std::string out = n.output_size() ? n.output(0) : std::string();
+  auto setSequence = [&](const std::string &to,
+                         const std::vector<std::string> &from) {
+    std::vector<std::string> names;
+    for (const std::string &e : from) {
+      names.push_back(to + "[" + std::to_string(names.size()) + "]");
+      Tensor v = tensors[e];
+      tensors[names.back()] = v;
+    }
+    sequences[to] = std::move(names);
+  };
+  auto forwardValue = [&](const std::string &from, const std::string &to) {
+    if (absent.count(from)) {
+      absent.insert(to);
+    } else if (sequences.count(from)) {
+      std::vector<std::string> elements = sequences[from];
+      setSequence(to, elements);
+    } else {
+      Tensor v = tensors[from];
+      tensors[to] = v;
+    }
+  };
+  auto sequenceInput = [&](int i) -> FailureOr<std::vector<std::string>> {
+    auto it = sequences.find(input(i));
+    if (it == sequences.end())
+      return failure();
+    return it->second;
+  };
+  auto constInt = [&](int i, StringRef what) -> FailureOr<int64_t> {
+    auto it = tensors.find(input(i));
+    if (it == tensors.end() || !it->second.constant ||
+        it->second.constant->size() != 1)
+      return failure();
+    return it->second.constant->i(0);
+  };
+  auto setConst = [&](const std::string &to, Const c) {
+    tensors[to] = Tensor{Value(), std::make_shared<const Const>(std::move(c))};
+  };
+  // Imports a node made here, named after this one.
+  auto importMade = [&](::onnx::NodeProto made) -> llvm::Error {
+    made.set_name(nodeName);
+    madeNodes.push_back(std::move(made));
+    return importNode(madeNodes.back(), index);
+  };
+  auto addInts = [](::onnx::NodeProto &node, const std::string &name,
+                    llvm::ArrayRef<int64_t> values) {
+    auto *a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t v : values)
+      a->add_ints(v);
+  };
+  auto addInt = [](::onnx::NodeProto &node, const std::string &name,
+                   int64_t value) {
+    auto *a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(value);
+  };
+  // Unsqueeze / Squeeze of `from` at `axis` into `to`, as this opset spells
+  // them (axes an input from opset 13).
+  auto reshapeNode = [&](StringRef op, const std::string &from,
+                         const std::string &to, int64_t axis) {
+    ::onnx::NodeProto made;
+    made.set_op_type(op.str());
+    made.add_input(from);
+    made.add_output(to);
+    if (opset >= 13) {
+      std::string axes = to + "#axes";
+      setConst(axes, Const::ofInts({axis}));
+      made.add_input(axes);
+    } else {
+      addInts(made, "axes", {axis});
+    }
+    return importMade(std::move(made));
+  };
+
+  if (t == "Identity" || t == "OptionalGetElement") {
+    if (t != "Identity" && absent.count(input(0)))
+      return nodeError("optional input '" + input(0) + "' holds no value");
+    forwardValue(input(0), out);
+    return llvm::Error::success();
+  }
+  if (t == "Optional") {
+    if (input(0).empty())
+      absent.insert(out);
+    else
+      forwardValue(input(0), out);
+    return llvm::Error::success();
+  }
+  if (t == "OptionalHasElement") {
+    Const c(TP::BOOL, {});
+    c.setInt(0, !input(0).empty() && !absent.count(input(0)));
+    setConst(out, std::move(c));
+    return llvm::Error::success();
+  }
+  if (t == "SequenceEmpty") {
+    sequences[out] = {};
+    return llvm::Error::success();
+  }
+  if (t == "SequenceConstruct") {
+    std::vector<std::string> elements;
+    for (const std::string &in : n.input()) {
+      if (!isTensor(in))
+        return nodeError("input '" + in + "' is not a tensor");
+      elements.push_back(in);
+    }
+    setSequence(out, elements);
+    return llvm::Error::success();
+  }
+  if (t == "SplitToSequence") {
+    if (!isTensor(input(0)))
+      return nodeError("input '" + input(0) + "' is not a tensor");
+    std::vector<int64_t> shape = shapeOf(tensors[input(0)]);
+    int64_t r = shape.size(), axis = intAttr("axis", 0);
+    if (axis < -r || axis >= r)
+      return nodeError("axis " + Twine(axis) + " is out of range for rank " +
+                       Twine(r));
+    if (axis < 0)
+      axis += r;
+    int64_t extent = shape[axis];
+    std::vector<int64_t> sizes;
+    bool squeeze = false;
+    if (input(1).empty()) {
+      sizes.assign(extent, 1);
+      squeeze = intAttr("keepdims", 1) == 0;
+    } else {
+      auto it = tensors.find(input(1));
+      if (it == tensors.end() || !it->second.constant)
+        return nodeError("split '" + input(1) +
+                         "' must be a compile-time constant");
+      const Const &c = *it->second.constant;
+      int64_t total = 0;
+      if (c.shape.empty()) {
+        int64_t s = c.i(0);
+        if (s <= 0)
+          return nodeError("split " + Twine(s) + " must be positive");
+        for (int64_t left = extent; left > 0; left -= s)
+          sizes.push_back(std::min(s, left));
+        total = extent;
+      } else {
+        for (int64_t k = 0; k < c.size(); ++k) {
+          if (c.i(k) < 0)
+            return nodeError("split sizes must not be negative");
+          sizes.push_back(c.i(k));
+          total += c.i(k);
+        }
+      }
+      if (total != extent)
+        return nodeError("split " + shapeText(sizes) +
+                         " does not add up to extent " + Twine(extent));
+    }
+    std::vector<std::string> names;
+    for (size_t k = 0; k < sizes.size(); ++k)
+      names.push_back(out + "[" + std::to_string(k) + "]");
+    if (!sizes.empty()) {
+      ::onnx::NodeProto split;
+      split.set_op_type("Split");
+      split.add_input(input(0));
+      if (opset >= 13) {
+        std::string name = out + "#split";
+        setConst(name, Const::ofInts(sizes));
+        split.add_input(name);
+      } else {
+        addInts(split, "split", sizes);
+      }
+      addInt(split, "axis", axis);
+      for (const std::string &name : names)
+        split.add_output(squeeze ? name + "#kept" : name);
+      if (llvm::Error e = importMade(std::move(split)))
+        return e;
+      if (squeeze)
+        for (const std::string &name : names)
+          if (llvm::Error e =
+                  reshapeNode("Squeeze", name + "#kept", name, axis))
+            return e;
+    }
+    sequences[out] = std::move(names);
+    return llvm::Error::success();
+  }
+  auto seq = sequenceInput(0);
+  if (failed(seq))
+    return nodeError("input '" + input(0) + "' is not a sequence");
+  int64_t length = seq->size();
+  // A position input (SequenceAt / Insert / Erase): a constant in
+  // [-length, length + extra).
+  auto position = [&](int i, int64_t fallback,
+                      int64_t extra) -> FailureOr<int64_t> {
+    int64_t p = fallback;
+    if (!input(i).empty()) {
+      auto v = constInt(i, "position");
+      if (failed(v))
+        return failure();
+      p = *v;
+    }
+    if (p < -length || p >= length + extra)
+      return FailureOr<int64_t>(std::numeric_limits<int64_t>::min());
+    return p < 0 ? p + length : p;
+  };
+  auto positionError = [&](int i) {
+    return nodeError("position '" + input(i) +
+                     "' must be a compile-time constant scalar within the "
+                     "sequence's " +
+                     Twine(length) + " elements");
+  };
+  if (t == "SequenceLength") {
+    Const c(TP::INT64, {});
+    c.setInt(0, length);
+    setConst(out, std::move(c));
+    return llvm::Error::success();
+  }
+  if (t == "SequenceAt" || t == "SequenceErase") {
+    auto p = position(1, -1, 0);
+    if (failed(p) || *p == std::numeric_limits<int64_t>::min())
+      return positionError(1);
+    if (t == "SequenceAt") {
+      Tensor v = tensors[(*seq)[*p]];
+      tensors[out] = v;
+    } else {
+      std::vector<std::string> rest = *seq;
+      rest.erase(rest.begin() + *p);
+      setSequence(out, rest);
+    }
+    return llvm::Error::success();
+  }
+  if (t == "SequenceInsert") {
+    if (!isTensor(input(1)))
+      return nodeError("input '" + input(1) + "' is not a tensor");
+    auto p = position(2, length, 1);
+    if (failed(p) || *p == std::numeric_limits<int64_t>::min())
+      return positionError(2);
+    std::vector<std::string> elements = *seq;
+    elements.insert(elements.begin() + *p, input(1));
+    setSequence(out, elements);
+    return llvm::Error::success();
+  }
+  if (t == "ConcatFromSequence") {
+    if (!attrs.count("axis"))
+      return nodeError("attribute 'axis' is required");
+    if (seq->empty())
+      return nodeError("the sequence is empty: nothing to concatenate");
+    int64_t axis = intAttr("axis", 0);
+    bool newAxis = intAttr("new_axis", 0) != 0;
+    std::vector<std::string> parts = *seq;
+    if (newAxis) {
+      int64_t r = shapeOf(tensors[parts[0]]).size() + 1;
+      if (axis < -r || axis >= r)
+        return nodeError("axis " + Twine(axis) + " is out of range for rank " +
+                         Twine(r));
+      if (axis < 0)
+        axis += r;
+      for (std::string &p : parts) {
+        std::string expanded = out + "#" + p;
+        if (llvm::Error e = reshapeNode("Unsqueeze", p, expanded, axis))
+          return e;
+        p = expanded;
+      }
+    }
+    ::onnx::NodeProto concat;
+    concat.set_op_type("Concat");
+    for (const std::string &p : parts)
+      concat.add_input(p);
+    concat.add_output(out);
+    addInt(concat, "axis", axis);
+    return importMade(std::move(concat));
+  }
+  return nodeError("operator '" + t + "' is not supported");
+}
+
 llvm::Error Importer::addSequenceInput(const ::onnx::ValueInfoProto &input,
                                        const ::onnx::TypeProto &type) {
   const std::string &name = input.name();
@@ -1231,33 +1538,23 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
       return nodeError("input '" + n.input(i) +
                        "' is not produced by any earlier node, input or "
                        "initializer");
-  // Sequences and optionals, known at compile time: Identity passes them
-  // along; no other op takes them yet.
-  for (const std::string &in : n.input()) {
-    if (!sequences.count(in) && !absent.count(in))
-      continue;
-    if (n.op_type() != "Identity")
-      return nodeError(Twine(absent.count(in) ? "optional" : "sequence") +
-                       " input '" + in +
-                       "' is not supported here (only Identity takes "
-                       "sequences and optionals)");
-    if (n.attribute_size() != 0)
-      return nodeError("attribute '" + n.attribute(0).name() +
-                       "' is not supported");
-    const std::string &out = n.output(0);
-    if (absent.count(in)) {
-      absent.insert(out);
-      return llvm::Error::success();
-    }
-    std::vector<std::string> elements = sequences[in], names;
-    for (const std::string &e : elements) {
-      names.push_back(out + "[" + std::to_string(names.size()) + "]");
-      Tensor t = tensors[e];
-      tensors[names.back()] = t;
-    }
-    sequences[out] = std::move(names);
-    return llvm::Error::success();
-  }
+  // Sequences and optionals are known at compile time: their ops are
+  // bookkeeping, or become tensor nodes (see importContainerNode).
+  static const llvm::StringSet<> containerOps = {
+      "SequenceEmpty",      "SequenceConstruct", "SequenceAt",
+      "SequenceLength",     "SequenceInsert",    "SequenceErase",
+      "ConcatFromSequence", "SplitToSequence",   "OptionalHasElement",
+      "OptionalGetElement", "Optional"};
+  bool takesContainer = llvm::any_of(n.input(), [&](const std::string &in) {
+    return sequences.count(in) || absent.count(in);
+  });
+  if (containerOps.count(n.op_type()) ||
+      (takesContainer && n.op_type() == "Identity"))
+    return importContainerNode(n, index, nodeError);
+  if (takesContainer)
+    return nodeError("sequence and optional inputs are not supported here "
+                     "(only Identity and the sequence and optional operators "
+                     "take them)");
   // bfloat16 values are only stored and converted: no other op computes
   // with them.
   static const llvm::StringSet<> bf16Ops = {"Cast", "CastLike", "Identity",

@@ -2,7 +2,8 @@
 # Writes ONNX models with a sequence and an optional input (for
 # input-sequence.test) to DIR: seq.onnx (y = Identity(x), x a sequence of
 # float tensors of unknown shape), opt.onnx (the same on an optional
-# sequence), and two element inputs a.npy (2x3) and b.npy (4).
+# sequence), at.onnx (y = SequenceAt(x, p), p an int64 input) with p = 5 as
+# TensorProto p5.pb, and two element inputs a.npy (2x3) and b.npy (4).
 import os
 import sys
 
@@ -20,5 +21,16 @@ for name, type_proto in (("seq", seq), ("opt", opt)):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, name + ".onnx"))
+graph = helper.make_graph(
+    [helper.make_node("SequenceAt", ["x", "p"], ["y"])], "at",
+    [helper.make_value_info("x", seq), helper.make_tensor_value_info("p", TensorProto.INT64, [])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+onnx.checker.check_model(model)
+onnx.save(model, os.path.join(out, "at.onnx"))
+with open(os.path.join(out, "p5.pb"), "wb") as f:
+    f.write(helper.make_tensor("p", TensorProto.INT64, [], [5]).SerializeToString())
+with open(os.path.join(out, "p1.pb"), "wb") as f:
+    f.write(helper.make_tensor("p", TensorProto.INT64, [], [-1]).SerializeToString())
 np.save(os.path.join(out, "a.npy"), np.arange(6, dtype=np.float32).reshape(2, 3))
 np.save(os.path.join(out, "b.npy"), np.array([-1, 0.5, 2, 7], np.float32))
