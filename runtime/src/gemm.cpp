@@ -783,8 +783,14 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   int64_t gridWidth =
       directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
   int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
+  // Narrow layers (16-63 channels, e.g. CIFAR ResNets) gain from F(4x4) on
+  // one thread; on more, its few tile panels split unevenly.
+  ThreadPool *pool = ThreadPool::current();
+  bool single = !pool || pool->size() == 1;
+  bool wide = c >= 64 && f >= 64;
+  bool narrow = single && m == 4 && c >= 16 && f >= 16;
   bool worth =
-      c >= 64 && f >= 64 && tiles(m) > nr && 10 * columns(m) < 7 * direct;
+      (wide || narrow) && tiles(m) > nr && 10 * columns(m) < 7 * direct;
   return worth ? m : 0;
 }
 

@@ -265,9 +265,10 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
 }
 
 TEST(Kernels, WinogradConvolutions) {
-  // 3x3 stride-1 convolutions with constant filters. The first two take
+  // 3x3 stride-1 convolutions with constant filters. The first three take
   // Winograd by default (64+ channels and filters, two panels of tiles;
-  // F(4x4, 3x3) and F(2x2, 3x3)); CTest's *.winograd2 and *.winograd4 runs
+  // F(4x4, 3x3) and F(2x2, 3x3); 16 channels take F(4x4, 3x3) on one
+  // thread, as here); CTest's *.winograd2 and *.winograd4 runs
   // (MXRT_KERNEL_CONV) force each tile size on all: ResNet layers, odd
   // output sizes (a tile partly outside), no and double padding, an output
   // shorter than the padding implies, filters not a whole number of
