@@ -993,7 +993,8 @@ llvm::Error Importer::importContainerNode(
       {"SequenceEmpty", {"dtype"}},
       {"ConcatFromSequence", {"axis", "new_axis"}},
       {"SplitToSequence", {"axis", "keepdims"}},
-      {"Optional", {"type"}}};
+      {"Optional", {"type"}},
+      {"SequenceMap", {"body"}}};
   std::map<std::string, const ::onnx::AttributeProto *> attrs;
   for (const auto &a : n.attribute()) {
     auto it = allowedAttrs.find(t);
@@ -1189,6 +1190,74 @@ llvm::Error Importer::importContainerNode(
             return e;
     }
     sequences[out] = std::move(names);
+    return llvm::Error::success();
+  }
+  if (t == "SequenceMap") {
+    // The body once per element, its values renamed per iteration.
+    if (!attrs.count("body"))
+      return nodeError("attribute 'body' is required");
+    const ::onnx::GraphProto &body = attrs["body"]->g();
+    auto first = sequenceInput(0);
+    if (failed(first))
+      return nodeError("input '" + input(0) + "' is not a sequence");
+    if (body.input_size() != n.input_size() ||
+        body.output_size() != n.output_size())
+      return nodeError("the body takes " + Twine(body.input_size()) +
+                       " inputs and makes " + Twine(body.output_size()) +
+                       " outputs; the node has " + Twine(n.input_size()) +
+                       " and " + Twine(n.output_size()));
+    if (body.initializer_size() || body.sparse_initializer_size())
+      return nodeError("initializers in the body are not supported");
+    size_t count = first->size();
+    std::vector<std::vector<std::string>> results(n.output_size());
+    for (size_t i = 0; i < count; ++i) {
+      std::string prefix = nodeName + "#" + std::to_string(i) + "#";
+      std::map<std::string, std::string> rename;
+      for (int k = 0; k < n.input_size(); ++k) {
+        std::string name = prefix + body.input(k).name();
+        auto s = sequences.find(input(k));
+        if (s != sequences.end()) {
+          if (s->second.size() != count)
+            return nodeError("sequence '" + input(k) + "' has " +
+                             Twine(s->second.size()) + " elements, '" +
+                             input(0) + "' " + Twine(count));
+          Tensor v = tensors[s->second[i]];
+          tensors[name] = v;
+        } else if (isTensor(input(k))) {
+          Tensor v = tensors[input(k)];
+          tensors[name] = v;
+        } else {
+          return nodeError("input '" + input(k) +
+                           "' is neither a sequence nor a tensor");
+        }
+        rename[body.input(k).name()] = name;
+      }
+      for (const ::onnx::NodeProto &bodyNode : body.node()) {
+        ::onnx::NodeProto made = bodyNode;
+        for (std::string &in : *made.mutable_input()) {
+          auto r = rename.find(in);
+          if (!in.empty() && r != rename.end())
+            in = r->second;
+        }
+        for (std::string &o : *made.mutable_output()) {
+          if (o.empty())
+            continue;
+          rename[o] = prefix + o;
+          o = prefix + o;
+        }
+        if (llvm::Error e = importMade(std::move(made)))
+          return e;
+      }
+      for (int k = 0; k < n.output_size(); ++k) {
+        auto r = rename.find(body.output(k).name());
+        if (r == rename.end() || !tensors.count(r->second))
+          return nodeError("body output '" + body.output(k).name() +
+                           "' is not a tensor the body computes");
+        results[k].push_back(r->second);
+      }
+    }
+    for (int k = 0; k < n.output_size(); ++k)
+      setSequence(n.output(k), results[k]);
     return llvm::Error::success();
   }
   auto seq = sequenceInput(0);
@@ -1544,7 +1613,7 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
       "SequenceEmpty",      "SequenceConstruct", "SequenceAt",
       "SequenceLength",     "SequenceInsert",    "SequenceErase",
       "ConcatFromSequence", "SplitToSequence",   "OptionalHasElement",
-      "OptionalGetElement", "Optional"};
+      "OptionalGetElement", "Optional",          "SequenceMap"};
   bool takesContainer = llvm::any_of(n.input(), [&](const std::string &in) {
     return sequences.count(in) || absent.count(in);
   });
