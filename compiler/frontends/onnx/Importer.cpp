@@ -28,6 +28,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace mxc;
@@ -981,6 +982,37 @@ llvm::Error Importer::addInputs() {
   return llvm::Error::success();
 }
 
+/// Renames, in `graph` and its subgraphs, the names it reads from outside
+/// itself (not its inputs, initializers or node outputs) by `rename`.
+static void renameOuterNames(::onnx::GraphProto &graph,
+                             const std::map<std::string, std::string> &rename) {
+  std::set<std::string> local;
+  for (const auto &i : graph.input())
+    local.insert(i.name());
+  for (const auto &i : graph.initializer())
+    local.insert(i.name());
+  for (const auto &node : graph.node())
+    for (const std::string &o : node.output())
+      local.insert(o);
+  auto renamed = [&](std::string &name) {
+    auto r = rename.find(name);
+    if (!name.empty() && !local.count(name) && r != rename.end())
+      name = r->second;
+  };
+  for (auto &node : *graph.mutable_node()) {
+    for (std::string &in : *node.mutable_input())
+      renamed(in);
+    for (auto &a : *node.mutable_attribute()) {
+      if (a.has_g())
+        renameOuterNames(*a.mutable_g(), rename);
+      for (auto &g : *a.mutable_graphs())
+        renameOuterNames(g, rename);
+    }
+  }
+  for (auto &o : *graph.mutable_output())
+    renamed(*o.mutable_name());
+}
+
 /// Sequences are lists of element tensors and optionals a value or nothing,
 /// all known at compile time, so most of their operators only rearrange
 /// names; ConcatFromSequence and SplitToSequence become the Concat / Split
@@ -994,7 +1026,9 @@ llvm::Error Importer::importContainerNode(
       {"ConcatFromSequence", {"axis", "new_axis"}},
       {"SplitToSequence", {"axis", "keepdims"}},
       {"Optional", {"type"}},
-      {"SequenceMap", {"body"}}};
+      {"SequenceMap", {"body"}},
+      {"Loop", {"body"}},
+      {"If", {"then_branch", "else_branch"}}};
   std::map<std::string, const ::onnx::AttributeProto *> attrs;
   for (const auto &a : n.attribute()) {
     auto it = allowedAttrs.find(t);
@@ -1190,6 +1224,180 @@ llvm::Error Importer::importContainerNode(
             return e;
     }
     sequences[out] = std::move(names);
+    return llvm::Error::success();
+  }
+  // Imports `body`'s nodes under names prefixed by `prefix`; `rename`
+  // holds the body inputs' new names and receives its values'.
+  auto importBody =
+      [&](const ::onnx::GraphProto &body, const std::string &prefix,
+          std::map<std::string, std::string> &rename) -> llvm::Error {
+    if (body.initializer_size() || body.sparse_initializer_size())
+      return nodeError("initializers in a subgraph are not supported");
+    for (const ::onnx::NodeProto &bodyNode : body.node()) {
+      ::onnx::NodeProto made = bodyNode;
+      for (std::string &in : *made.mutable_input()) {
+        auto r = rename.find(in);
+        if (!in.empty() && r != rename.end())
+          in = r->second;
+      }
+      // Subgraphs of the node (an If in a Loop body) may name this body's
+      // values too.
+      for (auto &a : *made.mutable_attribute()) {
+        if (a.has_g())
+          renameOuterNames(*a.mutable_g(), rename);
+        for (auto &g : *a.mutable_graphs())
+          renameOuterNames(g, rename);
+      }
+      for (std::string &o : *made.mutable_output()) {
+        if (o.empty())
+          continue;
+        rename[o] = prefix + o;
+        o = prefix + o;
+      }
+      if (llvm::Error e = importMade(std::move(made)))
+        return e;
+    }
+    return llvm::Error::success();
+  };
+  auto bodyOutput = [&](const std::map<std::string, std::string> &rename,
+                        const std::string &name) -> std::string {
+    auto r = rename.find(name);
+    std::string v = r == rename.end() ? name : r->second;
+    return isValue(v) ? v : std::string();
+  };
+  auto constBool = [&](const std::string &name) -> std::optional<bool> {
+    auto it = tensors.find(name);
+    if (it == tensors.end() || !it->second.constant ||
+        it->second.constant->size() != 1)
+      return std::nullopt;
+    return it->second.constant->i(0) != 0;
+  };
+  if (t == "If") {
+    // A condition known at compile time picks the branch to import.
+    std::optional<bool> cond = constBool(input(0));
+    if (!cond)
+      return nodeError("condition '" + input(0) +
+                       "' must be a compile-time constant (control flow is "
+                       "unrolled; run-time conditions are not supported)");
+    const char *branch = *cond ? "then_branch" : "else_branch";
+    if (!attrs.count(branch))
+      return nodeError("attribute '" + Twine(branch) + "' is required");
+    const ::onnx::GraphProto &body = attrs[branch]->g();
+    if (body.output_size() != n.output_size())
+      return nodeError("the branch makes " + Twine(body.output_size()) +
+                       " outputs; the node has " + Twine(n.output_size()));
+    std::map<std::string, std::string> rename;
+    if (llvm::Error e = importBody(body, nodeName + "#" + branch + "#", rename))
+      return e;
+    for (int k = 0; k < n.output_size(); ++k) {
+      std::string v = bodyOutput(rename, body.output(k).name());
+      if (v.empty())
+        return nodeError("branch output '" + body.output(k).name() +
+                         "' is not computed");
+      forwardValue(v, n.output(k));
+    }
+    return llvm::Error::success();
+  }
+  if (t == "Loop") {
+    // Unrolled: the trip count and every iteration's condition must be
+    // known at compile time.
+    if (!attrs.count("body"))
+      return nodeError("attribute 'body' is required");
+    const ::onnx::GraphProto &body = attrs["body"]->g();
+    int64_t carried = n.input_size() - 2;
+    if (carried < 0 || body.input_size() != carried + 2 ||
+        body.output_size() < carried + 1 ||
+        n.output_size() != body.output_size() - 1)
+      return nodeError("the body's inputs and outputs do not match the "
+                       "node's");
+    int64_t trips = std::numeric_limits<int64_t>::max();
+    if (!input(0).empty()) {
+      auto m = constInt(0, "M");
+      if (failed(m))
+        return nodeError("trip count '" + input(0) +
+                         "' must be a compile-time constant (loops are "
+                         "unrolled; run-time trip counts are not supported)");
+      trips = *m;
+    }
+    bool cond = true;
+    if (!input(1).empty()) {
+      std::optional<bool> c = constBool(input(1));
+      if (!c)
+        return nodeError("condition '" + input(1) +
+                         "' must be a compile-time constant (loops are "
+                         "unrolled; run-time conditions are not supported)");
+      cond = *c;
+    }
+    if (input(0).empty() && input(1).empty())
+      return nodeError("a loop without a trip count or condition never "
+                       "ends");
+    constexpr int64_t kMaxTrips = 4096;
+    std::vector<std::string> values;
+    for (int64_t k = 0; k < carried; ++k)
+      values.push_back(input(k + 2));
+    int64_t scans = body.output_size() - 1 - carried;
+    std::vector<std::vector<std::string>> scanned(scans);
+    for (int64_t i = 0; i < trips && cond; ++i) {
+      if (i == kMaxTrips)
+        return nodeError("more than " + Twine(kMaxTrips) +
+                         " iterations to unroll");
+      std::string prefix = nodeName + "#" + std::to_string(i) + "#";
+      std::map<std::string, std::string> rename;
+      Const iter(TP::INT64, {});
+      iter.setInt(0, i);
+      setConst(prefix + body.input(0).name(), std::move(iter));
+      Const c(TP::BOOL, {});
+      c.setInt(0, 1);
+      setConst(prefix + body.input(1).name(), std::move(c));
+      for (int k = 0; k < body.input_size(); ++k) {
+        if (k >= 2)
+          forwardValue(values[k - 2], prefix + body.input(k).name());
+        rename[body.input(k).name()] = prefix + body.input(k).name();
+      }
+      if (llvm::Error e = importBody(body, prefix, rename))
+        return e;
+      std::string condOut = bodyOutput(rename, body.output(0).name());
+      std::optional<bool> next = constBool(condOut);
+      if (!next)
+        return nodeError("the body's condition '" + body.output(0).name() +
+                         "' must be a compile-time constant (loops are "
+                         "unrolled; run-time conditions are not supported)");
+      cond = *next;
+      for (int64_t k = 0; k < carried + scans; ++k) {
+        std::string v = bodyOutput(rename, body.output(k + 1).name());
+        if (v.empty())
+          return nodeError("body output '" + body.output(k + 1).name() +
+                           "' is not computed");
+        if (k < carried)
+          values[k] = v;
+        else
+          scanned[k - carried].push_back(v);
+      }
+    }
+    for (int64_t k = 0; k < carried; ++k)
+      forwardValue(values[k], n.output(k));
+    // Scan outputs stack the iterations' values along a new first axis.
+    for (int64_t k = 0; k < scans; ++k) {
+      const std::string &to = n.output(carried + k);
+      if (scanned[k].empty())
+        return nodeError("scan output '" + to +
+                         "' of a loop that runs no iteration is not "
+                         "supported");
+      ::onnx::NodeProto concat;
+      concat.set_op_type("Concat");
+      for (const std::string &v : scanned[k]) {
+        if (!isTensor(v))
+          return nodeError("scan output '" + to + "' is not a tensor");
+        std::string expanded = to + "#" + v;
+        if (llvm::Error e = reshapeNode("Unsqueeze", v, expanded, 0))
+          return e;
+        concat.add_input(expanded);
+      }
+      concat.add_output(to);
+      addInt(concat, "axis", 0);
+      if (llvm::Error e = importMade(std::move(concat)))
+        return e;
+    }
     return llvm::Error::success();
   }
   if (t == "SequenceMap") {
@@ -1609,11 +1817,20 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
                        "initializer");
   // Sequences and optionals are known at compile time: their ops are
   // bookkeeping, or become tensor nodes (see importContainerNode).
-  static const llvm::StringSet<> containerOps = {
-      "SequenceEmpty",      "SequenceConstruct", "SequenceAt",
-      "SequenceLength",     "SequenceInsert",    "SequenceErase",
-      "ConcatFromSequence", "SplitToSequence",   "OptionalHasElement",
-      "OptionalGetElement", "Optional",          "SequenceMap"};
+  static const llvm::StringSet<> containerOps = {"SequenceEmpty",
+                                                 "SequenceConstruct",
+                                                 "SequenceAt",
+                                                 "SequenceLength",
+                                                 "SequenceInsert",
+                                                 "SequenceErase",
+                                                 "ConcatFromSequence",
+                                                 "SplitToSequence",
+                                                 "OptionalHasElement",
+                                                 "OptionalGetElement",
+                                                 "Optional",
+                                                 "SequenceMap",
+                                                 "Loop",
+                                                 "If"};
   bool takesContainer = llvm::any_of(n.input(), [&](const std::string &in) {
     return sequences.count(in) || absent.count(in);
   });
@@ -2077,16 +2294,22 @@ LogicalResult Importer::importUnary(StringRef t) {
   ignoreAttrs({"consumed_inputs"});
   std::string fn = t == "Neg" ? "negative" : t.lower();
   if (const Const *c = cst(0)) {
-    // Host folding of the few unary ops that shape arithmetic uses.
-    if (t == "Neg" || t == "Not" || t == "Abs") {
+    // Host folding of the few unary ops that shape arithmetic uses (trip
+    // counts: Range's function body takes ceil of a quotient).
+    if (t == "Neg" || t == "Not" || t == "Abs" || t == "Ceil" || t == "Floor") {
       Const r = *c;
       for (int64_t k = 0; k < r.size(); ++k) {
         if (t == "Not")
           r.setInt(k, !c->i(k));
         else if (c->isFloat())
-          r.set(k, t == "Neg" ? -c->f(k) : std::fabs(c->f(k)));
+          r.set(k, t == "Neg"    ? -c->f(k)
+                   : t == "Abs"  ? std::fabs(c->f(k))
+                   : t == "Ceil" ? std::ceil(c->f(k))
+                                 : std::floor(c->f(k)));
         else
-          r.setInt(k, t == "Neg" ? -c->i(k) : std::abs(c->i(k)));
+          r.setInt(k, t == "Neg"   ? -c->i(k)
+                      : t == "Abs" ? std::abs(c->i(k))
+                                   : c->i(k));
       }
       return outConst(0, std::move(r));
     }
@@ -2099,6 +2322,16 @@ LogicalResult Importer::importActivation(StringRef t) {
   bool fl = has(0) && isFloatType(type(0));
   ignoreAttrs({"consumed_inputs"});
   if (t == "Relu") {
+    if (const Const *c = cst(0)) { // shape arithmetic, folded on the host
+      Const r = *c;
+      for (int64_t k = 0; k < r.size(); ++k) {
+        if (c->isFloat())
+          r.set(k, std::max(c->f(k), 0.0));
+        else
+          r.setInt(k, std::max<int64_t>(c->i(k), 0));
+      }
+      return outConst(0, std::move(r));
+    }
     if (!fl)
       return out(0, scalar(x, "maximum", 0.0));
     return out(0, op("mx.Activation", x, {na("act_type", str("relu"))}));
