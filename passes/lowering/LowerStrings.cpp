@@ -52,85 +52,58 @@ func::FuncOp declare(ModuleOp module, StringRef name, TypeRange args,
   return fn;
 }
 
-Value i32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+/// `x` as mx.cast makes it an `to` tensor (`x` itself when it is one).
+Value castTo(OpBuilder &b, Location loc, Value x, Type to) {
+  if (cast<RankedTensorType>(x.getType()).getElementType() == to)
+    return x;
+  return createInferred<CastOp>(b, loc, x,
+                                {b.getNamedAttr("to", TypeAttr::get(to))});
+}
+
+/// A generic calling runtime function `name`(element, flag) -> `result`
+/// once per element of `x`.
+Value callEach(OpBuilder &b, ModuleOp module, Location loc, StringRef name,
+               Value x, Type result, int64_t flag) {
+  auto type = cast<RankedTensorType>(x.getType());
+  func::FuncOp fn =
+      declare(module, name, {type.getElementType(), b.getI32Type()}, result);
+  return elementwise(
+      b, loc, type.clone(result), x,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value f = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(flag));
+        return func::CallOp::create(nb, l, fn, ValueRange{args[0], f})
+            .getResult(0);
+      });
 }
 
 /// Number -> string: widen to f64 or i64 with mx.cast, then one runtime call
-/// per element, which formats the value as its original type.
+/// per element, which formats the value as its original type (the flag:
+/// a float's width; for integers, whether the bits are a uint64).
 Value formatNumbers(OpBuilder &b, ModuleOp module, CastOp op) {
   Location loc = op.getLoc();
   Value x = op.getData();
-  auto type = cast<RankedTensorType>(x.getType());
-  Type et = type.getElementType(), i64 = b.getI64Type();
-  auto resultType = type.clone(i64);
-  if (auto ft = dyn_cast<FloatType>(et)) {
-    Type f64 = b.getF64Type();
-    Value wide =
-        et == f64 ? x
-                  : createInferred<CastOp>(
-                        b, loc, x, {b.getNamedAttr("to", TypeAttr::get(f64))});
-    func::FuncOp fn = declare(module, kFromFloat, {f64, b.getI32Type()}, i64);
-    int64_t bits = ft.getWidth();
-    return elementwise(b, loc, resultType, wide,
-                       [&](OpBuilder &nb, Location l, ValueRange args) {
-                         return func::CallOp::create(
-                                    nb, l, fn,
-                                    ValueRange{args[0], i32(nb, l, bits)})
-                             .getResult(0);
-                       });
-  }
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  if (auto ft = dyn_cast<FloatType>(et))
+    return callEach(b, module, loc, kFromFloat,
+                    castTo(b, loc, x, b.getF64Type()), i64, ft.getWidth());
   // Integers and booleans: unsigned ones below 64 bits zero-extend into
   // i64; ui64 keeps its bits and is printed as unsigned.
-  bool unsignedBits = et.isUnsignedInteger(64);
-  Value wide = et == i64
-                   ? x
-                   : createInferred<CastOp>(
-                         b, loc, x, {b.getNamedAttr("to", TypeAttr::get(i64))});
-  func::FuncOp fn = declare(module, kFromInt, {i64, b.getI32Type()}, i64);
-  return elementwise(b, loc, resultType, wide,
-                     [&](OpBuilder &nb, Location l, ValueRange args) {
-                       return func::CallOp::create(
-                                  nb, l, fn,
-                                  ValueRange{args[0], i32(nb, l, unsignedBits)})
-                           .getResult(0);
-                     });
+  return callEach(b, module, loc, kFromInt, castTo(b, loc, x, i64), i64,
+                  et.isUnsignedInteger(64));
 }
 
 /// String -> number: one runtime call per element parses into f64 (at the
 /// target float's precision) or i64, then mx.cast narrows.
 Value parseStrings(OpBuilder &b, ModuleOp module, CastOp op, Value handles) {
   Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(handles.getType());
   Type to = cast<RankedTensorType>(op.getType()).getElementType();
-  Type i64 = b.getI64Type();
-  Value wide;
-  if (auto ft = dyn_cast<FloatType>(to)) {
-    Type f64 = b.getF64Type();
-    func::FuncOp fn = declare(module, kToFloat, {i64, b.getI32Type()}, f64);
-    int64_t bits = ft.getWidth();
-    wide = elementwise(b, loc, type.clone(f64), handles,
-                       [&](OpBuilder &nb, Location l, ValueRange args) {
-                         return func::CallOp::create(
-                                    nb, l, fn,
-                                    ValueRange{args[0], i32(nb, l, bits)})
-                             .getResult(0);
-                       });
-  } else {
-    func::FuncOp fn = declare(module, kToInt, {i64, b.getI32Type()}, i64);
-    bool unsignedBits = to.isUnsignedInteger(64);
-    wide = elementwise(
-        b, loc, type.clone(i64), handles,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          return func::CallOp::create(
-                     nb, l, fn, ValueRange{args[0], i32(nb, l, unsignedBits)})
-              .getResult(0);
-        });
-  }
-  if (cast<RankedTensorType>(wide.getType()).getElementType() == to)
-    return wide;
-  return createInferred<CastOp>(b, loc, wide,
-                                {b.getNamedAttr("to", TypeAttr::get(to))});
+  Value wide = isa<FloatType>(to)
+                   ? callEach(b, module, loc, kToFloat, handles, b.getF64Type(),
+                              cast<FloatType>(to).getWidth())
+                   : callEach(b, module, loc, kToInt, handles, b.getI64Type(),
+                              to.isUnsignedInteger(64));
+  return castTo(b, loc, wide, to);
 }
 
 struct LowerStringsPass : mxc::impl::LowerStringsPassBase<LowerStringsPass> {

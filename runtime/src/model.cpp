@@ -442,6 +442,16 @@ mxrt_status checkTensor(const char *kind, int32_t index,
   return MXRT_OK;
 }
 
+/// Calls `fn` on `buffers` with the instance's thread pool and call state;
+/// false when the call recorded an error (instance->call.error).
+bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
+              void **buffers) {
+  mxrt::ThreadPool::Scope pool(instance->pool.get());
+  mxrt::CallState::Scope call(&instance->call);
+  fn.entry(buffers, &instance->context);
+  return instance->call.error.empty();
+}
+
 /// mxrt_instance_run (`what` is its name, function 0) and mxrt_instance_call.
 mxrt_status callFunction(const char *what, mxrt_instance *instance,
                          int32_t function, mxrt_tensor *const *inputs,
@@ -486,12 +496,7 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
       return status;
     buffers[numInputs + i] = outputs[i]->data;
   }
-  {
-    mxrt::ThreadPool::Scope pool(instance->pool.get());
-    mxrt::CallState::Scope call(&instance->call);
-    fn.entry(buffers, &instance->context);
-  }
-  if (!instance->call.error.empty())
+  if (!runEntry(instance, fn, buffers))
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
                 instance->call.error.c_str());
   return mxrt::copyStringOutputs(fn, outputs);
@@ -521,12 +526,7 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
                   fn.outputs[i].name, static_cast<long long>(i));
     buffers[fn.num_inputs + i] = outputs[i];
   }
-  {
-    mxrt::ThreadPool::Scope pool(instance->pool.get());
-    mxrt::CallState::Scope call(&instance->call);
-    fn.entry(buffers, &instance->context);
-  }
-  if (!instance->call.error.empty())
+  if (!runEntry(instance, fn, buffers))
     return fail(MXRT_INVALID_ARGUMENT, "model '%s': %s",
                 instance->model->desc->name, instance->call.error.c_str());
   return MXRT_OK;

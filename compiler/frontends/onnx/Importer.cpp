@@ -1074,7 +1074,7 @@ llvm::Error Importer::importContainerNode(
       return failure();
     return it->second;
   };
-  auto constInt = [&](int i, StringRef what) -> FailureOr<int64_t> {
+  auto constInt = [&](int i) -> FailureOr<int64_t> {
     auto it = tensors.find(input(i));
     if (it == tensors.end() || !it->second.constant ||
         it->second.constant->size() != 1)
@@ -1312,7 +1312,7 @@ llvm::Error Importer::importContainerNode(
                        "node's");
     int64_t trips = std::numeric_limits<int64_t>::max();
     if (!input(0).empty()) {
-      auto m = constInt(0, "M");
+      auto m = constInt(0);
       if (failed(m))
         return nodeError("trip count '" + input(0) +
                          "' must be a compile-time constant (loops are "
@@ -1414,8 +1414,6 @@ llvm::Error Importer::importContainerNode(
                        " inputs and makes " + Twine(body.output_size()) +
                        " outputs; the node has " + Twine(n.input_size()) +
                        " and " + Twine(n.output_size()));
-    if (body.initializer_size() || body.sparse_initializer_size())
-      return nodeError("initializers in the body are not supported");
     size_t count = first->size();
     std::vector<std::vector<std::string>> results(n.output_size());
     for (size_t i = 0; i < count; ++i) {
@@ -1440,22 +1438,8 @@ llvm::Error Importer::importContainerNode(
         }
         rename[body.input(k).name()] = name;
       }
-      for (const ::onnx::NodeProto &bodyNode : body.node()) {
-        ::onnx::NodeProto made = bodyNode;
-        for (std::string &in : *made.mutable_input()) {
-          auto r = rename.find(in);
-          if (!in.empty() && r != rename.end())
-            in = r->second;
-        }
-        for (std::string &o : *made.mutable_output()) {
-          if (o.empty())
-            continue;
-          rename[o] = prefix + o;
-          o = prefix + o;
-        }
-        if (llvm::Error e = importMade(std::move(made)))
-          return e;
-      }
+      if (llvm::Error e = importBody(body, prefix, rename))
+        return e;
       for (int k = 0; k < n.output_size(); ++k) {
         auto r = rename.find(body.output(k).name());
         if (r == rename.end() || !tensors.count(r->second))
@@ -1473,18 +1457,18 @@ llvm::Error Importer::importContainerNode(
     return nodeError("input '" + input(0) + "' is not a sequence");
   int64_t length = seq->size();
   // A position input (SequenceAt / Insert / Erase): a constant in
-  // [-length, length + extra).
+  // [-length, length + extra), else failure.
   auto position = [&](int i, int64_t fallback,
                       int64_t extra) -> FailureOr<int64_t> {
     int64_t p = fallback;
     if (!input(i).empty()) {
-      auto v = constInt(i, "position");
+      auto v = constInt(i);
       if (failed(v))
         return failure();
       p = *v;
     }
     if (p < -length || p >= length + extra)
-      return FailureOr<int64_t>(std::numeric_limits<int64_t>::min());
+      return failure();
     return p < 0 ? p + length : p;
   };
   auto positionError = [&](int i) {
@@ -1501,7 +1485,7 @@ llvm::Error Importer::importContainerNode(
   }
   if (t == "SequenceAt" || t == "SequenceErase") {
     auto p = position(1, -1, 0);
-    if (failed(p) || *p == std::numeric_limits<int64_t>::min())
+    if (failed(p))
       return positionError(1);
     if (t == "SequenceAt") {
       Tensor v = tensors[(*seq)[*p]];
@@ -1517,7 +1501,7 @@ llvm::Error Importer::importContainerNode(
     if (!isTensor(input(1)))
       return nodeError("input '" + input(1) + "' is not a tensor");
     auto p = position(2, length, 1);
-    if (failed(p) || *p == std::numeric_limits<int64_t>::min())
+    if (failed(p))
       return positionError(2);
     std::vector<std::string> elements = *seq;
     elements.insert(elements.begin() + *p, input(1));
