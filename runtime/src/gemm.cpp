@@ -249,11 +249,18 @@ struct Isa {
   static __mmask16 lanes(int lo, int hi) {
     return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
   }
+  using Mask = __mmask16;
+  static V maskLoad(const float *p, Mask m) {
+    return _mm512_maskz_loadu_ps(m, p);
+  }
+  static void maskStore(float *p, Mask m, V v) {
+    _mm512_mask_storeu_ps(p, m, v);
+  }
   static V maskLoad(const float *p, int lo, int hi) {
-    return _mm512_maskz_loadu_ps(lanes(lo, hi), p);
+    return maskLoad(p, lanes(lo, hi));
   }
   static void maskStore(float *p, int lo, int hi, V v) {
-    _mm512_mask_storeu_ps(p, lanes(lo, hi), v);
+    maskStore(p, lanes(lo, hi), v);
   }
 };
 #include "gemm_impl.inc"
@@ -316,11 +323,14 @@ struct Isa {
         _mm256_cmpgt_epi32(index, _mm256_set1_epi32(lo - 1)),
         _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), index));
   }
+  using Mask = __m256i;
+  static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
   static V maskLoad(const float *p, int lo, int hi) {
-    return _mm256_maskload_ps(p, lanes(lo, hi));
+    return maskLoad(p, lanes(lo, hi));
   }
   static void maskStore(float *p, int lo, int hi, V v) {
-    _mm256_maskstore_ps(p, lanes(lo, hi), v);
+    maskStore(p, lanes(lo, hi), v);
   }
 };
 #include "gemm_impl.inc"
@@ -351,12 +361,19 @@ struct Isa {
   static V odds(V, V b) { return b; }
   static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
   static V relu(V v) { return v < 0.0f ? 0.0f : v; }
+  /// Whether the one lane is in [lo, hi).
+  using Mask = bool;
+  static Mask lanes(int lo, int hi) { return lo < hi; }
+  static V maskLoad(const float *p, Mask m) { return m ? *p : 0.0f; }
+  static void maskStore(float *p, Mask m, V v) {
+    if (m)
+      *p = v;
+  }
   static V maskLoad(const float *p, int lo, int hi) {
-    return lo < hi ? *p : 0.0f;
+    return maskLoad(p, lanes(lo, hi));
   }
   static void maskStore(float *p, int lo, int hi, V v) {
-    if (lo < hi)
-      *p = v;
+    maskStore(p, lanes(lo, hi), v);
   }
 };
 #include "gemm_impl.inc"
