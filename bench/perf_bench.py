@@ -306,6 +306,24 @@ def measured_ghz():
                                     check=True).stdout)
 
 
+def core_round_trip_ns():
+    """The cache-line round trip between CPU 0 and CPU 1 in ns
+    (bench/corelat.c), or None (one CPU, no C compiler)."""
+    if (os.cpu_count() or 1) < 2:
+        return None
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
+    if not cc:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "corelat")
+        if subprocess.run([cc, "-O2", "-pthread", "-o", exe,
+                           os.path.join(HERE, "corelat.c")],
+                          capture_output=True).returncode != 0:
+            return None
+        r = subprocess.run([exe], capture_output=True, text=True)
+        return float(r.stdout) if r.returncode == 0 else None
+
+
 def machine(args):
     info = {}
     for line in run(["lscpu"]).splitlines():
@@ -399,6 +417,19 @@ def tables(args, workloads, m, mxrun_threads):
     return "\n".join(out).strip()
 
 
+def round_trip_text(args):
+    """What bench/corelat.c read before and after the timing."""
+    trips = [t for t in (args.trip_before, args.trip_after) if t]
+    if not trips:
+        return ""
+    return ("A cache line's round trip between the two CPUs took "
+            f"{args.trip_before or 0:.0f} ns before the timing and "
+            f"{args.trip_after or 0:.0f} ns after (bench/corelat.c): on a VM this "
+            "says how near the hypervisor placed the vCPUs (here about 125 ns near, "
+            "430-490 ns far), and two-thread speed-ups, every peer's, are lower when "
+            "far (docs/kernels.md).")
+
+
 def report(args, table, workloads, m, versions, mxc_version):
     """docs/performance.md: the tables with how, where and with what they were made."""
     peer_lines = [f"- mxc: {mxc_version}"] + [f"- {p}: {versions[p]}"
@@ -414,7 +445,8 @@ def report(args, table, workloads, m, versions, mxc_version):
         f"Machine: {m['model']}, {m['cores']} cores ({m['cpus']} CPUs), {m['ghz']:.2f} GHz "
         f"({m['ghz_source']}); SIMD: {' '.join(m['simd'])}. Peak float32 assumes "
         f"{args.fma_units} FMA units per core (`--fma-units`) of {m['lanes']} lanes. "
-        f"Load average when the run began: {args.load:.2f}." + (
+        f"Load average when the run began: {args.load:.2f}. "
+        f"{round_trip_text(args)}" + (
             " The machine was busy: other processes took turns on these cores, which "
             "slows most of all the thread pools that spin while they wait, so the "
             "multi-threaded numbers especially say more about the load than about the peers."
@@ -511,16 +543,20 @@ def main():
             for w in workloads))
         if a.check_only:
             return
+        a.trip_before = core_round_trip_ns()
         for w in workloads:
             for t in a.threads:
                 for peer in w.peers:
                     warmup, runs = plan(a, w.estimate[peer])
                     log(f"timing {w.label}, {peer}, {t} thread(s), {runs} runs ...")
                     w.times[(peer, t)] = peers.measure(peer, w, t, warmup, runs)
+        a.trip_after = core_round_trip_ns()
     mxc_version = run([a.mxc, "--version"]).strip().splitlines()[0]
     m = machine(a)
     table = tables(a, workloads, m, peers.mxrun_threads)
     print(table)
+    if a.trip_before or a.trip_after:
+        log(round_trip_text(a))
     if a.write:
         with open(a.write, "w") as f:
             f.write(report(a, table, workloads, m, peers.versions, mxc_version))
