@@ -289,39 +289,33 @@ def check(peers, w, tolerance):
 # The machine
 # ---------------------------------------------------------------------------
 
+def c_probe(source):
+    """What bench/<source>, compiled with the C compiler and run, prints, as
+    a float; None when there is no compiler or it fails."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
+    if not cc:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "probe")
+        if subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(HERE, source)],
+                          capture_output=True).returncode != 0:
+            return None
+        r = subprocess.run([exe], capture_output=True, text=True)
+        return float(r.stdout) if r.returncode == 0 else None
+
+
 def measured_ghz():
     """The clock one busy core runs at (bench/clock.c), or None (not x86-64,
     no C compiler)."""
     if platform.machine() not in ("x86_64", "AMD64"):
         return None
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
-    if not cc:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = os.path.join(tmp, "clock")
-        if subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "clock.c")],
-                          capture_output=True).returncode != 0:
-            return None
-        return float(subprocess.run([exe], capture_output=True, text=True,
-                                    check=True).stdout)
+    return c_probe("clock.c")
 
 
 def core_round_trip_ns():
     """The cache-line round trip between CPU 0 and CPU 1 in ns
     (bench/corelat.c), or None (one CPU, no C compiler)."""
-    if (os.cpu_count() or 1) < 2:
-        return None
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
-    if not cc:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = os.path.join(tmp, "corelat")
-        if subprocess.run([cc, "-O2", "-pthread", "-o", exe,
-                           os.path.join(HERE, "corelat.c")],
-                          capture_output=True).returncode != 0:
-            return None
-        r = subprocess.run([exe], capture_output=True, text=True)
-        return float(r.stdout) if r.returncode == 0 else None
+    return c_probe("corelat.c") if (os.cpu_count() or 1) >= 2 else None
 
 
 def machine(args):
