@@ -256,12 +256,6 @@ struct Isa {
   static void maskStore(float *p, Mask m, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
-  static V maskLoad(const float *p, int lo, int hi) {
-    return maskLoad(p, lanes(lo, hi));
-  }
-  static void maskStore(float *p, int lo, int hi, V v) {
-    maskStore(p, lanes(lo, hi), v);
-  }
 };
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
@@ -326,12 +320,6 @@ struct Isa {
   using Mask = __m256i;
   static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
-  static V maskLoad(const float *p, int lo, int hi) {
-    return maskLoad(p, lanes(lo, hi));
-  }
-  static void maskStore(float *p, int lo, int hi, V v) {
-    maskStore(p, lanes(lo, hi), v);
-  }
 };
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
@@ -368,12 +356,6 @@ struct Isa {
   static void maskStore(float *p, Mask m, V v) {
     if (m)
       *p = v;
-  }
-  static V maskLoad(const float *p, int lo, int hi) {
-    return maskLoad(p, lanes(lo, hi));
-  }
-  static void maskStore(float *p, int lo, int hi, V v) {
-    maskStore(p, lanes(lo, hi), v);
   }
 };
 #include "gemm_impl.inc"
