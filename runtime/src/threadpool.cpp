@@ -15,6 +15,11 @@ thread_local ThreadPool *currentPool = nullptr;
 /// enough not to hold a core the app wants once the call has returned.
 constexpr std::chrono::microseconds kSpinTime{200};
 
+/// How long the caller of parallelFor waits for a worker to begin its
+/// block before it runs the block itself: a spinning worker begins within
+/// a microsecond; one the OS has put to sleep or descheduled takes tens.
+constexpr std::chrono::microseconds kStealAfter{20};
+
 /// One step of a busy wait: a hint to the core, not a system call
 /// (sched_yield costs microseconds in a virtual machine, as much as the
 /// small kernels the pool runs).
@@ -27,9 +32,10 @@ inline void spinPause() {
 }
 } // namespace
 
-ThreadPool::ThreadPool(int32_t numThreads) {
+ThreadPool::ThreadPool(int32_t numThreads)
+    : blocks(static_cast<size_t>(std::max(numThreads, 1))) {
   for (int32_t i = 1; i < numThreads; ++i)
-    workers.emplace_back([this] { workerLoop(); });
+    workers.emplace_back([this, i] { workerLoop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -43,13 +49,19 @@ ThreadPool::~ThreadPool() {
     worker.join();
 }
 
-void ThreadPool::runTasks() {
-  for (int64_t i = nextTask.fetch_add(1, std::memory_order_relaxed);
-       i < numTasks; i = nextTask.fetch_add(1, std::memory_order_relaxed))
+void ThreadPool::runBlock(int32_t self, uint64_t job) {
+  std::atomic<uint64_t> &claimed = blocks[self].claimed;
+  if (claimed.load(std::memory_order_acquire) == job ||
+      claimed.exchange(job, std::memory_order_acq_rel) == job)
+    return;
+  int64_t threads = size();
+  for (int64_t i = self * numTasks / threads,
+               end = (self + 1) * numTasks / threads;
+       i < end; ++i)
     taskFn(taskArg, i);
 }
 
-void ThreadPool::workerLoop() {
+void ThreadPool::workerLoop(int32_t self) {
   uint64_t seen = 0;
   while (true) {
     // Poll for a while, then sleep until the next job or the end.
@@ -69,7 +81,7 @@ void ThreadPool::workerLoop() {
     seen = generation.load(std::memory_order_acquire);
     if (stopping.load(std::memory_order_acquire))
       return;
-    runTasks();
+    runBlock(self, seen);
     busyWorkers.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
@@ -80,20 +92,33 @@ void ThreadPool::parallelFor(int64_t count, TaskFn fn, void *arg) {
       fn(arg, i);
     return;
   }
+  uint64_t job;
   {
     std::lock_guard<std::mutex> lock(mutex);
     taskFn = fn;
     taskArg = arg;
     numTasks = count;
-    nextTask.store(0, std::memory_order_relaxed);
     busyWorkers.store(static_cast<int32_t>(workers.size()),
                       std::memory_order_relaxed);
-    generation.fetch_add(1, std::memory_order_release);
+    job = generation.fetch_add(1, std::memory_order_release) + 1;
   }
   wake.notify_all();
-  runTasks();
-  while (busyWorkers.load(std::memory_order_acquire) != 0)
+  runBlock(0, job);
+  // Then wait; a worker that has not begun its block by kStealAfter gets it
+  // run here. Not sooner: reading a worker's claim makes the worker's next
+  // claim a transfer between cores.
+  auto deadline = std::chrono::steady_clock::now() + kStealAfter;
+  bool stolen = false;
+  for (int polls = 1; busyWorkers.load(std::memory_order_acquire) != 0;
+       ++polls) {
     spinPause();
+    if (!stolen && polls % 64 == 0 &&
+        std::chrono::steady_clock::now() >= deadline) {
+      for (int32_t j = 1; j < size(); ++j)
+        runBlock(j, job);
+      stolen = true;
+    }
+  }
 }
 
 ThreadPool *ThreadPool::current() { return currentPool; }

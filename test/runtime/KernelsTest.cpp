@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -390,6 +391,25 @@ TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
   }
 }
 
+TEST(Kernels, WinogradGridSplitsAcrossThreads) {
+  // 64 channels and filters on a 30x30 image take Winograd F(4x4) on more
+  // than one thread too; its grid, 8 rows of 9 tiles (three panels), splits
+  // into runs of whole tile rows whose last panels are partial: 4 + 4 rows
+  // on two threads, 3 + 3 + 2 on three. Every tile must be computed once.
+  static std::mt19937 rng(9);
+  static std::vector<float> weight = randomVector(rng, 64 * 64 * 9);
+  for (int threads : {2, 3}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    std::vector<float> x = randomVector(rng, 64 * 30 * 30),
+                       bias = randomVector(rng, 64),
+                       y = randomVector(rng, 64 * 30 * 30);
+    checkOneConv({1, 64, 30, 30, 64, 30, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1}, x,
+                 weight, bias.data(), y, MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU,
+                 "Winograd split", threads);
+  }
+}
+
 TEST(ThreadPool, RunsEveryTaskOnce) {
   mxrt::ThreadPool pool(4);
   for (int64_t count : {0, 1, 3, 1000}) {
@@ -402,6 +422,32 @@ TEST(ThreadPool, RunsEveryTaskOnce) {
         &hits);
     for (int64_t i = 0; i < count; ++i)
       ASSERT_EQ(hits[i].load(), 1) << "task " << i << " of " << count;
+  }
+}
+
+TEST(ThreadPool, RunsContiguousBlocksCallerFirst) {
+  // Thread j's block is tasks [j * count / 3, (j + 1) * count / 3): each
+  // block runs whole on one thread (the caller may take a late worker's),
+  // and the caller always runs block 0, so piece j of a kernel finds the
+  // data it wrote in the last call in the same thread's cache.
+  mxrt::ThreadPool pool(3);
+  for (int64_t count : {2, 3, 7, 100}) {
+    for (int call = 0; call < 20; ++call) {
+      std::vector<std::thread::id> who(count);
+      pool.parallelFor(
+          count,
+          [](void *arg, int64_t i) {
+            (*static_cast<std::vector<std::thread::id> *>(arg))[i] =
+                std::this_thread::get_id();
+          },
+          &who);
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t i = j * count / 3 + 1; i < (j + 1) * count / 3; ++i)
+          ASSERT_EQ(who[i], who[j * count / 3])
+              << "task " << i << " of " << count << " left block " << j;
+      if (count / 3 > 0)
+        ASSERT_EQ(who[0], std::this_thread::get_id()) << count << " tasks";
+    }
   }
 }
 
