@@ -447,7 +447,10 @@ def report(args, table, workloads, m, versions, mxc_version):
             if args.load >= m["cores"] else ""),
         "Peers:\n\n" + "\n".join(peer_lines),
         "Latency in milliseconds, the median of many runs after warm-up, each peer on "
-        "the same inputs with the same weights; a ratio below 1 means mxc is faster.",
+        "the same inputs with the same weights; a ratio below 1 means mxc is faster. "
+        f"The runs come in {args.rounds} interleaved rounds (every peer of a row, then "
+        "the next round), each peer's time the median of its rounds' medians, so that "
+        "a slow stretch of the machine does not land on one peer alone.",
         table,
         "How: PyTorch builds each model with seeded weights (ResNet-20 loads GluonCV's "
         "`.params`) and exports it with `torch.onnx.export` (opset "
@@ -458,7 +461,7 @@ def report(args, table, workloads, m, versions, mxc_version):
         "optimizations) and times `await session.run()`; PyTorch runs the eager module "
         "under `torch.inference_mode()` with `torch.set_num_threads(T)`, timed around "
         "the Python call; OpenBLAS is `cblas_sgemm` (`bench/sgemm.c`, "
-        "`openblas_set_num_threads(T)`). Each peer's run count fills about "
+        "`openblas_set_num_threads(T)`). Each peer's run count (all rounds) fills about "
         f"{args.budget:g} s (at least {args.min_runs}, at most {args.max_runs}) after 4 "
         f"untimed runs; a slow peer makes as many runs as fit in {args.cap:g} s (at "
         "least 3) after 1. PyTorch's and ONNX Runtime's times include their "
@@ -488,6 +491,9 @@ def main():
                    help="comma-separated subset of " + ",".join(ROW_KEYS))
     p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="time every peer in this many interleaved rounds and report the "
+                        "median of the rounds' medians (default 3)")
     p.add_argument("--check-only", action="store_true",
                    help="only check that the peers' outputs agree; no timing")
     p.add_argument("--tolerance", type=float, default=1e-4,
@@ -538,12 +544,30 @@ def main():
         if a.check_only:
             return
         a.trip_before = core_round_trip_ns()
+        # Each peer's runs come in --rounds rounds, the peers of a row timed
+        # one after another within a round: a stretch of seconds in which a
+        # noisy VM runs slow then lands in one round of every peer rather
+        # than in all of one peer's runs. A peer's time is the median of its
+        # rounds' medians.
+        rounds = {}
+        for r in range(a.rounds):
+            for w in workloads:
+                for t in a.threads:
+                    for peer in w.peers:
+                        warmup, runs = plan(a, w.estimate[peer])
+                        runs = max(3, math.ceil(runs / a.rounds))
+                        log(f"timing {w.label}, {peer}, {t} thread(s), round {r + 1} of "
+                            f"{a.rounds}, {runs} runs ...")
+                        rounds.setdefault((w.key, peer, t), []).append(
+                            peers.measure(peer, w, t, warmup, runs))
         for w in workloads:
             for t in a.threads:
                 for peer in w.peers:
-                    warmup, runs = plan(a, w.estimate[peer])
-                    log(f"timing {w.label}, {peer}, {t} thread(s), {runs} runs ...")
-                    w.times[(peer, t)] = peers.measure(peer, w, t, warmup, runs)
+                    got = rounds[(w.key, peer, t)]
+                    w.times[(peer, t)] = {
+                        "median_ms": float(np.median([g["median_ms"] for g in got])),
+                        "min_ms": min(g["min_ms"] for g in got),
+                        "runs": sum(g["runs"] for g in got)}
         a.trip_after = core_round_trip_ns()
     mxc_version = run([a.mxc, "--version"]).strip().splitlines()[0]
     m = machine(a)
