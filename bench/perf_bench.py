@@ -514,6 +514,8 @@ def main():
     a.threads = [int(t) for t in a.threads.split(",")]
     a.budget, a.min_runs, a.max_runs, a.cap = \
         (0.25, 5, 200, 10.0) if a.quick else (1.0, 10, 2000, 30.0)
+    if a.rounds < 1:
+        p.error("--rounds must be at least 1")
     keys = a.rows.split(",")
     unknown = set(keys) - set(ROW_KEYS)
     if unknown:
@@ -549,25 +551,22 @@ def main():
         # noisy VM runs slow then lands in one round of every peer rather
         # than in all of one peer's runs. A peer's time is the median of its
         # rounds' medians.
-        rounds = {}
+        cells = [(w, t, peer) for w in workloads for t in a.threads for peer in w.peers]
+        plans = {(w.key, t, peer): plan(a, w.estimate[peer]) for w, t, peer in cells}
+        rounds = {key: [] for key in plans}
         for r in range(a.rounds):
-            for w in workloads:
-                for t in a.threads:
-                    for peer in w.peers:
-                        warmup, runs = plan(a, w.estimate[peer])
-                        runs = max(3, math.ceil(runs / a.rounds))
-                        log(f"timing {w.label}, {peer}, {t} thread(s), round {r + 1} of "
-                            f"{a.rounds}, {runs} runs ...")
-                        rounds.setdefault((w.key, peer, t), []).append(
-                            peers.measure(peer, w, t, warmup, runs))
-        for w in workloads:
-            for t in a.threads:
-                for peer in w.peers:
-                    got = rounds[(w.key, peer, t)]
-                    w.times[(peer, t)] = {
-                        "median_ms": float(np.median([g["median_ms"] for g in got])),
-                        "min_ms": min(g["min_ms"] for g in got),
-                        "runs": sum(g["runs"] for g in got)}
+            for w, t, peer in cells:
+                warmup, runs = plans[(w.key, t, peer)]
+                runs = max(3, math.ceil(runs / a.rounds))
+                log(f"timing {w.label}, {peer}, {t} thread(s), round {r + 1} of "
+                    f"{a.rounds}, {runs} runs ...")
+                rounds[(w.key, t, peer)].append(peers.measure(peer, w, t, warmup, runs))
+        for w, t, peer in cells:
+            got = rounds[(w.key, t, peer)]
+            w.times[(peer, t)] = {
+                "median_ms": float(np.median([g["median_ms"] for g in got])),
+                "min_ms": min(g["min_ms"] for g in got),
+                "runs": sum(g["runs"] for g in got)}
         a.trip_after = core_round_trip_ns()
     mxc_version = run([a.mxc, "--version"]).strip().splitlines()[0]
     m = machine(a)
