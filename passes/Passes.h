@@ -61,6 +61,9 @@ struct CpuPipelineOptions {
   /// executed) run on the instance's thread pool
   /// (mxc-outline-parallel-loops); 0: every one.
   int64_t parallelMinWork = 131072;
+  /// Convolution layout (mxc-conv-layout, with kernels): auto (chains of
+  /// small convolutions channels last), nhwc (every one) or nchw.
+  std::string convLayout = "auto";
 };
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's

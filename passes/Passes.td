@@ -163,6 +163,29 @@ def FuseKernelEpiloguesPass
   }];
 }
 
+def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
+  let summary = "Run chains of small convolutions channels last (NHWC)";
+  let description = [{
+    On tensors, after the kernel epilogues are fused: convolutions
+    (mx.kernel.conv2d) linked directly, one's result another's input or
+    accumulator, form a chain; a chain of at least two whose every
+    convolution is small (ungrouped, at most 1024 output pixels a channel,
+    at most 64 x 64 x 3 x 3 weights) runs channels last (nhwc = true), with
+    linalg.transpose ops only where the chain meets the rest of the
+    function. There each thread's rows of a layer are one contiguous block,
+    which keeps two threads on far cores from fighting over cache lines
+    (docs/kernels.md); larger layers keep NCHW, where the runtime's
+    Winograd and cache-blocked kernels are faster. `policy`: auto (as
+    above), all (every convolution, for tests) or none.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
+           "auto, all or none">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer in one static arena";
   let description = [{

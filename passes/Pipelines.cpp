@@ -86,6 +86,11 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   std::string fuse;
   if (opts.kernels && opts.fuseElementwise)
     fuse += "func.func(mxc-fuse-kernel-epilogues),";
+  // After the epilogues (a residual add must be an accumulating init
+  // first, to link its chain), before elementwise fusion.
+  if (opts.kernels && opts.convLayout != "nchw")
+    fuse += "func.func(mxc-conv-layout{policy=" +
+            std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
   if (opts.fuseElementwise)
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);

@@ -43,7 +43,7 @@ using llvm::Twine;
 namespace {
 
 /// MXRT_MODEL_ABI_VERSION of runtime/include/mxrt/model_abi.h.
-constexpr int64_t kModelAbiVersion = 2;
+constexpr int64_t kModelAbiVersion = 3;
 
 llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);

@@ -298,6 +298,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   pipelineOptions.fuseElementwise = options.fusion;
   pipelineOptions.kernels = options.kernels;
   pipelineOptions.parallelMinWork = options.parallelMinWork;
+  pipelineOptions.convLayout = options.convLayout;
   buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("'" + options.modelPath + "': lowering failed:\n" +

@@ -77,6 +77,8 @@ struct CompileOptions {
   /// Loops with at least this much work run on the thread pool
   /// (--parallel-min-work; 0: every outermost parallel loop).
   int64_t parallelMinWork = 131072;
+  /// Convolution layout: auto, nhwc or nchw (--conv-layout).
+  std::string convLayout = "auto";
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;

@@ -33,6 +33,7 @@ enum KernelFlags : int32_t {
   kKernelRelu = 2,
   kKernelConstA = 4,
   kKernelConstB = 8,
+  kKernelNhwc = 16,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

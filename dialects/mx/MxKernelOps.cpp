@@ -203,8 +203,10 @@ LogicalResult Conv2DKernelOp::verify() {
     if (v < 0)
       return emitOpError("pads must not be negative");
   int64_t g = getGroups();
-  if (g < 1 || xs[1] % g != 0 || ws[0] % g != 0 || ws[1] * g != xs[1] ||
-      ys[0] != xs[0] || ys[1] != ws[0])
+  // The channel axis: 1, or 3 channels last.
+  int64_t c = getNhwc() ? xs[3] : xs[1], f = getNhwc() ? ys[3] : ys[1];
+  if (g < 1 || c % g != 0 || ws[0] % g != 0 || ws[1] * g != c ||
+      ys[0] != xs[0] || f != ws[0])
     return emitOpError("shapes do not match: x ")
            << shapeOf(getX()) << ", weight " << shapeOf(getWeight())
            << ", groups " << g << " into " << shapeOf(getInit());
@@ -217,7 +219,9 @@ LogicalResult Conv2DKernelOp::verify() {
   return success();
 }
 
-int32_t Conv2DKernelOp::getKernelFlags() { return flagsOf(*this); }
+int32_t Conv2DKernelOp::getKernelFlags() {
+  return flagsOf(*this) | (getNhwc() ? kKernelNhwc : 0);
+}
 
 void Conv2DKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>

@@ -56,12 +56,13 @@ def Mx_MatmulKernelOp : Mx_KernelOp<"kernel.matmul"> {
 }
 
 def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
-  let summary = "init = epilogue(conv2d(x, weight) + bias), NCHW";
+  let summary = "init = epilogue(conv2d(x, weight) + bias), NCHW or NHWC";
   let description = [{
     x (N, C, H, W), weight (F, C / groups, KH, KW), bias (F), init
     (N, F, OH, OW) with OH = (H + pad_h + pad_after - dilation_h (KH - 1) - 1)
     / stride_h + 1 for some pad_after >= 0 (zeros), and likewise OW. Epilogue
-    as kernel.matmul's.
+    as kernel.matmul's. With nhwc, x is (N, H, W, C) and init (N, OH, OW, F),
+    channels last (mxc-conv-layout); the weight keeps its layout.
   }];
   let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$weight,
                    Optional<Mx_KernelOperand>:$bias, Mx_KernelOperand:$init,
@@ -69,7 +70,8 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
                    DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$groups,
                    DefaultValuedAttr<BoolAttr, "false">:$accumulate,
-                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+                   DefaultValuedAttr<BoolAttr, "false">:$relu,
+                   DefaultValuedAttr<BoolAttr, "false">:$nhwc);
   let assemblyFormat = [{
     $x `,` $weight (`,` $bias^)? `into` $init attr-dict `:` type($x) `,`
     type($weight) (`,` type($bias)^)? `into` type($init) (`->` type($result)^)?

@@ -136,12 +136,17 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
   return ab.args;
 }
 
-/// mxrt_kernel_sconv2d's arguments for `op` (contiguous NCHW buffers).
+/// mxrt_kernel_sconv2d's arguments for `op` (contiguous NCHW buffers, or
+/// NHWC).
 SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
   ArrayRef<int64_t> xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
                     ys = shapeOf(op.getInit());
-  for (int64_t v : {xs[0], xs[1], xs[2], xs[3], ws[0], ys[2], ys[3], ws[2],
+  // (n, c, h, w) and (oh, ow) whichever the layout.
+  bool last = op.getNhwc();
+  int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
+  int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
+  for (int64_t v : {xs[0], c, h, w, ws[0], oh, ow, ws[2],
                     ws[3], op.getStrides()[0], op.getStrides()[1],
                     op.getPads()[0], op.getPads()[1], op.getDilations()[0],
                     op.getDilations()[1], int64_t(op.getGroups())})

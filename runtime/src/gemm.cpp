@@ -97,6 +97,17 @@ struct WinogradPiece {
   int64_t g0, g1, f0, f1;
 };
 
+/// A convolution with x (n, h, w, c) and y (n, oh, ow, f)
+/// (MXRT_KERNEL_NHWC): conv_nhwc_impl.inc.
+struct NhwcConv {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+  const float *x;
+  const float *filters; // packed by packNhwcFilters
+  const float *bias;
+  float *y;
+  int32_t flags;
+};
+
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
@@ -259,6 +270,7 @@ struct Isa {
 };
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
+#include "conv_nhwc_impl.inc"
 } // namespace avx512
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -323,6 +335,7 @@ struct Isa {
 };
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
+#include "conv_nhwc_impl.inc"
 } // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -360,6 +373,7 @@ struct Isa {
 };
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
+#include "conv_nhwc_impl.inc"
 } // namespace portable
 
 using GemmFn = void (*)(const Problem &);
@@ -372,6 +386,10 @@ using WinogradSolveFn = void (*)(const WinogradPiece &, float *, int64_t);
 using WinogradFiltersFn = void (*)(const float *, int64_t, int64_t, int64_t,
                                    float *);
 using WinogradFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t);
+using NhwcRowsFn = void (*)(const NhwcConv &, int64_t, int64_t);
+using NhwcFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t, int64_t);
+using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
+                            float *);
 
 struct Target {
   GemmFn gemm;
@@ -386,13 +404,17 @@ struct Target {
   PackedSizeFn filterLanesSize;
   /// Filters per panel of a pixel-rows convolution; 0: not available.
   int64_t laneFilters;
+  NhwcRowsFn nhwcConvRows;
+  NhwcFilterSizeFn nhwcFilterSize;
+  NhwcPackFn packNhwcFilters;
 };
 
 #define MXRT_TARGET(ns)                                                        \
   Target {                                                                     \
     ns::gemm, ns::packAll, ns::packedASize, ns::kMR, ns::kNR, ns::fillPhases,  \
         ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
-        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters             \
+        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
+        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters              \
   }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -647,7 +669,14 @@ public:
   /// The layouts kept: GEMM panels in slices of kKC or of all of k (a
   /// direct convolution, see sliceDepth), or Winograd's transformed
   /// filters.
-  enum class Layout { Sliced, WholeDepth, FilterLanes, Winograd2, Winograd4 };
+  enum class Layout {
+    Sliced,
+    WholeDepth,
+    FilterLanes,
+    Winograd2,
+    Winograd4,
+    Nhwc
+  };
 
   const float *get(const Problem &pr) {
     bool direct = pr.isConv && pr.conv.gridWidth;
@@ -671,6 +700,17 @@ public:
         {weight, f, c, 9, 1, m == 4 ? Layout::Winograd4 : Layout::Winograd2},
         t.winogradFilterSize(f, c, m),
         [&](float *packed) { t.winogradFilters(weight, f, c, m, packed); });
+  }
+
+  /// Constant filters weight (f x cg x taps, `groups` groups) packed for
+  /// an NHWC convolution.
+  const float *getNhwc(const float *weight, int64_t f, int64_t cg,
+                       int64_t taps, int64_t groups) {
+    const Target &t = target();
+    return get({weight, f, cg, taps, groups, Layout::Nhwc},
+               t.nhwcFilterSize(f, cg, taps, groups), [&](float *packed) {
+                 t.packNhwcFilters(weight, f, cg, taps, groups, packed);
+               });
   }
 
 private:
@@ -882,6 +922,46 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
 
 using mxrt::Problem;
 
+namespace mxrt {
+namespace {
+/// An NHWC convolution: whole output rows per thread, each thread's rows
+/// one contiguous block of y (see conv_nhwc_impl.inc).
+void convNhwc(NhwcConv cv, const float *weight) {
+  const Target &t = target();
+  int64_t cg = cv.c / cv.groups, taps = cv.kh * cv.kw;
+  if (cv.flags & MXRT_KERNEL_CONST_A)
+    cv.filters = packedCache().getNhwc(weight, cv.f, cg, taps, cv.groups);
+  if (!cv.filters) { // varying filters, or the cache had no memory
+    float *packed = threadBuffer(Scratch::SharedA,
+                                 t.nhwcFilterSize(cv.f, cg, taps, cv.groups));
+    t.packNhwcFilters(weight, cv.f, cg, taps, cv.groups, packed);
+    cv.filters = packed;
+  }
+  ThreadPool *pool = ThreadPool::current();
+  int32_t threads = pool ? pool->size() : 1;
+  int64_t rows = cv.n * cv.oh;
+  int64_t work = rows * cv.ow * cv.f * cg * taps;
+  int64_t parts = std::min<int64_t>(threads, rows);
+  if (parts <= 1 || work < kParallelMinWork) {
+    t.nhwcConvRows(cv, 0, rows);
+    return;
+  }
+  struct Job {
+    const NhwcConv *cv;
+    int64_t rows, parts;
+  } job{&cv, rows, parts};
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t j) {
+        const Job &jb = *static_cast<const Job *>(arg);
+        target().nhwcConvRows(*jb.cv, j * jb.rows / jb.parts,
+                              (j + 1) * jb.rows / jb.parts);
+      },
+      &job);
+}
+} // namespace
+} // namespace mxrt
+
 extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
                                   int64_t k, const float *a, int64_t a_bs,
                                   int64_t a_rs, int64_t a_cs, const float *b,
@@ -936,6 +1016,13 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                     const float *bias, float *y, int32_t flags) {
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
+  if (flags & MXRT_KERNEL_NHWC) {
+    mxrt::convNhwc({n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                    pad_w, dilate_h, dilate_w, groups, x, nullptr, bias, y,
+                    flags},
+                   weight);
+    return;
+  }
   int64_t tile =
       mxrt::winogradTile(c, f, h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
                          pad_w, dilate_h, dilate_w, groups, flags);

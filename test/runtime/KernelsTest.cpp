@@ -137,7 +137,19 @@ std::vector<double> referenceConv(const ConvShape &cs,
   return want;
 }
 
-/// Runs the kernel on `cs` and checks y against referenceConv: within
+/// a (n, c, h, w) as (n, h, w, c).
+std::vector<float> toChannelsLast(const std::vector<float> &a, int64_t n,
+                                  int64_t c, int64_t h, int64_t w) {
+  std::vector<float> t(a.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t p = 0; p < h * w; ++p)
+        t[(i * h * w + p) * c + ci] = a[(i * c + ci) * h * w + p];
+  return t;
+}
+
+/// Runs the kernel on `cs` and checks y against referenceConv (with
+/// MXRT_KERNEL_NHWC in channels-last, converted here): within
 /// 1e-4 relative, plus `perTerm` times the output's sum of term magnitudes
 /// (for algorithms whose rounding error grows with that, not with the
 /// result: Winograd's).
@@ -154,9 +166,24 @@ void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
   std::vector<double> scale;
   std::vector<double> want =
       referenceConv(cs, x, weight, bias, y, flags, scale);
-  mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh, cs.kw,
-                      cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g, x.data(),
-                      weight.data(), bias, y.data(), flags);
+  if (flags & MXRT_KERNEL_NHWC) {
+    // The reference is NCHW: x and y go to channels-last for the kernel,
+    // and y comes back.
+    std::vector<float> xt = toChannelsLast(x, cs.n, cs.c, cs.h, cs.w),
+                       yt = toChannelsLast(y, cs.n, cs.f, cs.oh, cs.ow);
+    mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh,
+                        cs.kw, cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g,
+                        xt.data(), weight.data(), bias, yt.data(), flags);
+    for (int64_t i = 0; i < cs.n; ++i)
+      for (int64_t f = 0; f < cs.f; ++f)
+        for (int64_t p = 0; p < cs.oh * cs.ow; ++p)
+          y[(i * cs.f + f) * cs.oh * cs.ow + p] =
+              yt[(i * cs.oh * cs.ow + p) * cs.f + f];
+  } else {
+    mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh,
+                        cs.kw, cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g,
+                        x.data(), weight.data(), bias, y.data(), flags);
+  }
   ASSERT_EQ(y.size(), want.size());
   for (size_t i = 0; i < y.size(); ++i)
     ASSERT_NEAR(y[i], want[i],
@@ -164,8 +191,9 @@ void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
         << what << " trial " << trial << " element " << i;
 }
 
-/// Random convolutions, checked against a float64 reference.
-void checkConv(int trials, uint32_t seed) {
+/// Random convolutions, checked against a float64 reference (with
+/// `extraFlags` on every one).
+void checkConv(int trials, uint32_t seed, int32_t extraFlags = 0) {
   std::mt19937 rng(seed);
   for (int trial = 0; trial < trials; ++trial) {
     ConvShape cs;
@@ -186,8 +214,8 @@ void checkConv(int trials, uint32_t seed) {
                                                       cs.kw),
                        bias = randomVector(rng, cs.f),
                        y = randomVector(rng, cs.n * cs.f * cs.oh * cs.ow);
-    checkOneConv(cs, x, weight, withBias ? bias.data() : nullptr, y, flags,
-                 "sconv2d", trial);
+    checkOneConv(cs, x, weight, withBias ? bias.data() : nullptr, y,
+                 flags | extraFlags, "sconv2d", trial);
   }
 }
 
@@ -263,6 +291,36 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // bound, see WinogradConvolutions.)
   checkConvShapes(shapes, 13, MXRT_KERNEL_CONST_A, "constant network conv",
                   3e-5);
+}
+
+TEST(Kernels, NhwcConvolutions) {
+  // Channels last (MXRT_KERNEL_NHWC): random shapes (padding, strides,
+  // dilations, groups, filters not a whole vector), serially and split by
+  // output rows over two and three threads (pieces across images of a
+  // batch); then network layers, whose 16- and 32-channel steps and filter
+  // counts of one and two vectors take each micro-tile, with constant
+  // (cached) weights and without.
+  checkConv(150, 21, MXRT_KERNEL_NHWC);
+  for (int threads : {2, 3}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    checkConv(100, 22 + threads, MXRT_KERNEL_NHWC);
+  }
+  const std::vector<ConvShape> shapes = {
+      {1, 3, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+      {1, 16, 32, 32, 32, 16, 16, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+      {1, 32, 16, 16, 32, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {2, 64, 14, 14, 70, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 32, 7, 7, 8, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
+      {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+      {1, 256, 7, 7, 128, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}};
+  checkConvShapes(shapes, 23, MXRT_KERNEL_NHWC, "nhwc conv");
+  checkConvShapes(shapes, 24, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
+                  "constant nhwc conv");
 }
 
 TEST(Kernels, WinogradConvolutions) {

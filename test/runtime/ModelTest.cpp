@@ -241,7 +241,7 @@ TEST(Model, OpenReportsBadLibraries) {
             MXRT_UNSUPPORTED);
   EXPECT_THAT(mxrt_last_error(),
               AllOf(HasSubstr(MXRT_TEST_BAD_ABI_MODEL_PATH),
-                    HasSubstr("ABI version 999"), HasSubstr("version 2"),
+                    HasSubstr("ABI version 999"), HasSubstr("version 3"),
                     HasSubstr("recompile it with this mxc")));
 
   EXPECT_EQ(mxrt_model_open(nullptr, &model), MXRT_INVALID_ARGUMENT);
@@ -459,7 +459,7 @@ TEST(Model, FromDescriptorValidatesTheTable) {
   EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_UNSUPPORTED);
   EXPECT_THAT(mxrt_last_error(),
               AllOf(HasSubstr("add_one"), HasSubstr("ABI version 1"),
-                    HasSubstr("supports only version 2"),
+                    HasSubstr("supports only version 3"),
                     HasSubstr("recompile it with this mxc")));
 
   EXPECT_EQ(mxrt_model_from_descriptor(nullptr, &model), MXRT_INVALID_ARGUMENT);

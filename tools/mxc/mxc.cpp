@@ -87,6 +87,12 @@ static cl::opt<int64_t> parallelMinWork(
              "that runs on the instance's thread pool; 0: every outermost "
              "parallel loop (default 131072)"),
     cl::init(131072), cl::cat(category));
+static cl::opt<std::string> convLayout(
+    "conv-layout",
+    cl::desc("Layout of the convolutions' activations: auto (chains of small "
+             "convolutions channels last, the rest NCHW; default), nhwc "
+             "(every convolution) or nchw"),
+    cl::init("auto"), cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -174,6 +180,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.parallelMinWork = parallelMinWork;
+  if (!llvm::is_contained({"auto", "nhwc", "nchw"}, convLayout.getValue()))
+    return fail("--conv-layout=" + convLayout +
+                ": expected auto, nhwc or nchw");
+  options.convLayout = convLayout;
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;

@@ -31,6 +31,9 @@ enum {
    *  A is the weight. */
   MXRT_KERNEL_CONST_A = 4,
   MXRT_KERNEL_CONST_B = 8,
+  /** Convolution only: x is (n, h, w, c) and y (n, oh, ow, f), channels
+   *  last (the weight stays (f, c / groups, kh, kw)). */
+  MXRT_KERNEL_NHWC = 16,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -49,7 +52,8 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                                 int32_t flags);
 
 /** 2-D convolution, NCHW, contiguous: x (n, c, h, w), weight (f, c / groups,
- *  kh, kw), y (n, f, oh, ow), per-filter bias (f) or NULL. Zero padding
+ *  kh, kw), y (n, f, oh, ow), per-filter bias (f) or NULL; with
+ *  MXRT_KERNEL_NHWC x (n, h, w, c) and y (n, oh, ow, f). Zero padding
  *  pad_h / pad_w before and the rest implied by oh / ow after. */
 MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   int64_t f, int64_t oh, int64_t ow, int64_t kh,
