@@ -107,11 +107,25 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
       if (chosen(op))
         change.push_back(op);
     SmallVector<Operation *> backs;
+    // Values from outside a chain made channels last once, where first
+    // read (a block's input is also its shortcut's accumulator).
+    DenseMap<Value, Value> channelsLast;
+    auto toNhwc = [&](OpBuilder &b, Operation *user, Value v) {
+      Value &known = channelsLast[v];
+      Operation *def = known ? known.getDefiningOp() : nullptr;
+      if (def && def->getBlock() == user->getBlock() &&
+          def->isBeforeInBlock(user))
+        return known;
+      known = transposed(b, user->getLoc(), v, kToNhwc, kToNchw);
+      return known;
+    };
     for (Conv2DKernelOp op : change) {
       OpBuilder b(op);
       Location loc = op.getLoc();
-      Value x = transposed(b, loc, op.getX(), kToNhwc, kToNchw);
-      Value init = transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
+      Value x = toNhwc(b, op, op.getX());
+      Value init = op.getAccumulate()
+                       ? toNhwc(b, op, op.getInit())
+                       : transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
       auto conv = Conv2DKernelOp::create(
           b, loc, init.getType(), x, op.getWeight(), op.getBias(), init,
           op.getStrides(), op.getPads(), op.getDilations(), op.getGroups(),
@@ -119,7 +133,10 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
       Value back = transposed(b, loc, conv.getResult(), kToNchw, kToNhwc);
       backs.push_back(back.getDefiningOp());
       op.getResult().replaceAllUsesWith(back);
+      Operation *oldInit = op.getInit().getDefiningOp<tensor::EmptyOp>();
       op.erase();
+      if (oldInit && oldInit->use_empty())
+        oldInit->erase();
     }
     // Transposes back to NCHW that only the chain read are left unused.
     for (Operation *back : llvm::reverse(backs))
