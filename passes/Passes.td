@@ -164,19 +164,21 @@ def FuseKernelEpiloguesPass
 }
 
 def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
-  let summary = "Run chains of small convolutions channels last (NHWC)";
+  let summary = "Run chains of convolutions channels last (NHWC)";
   let description = [{
-    On tensors, after the kernel epilogues are fused: convolutions
-    (mx.kernel.conv2d) linked directly, one's result another's input or
-    accumulator, form a chain; a chain of at least two whose every
-    convolution is small (ungrouped, at most 1024 output pixels a channel,
-    at most 64 x 64 x 3 x 3 weights) runs channels last (nhwc = true), with
+    On tensors, after the kernel epilogues are fused: convolutions that
+    the runtime's NHWC kernels compute at least as fast as its NCHW ones
+    (small layers, ungrouped, at most 1024 output pixels a channel and
+    64 x 64 x 3 x 3 weights; 3x3 stride-1 layers of constant weights and
+    channels in whole vectors of 16, which take NHWC Winograd; 1x1
+    stride-2 layers and 3x3 layers of at most 64 channels), linked
+    directly, one's result another's input or accumulator, form a chain;
+    a chain of at least two runs channels last (nhwc = true), with
     linalg.transpose ops only where the chain meets the rest of the
-    function. There each thread's rows of a layer are one contiguous block,
-    which keeps two threads on far cores from fighting over cache lines
-    (docs/kernels.md); larger layers keep NCHW, where the runtime's
-    Winograd and cache-blocked kernels are faster. `policy`: auto (as
-    above), all (every convolution, for tests) or none.
+    function. There each thread's share of a layer is one contiguous
+    block, which keeps two threads on far cores from fighting over cache
+    lines (docs/kernels.md). `policy`: auto (as above), all (every
+    convolution, for tests) or none.
   }];
   let options = [
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",

@@ -27,10 +27,9 @@ constexpr int64_t kToNchw[] = {0, 3, 1, 2};
 
 /// Output pixels per channel and weights (F x C x KH x KW) up to which a
 /// convolution counts as small: ResNet-20's layers (32 x 32 images; 64
-/// channels and filters, 3 x 3). On such layers the NHWC kernel is as fast
-/// as NCHW's on one thread and much faster on two far cores; on larger
-/// ones (ResNet-18's 56 x 56 and deep layers) NCHW's Winograd and
-/// cache-blocked GEMMs are 1.2-2.7x faster (docs/kernels.md).
+/// channels and filters, 3 x 3). On such layers the NHWC direct kernel is
+/// as fast as NCHW's on one thread and much faster on two far cores
+/// (docs/kernels.md, session 9).
 constexpr int64_t kSmallPixels = 1024;
 constexpr int64_t kSmallWeights = 64 * 64 * 3 * 3;
 
@@ -39,6 +38,66 @@ bool isSmall(Conv2DKernelOp op) {
   auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
   return op.getGroups() == 1 && ys[2] * ys[3] <= kSmallPixels &&
          ws[0] * ws[1] * ws[2] * ws[3] <= kSmallWeights;
+}
+
+/// Whether `v` is a function argument marked constant (a weight of an
+/// inference library): the runtime keeps transformed copies of those.
+bool isConstantArg(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                : FunctionOpInterface();
+  return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
+         fn.getArgAttr(arg.getArgNumber(), mxc::kConstantArgAttr);
+}
+
+bool all(ArrayRef<int64_t> values, int64_t v) {
+  return llvm::all_of(values, [v](int64_t x) { return x == v; });
+}
+
+/// Floats of F(2x2, 3x3) transformed filters (16 F C) above which NHWC
+/// Winograd loses to NCHW: it streams them for every call, and on 7x7
+/// images (16 tiles) each is used too few times to pay for reading it.
+/// ResNet-18's 7x7 x 512 (16.8 MB): 4.4-4.6 against 2.9-3.3 ms on one thread,
+/// NCHW in the network's order; its 14x14 x 256 (4.2 MB) breaks even.
+constexpr int64_t kWinogradFilterFloats = int64_t{2} << 20;
+
+/// Whether the runtime computes `op` channels last by Winograd (its
+/// nhwcWinogradTile: 3x3, stride 1, undilated, ungrouped, constant
+/// filters, channels in whole vectors of 16, at least 16 channels and
+/// filters) and that beats NCHW: every such layer of ResNet-20 and
+/// ResNet-18 measured, at one and two threads, but those whose
+/// transformed filters pass kWinogradFilterFloats (docs/kernels.md,
+/// session 10).
+bool takesWinograd(Conv2DKernelOp op) {
+  auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  return op.getGroups() == 1 && ws[2] == 3 && ws[3] == 3 &&
+         all(op.getStrides(), 1) && all(op.getDilations(), 1) &&
+         ws[1] % 16 == 0 && ws[1] >= 16 && ws[0] >= 16 &&
+         16 * ws[0] * ws[1] <= kWinogradFilterFloats &&
+         isConstantArg(op.getWeight());
+}
+
+/// Whether the NHWC direct kernel computes `op` at least as fast as NCHW:
+/// ResNet-18's strided convolutions between stages where they have at
+/// most 64 channels (3x3/2 and 1x1/2 from 56 x 56: 1.37-1.45 against 1.57
+/// ms and 0.29-0.31 against 0.37 ms, one thread, in the network's order)
+/// and its 1x1/2 of 128 channels (0.21-0.26 against 0.27); not the 3x3/2
+/// of 128 and 256 channels (1.3 and 3.1 against 0.8 and 1.3 ms alone),
+/// and the 1x1/2 of 256 channels only breaks even (it would bring two
+/// transposes with it).
+bool directFits(Conv2DKernelOp op) {
+  auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  if (op.getGroups() != 1 || !all(op.getDilations(), 1))
+    return false;
+  bool pointwise = ws[2] == 1 && ws[3] == 1 && all(op.getStrides(), 2);
+  return (pointwise && ws[1] <= 128) ||
+         (ws[1] <= 64 && ws[2] == 3 && ws[3] == 3);
+}
+
+/// Whether `op` may go channels last: the NHWC kernels are at least as
+/// fast on it.
+bool fitsChannelsLast(Conv2DKernelOp op) {
+  return isSmall(op) || takesWinograd(op) || directFits(op);
 }
 
 SmallVector<int64_t> permuted(ArrayRef<int64_t> shape,
@@ -83,28 +142,26 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
       if (op.getResult() && !op.getNhwc())
         convs.push_back(op);
     });
-    // Chains: convolutions linked by a result used as input or init.
+    // Chains: convolutions that may go channels last (every one for
+    // policy=all), linked by a result used as input or init. A chain of
+    // two or more goes channels last; a lone convolution would only add
+    // two transposes.
+    bool every = policy == "all";
     llvm::EquivalenceClasses<Operation *> chains;
     for (Conv2DKernelOp op : convs) {
+      if (!every && !fitsChannelsLast(op))
+        continue;
       chains.insert(op);
       for (Value v : {op.getX(), op.getInit()})
         if (auto producer = v.getDefiningOp<Conv2DKernelOp>())
-          if (!producer.getNhwc() && chains.contains(producer))
+          if (chains.contains(producer))
             chains.unionSets(producer, op);
     }
-    auto chosen = [&](Conv2DKernelOp op) {
-      if (policy == "all")
-        return true;
-      int64_t members = 0;
-      for (auto it = chains.findLeader(op.getOperation());
-           it != chains.member_end(); ++it, ++members)
-        if (!isSmall(cast<Conv2DKernelOp>(*it)))
-          return false;
-      return members >= 2;
-    };
     SmallVector<Conv2DKernelOp> change;
     for (Conv2DKernelOp op : convs)
-      if (chosen(op))
+      if (chains.contains(op) &&
+          (every || std::next(chains.findLeader(op.getOperation())) !=
+                        chains.member_end()))
         change.push_back(op);
     SmallVector<Operation *> backs;
     // Values from outside a chain made channels last once, where first

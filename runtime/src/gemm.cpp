@@ -108,6 +108,14 @@ struct NhwcConv {
   int32_t flags;
 };
 
+/// An NHWC convolution computed by Winograd F(m x m, 3 x 3)
+/// (winograd_nhwc_impl.inc): th x tw tiles of m x m outputs per image.
+struct NhwcWinograd {
+  const NhwcConv *cv;
+  const float *filters; // nhwcWinogradFilters of the weight
+  int64_t m, th, tw;
+};
+
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
@@ -271,6 +279,7 @@ struct Isa {
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
+#include "winograd_nhwc_impl.inc"
 } // namespace avx512
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -336,6 +345,7 @@ struct Isa {
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
+#include "winograd_nhwc_impl.inc"
 } // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -374,6 +384,7 @@ struct Isa {
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
+#include "winograd_nhwc_impl.inc"
 } // namespace portable
 
 using GemmFn = void (*)(const Problem &);
@@ -390,6 +401,7 @@ using NhwcRowsFn = void (*)(const NhwcConv &, int64_t, int64_t);
 using NhwcFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t, int64_t);
 using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
                             float *);
+using NhwcWinogradFn = void (*)(const NhwcWinograd &, int64_t, int64_t);
 
 struct Target {
   GemmFn gemm;
@@ -407,6 +419,9 @@ struct Target {
   NhwcRowsFn nhwcConvRows;
   NhwcFilterSizeFn nhwcFilterSize;
   NhwcPackFn packNhwcFilters;
+  NhwcWinogradFn nhwcWinogradTiles;
+  WinogradFiltersFn nhwcWinogradFilters;
+  WinogradFilterSizeFn nhwcWinogradFilterSize;
 };
 
 #define MXRT_TARGET(ns)                                                        \
@@ -414,7 +429,9 @@ struct Target {
     ns::gemm, ns::packAll, ns::packedASize, ns::kMR, ns::kNR, ns::fillPhases,  \
         ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
         ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
-        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters              \
+        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
+        ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
+        ns::nhwcWinogradFilterSize                                             \
   }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -675,7 +692,9 @@ public:
     FilterLanes,
     Winograd2,
     Winograd4,
-    Nhwc
+    Nhwc,
+    NhwcWinograd2,
+    NhwcWinograd4
   };
 
   const float *get(const Problem &pr) {
@@ -710,6 +729,18 @@ public:
     return get({weight, f, cg, taps, groups, Layout::Nhwc},
                t.nhwcFilterSize(f, cg, taps, groups), [&](float *packed) {
                  t.packNhwcFilters(weight, f, cg, taps, groups, packed);
+               });
+  }
+
+  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
+  /// 3 x 3) for an NHWC convolution.
+  const float *getNhwcWinograd(const float *weight, int64_t f, int64_t c,
+                               int64_t m) {
+    const Target &t = target();
+    return get({weight, f, c, 9, 1,
+                m == 4 ? Layout::NhwcWinograd4 : Layout::NhwcWinograd2},
+               t.nhwcWinogradFilterSize(f, c, m), [&](float *packed) {
+                 t.nhwcWinogradFilters(weight, f, c, m, packed);
                });
   }
 
@@ -924,10 +955,81 @@ using mxrt::Problem;
 
 namespace mxrt {
 namespace {
-/// An NHWC convolution: whole output rows per thread, each thread's rows
-/// one contiguous block of y (see conv_nhwc_impl.inc).
+/// Runs run(begin, end) over [0, count) in equal runs, one per thread of
+/// the current pool (`work` operations in all: serially below
+/// kParallelMinWork).
+template <typename Run>
+void splitRuns(int64_t count, int64_t work, const Run &run) {
+  ThreadPool *pool = ThreadPool::current();
+  int64_t parts = std::min<int64_t>(pool ? pool->size() : 1, count);
+  if (parts <= 1 || work < kParallelMinWork) {
+    run(0, count);
+    return;
+  }
+  struct Job {
+    const Run *run;
+    int64_t count, parts;
+  } job{&run, count, parts};
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t j) {
+        const Job &jb = *static_cast<const Job *>(arg);
+        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
+      },
+      &job);
+}
+
+/// The tile size m of the Winograd F(m x m, 3 x 3) that computes an NHWC
+/// convolution, or 0 for direct. As winogradTile: 3x3, stride 1,
+/// undilated, ungrouped, constant filters; here also channels in whole
+/// vectors of 16 and at least 16 channels and filters. Unlike NCHW's, the
+/// tiles need no spare grid column and no whole panels, so Winograd pays
+/// down to 8x8 images and 16 channels: against the NHWC direct kernel,
+/// ResNet-20's 16/32/64-channel layers 52/25/21 against 69/55/53 us, and
+/// ResNet-18's 56x56..7x7 0.6-0.9 against 2.1-7.9 ms (one thread,
+/// docs/kernels.md, session 10). m is 4 unless its transformed filters
+/// (36 c f floats) pass 4 MiB, where streaming them costs more than F(4x4)
+/// saves: 14x14 x 256 and 7x7 x 512 take F(2x2) (7x7: 1.0 against 1.6 ms
+/// on two threads).
+int64_t nhwcWinogradTile(const NhwcConv &cv) {
+  const std::string &forced = convMethod();
+  if (cv.kh != 3 || cv.kw != 3 || cv.sh != 1 || cv.sw != 1 || cv.dh != 1 ||
+      cv.dw != 1 || cv.groups != 1 || !(cv.flags & MXRT_KERNEL_CONST_A) ||
+      cv.c % 16 != 0 || forced == "im2col" || forced == "direct" ||
+      forced == "grid" || forced == "pixels")
+    return 0;
+  if (forced == "winograd2")
+    return 2;
+  if (forced == "winograd4")
+    return 4;
+  if (forced != "winograd" && (cv.c < 16 || cv.f < 16))
+    return 0;
+  return 36 * cv.c * cv.f * 4 > (int64_t{4} << 20) ? 2 : 4;
+}
+
+/// An NHWC convolution by Winograd: runs of consecutive tiles per thread.
+/// False when the transformed filters could not be allocated.
+bool nhwcWinogradConv(const NhwcConv &cv, const float *weight, int64_t m) {
+  NhwcWinograd wg = {&cv, packedCache().getNhwcWinograd(weight, cv.f, cv.c, m),
+                     m, (cv.oh + m - 1) / m, (cv.ow + m - 1) / m};
+  if (!wg.filters)
+    return false;
+  int64_t tiles = cv.n * wg.th * wg.tw;
+  splitRuns(tiles, tiles * (m + 2) * (m + 2) * cv.c * cv.f,
+            [&wg](int64_t begin, int64_t end) {
+              target().nhwcWinogradTiles(wg, begin, end);
+            });
+  return true;
+}
+
+/// An NHWC convolution: Winograd where nhwcWinogradTile takes it, else
+/// direct with whole output rows per thread, each thread's rows one
+/// contiguous block of y (see conv_nhwc_impl.inc).
 void convNhwc(NhwcConv cv, const float *weight) {
   const Target &t = target();
+  if (int64_t m = nhwcWinogradTile(cv))
+    if (nhwcWinogradConv(cv, weight, m))
+      return;
   int64_t cg = cv.c / cv.groups, taps = cv.kh * cv.kw;
   if (cv.flags & MXRT_KERNEL_CONST_A)
     cv.filters = packedCache().getNhwc(weight, cv.f, cg, taps, cv.groups);
@@ -937,27 +1039,11 @@ void convNhwc(NhwcConv cv, const float *weight) {
     t.packNhwcFilters(weight, cv.f, cg, taps, cv.groups, packed);
     cv.filters = packed;
   }
-  ThreadPool *pool = ThreadPool::current();
-  int32_t threads = pool ? pool->size() : 1;
   int64_t rows = cv.n * cv.oh;
-  int64_t work = rows * cv.ow * cv.f * cg * taps;
-  int64_t parts = std::min<int64_t>(threads, rows);
-  if (parts <= 1 || work < kParallelMinWork) {
-    t.nhwcConvRows(cv, 0, rows);
-    return;
-  }
-  struct Job {
-    const NhwcConv *cv;
-    int64_t rows, parts;
-  } job{&cv, rows, parts};
-  pool->parallelFor(
-      parts,
-      [](void *arg, int64_t j) {
-        const Job &jb = *static_cast<const Job *>(arg);
-        target().nhwcConvRows(*jb.cv, j * jb.rows / jb.parts,
-                              (j + 1) * jb.rows / jb.parts);
-      },
-      &job);
+  splitRuns(rows, rows * cv.ow * cv.f * cg * taps,
+            [&cv](int64_t begin, int64_t end) {
+              target().nhwcConvRows(cv, begin, end);
+            });
 }
 } // namespace
 } // namespace mxrt

@@ -2,8 +2,10 @@
 // --mxc-conv-layout: convolutions linked directly (one's result another's
 // input or accumulator) form a chain; a chain of two or more small ones
 // runs channels last (nhwc = true), transposed only where it meets the
-// rest of the function. A lone convolution, and a chain with one large
-// layer, keep NCHW; policy=all takes every convolution.
+// rest of the function. Small layers, and 3x3 stride-1 layers with
+// constant weights (NHWC Winograd), may join a chain; a lone convolution,
+// and large layers the NHWC kernels do not take, keep NCHW; policy=all
+// takes every convolution.
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout))' %s | FileCheck %s
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout{policy=all}))' %s | FileCheck %s --check-prefix=ALL
 // RUN: not %mxc-opt --pass-pipeline='builtin.module(func.func(mxc-conv-layout{policy=sideways}))' %s 2>&1 | FileCheck %s --check-prefix=BAD
@@ -48,16 +50,52 @@ func.func @lone(%x: tensor<1x16x8x8xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1
 
 // -----
 
-// Must not change: a chain with one large layer (128 x 64 x 3 x 3 weights:
-// NCHW's Winograd and blocked GEMM are faster there), so the whole chain
-// stays NCHW rather than transposing between its layers.
+// Must not change: large layers the NHWC kernels do not take (3x3 of 128
+// channels whose weights are not constant: no NHWC Winograd, and NHWC
+// direct is slower there), even linked.
 // CHECK-LABEL: func.func @large_link
 // CHECK-NOT: linalg.transpose
 // CHECK-NOT: nhwc = true
-func.func @large_link(%x: tensor<1x64x8x8xf32>, %w1: tensor<64x64x3x3xf32>, %w2: tensor<128x64x3x3xf32>) -> tensor<1x128x8x8xf32> {
-  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32>
-  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x64x8x8xf32>, tensor<128x64x3x3xf32>) -> tensor<1x128x8x8xf32>
+func.func @large_link(%x: tensor<1x128x8x8xf32>, %w1: tensor<128x128x3x3xf32>, %w2: tensor<128x128x3x3xf32>) -> tensor<1x128x8x8xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x8x8xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x8x8xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x8x8xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x8x8xf32>
   return %c2 : tensor<1x128x8x8xf32>
+}
+
+// -----
+
+// Constant weights (an inference library's): 3x3 stride-1 layers take
+// NHWC Winograd and chain whatever their size; the 3x3/2 of 128 channels
+// between two such pairs does not fit, so it stays NCHW and splits the
+// chain in two, with transposes around it.
+// CHECK-LABEL: func.func @winograd_stages
+// CHECK: %[[A:.*]] = mx.kernel.conv2d {{.*}}nhwc = true{{.*}} : tensor<1x14x14x128xf32>
+// CHECK: %[[B:.*]] = mx.kernel.conv2d %[[A]], {{.*}}nhwc = true{{.*}} : tensor<1x14x14x128xf32>
+// CHECK: %[[BT:.*]] = linalg.transpose ins(%[[B]] : tensor<1x14x14x128xf32>) outs(%{{.*}} : tensor<1x128x14x14xf32>)
+// CHECK: %[[C:.*]] = mx.kernel.conv2d %[[BT]], {{.*}}strides = array<i64: 2, 2>} : tensor<1x128x14x14xf32>
+// CHECK: %[[CT:.*]] = linalg.transpose ins(%[[C]] : tensor<1x256x7x7xf32>) outs(%{{.*}} : tensor<1x7x7x256xf32>)
+// CHECK: %[[D:.*]] = mx.kernel.conv2d %[[CT]], {{.*}}nhwc = true{{.*}} : tensor<1x7x7x256xf32>
+// CHECK: mx.kernel.conv2d %[[D]], {{.*}}nhwc = true{{.*}} : tensor<1x7x7x256xf32>
+func.func @winograd_stages(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32> {mxc.constant}, %w2: tensor<128x128x3x3xf32> {mxc.constant}, %w3: tensor<256x128x3x3xf32> {mxc.constant}, %w4: tensor<256x256x3x3xf32> {mxc.constant}, %w5: tensor<256x256x3x3xf32> {mxc.constant}) -> tensor<1x256x7x7xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  %c3 = mx.Convolution %c2, %w3 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>, num_filter = 256 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<256x128x3x3xf32>) -> tensor<1x256x7x7xf32>
+  %c4 = mx.Convolution %c3, %w4 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 256 : i64, no_bias = true} : (tensor<1x256x7x7xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x7x7xf32>
+  %c5 = mx.Convolution %c4, %w5 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 256 : i64, no_bias = true} : (tensor<1x256x7x7xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x7x7xf32>
+  return %c5 : tensor<1x256x7x7xf32>
+}
+
+// -----
+
+// Must not change: one of the pair's weights is not constant (a training
+// library's), so that layer has no NHWC Winograd and the other is alone.
+// CHECK-LABEL: func.func @one_constant
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: nhwc = true
+func.func @one_constant(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32> {mxc.constant}, %w2: tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  return %c2 : tensor<1x128x14x14xf32>
 }
 
 // -----

@@ -319,8 +319,33 @@ TEST(Kernels, NhwcConvolutions) {
       {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
       {1, 256, 7, 7, 128, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}};
   checkConvShapes(shapes, 23, MXRT_KERNEL_NHWC, "nhwc conv");
+  // Constant 3x3 stride-1 layers of 16+ channels take NHWC Winograd:
+  // its rounding bound (see WinogradConvolutions).
   checkConvShapes(shapes, 24, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
-                  "constant nhwc conv");
+                  "constant nhwc conv", 3e-5);
+}
+
+TEST(Kernels, NhwcWinogradConvolutions) {
+  // Channels-last Winograd (3x3, stride 1, constant filters, channels in
+  // whole vectors of 16): F(4x4, 3x3) by default, F(2x2, 3x3) where its
+  // transformed filters would pass 4 MiB (256 x 256); CTest's *.winograd2
+  // and *.winograd4 runs force each. ResNet layers; odd sizes (tiles
+  // partly outside the image, on the right and at the bottom); no and
+  // double padding; an output shorter than the padding implies; filter
+  // counts that are not whole vectors or panels; more tiles than a chunk
+  // (and chunks that span images of a batch); one and two threads (runs
+  // of tiles that end inside a tile row).
+  checkConvShapes({{1, 64, 28, 28, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {2, 64, 14, 13, 70, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 256, 14, 14, 256, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 32, 11, 12, 20, 9, 10, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+                   {1, 16, 10, 10, 24, 12, 12, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+                   {1, 16, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 320, 9, 9, 40, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {3, 48, 7, 7, 33, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
+                  25, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
+                  "nhwc winograd conv", 3e-5);
 }
 
 TEST(Kernels, WinogradConvolutions) {
