@@ -89,9 +89,9 @@ static cl::opt<int64_t> parallelMinWork(
     cl::init(131072), cl::cat(category));
 static cl::opt<std::string> convLayout(
     "conv-layout",
-    cl::desc("Layout of the convolutions' activations: auto (chains of small "
-             "convolutions channels last, the rest NCHW; default), nhwc "
-             "(every convolution) or nchw"),
+    cl::desc("Layout of the convolutions' activations: auto (chains of "
+             "convolutions the NHWC kernels run faster channels last, the "
+             "rest NCHW; default), nhwc (every convolution) or nchw"),
     cl::init("auto"), cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
