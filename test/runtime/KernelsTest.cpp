@@ -333,8 +333,9 @@ TEST(Kernels, NhwcWinogradConvolutions) {
   // partly outside the image, on the right and at the bottom); no and
   // double padding; an output shorter than the padding implies; filter
   // counts that are not whole vectors or panels; more tiles than a chunk
-  // (and chunks that span images of a batch); one and two threads (runs
-  // of tiles that end inside a tile row).
+  // (44x44 with F(4x4): 121 tiles in chunks of 41, ending inside tile
+  // rows), and a chunk that spans the images of a batch; one and two
+  // threads (runs of tiles that end inside a tile row).
   checkConvShapes({{1, 64, 28, 28, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {2, 64, 14, 13, 70, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
@@ -343,6 +344,7 @@ TEST(Kernels, NhwcWinogradConvolutions) {
                    {1, 16, 10, 10, 24, 12, 12, 3, 3, 1, 1, 2, 2, 1, 1, 1},
                    {1, 16, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 320, 9, 9, 40, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 64, 44, 44, 64, 44, 44, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {3, 48, 7, 7, 33, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
                   25, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
                   "nhwc winograd conv", 3e-5);
