@@ -171,7 +171,8 @@ def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
     (small layers, ungrouped, at most 1024 output pixels a channel and
     64 x 64 x 3 x 3 weights; 3x3 stride-1 layers of constant weights and
     channels in whole vectors of 16, which take NHWC Winograd; 1x1
-    stride-2 layers and 3x3 layers of at most 64 channels), linked
+    stride-2 layers of at most 128 channels and 3x3 stride-2 layers of
+    at most 64), linked
     directly, one's result another's input or accumulator, form a chain;
     a chain of at least two runs channels last (nhwc = true), with
     linalg.transpose ops only where the chain meets the rest of the

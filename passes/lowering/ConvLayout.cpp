@@ -89,7 +89,9 @@ bool directFits(Conv2DKernelOp op) {
   auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
   if (op.getGroups() != 1 || !all(op.getDilations(), 1))
     return false;
-  bool pointwise = ws[2] == 1 && ws[3] == 1 && all(op.getStrides(), 2);
+  if (!all(op.getStrides(), 2))
+    return false;
+  bool pointwise = ws[2] == 1 && ws[3] == 1;
   return (pointwise && ws[1] <= 128) ||
          (ws[1] <= 64 && ws[2] == 3 && ws[3] == 3);
 }

@@ -986,7 +986,7 @@ void splitRuns(int64_t count, int64_t work, const Run &run) {
 /// tiles need no spare grid column and no whole panels, so Winograd pays
 /// down to 8x8 images and 16 channels: against the NHWC direct kernel,
 /// ResNet-20's 16/32/64-channel layers 52/25/21 against 69/55/53 us, and
-/// ResNet-18's 56x56..7x7 0.6-0.9 against 2.1-7.9 ms (one thread,
+/// ResNet-18's 56x56..7x7 0.6-2.2 against 2.1-7.9 ms (one thread,
 /// docs/kernels.md, session 10). m is 4 unless its transformed filters
 /// (36 c f floats) pass 4 MiB, where streaming them costs more than F(4x4)
 /// saves: 14x14 x 256 and 7x7 x 512 take F(2x2) (7x7: 1.0 against 1.6 ms
