@@ -64,6 +64,20 @@ func.func @large_link(%x: tensor<1x128x8x8xf32>, %w1: tensor<128x128x3x3xf32>, %
 
 // -----
 
+// Must not change: 64-channel 3x3 stride-1 layers on a 56x56 image with
+// weights that are not constant: not small, no NHWC Winograd, and the NHWC
+// direct kernel's fits are for stride 2 only.
+// CHECK-LABEL: func.func @large_image
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: nhwc = true
+func.func @large_image(%x: tensor<1x64x56x56xf32>, %w1: tensor<64x64x3x3xf32>, %w2: tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
+  return %c2 : tensor<1x64x56x56xf32>
+}
+
+// -----
+
 // Constant weights (an inference library's): 3x3 stride-1 layers take
 // NHWC Winograd and chain whatever their size; the 3x3/2 of 128 channels
 // between two such pairs does not fit, so it stays NCHW and splits the
