@@ -820,6 +820,10 @@ struct DeconvolutionLowering : MxPattern<DeconvolutionOp> {
   }
 };
 
+/// Pooling windows of at most this many elements are unrolled into one
+/// parallel loop nest (see PoolingLowering).
+constexpr int64_t kUnrolledWindow = 16;
+
 struct PoolingLowering : MxPattern<PoolingOp> {
   using MxPattern::MxPattern;
   LogicalResult matchAndRewrite(PoolingOp op, Adaptor a,
@@ -848,20 +852,60 @@ struct PoolingLowering : MxPattern<PoolingOp> {
                           : constScalar(b, loc, et, 0.0);
     Value x = padAxes(b, loc, a.getData(), 2, pad, high, neutral);
 
-    PoolingLoops loops = poolingLoops(ctx, stride, dilate);
-    Value window = emptyTensor(b, loc, kernel, et);
-    Value init = filledTensor(b, loc, outType.getShape(), neutral);
-    Value y = generic(
-        b, loc, outType.getShape(), et, {x, window},
-        {loops.input, loops.window}, loops.iterators,
-        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-          if (isMax && !isFloat)
-            return maxI(nb, l, args[0], args[2], sign);
-          if (isMax)
-            return arith::MaximumFOp::create(nb, l, args[0], args[2]);
-          return arith::AddFOp::create(nb, l, args[0], args[2]);
-        },
-        init, loops.output);
+    auto combine = [&](OpBuilder &nb, Location l, Value acc,
+                       Value v) -> Value {
+      if (isMax && !isFloat)
+        return maxI(nb, l, v, acc, sign);
+      if (isMax)
+        return arith::MaximumFOp::create(nb, l, v, acc);
+      return arith::AddFOp::create(nb, l, v, acc);
+    };
+    int64_t windowSize = 1;
+    for (int64_t k : kernel)
+      windowSize *= k;
+    Value y;
+    if (windowSize <= kUnrolledWindow) {
+      // A small window unrolled: one parallel loop nest reading the input
+      // once per window position (an operand each), combined in a register
+      // from the neutral value in the reduction's order. As a reduction,
+      // the loops load and store the output for every window element
+      // (ResNet-18's 3x3/2 max pooling: 3% of its time on one thread).
+      // Each window position's elements are a strided slice of the padded
+      // input of the output's shape (a view once bufferized), so the loop
+      // nest is elementwise over the output.
+      unsigned rank = outType.getRank();
+      SmallVector<Value> inputs;
+      for (int64_t w = 0; w < windowSize; ++w) {
+        SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+        int64_t rest = w;
+        for (int s = ns - 1; s >= 0; --s) {
+          offsets[2 + s] = rest % kernel[s] * dilate[s];
+          strides[2 + s] = stride[s];
+          rest /= kernel[s];
+        }
+        inputs.push_back(tensor::ExtractSliceOp::create(
+            b, loc, outType, x, ValueRange{}, ValueRange{}, ValueRange{},
+            offsets, outType.getShape(), strides));
+      }
+      y = elementwise(b, loc, outType, inputs,
+                      [&](OpBuilder &nb, Location l, ValueRange args) {
+                        Value acc = neutral;
+                        for (int64_t w = 0; w < windowSize; ++w)
+                          acc = combine(nb, l, acc, args[w]);
+                        return acc;
+                      });
+    } else {
+      PoolingLoops loops = poolingLoops(ctx, stride, dilate);
+      Value window = emptyTensor(b, loc, kernel, et);
+      Value init = filledTensor(b, loc, outType.getShape(), neutral);
+      y = generic(
+          b, loc, outType.getShape(), et, {x, window},
+          {loops.input, loops.window}, loops.iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+            return combine(nb, l, args[2], args[0]);
+          },
+          init, loops.output);
+    }
     if (type != "avg") {
       b.replaceOp(op, y);
       return success();

@@ -91,14 +91,19 @@ func.func @convolution_no_pad(%x: tensor<1x3x8xf32>, %w: tensor<2x3x3xf32>) -> t
 // Average pooling with count_include_pad = false: the window sum is divided
 // by a constant holding the number of valid inputs per output position
 // (corner 1, edges 2, inner 4 for a 3x3 input, kernel 2, stride 2, pad 1).
-// CHECK-DAG:   #[[$POOL_X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// A window of at most 16 elements is unrolled: each position a strided
+// slice of the padded input, summed from 0 in one elementwise loop nest.
 // CHECK-DAG:   #[[$POOL_DIV:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // CHECK-LABEL: func.func @pooling_avg(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x1x3x3xf32>)
 // CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 0, 0]
-// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$POOL_X]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<1x1x4x4xf32>, tensor<2x2xf32>)
-// CHECK:           arith.addf
+// CHECK:         %[[S0:.*]] = tensor.extract_slice %[[PAD]][0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 2, 2] : tensor<1x1x4x4xf32> to tensor<1x1x2x2xf32>
+// CHECK:         %[[S1:.*]] = tensor.extract_slice %[[PAD]][0, 0, 0, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK:         %[[S2:.*]] = tensor.extract_slice %[[PAD]][0, 0, 1, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK:         %[[S3:.*]] = tensor.extract_slice %[[PAD]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK:         %[[SUM:.*]] = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[S0]], %[[S1]], %[[S2]], %[[S3]] :
+// CHECK-COUNT-4:   arith.addf
 // CHECK:         %[[DIV:.*]] = arith.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
 // CHECK:         %[[AVG:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[$POOL_DIV]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK-SAME:      ins(%[[SUM]], %[[DIV]] : tensor<1x1x2x2xf32>, tensor<2x2xf32>)
@@ -107,6 +112,20 @@ func.func @convolution_no_pad(%x: tensor<1x3x8xf32>, %w: tensor<2x3x3xf32>) -> t
 func.func @pooling_avg(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32> {
   %y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "avg", count_include_pad = false} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
   return %y : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// A window of more than 16 elements (5x5) stays a reduction over the
+// window's loops, reading the padded input at o * stride + k.
+// CHECK-DAG:   #[[$POOL_X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-LABEL: func.func @pooling_large_window(
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         linalg.generic {indexing_maps = [#[[$POOL_X]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK:           arith.maximumf
+func.func @pooling_large_window(%x: tensor<1x2x9x9xf32>) -> tensor<1x2x3x3xf32> {
+  %y = mx.Pooling %x {kernel = array<i64: 5, 5>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x9x9xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
 }
 
 // -----
