@@ -852,8 +852,7 @@ struct PoolingLowering : MxPattern<PoolingOp> {
                           : constScalar(b, loc, et, 0.0);
     Value x = padAxes(b, loc, a.getData(), 2, pad, high, neutral);
 
-    auto combine = [&](OpBuilder &nb, Location l, Value acc,
-                       Value v) -> Value {
+    auto combine = [&](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
       if (isMax && !isFloat)
         return maxI(nb, l, v, acc, sign);
       if (isMax)
