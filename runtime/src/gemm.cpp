@@ -809,6 +809,23 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
   runBatchPacked(count, withPacked);
 }
 
+/// Whether Winograd may compute a convolution (NCHW or NHWC): 3x3,
+/// stride 1, undilated, ungrouped, constant filters (transformed once),
+/// and MXRT_KERNEL_CONV does not rule it out.
+bool winogradApplies(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                     int64_t dw, int64_t groups, int32_t flags) {
+  const std::string &forced = convMethod();
+  return kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
+         groups == 1 && (flags & MXRT_KERNEL_CONST_A) && forced != "im2col" &&
+         forced != "direct" && forced != "grid" && forced != "pixels";
+}
+
+/// The tile size MXRT_KERNEL_CONV forces (winograd2 / winograd4), or 0.
+int64_t forcedWinogradTile() {
+  const std::string &forced = convMethod();
+  return forced == "winograd2" ? 2 : forced == "winograd4" ? 4 : 0;
+}
+
 /// The tile size m of the Winograd F(m x m, 3 x 3) that computes a
 /// convolution, or 0 for none. Winograd applies to 3x3, stride-1,
 /// undilated, ungrouped convolutions with constant filters (transformed
@@ -829,15 +846,11 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
                      int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                      int64_t ph, int64_t pw, int64_t dh, int64_t dw,
                      int64_t groups, int32_t flags) {
-  const std::string &forced = convMethod();
-  if (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
-      groups != 1 || !(flags & MXRT_KERNEL_CONST_A) || forced == "im2col" ||
-      forced == "direct" || forced == "grid" || forced == "pixels")
+  if (!winogradApplies(kh, kw, sh, sw, dh, dw, groups, flags))
     return 0;
-  if (forced == "winograd2")
-    return 2;
-  if (forced == "winograd4")
-    return 4;
+  const std::string &forced = convMethod();
+  if (int64_t m = forcedWinogradTile())
+    return m;
   int64_t nr = target().nr;
   auto round = [nr](int64_t cols) { return (cols + nr - 1) / nr * nr; };
   // Tiles of the grid and GEMM columns for tile size m.
@@ -992,17 +1005,13 @@ void splitRuns(int64_t count, int64_t work, const Run &run) {
 /// saves: 14x14 x 256 and 7x7 x 512 take F(2x2) (7x7: 1.0 against 1.6 ms
 /// on two threads).
 int64_t nhwcWinogradTile(const NhwcConv &cv) {
-  const std::string &forced = convMethod();
-  if (cv.kh != 3 || cv.kw != 3 || cv.sh != 1 || cv.sw != 1 || cv.dh != 1 ||
-      cv.dw != 1 || cv.groups != 1 || !(cv.flags & MXRT_KERNEL_CONST_A) ||
-      cv.c % 16 != 0 || forced == "im2col" || forced == "direct" ||
-      forced == "grid" || forced == "pixels")
+  if (!winogradApplies(cv.kh, cv.kw, cv.sh, cv.sw, cv.dh, cv.dw, cv.groups,
+                       cv.flags) ||
+      cv.c % 16 != 0)
     return 0;
-  if (forced == "winograd2")
-    return 2;
-  if (forced == "winograd4")
-    return 4;
-  if (forced != "winograd" && (cv.c < 16 || cv.f < 16))
+  if (int64_t m = forcedWinogradTile())
+    return m;
+  if (convMethod() != "winograd" && (cv.c < 16 || cv.f < 16))
     return 0;
   return 36 * cv.c * cv.f * 4 > (int64_t{4} << 20) ? 2 : 4;
 }
