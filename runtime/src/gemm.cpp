@@ -276,10 +276,12 @@ struct Isa {
     _mm512_mask_storeu_ps(p, m, v);
   }
 };
+// clang-format off: each file uses the ones before it.
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+// clang-format on
 } // namespace avx512
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -342,10 +344,12 @@ struct Isa {
   static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
 };
+// clang-format off: each file uses the ones before it.
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+// clang-format on
 } // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -381,10 +385,12 @@ struct Isa {
       *p = v;
   }
 };
+// clang-format off: each file uses the ones before it.
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+// clang-format on
 } // namespace portable
 
 using GemmFn = void (*)(const Problem &);
