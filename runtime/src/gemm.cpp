@@ -276,7 +276,8 @@ struct Isa {
     _mm512_mask_storeu_ps(p, m, v);
   }
 };
-// clang-format off: each file uses the ones before it.
+// Each file uses the ones before it.
+// clang-format off
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
@@ -344,7 +345,8 @@ struct Isa {
   static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
 };
-// clang-format off: each file uses the ones before it.
+// Each file uses the ones before it.
+// clang-format off
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
@@ -385,7 +387,8 @@ struct Isa {
       *p = v;
   }
 };
-// clang-format off: each file uses the ones before it.
+// Each file uses the ones before it.
+// clang-format off
 #include "gemm_impl.inc"
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
