@@ -116,6 +116,17 @@ struct NhwcWinograd {
   int64_t m, th, tw;
 };
 
+/// A convolution by Winograd F(2x2, 3x3) for small images, NCHW
+/// (winograd_small_impl.inc): th x tw tiles per image, at most 16.
+struct SmallWinograd {
+  int64_t n, c, h, w, f, oh, ow, ph, pw, th, tw;
+  const float *x;
+  const float *filters; // packed by packSmallWinograd
+  const float *bias;
+  float *y;
+  int32_t flags;
+};
+
 /// Problems with at most this many rows skip packing.
 constexpr int64_t kFewRows = 4;
 
@@ -131,6 +142,7 @@ enum class Scratch {
   WinogradInput,
   WinogradProducts,
   PixelTile,
+  SmallFilters,
   Count
 };
 
@@ -142,7 +154,7 @@ float *threadBuffer(Scratch which, int64_t floats) {
   thread_local std::unique_ptr<float, void (*)(void *)> buffers[kCount] = {
       {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
       {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
-      {nullptr, std::free}};
+      {nullptr, std::free}, {nullptr, std::free}};
   thread_local int64_t sizes[kCount] = {};
   int slot = static_cast<int>(which);
   if (sizes[slot] < floats) {
@@ -282,6 +294,7 @@ struct Isa {
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+#include "winograd_small_impl.inc"
 // clang-format on
 } // namespace avx512
 #if defined(__clang__)
@@ -351,6 +364,7 @@ struct Isa {
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+#include "winograd_small_impl.inc"
 // clang-format on
 } // namespace avx2
 #if defined(__clang__)
@@ -393,6 +407,7 @@ struct Isa {
 #include "winograd_impl.inc"
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
+#include "winograd_small_impl.inc"
 // clang-format on
 } // namespace portable
 
@@ -411,6 +426,7 @@ using NhwcFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t, int64_t);
 using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
                             float *);
 using NhwcWinogradFn = void (*)(const NhwcWinograd &, int64_t, int64_t);
+using SmallWinogradFn = void (*)(const SmallWinograd &, int64_t, int64_t);
 
 struct Target {
   GemmFn gemm;
@@ -431,6 +447,11 @@ struct Target {
   NhwcWinogradFn nhwcWinogradTiles;
   WinogradFiltersFn nhwcWinogradFilters;
   WinogradFilterSizeFn nhwcWinogradFilterSize;
+  /// Filters per block of smallWinogradBlocks; 0: not available.
+  int64_t smallWinogradFilters;
+  SmallWinogradFn smallWinogradBlocks;
+  NhwcFilterSizeFn smallWinogradFilterSize;
+  NhwcPackFn packSmallWinograd;
 };
 
 #define MXRT_TARGET(ns)                                                        \
@@ -440,7 +461,9 @@ struct Target {
         ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
         ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
         ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
-        ns::nhwcWinogradFilterSize                                             \
+        ns::nhwcWinogradFilterSize,                                            \
+        ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
+        ns::smallWinogradFilterSize, ns::packSmallWinograd                     \
   }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -703,7 +726,8 @@ public:
     Winograd4,
     Nhwc,
     NhwcWinograd2,
-    NhwcWinograd4
+    NhwcWinograd4,
+    SmallWinograd
   };
 
   const float *get(const Problem &pr) {
@@ -750,6 +774,16 @@ public:
                 m == 4 ? Layout::NhwcWinograd4 : Layout::NhwcWinograd2},
                t.nhwcWinogradFilterSize(f, c, m), [&](float *packed) {
                  t.nhwcWinogradFilters(weight, f, c, m, packed);
+               });
+  }
+
+  /// Constant filters weight (f x c x 3 x 3) packed for a small-image
+  /// Winograd convolution.
+  const float *getSmallWinograd(const float *weight, int64_t f, int64_t c) {
+    const Target &t = target();
+    return get({weight, f, c, 9, 1, Layout::SmallWinograd},
+               t.smallWinogradFilterSize(f, c, 9, 1), [&](float *packed) {
+                 t.packSmallWinograd(weight, f, c, 9, 1, packed);
                });
   }
 
@@ -1063,6 +1097,47 @@ void convNhwc(NhwcConv cv, const float *weight) {
               target().nhwcConvRows(cv, begin, end);
             });
 }
+/// Whether a convolution (NCHW) takes Winograd for small images
+/// (winograd_small_impl.inc): where Winograd applies (see winogradApplies),
+/// on AVX-512, with channels and filters in whole vectors, for 7x7 and 8x8
+/// outputs (a 4 x 4 grid of tiles filling a vector's lanes) where it beats
+/// direct convolution. Its time over direct's (one thread, in-process
+/// alternation, best of 30+ rounds, distinct weights): 7x7 x 512 0.78-0.82
+/// (the filters, 9.4 MB, stream from memory either way), 7x7 x 256 0.92,
+/// 7x7 x 128 0.97, 7x7 x 64 1.13; 8x8 (64 outputs fill direct's tiles of 6
+/// pixels badly) 0.76-0.80 from 16 to 128 channels; 6x6 (9 of 16 lanes)
+/// 1.25. So: 8x8, or 7x7 with at least 256 x 256 channels x filters.
+/// MXRT_KERNEL_CONV=winograd / winograd2 take it wherever it can run,
+/// winograd4 never.
+bool smallWinogradTakes(int64_t c, int64_t f, int64_t oh, int64_t ow,
+                        int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                        int64_t dh, int64_t dw, int64_t groups, int32_t flags) {
+  int64_t block = target().smallWinogradFilters;
+  if (!block || !winogradApplies(kh, kw, sh, sw, dh, dw, groups, flags) ||
+      forcedWinogradTile() == 4 || oh > 8 || ow > 8 || c % 16 != 0 ||
+      f % block != 0)
+    return false;
+  const std::string &forced = convMethod();
+  if (forced == "winograd" || forced == "winograd2")
+    return true;
+  return (oh == 8 && ow == 8) ||
+         (oh >= 7 && ow >= 7 && c * f >= int64_t{256} * 256);
+}
+
+/// An NCHW convolution by Winograd for small images: blocks of filters
+/// split among the threads, each transforming the input itself. False
+/// when the packed filters could not be allocated.
+bool smallWinogradConv(const SmallWinograd &shape, const float *weight) {
+  SmallWinograd s = shape;
+  s.filters = packedCache().getSmallWinograd(weight, s.f, s.c);
+  if (!s.filters)
+    return false;
+  int64_t blocks = s.f / target().smallWinogradFilters;
+  splitRuns(blocks, s.n * 256 * s.c * s.f, [&s](int64_t begin, int64_t end) {
+    target().smallWinogradBlocks(s, begin, end);
+  });
+  return true;
+}
 } // namespace
 } // namespace mxrt
 
@@ -1127,6 +1202,13 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                    weight);
     return;
   }
+  if (mxrt::smallWinogradTakes(c, f, oh, ow, kh, kw, stride_h, stride_w,
+                               dilate_h, dilate_w, groups, flags) &&
+      mxrt::smallWinogradConv({n, c, h, w, f, oh, ow, pad_h, pad_w,
+                               (oh + 1) / 2, (ow + 1) / 2, x, nullptr, bias, y,
+                               flags},
+                              weight))
+    return;
   int64_t tile =
       mxrt::winogradTile(c, f, h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
                          pad_w, dilate_h, dilate_w, groups, flags);

@@ -377,6 +377,29 @@ TEST(Kernels, WinogradConvolutions) {
                   12, MXRT_KERNEL_CONST_A, "winograd conv", 3e-5);
 }
 
+TEST(Kernels, SmallImageWinogradConvolutions) {
+  // NCHW 3x3 stride-1 layers with constant filters on images of 8x8
+  // outputs, or 7x7 with at least 256 x 256 channels x filters, take
+  // Winograd F(2x2, 3x3) with the raw filters transformed as they stream
+  // (AVX-512; other ISAs compute them directly): ResNet-18's 7x7 stage
+  // (half its filters), a batch of 8x7 (tiles past the image's right edge)
+  // with filters in 17 blocks and channels in 8.5 chunks, no padding,
+  // double padding, an output shorter than the padding implies, a small
+  // 8x8 layer; then, in CTest's *.winograd2 runs (which take it wherever
+  // it can run), a 4x4 image (three quarters of the lanes past it), a 6x5
+  // one and a batch of three with one filter block.
+  checkConvShapes({{1, 512, 7, 7, 256, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {2, 272, 8, 7, 256, 8, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 256, 9, 9, 256, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+                   {1, 256, 5, 5, 256, 7, 7, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+                   {1, 256, 8, 8, 256, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 32, 8, 8, 48, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 32, 4, 4, 48, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {1, 16, 6, 5, 32, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                   {3, 48, 7, 7, 16, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
+                  15, MXRT_KERNEL_CONST_A, "small-image winograd conv", 3e-5);
+}
+
 TEST(Kernels, NaNInputsReachTheOutputsOverThem) {
   // A NaN in the input makes NaN every output whose window holds it, by
   // every method (ReLU included: max keeps NaN). The grid, pixel rows and
