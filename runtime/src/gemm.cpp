@@ -756,8 +756,8 @@ public:
 
   /// Constant filters weight (f x cg x taps, `groups` groups) packed for
   /// an NHWC convolution.
-  const float *getNhwc(const float *weight, int64_t f, int64_t cg,
-                       int64_t taps, int64_t groups) {
+  const float *getNhwc(const float *weight, int64_t f, int64_t cg, int64_t taps,
+                       int64_t groups) {
     const Target &t = target();
     return get({weight, f, cg, taps, groups, Layout::Nhwc},
                t.nhwcFilterSize(f, cg, taps, groups), [&](float *packed) {
@@ -1196,9 +1196,10 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
   if (flags & MXRT_KERNEL_NHWC) {
-    mxrt::convNhwc({n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h,
-                    pad_w, dilate_h, dilate_w, groups, x, nullptr, bias, y,
-                    flags},
+    mxrt::convNhwc({n,     c,        h,        w,        f,        oh,
+                    ow,    kh,       kw,       stride_h, stride_w, pad_h,
+                    pad_w, dilate_h, dilate_w, groups,   x,        nullptr,
+                    bias,  y,        flags},
                    weight);
     return;
   }
