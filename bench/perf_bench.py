@@ -11,8 +11,10 @@ into bench/.peers by this script; bench/ort_run.js), PyTorch (Debian's
 python3-torch, eager, inference mode, in this process), OpenBLAS (Debian's
 libopenblas-dev, cblas_sgemm in bench/sgemm.c, compiled here). mxc compiles
 the ONNX export of each PyTorch model (the MXNet JSON + .params for ResNet-20)
-and mxrun times the library. Before any timing, every peer's outputs must
-agree with PyTorch's; the script stops otherwise.
+and mxrun times the library; at one thread the SGEMM library and OpenBLAS
+are timed call by call in turn in one process (bench/sgemm_pair.c). Before
+any timing, every peer's outputs must agree with PyTorch's; the script stops
+otherwise.
 
     /usr/bin/python3 bench/perf_bench.py [--quick] [--write docs/performance.md]
     /usr/bin/python3 bench/perf_bench.py --check-only --rows mlp --no-install
@@ -163,7 +165,7 @@ class Peers:
         self.mxrun_threads = "--threads" in run([args.mxrun, "--help"])
         self.env = dict(os.environ, NODE_PATH=os.path.join(args.peers_dir, "node_modules"))
         self.versions = {"PyTorch": torch.__version__}
-        self.sgemm = None
+        self.sgemm = self.sgemm_pair = None
 
     # -- setup --------------------------------------------------------------
 
@@ -198,6 +200,39 @@ class Peers:
             if r.returncode != 0:
                 sys.exit("perf_bench: cannot build bench/sgemm.c against OpenBLAS "
                          f"(apt-get install libopenblas-dev):\n{r.stderr}")
+            self.sgemm_pair = self.build_pair(cc, flags)
+
+    def build_pair(self, cc, blas_flags):
+        """bench/sgemm_pair.c built against the libmxrt beside mxrun
+        (<prefix>/bin/mxrun, <prefix>/lib), or None (it then times the
+        one-thread SGEMM in separate processes, as the other rows)."""
+        prefix = os.path.dirname(os.path.dirname(os.path.abspath(self.args.mxrun)))
+        lib = os.path.join(prefix, "lib")
+        includes = [d for d in (os.path.join(prefix, "include"),
+                                os.path.join(ROOT, "runtime", "include"))
+                    if os.path.exists(os.path.join(d, "mxrt", "mxrt.h"))]
+        if not includes:
+            log("no mxrt/mxrt.h found: one-thread SGEMM timed in separate processes")
+            return None
+        exe = os.path.join(self.work, "sgemm_pair")
+        r = subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "sgemm_pair.c"),
+                            "-I" + includes[0], "-L" + lib, "-lmxrt", "-Wl,-rpath," + lib]
+                           + blas_flags + ["-lm"], capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f"cannot build bench/sgemm_pair.c ({r.stderr.strip()[:200]}): "
+                "one-thread SGEMM timed in separate processes")
+            return None
+        return exe
+
+    def measure_pair(self, w, warmup, runs):
+        """{"mxc": times, "OpenBLAS": times} of the one-thread SGEMM, the two
+        timed call by call in turn in one process (bench/sgemm_pair.c)."""
+        out = json.loads(run([self.sgemm_pair, w.lib, str(w.batch), str(warmup), str(runs)]
+                             + list(w.raw)))
+        if not out["difference"] <= self.args.tolerance:
+            sys.exit(f"perf_bench: sgemm_pair: mxc and OpenBLAS differ by "
+                     f"{out['difference']:.3g} (scaled)")
+        return out
 
     def prepare(self, w):
         """Writes the inputs (.npy; raw for OpenBLAS) and compiles the model."""
@@ -498,7 +533,11 @@ def report(args, table, workloads, m, versions, mxc_version):
         "optimizations) and times `await session.run()`; PyTorch runs the eager module "
         "under `torch.inference_mode()` with `torch.set_num_threads(T)`, timed around "
         "the Python call; OpenBLAS is `cblas_sgemm` (`bench/sgemm.c`, "
-        "`openblas_set_num_threads(T)`). Each peer's run count (all rounds) fills about "
+        "`openblas_set_num_threads(T)`). " + (
+            "At one thread, mxc's and OpenBLAS's SGEMM calls alternate in one process "
+            "(`bench/sgemm_pair.c`: the compiled model through `mxrt_instance_run_raw`, "
+            "then `cblas_sgemm`, on the same matrices), so that both see the same "
+            "stretches of the machine's speed. " if args.paired else "") + "Each peer's run count (all rounds) fills about "
         f"{args.budget:g} s (at least {args.min_runs}, at most {args.max_runs}) after 4 "
         f"untimed runs; a slow peer makes as many runs as fit in {args.cap:g} s (at "
         "least 3) after 1. PyTorch's and ONNX Runtime's times include their "
@@ -584,6 +623,7 @@ def main():
         if a.check_only:
             return
         a.trip_before = core_round_trip_ns()
+        a.paired = bool(peers.sgemm_pair) and "sgemm" in keys and 1 in a.threads
         # Each peer's runs come in --rounds rounds, the peers of a row timed
         # one after another within a round: a stretch of seconds in which a
         # noisy VM runs slow then lands in one round of every peer rather
@@ -592,12 +632,24 @@ def main():
         cells = [(w, t, peer) for w in workloads for t in a.threads for peer in w.peers]
         plans = {(w.key, t, peer): plan(a, w.estimate[peer]) for w, t, peer in cells}
         rounds = {key: [] for key in plans}
+        # The one-thread SGEMM's mxc and OpenBLAS calls alternate in one
+        # process instead (bench/sgemm_pair.c): their ratio is the
+        # acceptance line, and within one process both see every stretch.
+        paired = lambda w, t, peer: (peers.sgemm_pair and w.key == "sgemm" and t == 1
+                                     and peer in ("mxc", "OpenBLAS"))
         for r in range(a.rounds):
             for w, t, peer in cells:
+                if paired(w, t, peer) and peer == "OpenBLAS":
+                    continue  # timed with mxc's
                 warmup, runs = plans[(w.key, t, peer)]
                 runs = max(3, math.ceil(runs / a.rounds))
                 log(f"timing {w.label}, {peer}, {t} thread(s), round {r + 1} of "
                     f"{a.rounds}, {runs} runs ...")
+                if paired(w, t, peer):
+                    both = peers.measure_pair(w, warmup, runs)
+                    for side in ("mxc", "OpenBLAS"):
+                        rounds[(w.key, t, side)].append(both[side])
+                    continue
                 rounds[(w.key, t, peer)].append(peers.measure(peer, w, t, warmup, runs))
         for w, t, peer in cells:
             got = rounds[(w.key, t, peer)]
