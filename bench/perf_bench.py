@@ -567,10 +567,10 @@ def main():
                    help="comma-separated subset of " + ",".join(ROW_KEYS))
     p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     p.add_argument("--quick", action="store_true", help="fewer repetitions")
-    p.add_argument("--rounds", type=int, default=5,
+    p.add_argument("--rounds", type=int, default=11,
                    help="time every peer in this many interleaved rounds and report the "
-                        "median of the rounds' medians (default 5: a VM's speed can swing "
-                        "by a third from one minute to the next)")
+                        "median of the rounds' medians (default 11: a VM's speed can "
+                        "swing by a third from one second to the next)")
     p.add_argument("--check-only", action="store_true",
                    help="only check that the peers' outputs agree; no timing")
     p.add_argument("--tolerance", type=float, default=1e-4,
