@@ -8,6 +8,7 @@
 // thread pool. Why a runtime kernel rather than generated code:
 // docs/kernels.md (figures in docs/performance.md).
 
+#include "kernel_isa.h"
 #include "mxrt/kernels.h"
 #include "threadpool.h"
 
@@ -452,6 +453,8 @@ struct Target {
   SmallWinogradFn smallWinogradBlocks;
   NhwcFilterSizeFn smallWinogradFilterSize;
   NhwcPackFn packSmallWinograd;
+  /// The namespace's name: avx512, avx2 or portable.
+  const char *isa;
 };
 
 #define MXRT_TARGET(ns)                                                        \
@@ -463,7 +466,7 @@ struct Target {
         ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
         ns::nhwcWinogradFilterSize,                                            \
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
-        ns::smallWinogradFilterSize, ns::packSmallWinograd                     \
+        ns::smallWinogradFilterSize, ns::packSmallWinograd, #ns                \
   }
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
@@ -1005,6 +1008,9 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
 }
 
 } // namespace
+
+const char *kernelIsa() { return target().isa; }
+
 } // namespace mxrt
 
 using mxrt::Problem;

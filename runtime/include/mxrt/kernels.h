@@ -34,6 +34,13 @@ enum {
   /** Convolution only: x is (n, h, w, c) and y (n, oh, ow, f), channels
    *  last (the weight stays (f, c / groups, kh, kw)). */
   MXRT_KERNEL_NHWC = 16,
+  /** Pooling only: the window's mean instead of its maximum; the divisor
+   *  is the window clipped to the input, or with MXRT_KERNEL_POOL_COUNT_PAD
+   *  to the input and its padding (MXNet's count_include_pad). */
+  MXRT_KERNEL_POOL_AVG = 32,
+  /** Pooling only: the window's sum. */
+  MXRT_KERNEL_POOL_SUM = 64,
+  MXRT_KERNEL_POOL_COUNT_PAD = 128,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -63,6 +70,23 @@ MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   int64_t dilate_w, int64_t groups,
                                   const float *x, const float *weight,
                                   const float *bias, float *y, int32_t flags);
+
+/** 2-D pooling of n x c planes: y[i, j, oy, ox] = the maximum (or with
+ *  MXRT_KERNEL_POOL_AVG the mean, MXRT_KERNEL_POOL_SUM the sum) of x[i, j,
+ *  oy * stride_h - pad_h + ky, ox * stride_w - pad_w + kx] over ky < kh, kx <
+ *  kw, the positions inside the h x w input only (padding never wins a
+ *  maximum; a window with none inside gives -inf, or 0). The maximum
+ *  propagates NaN. x and y are given by strides in elements along (n, c,
+ *  h, w) and (n, c, oh, ow); y must not overlap x. Epilogue flags as above
+ *  (ACCUMULATE adds y's previous contents, RELU clamps at 0 after). */
+MXRT_API void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
+                                  int64_t oh, int64_t ow, int64_t kh,
+                                  int64_t kw, int64_t stride_h,
+                                  int64_t stride_w, int64_t pad_h,
+                                  int64_t pad_w, const float *x, int64_t x_sn,
+                                  int64_t x_sc, int64_t x_sh, int64_t x_sw,
+                                  float *y, int64_t y_sn, int64_t y_sc,
+                                  int64_t y_sh, int64_t y_sw, int32_t flags);
 
 /** Strings (MXRT_STRING elements) for compiled models' casts, one element
  *  per call. The strings made live in the arena of the instance call they

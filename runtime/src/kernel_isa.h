@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Which instruction set the runtime's kernels run on: the best this CPU has,
+// or the one MXRT_KERNEL_ISA forces (avx512, avx2 or portable; for tests and
+// measurements). Chosen once by gemm.cpp. Not installed.
+
+#ifndef MXRT_SRC_KERNEL_ISA_H
+#define MXRT_SRC_KERNEL_ISA_H
+
+namespace mxrt {
+
+/// "avx512", "avx2" or "portable".
+const char *kernelIsa();
+
+} // namespace mxrt
+
+#endif // MXRT_SRC_KERNEL_ISA_H

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mxrt_kernel_spool2d: 2-D max / mean / sum pooling over strided planes.
+// Generated loops over a padded copy of the input (the lowering before this
+// kernel) filled 3.3 MB of -inf and copied ResNet-18's stem output into it
+// before a scalar pass (NaN-propagating maxima of stride-2 loads): 5% of
+// its time on one thread. Here each output row is combined in a row buffer
+// one window tap at a time: the tap's valid output columns are a range
+// computed once, so no padding is read or written, and the inner loop is a
+// unit- or stride-2 walk that vectorizes.
+
+#include "kernel_isa.h"
+#include "mxrt/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct PoolJob {
+  int64_t c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+  const float *x;
+  int64_t xn, xc, xh, xw;
+  float *y;
+  int64_t yn, yc, yh, yw;
+  int32_t flags;
+};
+
+enum class Combine { Max, Sum };
+
+// The loops below are inlined into each clone of poolPlanes, so that each
+// is compiled for that clone's instruction set.
+#if defined(__clang__) || defined(__GNUC__)
+#define MXRT_POOL_INLINE inline __attribute__((always_inline))
+#else
+#define MXRT_POOL_INLINE inline
+#endif
+
+/// ceil(a / b) for b > 0.
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/// floor(a / b) for b > 0.
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/// Outputs o in [lo, hi) whose tap t reads inside [0, extent): o * stride -
+/// pad + t in [0, extent).
+void tapRange(int64_t extent, int64_t out, int64_t stride, int64_t pad,
+              int64_t t, int64_t &lo, int64_t &hi) {
+  lo = std::max<int64_t>(0, ceilDiv(pad - t, stride));
+  hi = std::min<int64_t>(out, floorDiv(extent - 1 + pad - t, stride) + 1);
+  hi = std::max(hi, lo);
+}
+
+/// acc[o] combined with src[o * Step * xw] for o < count; Step 0 means the
+/// stride `step` known only at run time. NaN wins a maximum.
+template <Combine C, int Step>
+MXRT_POOL_INLINE void combineRow(float *acc, const float *src, int64_t count,
+                                 int64_t step, int64_t xw) {
+  int64_t s = (Step ? Step : step) * xw;
+  for (int64_t o = 0; o < count; ++o) {
+    float v = src[o * s];
+    if constexpr (C == Combine::Max)
+      acc[o] = (v > acc[o] || v != v) ? v : acc[o];
+    else
+      acc[o] += v;
+  }
+}
+
+/// The divisor's extent along one axis for output o (MXNet's): the window
+/// clipped to the padded input, or with countPad to the input alone.
+int64_t windowCount(int64_t o, int64_t stride, int64_t pad, int64_t k,
+                    int64_t extent, bool countPad) {
+  int64_t start = o * stride - pad;
+  int64_t stop = std::min(start + k, extent + pad);
+  if (!countPad) {
+    start = std::max<int64_t>(start, 0);
+    stop = std::min(stop, extent);
+  }
+  return std::max<int64_t>(stop - start, 1);
+}
+
+/// Planes [begin, end) of p combined by C, taps Step apart (0: p.sw);
+/// acc: p.ow floats of scratch; columns: the divisor's extent of each
+/// output column (averages only).
+template <Combine C, int Step>
+MXRT_POOL_INLINE void poolPlanesWith(const PoolJob &p, int64_t begin,
+                                     int64_t end, float *acc,
+                                     const float *columns) {
+  bool avg = p.flags & MXRT_KERNEL_POOL_AVG;
+  bool countPad = p.flags & MXRT_KERNEL_POOL_COUNT_PAD;
+  bool accumulate = p.flags & MXRT_KERNEL_ACCUMULATE;
+  bool relu = p.flags & MXRT_KERNEL_RELU;
+  float neutral =
+      C == Combine::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  for (int64_t plane = begin; plane < end; ++plane) {
+    int64_t i = plane / p.c, j = plane % p.c;
+    const float *x = p.x + i * p.xn + j * p.xc;
+    float *y = p.y + i * p.yn + j * p.yc;
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      std::fill(acc, acc + p.ow, neutral);
+      int64_t kyLo, kyHi; // taps of this row inside the input
+      kyLo = std::max<int64_t>(0, p.ph - oy * p.sh);
+      kyHi = std::min<int64_t>(p.kh, p.h + p.ph - oy * p.sh);
+      for (int64_t ky = kyLo; ky < kyHi; ++ky) {
+        const float *row = x + (oy * p.sh - p.ph + ky) * p.xh;
+        for (int64_t kx = 0; kx < p.kw; ++kx) {
+          int64_t lo, hi;
+          tapRange(p.w, p.ow, p.sw, p.pw, kx, lo, hi);
+          combineRow<C, Step>(acc + lo, row + (lo * p.sw - p.pw + kx) * p.xw,
+                              hi - lo, p.sw, p.xw);
+        }
+      }
+      float rows = avg ? static_cast<float>(
+                             windowCount(oy, p.sh, p.ph, p.kh, p.h, countPad))
+                       : 1.0f;
+      float *out = y + oy * p.yh;
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        float v = avg ? acc[ox] / (rows * columns[ox]) : acc[ox];
+        if (accumulate)
+          v += out[ox * p.yw];
+        out[ox * p.yw] = relu ? std::max(v, 0.0f) : v;
+      }
+    }
+  }
+}
+
+/// Planes [begin, end) of `p` (plane i * c + j is image i's channel j),
+/// acc and columns as poolPlanesWith's.
+MXRT_POOL_INLINE void poolPlanesAny(const PoolJob &p, int64_t begin,
+                                    int64_t end, float *acc,
+                                    const float *columns) {
+  bool max = !(p.flags & (MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_SUM));
+  bool unit = p.xw == 1;
+  if (max && unit && p.sw == 1)
+    poolPlanesWith<Combine::Max, 1>(p, begin, end, acc, columns);
+  else if (max && unit && p.sw == 2)
+    poolPlanesWith<Combine::Max, 2>(p, begin, end, acc, columns);
+  else if (max)
+    poolPlanesWith<Combine::Max, 0>(p, begin, end, acc, columns);
+  else if (unit && p.sw == 1)
+    poolPlanesWith<Combine::Sum, 1>(p, begin, end, acc, columns);
+  else if (unit && p.sw == 2)
+    poolPlanesWith<Combine::Sum, 2>(p, begin, end, acc, columns);
+  else
+    poolPlanesWith<Combine::Sum, 0>(p, begin, end, acc, columns);
+}
+
+// poolPlanesAny compiled for each instruction set the GEMM has (the loops
+// are inlined, so each copy is vectorized for its own).
+using PoolPlanesFn = void (*)(const PoolJob &, int64_t, int64_t, float *,
+                              const float *);
+
+void poolPlanesPortable(const PoolJob &p, int64_t begin, int64_t end,
+                        float *acc, const float *columns) {
+  poolPlanesAny(p, begin, end, acc, columns);
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) void
+poolPlanesAvx512(const PoolJob &p, int64_t begin, int64_t end, float *acc,
+                 const float *columns) {
+  poolPlanesAny(p, begin, end, acc, columns);
+}
+
+__attribute__((target("avx2,fma"))) void poolPlanesAvx2(const PoolJob &p,
+                                                        int64_t begin,
+                                                        int64_t end, float *acc,
+                                                        const float *columns) {
+  poolPlanesAny(p, begin, end, acc, columns);
+}
+#endif
+
+/// The copy for the kernels' instruction set (mxrt::kernelIsa).
+PoolPlanesFn poolPlanes() {
+  static const PoolPlanesFn chosen = [] {
+    std::string isa = mxrt::kernelIsa();
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (isa == "avx512")
+      return poolPlanesAvx512;
+    if (isa == "avx2")
+      return poolPlanesAvx2;
+#endif
+    return poolPlanesPortable;
+  }();
+  return chosen;
+}
+
+/// A chunk of planes with its own row buffer.
+void poolChunk(const PoolJob &p, const std::vector<float> &columns,
+               int64_t begin, int64_t end) {
+  std::vector<float> acc(p.ow);
+  poolPlanes()(p, begin, end, acc.data(), columns.data());
+}
+
+struct PoolCall {
+  const PoolJob &job;
+  const std::vector<float> &columns;
+};
+
+/// Taps combined below which a pooling runs on the calling thread alone.
+constexpr int64_t kParallelPoolWork = 1 << 16;
+
+} // namespace
+
+extern "C" void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
+                                    int64_t oh, int64_t ow, int64_t kh,
+                                    int64_t kw, int64_t stride_h,
+                                    int64_t stride_w, int64_t pad_h,
+                                    int64_t pad_w, const float *x, int64_t x_sn,
+                                    int64_t x_sc, int64_t x_sh, int64_t x_sw,
+                                    float *y, int64_t y_sn, int64_t y_sc,
+                                    int64_t y_sh, int64_t y_sw, int32_t flags) {
+  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
+    return;
+  PoolJob job{c,        h,     w,     oh,   ow,   kh,   kw,   stride_h,
+              stride_w, pad_h, pad_w, x,    x_sn, x_sc, x_sh, x_sw,
+              y,        y_sn,  y_sc,  y_sh, y_sw, flags};
+  std::vector<float> columns(ow);
+  for (int64_t ox = 0; ox < ow; ++ox)
+    columns[ox] = static_cast<float>(windowCount(
+        ox, stride_w, pad_w, kw, w, flags & MXRT_KERNEL_POOL_COUNT_PAD));
+  int64_t planes = n * c;
+  if (planes * oh * ow * kh * kw < kParallelPoolWork) {
+    poolChunk(job, columns, 0, planes);
+    return;
+  }
+  PoolCall call{job, columns};
+  mxrt_parallel_for(
+      [](void *ctx, int64_t begin, int64_t end) {
+        const PoolCall &call = *static_cast<const PoolCall *>(ctx);
+        poolChunk(call.job, call.columns, begin, end);
+      },
+      &call, planes);
+}
