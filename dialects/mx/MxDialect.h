@@ -34,6 +34,9 @@ enum KernelFlags : int32_t {
   kKernelConstA = 4,
   kKernelConstB = 8,
   kKernelNhwc = 16,
+  kKernelPoolAvg = 32,
+  kKernelPoolSum = 64,
+  kKernelPoolCountPad = 128,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

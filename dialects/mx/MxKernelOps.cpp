@@ -137,6 +137,7 @@ struct KernelBufferization
 void mxc::mx::registerKernelModels(MLIRContext *ctx) {
   MatmulKernelOp::attachInterface<KernelBufferization<MatmulKernelOp>>(*ctx);
   Conv2DKernelOp::attachInterface<KernelBufferization<Conv2DKernelOp>>(*ctx);
+  Pool2DKernelOp::attachInterface<KernelBufferization<Pool2DKernelOp>>(*ctx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,6 +225,51 @@ int32_t Conv2DKernelOp::getKernelFlags() {
 }
 
 void Conv2DKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.pool2d
+//===----------------------------------------------------------------------===//
+
+LogicalResult Pool2DKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOfValue(getX()), ys = shapeOfValue(getInit());
+  if (xs.size() != 4 || ys.size() != 4)
+    return emitOpError("x and init must have rank 4");
+  if (getKernel().size() != 2 || getStrides().size() != 2 ||
+      getPads().size() != 2)
+    return emitOpError("kernel, strides and pads need 2 values each");
+  for (int64_t v : getKernel())
+    if (v < 1)
+      return emitOpError("kernel extents must be positive");
+  for (int64_t v : getStrides())
+    if (v < 1)
+      return emitOpError("strides must be positive");
+  for (int64_t v : getPads())
+    if (v < 0)
+      return emitOpError("pads must not be negative");
+  StringRef type = getPoolType();
+  if (type != "max" && type != "avg" && type != "sum")
+    return emitOpError("pool_type must be max, avg or sum, not '")
+           << type << "'";
+  if (ys[0] != xs[0] || ys[1] != xs[1])
+    return emitOpError("shapes do not match: x ")
+           << shapeOf(getX()) << " into " << shapeOf(getInit());
+  return success();
+}
+
+int32_t Pool2DKernelOp::getKernelFlags() {
+  StringRef type = getPoolType();
+  return flagsOf(*this) | (type == "avg" ? kKernelPoolAvg : 0) |
+         (type == "sum" ? kKernelPoolSum : 0) |
+         (getCountIncludePad() ? kKernelPoolCountPad : 0);
+}
+
+void Pool2DKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -78,4 +78,35 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
   }];
 }
 
+def Mx_Pool2DKernelOp : Mx_KernelOp<"kernel.pool2d"> {
+  let summary = "init = epilogue(pool2d(x)), max, mean or sum, NCHW";
+  let description = [{
+    x (N, C, H, W), init (N, C, OH, OW): each output the maximum (pool_type
+    "max"; NaN propagates), mean ("avg") or sum ("sum") of the window
+    x[n, c, oy * stride_h - pad_h + ky, ox * stride_w - pad_w + kx], ky <
+    kernel_h, kx < kernel_w, over the positions inside the input (padding
+    never wins a maximum). The mean divides by the window clipped to the
+    padded input when count_include_pad, else to the input (mx.Pooling's
+    divisor). Epilogue as kernel.matmul's.
+
+    ```mlir
+    %y = mx.kernel.pool2d %x into %init {kernel = array<i64: 3, 3>,
+        strides = array<i64: 2, 2>, pads = array<i64: 1, 1>,
+        pool_type = "max"} : tensor<1x64x112x112xf32> into
+        tensor<1x64x56x56xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$init,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads,
+                   DefaultValuedAttr<StrAttr, "\"max\"">:$pool_type,
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+  let assemblyFormat = [{
+    $x `into` $init attr-dict `:` type($x) `into` type($init)
+    (`->` type($result)^)?
+  }];
+}
+
 #endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

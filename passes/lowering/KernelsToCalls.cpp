@@ -146,10 +146,10 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   bool last = op.getNhwc();
   int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
   int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
-  for (int64_t v : {xs[0], c, h, w, ws[0], oh, ow, ws[2],
-                    ws[3], op.getStrides()[0], op.getStrides()[1],
-                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
-                    op.getDilations()[1], int64_t(op.getGroups())})
+  for (int64_t v :
+       {xs[0], c, h, w, ws[0], oh, ow, ws[2], ws[3], op.getStrides()[0],
+        op.getStrides()[1], op.getPads()[0], op.getPads()[1],
+        op.getDilations()[0], op.getDilations()[1], int64_t(op.getGroups())})
     ab.add(v);
   ab.add(ab.view(op.getX()).first);
   ab.add(ab.view(op.getWeight()).first);
@@ -158,6 +158,25 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ab.args.push_back(arith::ConstantOp::create(
       b, op.getLoc(),
       b.getI32IntegerAttr(callFlags(op, op.getWeight(), op.getX()))));
+  return ab.args;
+}
+
+/// mxrt_kernel_spool2d's arguments for `op` (any strides).
+SmallVector<Value> spool2dArgs(OpBuilder &b, Pool2DKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  ArrayRef<int64_t> xs = shapeOf(op.getX()), ys = shapeOf(op.getInit());
+  for (int64_t v : {xs[0], xs[1], xs[2], xs[3], ys[2], ys[3], op.getKernel()[0],
+                    op.getKernel()[1], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1]})
+    ab.add(v);
+  for (Value v : {op.getX(), op.getInit()}) {
+    auto [ptr, strides] = ab.view(v);
+    ab.add(ptr);
+    for (Value s : strides)
+      ab.add(s);
+  }
+  ab.args.push_back(arith::ConstantOp::create(
+      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
   return ab.args;
 }
 
@@ -188,7 +207,7 @@ struct KernelsToCallsPass
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
-      if (isa<MatmulKernelOp, Conv2DKernelOp>(op))
+      if (isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>(op))
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {
@@ -202,6 +221,9 @@ struct KernelsToCallsPass
       if (auto mm = dyn_cast<MatmulKernelOp>(op)) {
         args = sgemmArgs(b, mm);
         callee = "mxrt_kernel_sgemm";
+      } else if (auto pool = dyn_cast<Pool2DKernelOp>(op)) {
+        args = spool2dArgs(b, pool);
+        callee = "mxrt_kernel_spool2d";
       } else {
         auto conv = cast<Conv2DKernelOp>(op);
         for (Value v : op->getOperands())

@@ -12,19 +12,32 @@
 // NOCOPY-NOT: llvm.call @malloc
 
 // relu then padded average pooling: one bare-pointer input, the output as a
-// trailing out-parameter that the kernel writes into, the arena, and a void
-// return.
+// trailing out-parameter that the pooling kernel writes into (the relu's
+// result in the arena), the arena, and a void return.
 // CHECK-LABEL: llvm.func @relu_pool(
 // CHECK-SAME:    %[[IN:[a-z0-9_]+]]: !llvm.ptr, %[[OUT:[a-z0-9_]+]]: !llvm.ptr, %[[ARENA:[a-z0-9_]+]]: !llvm.ptr) {
 // CHECK:         llvm.insertvalue %[[OUT]], %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
 // CHECK:         llvm.insertvalue %[[IN]], %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
-// CHECK:         llvm.fdiv
 // CHECK:         llvm.store
+// CHECK:         llvm.call @mxrt_kernel_spool2d(
 // CHECK:         llvm.return{{$}}
 func.func @relu_pool(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
   %a = mx.Activation %x {act_type = "relu"} : tensor<1x2x3x3xf32>
   %y = mx.Pooling %a {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "avg"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Dilated pooling has no kernel: its loops read a padded copy of the input,
+// a strided copy that must not call memrefCopy (NOCOPY).
+// CHECK-LABEL: llvm.func @dilated_pool(
+// CHECK-NOT:     llvm.call @mxrt_kernel_spool2d
+// CHECK:         llvm.intr.maximum
+// CHECK:         llvm.return{{$}}
+func.func @dilated_pool(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %y = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, dilate = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
 }
 
 // -----

@@ -69,3 +69,19 @@ func.func @conv(%x: memref<1x4x9x9xf32>, %w: memref<6x2x3x3xf32>, %y: memref<1x6
   mx.kernel.conv2d %x, %w into %y {strides = array<i64: 2, 1>, pads = array<i64: 1, 0>, dilations = array<i64: 1, 2>, groups = 2 : i64} : memref<1x4x9x9xf32>, memref<6x2x3x3xf32> into memref<1x6x5x5xf32>
   return
 }
+
+// -----
+
+// Pooling: the shapes, window, strides and pads, then each buffer's address
+// and its four strides in elements (a channels-last view here: any strides
+// go), then the flags: mean (MXRT_KERNEL_POOL_AVG = 32) with the padding
+// counted (_COUNT_PAD = 128) and ReLU (2).
+// CHECK: func.func private @mxrt_kernel_spool2d(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32)
+// CHECK-LABEL: func.func @pool
+// n c h w oh ow kh kw sh sw ph pw, x and its strides, y and its strides
+// CHECK: call @mxrt_kernel_spool2d(%c2_i64, %c3_i64, %c6_i64, %c5_i64, %c3_i64, %c3_i64, %c2_i64, %c3_i64, %c2_i64, %c2_i64, %c0_i64, %c1_i64, %{{.*}}, %c90_i64, %c1_i64, %c15_i64, %c3_i64, %{{.*}}, %c27_i64, %c9_i64, %c3_i64, %c1_i64, %c162_i32)
+func.func @pool(%nhwc: memref<2x6x5x3xf32>, %y: memref<2x3x3x3xf32>) {
+  %x = memref.transpose %nhwc (n, h, w, c) -> (n, c, h, w) : memref<2x6x5x3xf32> to memref<2x3x6x5xf32, strided<[90, 1, 15, 3]>>
+  mx.kernel.pool2d %x into %y {kernel = array<i64: 2, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 1>, pool_type = "avg", count_include_pad = true, relu = true} : memref<2x3x6x5xf32, strided<[90, 1, 15, 3]>> into memref<2x3x3x3xf32>
+  return
+}

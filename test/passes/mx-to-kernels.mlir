@@ -62,3 +62,49 @@ func.func @fc_f64(%x: tensor<2x4xf64>, %w: tensor<3x4xf64>) -> tensor<2x3xf64> {
   %y = mx.FullyConnected %x, %w {num_hidden = 3 : i64, no_bias = true} : (tensor<2x4xf64>, tensor<3x4xf64>) -> tensor<2x3xf64>
   return %y : tensor<2x3xf64>
 }
+
+// -----
+
+// 2-D float32 pooling: kernel, strides and low padding travel as
+// attributes (no tensor.pad, no padded copy); the output extent carries the
+// convention ("full" here: 4 rows where "valid" has 3).
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT: tensor.pad
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x3x4x3xf32>
+// CHECK: mx.kernel.pool2d %{{.*}} into %[[E]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 0>, strides = array<i64: 2, 2>}
+// CHECK-SAME: tensor<1x3x7x7xf32> into tensor<1x3x4x3xf32>
+// CHECK-NOT: linalg.generic
+func.func @max_pool(%x: tensor<1x3x7x7xf32>) -> tensor<1x3x4x3xf32> {
+  %y = mx.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 0>, pooling_convention = "full", pool_type = "max"} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x3xf32>
+  return %y : tensor<1x3x4x3xf32>
+}
+
+// -----
+
+// Mean pooling keeps count_include_pad (false here; only means count).
+// CHECK-LABEL: func.func @avg_pool
+// CHECK: mx.kernel.pool2d %{{.*}} into %{{.*}} {kernel = array<i64: 2, 2>, pads = array<i64: 1, 1>, pool_type = "avg", strides = array<i64: 2, 2>}
+func.func @avg_pool(%x: tensor<2x3x5x6xf32>) -> tensor<2x3x3x4xf32> {
+  %a = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, count_include_pad = false, pool_type = "avg"} : (tensor<2x3x5x6xf32>) -> tensor<2x3x3x4xf32>
+  return %a : tensor<2x3x3x4xf32>
+}
+
+// -----
+
+// No kernel for windows inside the input (LeNet's 2x2/2, global pooling:
+// the loops' static trip counts vectorize better), dilated windows, other
+// element types or 1-D / 3-D pooling: those keep their loop nests.
+// CHECK-LABEL: func.func @pools_without_kernel
+// CHECK-NOT: mx.kernel.pool2d
+// CHECK: linalg.generic
+// CHECK-NOT: mx.kernel.pool2d
+// CHECK: return
+func.func @pools_without_kernel(%x: tensor<1x2x6x6xf32>, %d: tensor<1x2x6x6xf64>, %i: tensor<1x2x6x6xi32>, %v: tensor<1x2x4x4x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x4x4xf64>, tensor<1x2x4x4xi32>, tensor<1x2x3x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) {
+  %a = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, dilate = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  %b = mx.Pooling %d {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "avg"} : (tensor<1x2x6x6xf64>) -> tensor<1x2x4x4xf64>
+  %c = mx.Pooling %i {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "max"} : (tensor<1x2x6x6xi32>) -> tensor<1x2x4x4xi32>
+  %e = mx.Pooling %v {kernel = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, pad = array<i64: 1, 1, 1>, pool_type = "max"} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x3x3x3xf32>
+  %f = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  %g = mx.Pooling %x {kernel = array<i64: 1, 1>, global_pool = true, pool_type = "sum"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x1x1xf32>
+  return %a, %b, %c, %e, %f, %g : tensor<1x2x3x3xf32>, tensor<1x2x4x4xf64>, tensor<1x2x4x4xi32>, tensor<1x2x3x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>
+}
