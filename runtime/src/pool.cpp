@@ -28,6 +28,8 @@ struct PoolJob {
   float *y;
   int64_t yn, yc, yh, yw;
   int32_t flags;
+  /// The output rows this piece computes (of every plane it is given).
+  int64_t oy0, oy1;
 };
 
 enum class Combine { Max, Sum };
@@ -104,7 +106,7 @@ MXRT_POOL_INLINE void poolPlanesWith(const PoolJob &p, int64_t begin,
     int64_t i = plane / p.c, j = plane % p.c;
     const float *x = p.x + i * p.xn + j * p.xc;
     float *y = p.y + i * p.yn + j * p.yc;
-    for (int64_t oy = 0; oy < p.oh; ++oy) {
+    for (int64_t oy = p.oy0; oy < p.oy1; ++oy) {
       std::fill(acc, acc + p.ow, neutral);
       int64_t kyLo, kyHi; // taps of this row inside the input
       kyLo = std::max<int64_t>(0, p.ph - oy * p.sh);
@@ -193,7 +195,7 @@ PoolPlanesFn poolPlanes() {
   return chosen;
 }
 
-/// A chunk of planes with its own row buffer.
+/// A piece of planes [begin, end) with its own row buffer.
 void poolChunk(const PoolJob &p, const std::vector<float> &columns,
                int64_t begin, int64_t end) {
   std::vector<float> acc(p.ow);
@@ -203,6 +205,7 @@ void poolChunk(const PoolJob &p, const std::vector<float> &columns,
 struct PoolCall {
   const PoolJob &job;
   const std::vector<float> &columns;
+  int64_t planes;
 };
 
 /// Taps combined below which a pooling runs on the calling thread alone.
@@ -220,9 +223,9 @@ extern "C" void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                     int64_t y_sh, int64_t y_sw, int32_t flags) {
   if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
     return;
-  PoolJob job{c,        h,     w,     oh,   ow,   kh,   kw,   stride_h,
-              stride_w, pad_h, pad_w, x,    x_sn, x_sc, x_sh, x_sw,
-              y,        y_sn,  y_sc,  y_sh, y_sw, flags};
+  PoolJob job{c,        h,     w,     oh,   ow,   kh,    kw,   stride_h,
+              stride_w, pad_h, pad_w, x,    x_sn, x_sc,  x_sh, x_sw,
+              y,        y_sn,  y_sc,  y_sh, y_sw, flags, 0,    oh};
   std::vector<float> columns(ow);
   for (int64_t ox = 0; ox < ow; ++ox)
     columns[ox] = static_cast<float>(windowCount(
@@ -232,11 +235,27 @@ extern "C" void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
     poolChunk(job, columns, 0, planes);
     return;
   }
-  PoolCall call{job, columns};
+  // Threads take runs of output rows of every plane: a convolution before
+  // it split its output the same way (runs of pixels), so each thread reads
+  // rows its own core wrote. Split by planes instead, ResNet-18's max
+  // pooling took 0.6 ms on two threads, half its input coming from the
+  // other core (0.4 by rows). Images of a few rows split by planes.
+  PoolCall call{job, columns, planes};
+  if (oh < 4) {
+    mxrt_parallel_for(
+        [](void *ctx, int64_t begin, int64_t end) {
+          const PoolCall &call = *static_cast<const PoolCall *>(ctx);
+          poolChunk(call.job, call.columns, begin, end);
+        },
+        &call, planes);
+    return;
+  }
   mxrt_parallel_for(
       [](void *ctx, int64_t begin, int64_t end) {
         const PoolCall &call = *static_cast<const PoolCall *>(ctx);
-        poolChunk(call.job, call.columns, begin, end);
+        PoolJob rows = call.job;
+        rows.oy0 = begin, rows.oy1 = end;
+        poolChunk(rows, call.columns, 0, call.planes);
       },
-      &call, planes);
+      &call, oh);
 }

@@ -632,6 +632,23 @@ TEST(Kernels, PoolingOnThreadPool) {
       }
 }
 
+TEST(Kernels, GlobalPoolingOnThreadPool) {
+  // One output row: the threads split the planes instead of the rows.
+  mxrt::ThreadPool pool(2);
+  mxrt::ThreadPool::Scope scope(&pool);
+  std::mt19937 rng(34);
+  std::vector<float> x = randomVector(rng, 512 * 14 * 14), y(512);
+  mxrt_kernel_spool2d(1, 512, 14, 14, 1, 1, 14, 14, 1, 1, 0, 0, x.data(),
+                      512 * 196, 196, 14, 1, y.data(), 512, 1, 1, 1,
+                      MXRT_KERNEL_POOL_AVG);
+  for (int64_t j = 0; j < 512; ++j) {
+    double sum = 0;
+    for (int64_t i = 0; i < 196; ++i)
+      sum += x[j * 196 + i];
+    ASSERT_NEAR(y[j], sum / 196, 1e-5) << "channel " << j;
+  }
+}
+
 TEST(Kernels, MaxPoolingPropagatesNaN) {
   // A NaN anywhere in a window makes its maximum NaN, wherever it falls in
   // the window and whatever the vector lane; the other windows are finite.
