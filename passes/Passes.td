@@ -150,6 +150,20 @@ def ApproximateMathPass : Pass<"mxc-approximate-math", "::mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def PoolBeforeActivationPass
+    : Pass<"mxc-pool-before-activation", "::mlir::func::FuncOp"> {
+  let summary = "Max-pool before a monotonic activation instead of after";
+  let description = [{
+    On mx ops, before lowering: mx.Pooling (max) of an mx.Activation
+    (sigmoid, tanh, softrelu or softsign; its only use) becomes the
+    Activation of the Pooling: f(max(a, b)) = max(f(a), f(b)) for a
+    non-decreasing f, and the activation then runs on the pooled tensor
+    (LeNet's tanh on a quarter of the elements). Not where a window holds
+    only padding (it would pool to -inf before f and to f(-inf) after), and
+    not for ReLU, which the convolution before it takes in its epilogue.
+  }];
+}
+
 def FuseKernelEpiloguesPass
     : Pass<"mxc-fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fold a residual add and a ReLU into mx.kernel.* ops";

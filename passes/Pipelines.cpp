@@ -94,6 +94,10 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.fuseElementwise)
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
+  // A graph rewrite on mx ops, so before their lowering.
+  if (opts.fuseElementwise)
+    pipeline.insert(pipeline.find("func.func(mxc-convert-mx-to-linalg"),
+                    "func.func(mxc-pool-before-activation),");
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }
