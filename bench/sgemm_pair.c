@@ -103,6 +103,14 @@ int main(int argc, char **argv) {
     fail("cannot create an instance", mxrt_last_error());
   if (mxrt_model_num_inputs(model) != 2 || mxrt_model_num_outputs(model) != 1)
     fail("the model must have inputs A, B and one output", argv[1]);
+  for (int i = 0; i < 3; ++i) {
+    mxrt_tensor_info info;
+    if ((i < 2 ? mxrt_model_input_info(model, i, &info)
+               : mxrt_model_output_info(model, 0, &info)) ||
+        info.dtype != MXRT_F32 || info.ndim != 2 || info.shape[0] != n ||
+        info.shape[1] != n)
+      fail("the model's inputs and output must be N x N float32", argv[1]);
+  }
   openblas_set_num_threads(1);
 
   s.n = n;

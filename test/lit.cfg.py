@@ -54,6 +54,10 @@ if _has_modules("torch", "torchvision"):
     config.available_features.add("torchvision")
 if os.path.isdir("/usr/share/datasets/fashion-mnist"):
     config.available_features.add("fashion-mnist")
+# OpenBLAS (libopenblas-dev), bench/perf_bench.py's SGEMM peer.
+if os.path.exists("/usr/include/x86_64-linux-gnu/cblas.h") or \
+        os.path.exists("/usr/include/cblas.h"):
+    config.available_features.add("openblas")
 # ONNX Runtime for bench/perf_bench.py, once that script has installed it (npm,
 # into bench/.peers); the bench's check test skips without it.
 import shutil
