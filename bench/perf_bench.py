@@ -635,7 +635,7 @@ def main():
         # The one-thread SGEMM's mxc and OpenBLAS calls alternate in one
         # process instead (bench/sgemm_pair.c): their ratio is the
         # acceptance line, and within one process both see every stretch.
-        paired = lambda w, t, peer: (peers.sgemm_pair and w.key == "sgemm" and t == 1
+        paired = lambda w, t, peer: (a.paired and w.key == "sgemm" and t == 1
                                      and peer in ("mxc", "OpenBLAS"))
         for r in range(a.rounds):
             for w, t, peer in cells:

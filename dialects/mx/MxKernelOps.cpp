@@ -52,6 +52,15 @@ LogicalResult verifyBias(Operation *op, Value bias, ArrayRef<int64_t> out) {
   return success();
 }
 
+/// Whether every value is at least `least`; else an error saying `what`.
+LogicalResult verifyAtLeast(Operation *op, ArrayRef<int64_t> values,
+                            int64_t least, const char *what) {
+  for (int64_t v : values)
+    if (v < least)
+      return op->emitOpError(what);
+  return success();
+}
+
 ArrayRef<int64_t> shapeOfValue(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
@@ -194,15 +203,12 @@ LogicalResult Conv2DKernelOp::verify() {
   if (getStrides().size() != 2 || getPads().size() != 2 ||
       getDilations().size() != 2)
     return emitOpError("strides, pads and dilations need 2 values each");
-  for (int64_t v : getStrides())
-    if (v < 1)
-      return emitOpError("strides must be positive");
-  for (int64_t v : getDilations())
-    if (v < 1)
-      return emitOpError("dilations must be positive");
-  for (int64_t v : getPads())
-    if (v < 0)
-      return emitOpError("pads must not be negative");
+  if (failed(
+          verifyAtLeast(*this, getStrides(), 1, "strides must be positive")) ||
+      failed(verifyAtLeast(*this, getDilations(), 1,
+                           "dilations must be positive")) ||
+      failed(verifyAtLeast(*this, getPads(), 0, "pads must not be negative")))
+    return failure();
   int64_t g = getGroups();
   // The channel axis: 1, or 3 channels last.
   int64_t c = getNhwc() ? xs[3] : xs[1], f = getNhwc() ? ys[3] : ys[1];
@@ -243,15 +249,12 @@ LogicalResult Pool2DKernelOp::verify() {
   if (getKernel().size() != 2 || getStrides().size() != 2 ||
       getPads().size() != 2)
     return emitOpError("kernel, strides and pads need 2 values each");
-  for (int64_t v : getKernel())
-    if (v < 1)
-      return emitOpError("kernel extents must be positive");
-  for (int64_t v : getStrides())
-    if (v < 1)
-      return emitOpError("strides must be positive");
-  for (int64_t v : getPads())
-    if (v < 0)
-      return emitOpError("pads must not be negative");
+  if (failed(verifyAtLeast(*this, getKernel(), 1,
+                           "kernel extents must be positive")) ||
+      failed(
+          verifyAtLeast(*this, getStrides(), 1, "strides must be positive")) ||
+      failed(verifyAtLeast(*this, getPads(), 0, "pads must not be negative")))
+    return failure();
   StringRef type = getPoolType();
   if (type != "max" && type != "avg" && type != "sum")
     return emitOpError("pool_type must be max, avg or sum, not '")

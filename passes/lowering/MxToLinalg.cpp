@@ -673,6 +673,21 @@ struct ConvolutionKernel : KernelPattern<ConvolutionOp> {
   }
 };
 
+/// How far past the input's end each spatial axis of `op` must be padded
+/// for its last ("full") window: the high padding PoolingLowering adds.
+SmallVector<int64_t> poolingHighPadding(PoolingOp op, RankedTensorType inType) {
+  auto outType = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> kernel = op.getEffectiveKernel(),
+                       stride = op.getStrides(), dilate = op.getDilations(),
+                       pad = op.getPadding(), high(kernel.size());
+  for (unsigned s = 0; s < kernel.size(); ++s) {
+    int64_t needed = (outType.getDimSize(2 + s) - 1) * stride[s] +
+                     (kernel[s] - 1) * dilate[s] + 1;
+    high[s] = std::max<int64_t>(needed - inType.getDimSize(2 + s) - pad[s], 0);
+  }
+  return high;
+}
+
 /// 2-D float32 pooling (undilated) whose windows reach past the input (low
 /// padding, or the "full" convention's last window): libmxrt's pooling
 /// kernel reads the windows' valid taps in place where PoolingLowering pads
@@ -692,14 +707,10 @@ struct PoolingKernel : KernelPattern<PoolingOp> {
         llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
         (poolType != "max" && poolType != "avg" && poolType != "sum"))
       return failure();
-    auto inType = tensorType(a.getData());
     SmallVector<int64_t> stride = op.getStrides(), pad = op.getPadding();
-    bool padded = false;
-    for (unsigned s = 0; s < 2; ++s)
-      padded |=
-          pad[s] > 0 || (type.getDimSize(2 + s) - 1) * stride[s] + kernel[s] >
-                            inType.getDimSize(2 + s);
-    if (!padded)
+    SmallVector<int64_t> high = poolingHighPadding(op, tensorType(a.getData()));
+    if (llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+        llvm::all_of(high, [](int64_t p) { return p == 0; }))
       return failure();
     Value y =
         Pool2DKernelOp::create(
@@ -883,13 +894,7 @@ struct PoolingLowering : MxPattern<PoolingOp> {
     Sign sign = signOf(op);
 
     // Pad low by `pad`; pad high far enough for the last ("full") window.
-    SmallVector<int64_t> high(ns);
-    for (unsigned s = 0; s < ns; ++s) {
-      int64_t needed = (outType.getDimSize(2 + s) - 1) * stride[s] +
-                       (kernel[s] - 1) * dilate[s] + 1;
-      high[s] =
-          std::max<int64_t>(needed - inType.getDimSize(2 + s) - pad[s], 0);
-    }
+    SmallVector<int64_t> high = poolingHighPadding(op, inType);
     Value neutral = isMax ? constExtreme(b, loc, et, /*highest=*/false, sign)
                           : constScalar(b, loc, et, 0.0);
     Value x = padAxes(b, loc, a.getData(), 2, pad, high, neutral);
