@@ -8,37 +8,17 @@
 //
 //   sgemm N THREADS WARMUP RUNS A.bin B.bin [C.bin]
 
+#include "bench_util.h"
+
 #include <cblas.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static float *readMatrix(const char *path, size_t count) {
-  float *data = malloc(count * sizeof(float));
-  FILE *file = fopen(path, "rb");
-  if (!data || !file || fread(data, sizeof(float), count, file) != count) {
-    fprintf(stderr, "sgemm: cannot read %zu floats from %s\n", count, path);
-    exit(1);
-  }
-  fclose(file);
-  return data;
-}
-
-static double nowMs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 static void sgemm(int n, const float *a, const float *b, float *c) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b,
               n, 0.0f, c, n);
-}
-
-static int compareDoubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
@@ -53,7 +33,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   size_t count = (size_t)n * n;
-  float *a = readMatrix(argv[5], count), *b = readMatrix(argv[6], count);
+  float *a = readMatrix("sgemm", argv[5], count),
+        *b = readMatrix("sgemm", argv[6], count);
   float *c = malloc(count * sizeof(float));
   double *times = malloc(runs * sizeof(double));
   if (!c || !times)
@@ -76,9 +57,7 @@ int main(int argc, char **argv) {
     sgemm(n, a, b, c);
     times[i] = nowMs() - start;
   }
-  qsort(times, runs, sizeof(double), compareDoubles);
-  double median =
-      runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+  double median = sortedMedian(times, runs);
   printf("{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, "
          "\"config\": \"%s\"}\n",
          median, times[0], runs, openblas_get_config());

@@ -15,6 +15,8 @@
 //
 // LIB is the compiled model (inputs A and B, N x N float32; one output).
 
+#include "bench_util.h"
+
 #include <cblas.h>
 #include <mxrt/mxrt.h>
 
@@ -27,26 +29,6 @@ static void fail(const char *what, const char *detail) {
   fprintf(stderr, "sgemm_pair: %s%s%s\n", what, detail ? ": " : "",
           detail ? detail : "");
   exit(1);
-}
-
-static float *readMatrix(const char *path, size_t count) {
-  float *data = aligned_alloc(64, count * sizeof(float));
-  FILE *file = fopen(path, "rb");
-  if (!data || !file || fread(data, sizeof(float), count, file) != count)
-    fail("cannot read the matrix", path);
-  fclose(file);
-  return data;
-}
-
-static double nowMs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int compareDoubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 typedef struct {
@@ -75,9 +57,7 @@ static double timed(void (*call)(const Sides *), const Sides *s) {
 }
 
 static void printSide(const char *name, double *times, int runs) {
-  qsort(times, runs, sizeof(double), compareDoubles);
-  double median =
-      runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+  double median = sortedMedian(times, runs);
   printf("\"%s\": {\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d}", name,
          median, times[0], runs);
 }
@@ -114,8 +94,8 @@ int main(int argc, char **argv) {
   openblas_set_num_threads(1);
 
   s.n = n;
-  s.a = readMatrix(argv[5], count);
-  s.b = readMatrix(argv[6], count);
+  s.a = readMatrix("sgemm_pair", argv[5], count);
+  s.b = readMatrix("sgemm_pair", argv[6], count);
   float *mxcC = aligned_alloc(64, count * sizeof(float));
   s.blasC = aligned_alloc(64, count * sizeof(float));
   double *mxcTimes = malloc(runs * sizeof(double));
