@@ -123,8 +123,8 @@ public:
   }
 
   llvm::GlobalVariable *weights() {
-    auto *init =
-        llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(spec.weights));
+    auto *init = llvm::ConstantDataArray::get(
+        ctx, llvm::ArrayRef<uint8_t>(spec.weightsBlob()));
     auto *gv = new llvm::GlobalVariable(m, init->getType(), true,
                                         llvm::GlobalValue::InternalLinkage,
                                         init, spec.name + "_weights");
@@ -159,7 +159,7 @@ public:
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantArray::get(fnArrayType, fns), ".functions");
-    llvm::Constant *weightsPtr = spec.weights.empty()
+    llvm::Constant *weightsPtr = spec.weightsSize == 0
                                      ? llvm::ConstantPointerNull::get(ptr)
                                      : static_cast<llvm::Constant *>(weights());
     llvm::Constant *desc = llvm::ConstantStruct::get(
@@ -167,7 +167,7 @@ public:
                     string(spec.name), llvm::ConstantInt::get(i64, fns.size()),
                     fnArray, llvm::ConstantInt::get(i64, spec.params.size()),
                     tensorArray(spec.params, ".params"), weightsPtr,
-                    llvm::ConstantInt::get(i64, spec.weights.size()),
+                    llvm::ConstantInt::get(i64, spec.weightsSize),
                     llvm::ConstantInt::get(i64, spec.states.size()),
                     tensorArray(spec.states, ".states"),
                     llvm::ConstantInt::get(i64, spec.isTraining() ? 1 : 0)});

@@ -5,7 +5,7 @@
 #ifndef MXC_COMPILER_CODEGEN_CODEGEN_H
 #define MXC_COMPILER_CODEGEN_CODEGEN_H
 
-#include "compiler/codegen/ModelSpec.h"
+#include "compiler/model/ModelSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"

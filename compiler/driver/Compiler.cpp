@@ -211,7 +211,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   std::string name = options.modelName.empty()
                          ? modelNameForPath(options.outputPath)
                          : options.modelName;
-  auto importModel = [&]() -> llvm::Expected<mxnet::ImportedModel> {
+  auto importModel = [&]() -> llvm::Expected<ImportedModel> {
     if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
       if (!options.paramsPath.empty())
         return makeError("'" + options.modelPath +

@@ -32,7 +32,8 @@ float *paramData(Value value, ModelSpec &spec, func::FuncOp forward) {
   ParamSpec &param = spec.params[index - spec.inputs.size()];
   if (param.dtype != DType::F32)
     return nullptr;
-  return reinterpret_cast<float *>(spec.weights.data() + param.offset);
+  return reinterpret_cast<float *>(
+      spec.mutableParamData(index - spec.inputs.size()));
 }
 
 /// Folds `bn` into its producer when that is a convolution whose result

@@ -2,7 +2,7 @@
 #ifndef MXC_COMPILER_DRIVER_FOLDBATCHNORM_H
 #define MXC_COMPILER_DRIVER_FOLDBATCHNORM_H
 
-#include "compiler/codegen/ModelSpec.h"
+#include "compiler/model/ModelSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

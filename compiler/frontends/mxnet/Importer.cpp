@@ -725,7 +725,7 @@ llvm::Error Importer::importNode(unsigned index) {
 
   std::string error;
   FailureOr<Operation *> created =
-      mx::createByName(b, locOf(node), op, operands, attrs->getAttrs(), error);
+      buildVerifiedOp(b, locOf(node), op, operands, attrs->getAttrs(), error);
   if (failed(created))
     return nodeError(node, error);
   values[index].assign((*created)->result_begin(), (*created)->result_end());

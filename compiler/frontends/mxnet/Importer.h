@@ -5,10 +5,8 @@
 #ifndef MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
 #define MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
 
-#include "compiler/codegen/ModelSpec.h"
+#include "compiler/model/ImportedModel.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
@@ -19,7 +17,7 @@ namespace mxc::mxnet {
 
 struct ImportOptions {
   /// Shapes of the graph inputs, by variable name (`--input data=1x3x32x32`).
-  std::map<std::string, std::vector<int64_t>> inputShapes;
+  InputShapes inputShapes;
   /// The .params file; empty for none, in which case every parameter becomes
   /// an input of the compiled model (its shape inferred from its consumer).
   std::string paramsPath;
@@ -33,12 +31,6 @@ struct ImportOptions {
   /// initialValues in Importer.cpp) instead of taking them as inputs.
   bool initializeParams = false;
   uint64_t initSeed = 0;
-};
-
-struct ImportedModel {
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  /// Inputs, outputs and parameters (with data); `name` is left empty.
-  ModelSpec spec;
 };
 
 /// Reads `symbolPath` (and the params file) into the mx dialect. Errors name

@@ -405,7 +405,7 @@ public:
            const mxc::onnx::ImportOptions &opts)
       : ctx(ctx), b(&ctx), model(model), file(std::move(file)), opts(opts) {}
 
-  llvm::Expected<mxc::onnx::ImportedModel> run();
+  llvm::Expected<mxc::ImportedModel> run();
 
 private:
   // --- Graph-level steps.
@@ -622,7 +622,7 @@ private:
   const mxc::onnx::ImportOptions &opts;
   int64_t opset = 0;
 
-  mxc::onnx::ImportedModel result;
+  mxc::ImportedModel result;
   func::FuncOp func;
   Block *body = nullptr;
   unsigned numInputArgs = 0;
@@ -1692,25 +1692,12 @@ SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
     return {};
   std::string error;
   FailureOr<Operation *> made =
-      mx::createByName(b, loc(), name, operands, attrs, error);
+      buildVerifiedOp(b, loc(), name, operands, attrs, error);
   if (failed(made)) {
     (void)fail(name + ": " + error);
     return {};
   }
   Operation *created = *made;
-  // The ODS constraints (float-only operands, ...) are checked here, so that
-  // the error names the node rather than failing the whole module.
-  error.clear();
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (error.empty())
-      error = d.str();
-    return success();
-  });
-  if (failed(verify(created))) {
-    created->erase();
-    (void)fail(name + ": " + (error.empty() ? "invalid operands" : error));
-    return {};
-  }
   // Empty results hold no values: they become empty constants, and an op
   // whose results are all empty is not computed at all.
   SmallVector<Value> results(created->result_begin(), created->result_end());
@@ -3956,7 +3943,7 @@ llvm::Error Importer::addOutputs() {
   return llvm::Error::success();
 }
 
-llvm::Expected<mxc::onnx::ImportedModel> Importer::run() {
+llvm::Expected<mxc::ImportedModel> Importer::run() {
   if (auto err = readOpset())
     return std::move(err);
   ctx.loadDialect<mx::MxDialect, func::FuncDialect>();
@@ -3983,7 +3970,7 @@ llvm::Expected<mxc::onnx::ImportedModel> Importer::run() {
 
 } // namespace
 
-llvm::Expected<mxc::onnx::ImportedModel>
+llvm::Expected<mxc::ImportedModel>
 mxc::onnx::importModel(MLIRContext &context, StringRef path,
                        const ImportOptions &options) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,

@@ -5,7 +5,9 @@
 #ifndef MXC_COMPILER_FRONTENDS_ONNX_IMPORTER_H
 #define MXC_COMPILER_FRONTENDS_ONNX_IMPORTER_H
 
-#include "compiler/frontends/mxnet/Importer.h"
+#include "compiler/model/ImportedModel.h"
+
+#include "llvm/Support/Error.h"
 
 #include <map>
 #include <set>
@@ -17,7 +19,7 @@ namespace mxc::onnx {
 struct ImportOptions {
   /// Shapes of graph inputs by name (`--input data=1x3x224x224`); they bind
   /// symbolic dimensions. Unbound symbolic dimensions become 1 (with a note).
-  std::map<std::string, std::vector<int64_t>> inputShapes;
+  InputShapes inputShapes;
   /// Graph inputs bound to compile-time constants (`--bind name=FILE.pb`, a
   /// serialized TensorProto): they become embedded values, so that e.g. a
   /// Reshape's shape input or Pad's pads can be fed at compile time.
@@ -30,9 +32,6 @@ struct ImportOptions {
   /// inputs of the compiled model, nor are the outputs they reach.
   std::set<std::string> absentInputs;
 };
-
-/// The module and its ModelSpec (`name` left empty), as for MXNet models.
-using ImportedModel = mxnet::ImportedModel;
 
 /// Reads the ONNX model at `path` into the mx dialect. Errors name the file,
 /// and for nodes the node, its op type, the opset and what is unsupported.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small helpers of ModelSpec (dtype tables, the weights blob layout).
-#include "compiler/codegen/ModelSpec.h"
+#include "compiler/model/ModelSpec.h"
 
 #include <cstring>
 
@@ -103,12 +103,39 @@ int64_t TensorSpec::numElements() const {
   return n;
 }
 
+ParamBytes ParamBytes::copyOf(const uint8_t *data, size_t size) {
+  auto owned = std::make_shared<std::vector<uint8_t>>(data, data + size);
+  const uint8_t *bytes = owned->data();
+  return ParamBytes(std::move(owned), bytes, size);
+}
+
 void ModelSpec::addParam(TensorSpec spec, const uint8_t *data) {
+  size_t size = spec.sizeBytes();
+  addParam(std::move(spec), ParamBytes::copyOf(data, size));
+}
+
+void ModelSpec::addParam(TensorSpec spec, ParamBytes data) {
   ParamSpec p;
   static_cast<TensorSpec &>(p) = std::move(spec);
-  p.offset = (weights.size() + 63) / 64 * 64;
-  weights.resize(p.offset + p.sizeBytes());
-  if (p.sizeBytes())
-    std::memcpy(weights.data() + p.offset, data, p.sizeBytes());
+  p.offset = (weightsSize + 63) / 64 * 64;
+  p.data = std::move(data);
+  weightsSize = p.offset + p.sizeBytes();
   params.push_back(std::move(p));
+}
+
+uint8_t *ModelSpec::mutableParamData(size_t index) {
+  ParamBytes &bytes = params[index].data;
+  if (!bytes.unique())
+    bytes = ParamBytes::copyOf(bytes.data(), bytes.size());
+  // The only owner made these bytes writable (copyOf, or a frontend's
+  // buffer handed over whole).
+  return const_cast<uint8_t *>(bytes.data());
+}
+
+std::vector<uint8_t> ModelSpec::weightsBlob() const {
+  std::vector<uint8_t> blob(weightsSize);
+  for (const ParamSpec &p : params)
+    if (p.sizeBytes())
+      std::memcpy(blob.data() + p.offset, p.data.data(), p.sizeBytes());
+  return blob;
 }

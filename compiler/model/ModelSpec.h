@@ -3,10 +3,11 @@
 // outputs and its parameters with their data. Frontends fill it in beside the
 // MLIR module; codegen turns it into the reflective table, the weights blob
 // and the generated C header.
-#ifndef MXC_COMPILER_CODEGEN_MODELSPEC_H
-#define MXC_COMPILER_CODEGEN_MODELSPEC_H
+#ifndef MXC_COMPILER_MODEL_MODELSPEC_H
+#define MXC_COMPILER_MODEL_MODELSPEC_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,39 @@ struct TensorSpec {
   int64_t sizeBytes() const { return numElements() * dtypeSize(dtype); }
 };
 
-/// A parameter (weight or auxiliary state) and where its bytes live in the
-/// model's weights blob.
+/// A parameter's bytes, kept alive by whoever made them (a frontend's
+/// constant, a file's contents) and shared rather than copied: a 500 MB
+/// model's weights exist once while it compiles. Never written through; a
+/// rewrite of a parameter gives it new bytes (ModelSpec::mutableParamData).
+class ParamBytes {
+public:
+  ParamBytes() = default;
+  /// Shares `size` bytes at `data`, which `owner` keeps alive.
+  ParamBytes(std::shared_ptr<const void> owner, const uint8_t *data,
+             size_t size)
+      : owner(std::move(owner)), bytes(data), count(size) {}
+  /// A private copy of `size` bytes at `data`.
+  static ParamBytes copyOf(const uint8_t *data, size_t size);
+
+  const uint8_t *data() const { return bytes; }
+  size_t size() const { return count; }
+  /// Whether nobody else holds these bytes (a rewrite may then reuse them).
+  bool unique() const { return owner.use_count() == 1; }
+
+private:
+  std::shared_ptr<const void> owner;
+  const uint8_t *bytes = nullptr;
+  size_t count = 0;
+};
+
+/// A parameter (weight or auxiliary state), its bytes, and where they go in
+/// the model's weights blob.
 struct ParamSpec : TensorSpec {
   int64_t offset = 0;
   /// An auxiliary state (BatchNorm's moving statistics), not learned.
   bool aux = false;
+  /// sizeBytes() bytes.
+  ParamBytes data;
 };
 
 /// A function of a training library besides the forward one ("grad",
@@ -83,16 +111,24 @@ struct ModelSpec {
   std::vector<TensorSpec> states;
   std::vector<bool> trainable;
   bool isTraining() const { return !functions.empty(); }
-  /// All parameter data, each parameter 64-byte aligned at its offset.
-  std::vector<uint8_t> weights;
+  /// Bytes of the weights blob: every parameter at its offset, 64-byte
+  /// aligned.
+  int64_t weightsSize = 0;
   /// Bytes of the per-instance arena the forward function takes as its last
   /// argument (the memory plan), or -1 when it takes none.
   int64_t scratchSize = -1;
 
-  /// Appends a parameter, copying its bytes into the blob.
+  /// Appends a parameter with a copy of its bytes.
   void addParam(TensorSpec spec, const uint8_t *data);
+  /// Appends a parameter sharing `data` (spec.sizeBytes() bytes).
+  void addParam(TensorSpec spec, ParamBytes data);
+  /// Parameter `index`'s bytes for writing: its own copy unless nobody else
+  /// holds them.
+  uint8_t *mutableParamData(size_t index);
+  /// The weights blob, laid out by the parameters' offsets.
+  std::vector<uint8_t> weightsBlob() const;
 };
 
 } // namespace mxc
 
-#endif // MXC_COMPILER_CODEGEN_MODELSPEC_H
+#endif // MXC_COMPILER_MODEL_MODELSPEC_H
