@@ -26,21 +26,6 @@ ModelPtr openAffine() {
   return ModelPtr(model);
 }
 
-InstancePtr newInstance(const mxrt_model *model) {
-  mxrt_instance *instance = nullptr;
-  EXPECT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK)
-      << mxrt_last_error();
-  return InstancePtr(instance);
-}
-
-TensorPtr newTensor(mxrt_dtype dtype, std::vector<int64_t> shape) {
-  mxrt_tensor *tensor = nullptr;
-  EXPECT_EQ(mxrt_tensor_create(dtype, static_cast<int32_t>(shape.size()),
-                               shape.data(), &tensor),
-            MXRT_OK);
-  return TensorPtr(tensor);
-}
-
 /// The inputs and outputs of libaffine: x (2x3 f32), scale (f32 scalar) ->
 /// y (2x3 f32), total (f64 scalar).
 struct AffineTensors {

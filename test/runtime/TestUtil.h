@@ -17,6 +17,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mxrt_test {
 
@@ -34,6 +35,23 @@ struct InstanceDeleter {
 using TensorPtr = std::unique_ptr<mxrt_tensor, TensorDeleter>;
 using ModelPtr = std::unique_ptr<mxrt_model, ModelDeleter>;
 using InstancePtr = std::unique_ptr<mxrt_instance, InstanceDeleter>;
+
+/// A new instance of `model` (null, with a test failure, when refused).
+inline InstancePtr newInstance(const mxrt_model *model) {
+  mxrt_instance *instance = nullptr;
+  EXPECT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK)
+      << mxrt_last_error();
+  return InstancePtr(instance);
+}
+
+/// A new tensor of `dtype` and `shape` (its data uninitialized).
+inline TensorPtr newTensor(mxrt_dtype dtype, std::vector<int64_t> shape) {
+  mxrt_tensor *tensor = nullptr;
+  EXPECT_EQ(mxrt_tensor_create(dtype, static_cast<int32_t>(shape.size()),
+                               shape.data(), &tensor),
+            MXRT_OK);
+  return TensorPtr(tensor);
+}
 
 /// A fresh directory under the test's temp dir, removed with its contents.
 class TempDir {

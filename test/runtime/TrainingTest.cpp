@@ -29,21 +29,12 @@ ModelPtr modelFrom(const mxrt_model_desc &desc) {
   return ModelPtr(model);
 }
 
-InstancePtr newInstance(const mxrt_model *model) {
-  mxrt_instance *instance = nullptr;
-  EXPECT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK)
-      << mxrt_last_error();
-  return InstancePtr(instance);
-}
-
 TensorPtr floats(std::vector<int64_t> shape, std::vector<float> values) {
-  mxrt_tensor *tensor = nullptr;
-  EXPECT_EQ(mxrt_tensor_create(MXRT_F32, static_cast<int32_t>(shape.size()),
-                               shape.data(), &tensor),
-            MXRT_OK);
-  EXPECT_EQ(mxrt_tensor_num_elements(tensor), int64_t(values.size()));
-  std::memcpy(mxrt_tensor_data(tensor), values.data(), values.size() * 4);
-  return TensorPtr(tensor);
+  TensorPtr tensor = newTensor(MXRT_F32, shape);
+  EXPECT_EQ(mxrt_tensor_num_elements(tensor.get()), int64_t(values.size()));
+  std::memcpy(mxrt_tensor_data(tensor.get()), values.data(),
+              values.size() * 4);
+  return tensor;
 }
 
 std::vector<float> valuesOf(mxrt_tensor *tensor) {
@@ -488,13 +479,18 @@ struct ParamsBytes {
   }
 };
 
-TEST(Params, SaveWritesTheMXNetFormat) {
+/// A linear model and one instance of it, for the .params tests.
+class Params : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_TRUE(model && instance); }
+
   mxrt_model_desc desc = linear::desc();
   ModelPtr model = modelFrom(desc);
-  ASSERT_TRUE(model);
   InstancePtr instance = newInstance(model.get());
-  ASSERT_TRUE(instance);
   TempDir dir;
+};
+
+TEST_F(Params, SaveWritesTheMXNetFormat) {
   std::string path = dir.file("linear.params");
   ASSERT_EQ(mxrt_instance_save_params(instance.get(), path.c_str()), MXRT_OK)
       << mxrt_last_error();
@@ -527,17 +523,13 @@ TEST(Params, SaveWritesTheMXNetFormat) {
   EXPECT_EQ(readFile(halfPath), expectedHalf.bytes);
 }
 
-TEST(Params, SaveThenLoadRoundTrips) {
-  mxrt_model_desc desc = linear::desc();
-  ModelPtr model = modelFrom(desc);
-  ASSERT_TRUE(model);
+TEST_F(Params, SaveThenLoadRoundTrips) {
   InstancePtr trained = newInstance(model.get());
   InstancePtr restored = newInstance(model.get());
   ASSERT_TRUE(trained && restored);
   Batch batch;
   for (int step = 0; step < 3; ++step)
     ASSERT_EQ(batch.trainStep(trained.get(), model.get()), MXRT_OK);
-  TempDir dir;
   std::string path = dir.file("linear.params");
   ASSERT_EQ(mxrt_instance_save_params(trained.get(), path.c_str()), MXRT_OK)
       << mxrt_last_error();
@@ -559,12 +551,7 @@ TEST(Params, SaveThenLoadRoundTrips) {
   EXPECT_EQ(param(again.get(), 0, {3}), param(trained.get(), 0, {3}));
 }
 
-TEST(Params, LoadMatchesNamesAndConvertsFloats) {
-  mxrt_model_desc desc = linear::desc();
-  ModelPtr model = modelFrom(desc);
-  ASSERT_TRUE(model);
-  InstancePtr instance = newInstance(model.get());
-  ASSERT_TRUE(instance);
+TEST_F(Params, LoadMatchesNamesAndConvertsFloats) {
   // Names without prefixes or with the other prefix, in another order, an
   // extra array the model ignores, float64 and float16 data.
   const double w[] = {0.25, -2, 1e-3};
@@ -576,7 +563,6 @@ TEST(Params, LoadMatchesNamesAndConvertsFloats) {
       .record(MXRT_F64, {3}, w, sizeof(w))
       .f32({1}, {-0.5f})
       .names({"arg:running_mean", "arg:unused", "w", "arg:b"});
-  TempDir dir;
   std::string path = dir.file("mixed.params");
   writeFile(path, file.bytes);
   ASSERT_EQ(mxrt_instance_load_params(instance.get(), path.c_str()), MXRT_OK)
@@ -650,13 +636,7 @@ TEST(Params, LoadMatchesNamesAndConvertsFloats) {
   EXPECT_THAT(valuesOf(y.get()), ElementsAre(3, -6)); // scale is 1.5 now
 }
 
-TEST(Params, LoadErrorsNameTheFileAndParameter) {
-  mxrt_model_desc desc = linear::desc();
-  ModelPtr model = modelFrom(desc);
-  ASSERT_TRUE(model);
-  InstancePtr instance = newInstance(model.get());
-  ASSERT_TRUE(instance);
-  TempDir dir;
+TEST_F(Params, LoadErrorsNameTheFileAndParameter) {
   std::string path = dir.file("bad.params");
   // Every failed load below leaves the parameters as they were.
   auto expectUnchanged = [&] {
@@ -761,13 +741,7 @@ TEST(Params, LoadErrorsNameTheFileAndParameter) {
   expectUnchanged();
 }
 
-TEST(Params, FailedSaveLeavesNoFile) {
-  mxrt_model_desc desc = linear::desc();
-  ModelPtr model = modelFrom(desc);
-  ASSERT_TRUE(model);
-  InstancePtr instance = newInstance(model.get());
-  ASSERT_TRUE(instance);
-  TempDir dir;
+TEST_F(Params, FailedSaveLeavesNoFile) {
   std::string path = dir.file("missing-dir/linear.params");
   EXPECT_EQ(mxrt_instance_save_params(instance.get(), path.c_str()),
             MXRT_IO_ERROR);
