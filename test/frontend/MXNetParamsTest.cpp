@@ -92,7 +92,7 @@ TEST(MXNetParams, CifarResNet20) {
   for (const NamedArray &array : arrays) {
     numArgs += array.kind == ArrayKind::Arg;
     numAux += array.kind == ArrayKind::Aux;
-    EXPECT_EQ(array.dtype, DType::Float32) << array.name;
+    EXPECT_EQ(array.dtype, DType::F32) << array.name;
     EXPECT_FALSE(array.isNone);
     EXPECT_EQ(array.data.size(), array.numElements() * 4u) << array.name;
   }
@@ -163,7 +163,7 @@ TEST(MXNetParams, V1Record) {
   ASSERT_EQ(arrays.size(), 1u);
   EXPECT_EQ(arrays[0].name, "w");
   EXPECT_EQ(arrays[0].kind, ArrayKind::Arg);
-  EXPECT_EQ(arrays[0].dtype, DType::Float64);
+  EXPECT_EQ(arrays[0].dtype, DType::F64);
   EXPECT_EQ(arrays[0].shape, (std::vector<int64_t>{2, 1}));
   MXC_ASSERT_OK_AND_ASSIGN(values, arrays[0].toFloat32());
   EXPECT_EQ(bitsOf(values), (std::vector<uint32_t>{0x3dcccccd, 0xc0200000}));
@@ -179,7 +179,7 @@ TEST(MXNetParams, V2Float16) {
   b.tail(/*float16*/ 2, le<uint16_t>(halves)).names({"aux:h"});
   MXC_ASSERT_OK_AND_ASSIGN(arrays, parseParams(b.text, "f16.params"));
   EXPECT_EQ(arrays[0].kind, ArrayKind::Aux);
-  EXPECT_EQ(arrays[0].dtype, DType::Float16);
+  EXPECT_EQ(arrays[0].dtype, DType::F16);
   MXC_ASSERT_OK_AND_ASSIGN(values, arrays[0].toFloat32());
   EXPECT_EQ(bitsOf(values),
             (std::vector<uint32_t>{
@@ -191,7 +191,7 @@ TEST(MXNetParams, V2Float16) {
 TEST(MXNetParams, BFloat16AndNonFloatConversion) {
   NamedArray bf;
   bf.name = "b";
-  bf.dtype = DType::BFloat16;
+  bf.dtype = DType::BF16;
   bf.shape = {2};
   bf.data = bytesOf(le<uint16_t>({0x3f80, 0xc040}));
   MXC_ASSERT_OK_AND_ASSIGN(values, bf.toFloat32());
@@ -199,7 +199,7 @@ TEST(MXNetParams, BFloat16AndNonFloatConversion) {
 
   NamedArray ints;
   ints.name = "i";
-  ints.dtype = DType::Int32;
+  ints.dtype = DType::I32;
   ints.shape = {1};
   ints.data = bytesOf(le<int32_t>({7}));
   EXPECT_EQ(errorOf(ints.toFloat32()),
@@ -229,7 +229,7 @@ TEST(MXNetParams, V3ScalarsAndUnknownShapes) {
   EXPECT_FALSE(arrays[0].isNone);
   EXPECT_TRUE(arrays[0].shape.empty());
   EXPECT_EQ(arrays[0].numElements(), 1);
-  EXPECT_EQ(arrays[0].dtype, DType::Int64);
+  EXPECT_EQ(arrays[0].dtype, DType::I64);
   EXPECT_EQ(arrays[0].data, bytesOf(le<int64_t>({-42})));
   EXPECT_EQ(arrays[0].kind, ArrayKind::None);
   EXPECT_TRUE(arrays[1].isNone);
@@ -258,7 +258,7 @@ TEST(MXNetParams, LegacyRecordsAndNoneArrays) {
   MXC_ASSERT_OK_AND_ASSIGN(arrays, parseParams(b.text, "legacy.params"));
   ASSERT_EQ(arrays.size(), 4u);
   EXPECT_EQ(arrays[0].shape, (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(arrays[0].dtype, DType::Int32);
+  EXPECT_EQ(arrays[0].dtype, DType::I32);
   EXPECT_EQ(arrays[0].data, bytesOf(le<int32_t>({1, -2, 3, -4})));
   EXPECT_EQ(arrays[0].name, "");
   EXPECT_EQ(arrays[0].kind, ArrayKind::None);
@@ -266,7 +266,7 @@ TEST(MXNetParams, LegacyRecordsAndNoneArrays) {
   EXPECT_TRUE(arrays[2].isNone);
   EXPECT_FALSE(arrays[3].isNone);
   EXPECT_EQ(arrays[3].shape, (std::vector<int64_t>{0, 5}));
-  EXPECT_EQ(arrays[3].dtype, DType::UInt8);
+  EXPECT_EQ(arrays[3].dtype, DType::U8);
   EXPECT_EQ(arrays[3].numElements(), 0);
 }
 
@@ -418,11 +418,11 @@ TEST_F(MXNetParamsFile, RoundTrip) {
   arrays[0].data = bytesOf(le<float>({0.5f, -1.25f}));
   arrays[1].name = "bn_moving_var";
   arrays[1].kind = ArrayKind::Aux;
-  arrays[1].dtype = DType::Float16;
+  arrays[1].dtype = DType::F16;
   arrays[1].shape = {3};
   arrays[1].data = bytesOf(le<uint16_t>({0x3c00, 0x3555, 0x0001}));
   arrays[2].name = "steps";
-  arrays[2].dtype = DType::Int64;
+  arrays[2].dtype = DType::I64;
   arrays[2].shape = {1};
   arrays[2].data = bytesOf(le<int64_t>({1234567890123}));
   arrays[3].name = "unset";

@@ -72,7 +72,7 @@ TEST(ParamsCompat, CompilerReadsWhatTheRuntimeSaves) {
                    &mean = (*arrays)[2];
   EXPECT_EQ(wArray.name, "w");
   EXPECT_EQ(wArray.kind, ArrayKind::Arg);
-  EXPECT_EQ(wArray.dtype, DType::Float32);
+  EXPECT_EQ(wArray.dtype, DType::F32);
   EXPECT_THAT(wArray.shape, ElementsAre(3));
   EXPECT_THAT(asFloats(wArray), ElementsAre(-1.5f, 0.25f, 8));
   EXPECT_EQ(b.name, "b");
@@ -97,7 +97,7 @@ TEST(ParamsCompat, CompilerReadsWhatTheRuntimeSaves) {
   EXPECT_EQ((*arrays)[0].name, "scale");
   EXPECT_FALSE((*arrays)[0].isNone);
   EXPECT_TRUE((*arrays)[0].shape.empty());
-  EXPECT_EQ((*arrays)[0].dtype, DType::Float16);
+  EXPECT_EQ((*arrays)[0].dtype, DType::F16);
   EXPECT_THAT(asFloats((*arrays)[0]), ElementsAre(1.0f));
 }
 
@@ -117,10 +117,10 @@ TEST(ParamsCompat, RuntimeLoadsWhatTheCompilerWrites) {
   const double b[] = {-0.75};
   const float mean[] = {0.5f, 0.25f, 0.125f};
   std::vector<NamedArray> arrays = {
-      array("running_mean", ArrayKind::Aux, DType::Float32, {3}, mean,
+      array("running_mean", ArrayKind::Aux, DType::F32, {3}, mean,
             sizeof(mean)),
-      array("b", ArrayKind::Arg, DType::Float64, {1}, b, sizeof(b)),
-      array("w", ArrayKind::Arg, DType::Float32, {3}, w, sizeof(w)),
+      array("b", ArrayKind::Arg, DType::F64, {1}, b, sizeof(b)),
+      array("w", ArrayKind::Arg, DType::F32, {3}, w, sizeof(w)),
   };
   TempDir dir;
   std::string path = dir.file("from-mxc.params");

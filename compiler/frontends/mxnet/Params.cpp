@@ -187,8 +187,9 @@ Expected<NamedArray> readRecord(ByteReader &reader, uint64_t index) {
     if (mulOverflows(numBytes, uint64_t(dim), numBytes))
       return reader.fail(where + "the shape's byte size overflows 64 bits");
   StringRef data;
-  if (Error error = reader.readBytes(numBytes, data, where,
-                                     "the " + dtypeName(*dtype) + " data"))
+  if (Error error =
+          reader.readBytes(numBytes, data, where,
+                           "the " + StringRef(dtypeName(*dtype)) + " data"))
     return error;
   array.data.assign(data.bytes_begin(), data.bytes_end());
   return array;
@@ -234,64 +235,9 @@ Error validateForWriting(const NamedArray &array, size_t index) {
 //===----------------------------------------------------------------------===//
 
 std::optional<DType> dtypeFromFlag(int32_t flag) {
-  if (flag < 0 || flag > int32_t(DType::BFloat16))
+  if (flag < 0 || flag > int32_t(DType::BF16))
     return std::nullopt;
   return DType(flag);
-}
-
-size_t dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::UInt8:
-  case DType::Int8:
-  case DType::Bool:
-    return 1;
-  case DType::Float16:
-  case DType::BFloat16:
-  case DType::Int16:
-  case DType::UInt16:
-    return 2;
-  case DType::Float32:
-  case DType::Int32:
-  case DType::UInt32:
-    return 4;
-  case DType::Float64:
-  case DType::Int64:
-  case DType::UInt64:
-    return 8;
-  }
-  llvm_unreachable("unknown DType");
-}
-
-StringRef dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-    return "float32";
-  case DType::Float64:
-    return "float64";
-  case DType::Float16:
-    return "float16";
-  case DType::UInt8:
-    return "uint8";
-  case DType::Int32:
-    return "int32";
-  case DType::Int8:
-    return "int8";
-  case DType::Int64:
-    return "int64";
-  case DType::Bool:
-    return "bool";
-  case DType::Int16:
-    return "int16";
-  case DType::UInt16:
-    return "uint16";
-  case DType::UInt32:
-    return "uint32";
-  case DType::UInt64:
-    return "uint64";
-  case DType::BFloat16:
-    return "bfloat16";
-  }
-  llvm_unreachable("unknown DType");
 }
 
 int64_t NamedArray::numElements() const {
@@ -344,18 +290,18 @@ Expected<std::vector<float>> NamedArray::toFloat32() const {
   auto le = llvm::endianness::little;
   for (int64_t i = 0; i < count; ++i, p += elemSize) {
     switch (dtype) {
-    case DType::Float32:
+    case DType::F32:
       result.push_back(
           llvm::bit_cast<float>(support::endian::read<uint32_t>(p, le)));
       break;
-    case DType::Float64:
+    case DType::F64:
       result.push_back(float(
           llvm::bit_cast<double>(support::endian::read<uint64_t>(p, le))));
       break;
-    case DType::Float16:
+    case DType::F16:
       result.push_back(halfToFloat(support::endian::read<uint16_t>(p, le)));
       break;
-    case DType::BFloat16:
+    case DType::BF16:
       result.push_back(llvm::bit_cast<float>(
           uint32_t(support::endian::read<uint16_t>(p, le)) << 16));
       break;

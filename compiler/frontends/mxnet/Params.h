@@ -7,6 +7,8 @@
 #ifndef MXC_COMPILER_FRONTENDS_MXNET_PARAMS_H
 #define MXC_COMPILER_FRONTENDS_MXNET_PARAMS_H
 
+#include "compiler/model/ModelSpec.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -19,29 +21,12 @@
 
 namespace mxc::mxnet {
 
-/// MXNet's dtype flags (mshadow::TypeFlag); the values are the file format.
-enum class DType : int32_t {
-  Float32 = 0,
-  Float64 = 1,
-  Float16 = 2,
-  UInt8 = 3,
-  Int32 = 4,
-  Int8 = 5,
-  Int64 = 6,
-  Bool = 7,
-  Int16 = 8,
-  UInt16 = 9,
-  UInt32 = 10,
-  UInt64 = 11,
-  BFloat16 = 12,
-};
+/// MXNet's dtype flags (mshadow::TypeFlag) are ModelSpec's element type
+/// codes; the values are the file format.
+using mxc::DType;
 
 /// The DType with flag `flag`, if MXNet defines one.
 std::optional<DType> dtypeFromFlag(int32_t flag);
-/// Bytes per element.
-size_t dtypeSize(DType dtype);
-/// NumPy-style name: "float32", "float16", "bool", ...
-llvm::StringRef dtypeName(DType dtype);
 
 /// What the `arg:` / `aux:` prefix of a saved name said.
 enum class ArrayKind { Arg, Aux, None };
@@ -51,7 +36,7 @@ struct NamedArray {
   /// The name without its `arg:`/`aux:` prefix (empty in an unnamed list).
   std::string name;
   ArrayKind kind = ArrayKind::None;
-  DType dtype = DType::Float32;
+  DType dtype = DType::F32;
   /// Dimensions; empty for a 0-d scalar (V3 files) or a none array.
   std::vector<int64_t> shape;
   /// Row-major little-endian element bytes: numElements() * dtypeSize(dtype).
