@@ -47,12 +47,8 @@ public:
       : node(node), reader(node, file), b(b) {}
 
   void i64(StringRef key, StringRef as = {}) {
-    if (!take(key))
-      return;
-    if (auto v = reader.getInt(key, 0))
-      attrs.set(as.empty() ? key : as, b.getI64IntegerAttr(*v));
-    else
-      fail(v.takeError());
+    convert(key, as, reader.getInt(key, 0),
+            [&](int64_t v) { return b.getI64IntegerAttr(v); });
   }
   void f64(StringRef key, StringRef as = {}) {
     if (!take(key))
@@ -64,22 +60,16 @@ public:
       attrs.set(as.empty() ? key : as, b.getF64FloatAttr(**v));
   }
   void boolean(StringRef key, StringRef as = {}) {
-    if (!take(key))
-      return;
-    if (auto v = reader.getBool(key, false))
-      attrs.set(as.empty() ? key : as, b.getBoolAttr(*v));
-    else
-      fail(v.takeError());
+    convert(key, as, reader.getBool(key, false),
+            [&](bool v) { return b.getBoolAttr(v); });
   }
   void tuple(StringRef key, StringRef as = {}) {
-    if (!take(key))
+    if (llvm::StringRef(reader.getString(key)).trim() == "None") {
+      (void)take(key);
       return;
-    if (llvm::StringRef(reader.getString(key)).trim() == "None")
-      return;
-    if (auto v = reader.getTuple(key))
-      attrs.set(as.empty() ? key : as, b.getDenseI64ArrayAttr(*v));
-    else
-      fail(v.takeError());
+    }
+    convert(key, as, reader.getTuple(key),
+            [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); });
   }
   void str(StringRef key, StringRef as = {}) {
     if (!take(key))
@@ -101,6 +91,20 @@ public:
                             "\" is not supported"));
   }
   void set(StringRef name, Attribute value) { attrs.set(name, value); }
+
+  /// Sets `as` (or `key`) to `make` of the attribute `key` read as `value`,
+  /// when the node has it; remembers a parse error.
+  template <typename T, typename Make>
+  void convert(StringRef key, StringRef as, llvm::Expected<T> value,
+               Make make) {
+    if (!take(key)) {
+      llvm::consumeError(value.takeError());
+      return;
+    }
+    if (!value)
+      return fail(value.takeError());
+    attrs.set(as.empty() ? key : as, make(*value));
+  }
   std::string get(StringRef key) { return reader.getString(key); }
   bool has(StringRef key) { return reader.has(key); }
   const AttrReader &getReader() { return reader; }

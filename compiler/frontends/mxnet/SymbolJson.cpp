@@ -49,14 +49,6 @@ std::optional<int64_t> tryParseInt(StringRef text) {
   return value;
 }
 
-std::optional<std::optional<int64_t>> tryParseOptionalInt(StringRef text) {
-  if (text.trim() == "None")
-    return std::optional<int64_t>();
-  if (std::optional<int64_t> value = tryParseInt(text))
-    return value;
-  return std::nullopt;
-}
-
 std::optional<bool> tryParseBool(StringRef text) {
   text = text.trim();
   if (text == "True" || text == "true" || text == "1")
@@ -79,12 +71,23 @@ std::optional<double> tryParseFloat(StringRef text) {
   return value;
 }
 
-std::optional<std::optional<double>> tryParseOptionalFloat(StringRef text) {
+/// "None" (no value) or a value `parse` reads.
+template <typename T>
+std::optional<std::optional<T>>
+tryParseOptional(StringRef text, std::optional<T> (*parse)(StringRef)) {
   if (text.trim() == "None")
-    return std::optional<double>();
-  if (std::optional<double> value = tryParseFloat(text))
+    return std::optional<T>();
+  if (std::optional<T> value = parse(text))
     return value;
   return std::nullopt;
+}
+
+std::optional<std::optional<int64_t>> tryParseOptionalInt(StringRef text) {
+  return tryParseOptional<int64_t>(text, tryParseInt);
+}
+
+std::optional<std::optional<double>> tryParseOptionalFloat(StringRef text) {
+  return tryParseOptional<double>(text, tryParseFloat);
 }
 
 /// Splits "(a, b)", "[a, b]", "(a,)", "()" or a bare "a" into elements and
