@@ -6,6 +6,7 @@
 #ifndef MXRT_TEST_TESTUTIL_H
 #define MXRT_TEST_TESTUTIL_H
 
+#include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
 #include <gmock/gmock.h>
@@ -51,6 +52,16 @@ inline TensorPtr newTensor(mxrt_dtype dtype, std::vector<int64_t> shape) {
                                shape.data(), &tensor),
             MXRT_OK);
   return TensorPtr(tensor);
+}
+
+/// Expects `desc` to be refused with INVALID_ARGUMENT and a message holding
+/// `words`.
+inline void expectRefused(const mxrt_model_desc &desc, const char *words) {
+  mxrt_model *model = nullptr;
+  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_INVALID_ARGUMENT)
+      << words;
+  EXPECT_THAT(mxrt_last_error(), ::testing::HasSubstr(words));
+  EXPECT_EQ(model, nullptr);
 }
 
 /// A fresh directory under the test's temp dir, removed with its contents.

@@ -32,8 +32,7 @@ ModelPtr modelFrom(const mxrt_model_desc &desc) {
 TensorPtr floats(std::vector<int64_t> shape, std::vector<float> values) {
   TensorPtr tensor = newTensor(MXRT_F32, shape);
   EXPECT_EQ(mxrt_tensor_num_elements(tensor.get()), int64_t(values.size()));
-  std::memcpy(mxrt_tensor_data(tensor.get()), values.data(),
-              values.size() * 4);
+  std::memcpy(mxrt_tensor_data(tensor.get()), values.data(), values.size() * 4);
   return tensor;
 }
 
@@ -363,15 +362,6 @@ TEST(Training, InferenceInstancesReadWeightsInPlace) {
   EXPECT_EQ(mxrt_instance_load_params(instance.get(), path.c_str()),
             MXRT_UNSUPPORTED);
   EXPECT_THAT(mxrt_last_error(), HasSubstr("inference model"));
-}
-
-/// Expects the descriptor to be refused with INVALID_ARGUMENT and `words`.
-void expectRefused(const mxrt_model_desc &desc, const char *words) {
-  mxrt_model *model = nullptr;
-  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_INVALID_ARGUMENT)
-      << words;
-  EXPECT_THAT(mxrt_last_error(), HasSubstr(words));
-  EXPECT_EQ(model, nullptr);
 }
 
 TEST(Training, DescriptorChecksV2Fields) {
