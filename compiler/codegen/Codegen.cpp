@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // LLVM-level code generation: the entry wrapper that unpacks the runtime's
-// buffer array, the weights blob, the reflective table (laid out exactly as
+// buffer array, the reflective table (laid out exactly as
 // runtime/include/mxrt/model_abi.h), the typed C entry points, optimization,
-// object emission and linking with ld.lld / the archive writer.
+// object emission and linking with ld.lld; the weights go beside the code
+// (WeightsWriter.h) or, in .ll and .o outputs, into it.
 #include "compiler/codegen/Codegen.h"
+#include "compiler/codegen/WeightsWriter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -16,7 +19,6 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,6 +38,9 @@
 #ifndef MXC_SYSTEM_LIB_DIRS
 #define MXC_SYSTEM_LIB_DIRS ""
 #endif
+
+#include <cstdlib>
+#include <optional>
 
 using namespace mxc;
 using llvm::Twine;
@@ -122,12 +127,15 @@ public:
         llvm::ConstantArray::get(type, elems), name);
   }
 
+  /// Declared only: emitModule() defines it for the output kind, as an
+  /// LLVM constant or beside the code (WeightsWriter.h).
   llvm::GlobalVariable *weights() {
-    auto *init = llvm::ConstantDataArray::get(
-        ctx, llvm::ArrayRef<uint8_t>(spec.weightsBlob()));
-    auto *gv = new llvm::GlobalVariable(m, init->getType(), true,
-                                        llvm::GlobalValue::InternalLinkage,
-                                        init, spec.name + "_weights");
+    auto *type =
+        llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), spec.weightsSize);
+    auto *gv = new llvm::GlobalVariable(m, type, true,
+                                        llvm::GlobalValue::ExternalLinkage,
+                                        nullptr, weightsSymbol(spec));
+    gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
     gv->setAlignment(llvm::Align(64));
     return gv;
   }
@@ -352,14 +360,71 @@ std::string tempPathFor(const std::string &path) {
   return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
 }
 
-llvm::Error linkSharedLibrary(const std::string &objectPath,
+/// Renames the finished `tmp` to `path`, or removes it.
+llvm::Error moveInto(const std::string &tmp, const std::string &path) {
+  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return makeError("cannot write '" + path + "': " + ec.message());
+  }
+  return llvm::Error::success();
+}
+
+/// MXC_REPORT_MEMORY=1 prints the resident set size and its peak (VmRSS,
+/// VmHWM) at codegen's stages to stderr, for bench/compile_memory.py. The
+/// kernel's peak is reset where codegen starts, after printing it, so that
+/// the later peaks are codegen's own; the process's final peak (GNU time's)
+/// then misses the import's, so time a run without it. ld.lld's own peak is
+/// not reported: a child started by posix_spawn inherits its parent's peak
+/// in its rusage.
+struct MemoryReport {
+  static bool enabled() {
+    static bool on = [] {
+      const char *v = std::getenv("MXC_REPORT_MEMORY");
+      return v && *v && llvm::StringRef(v) != "0";
+    }();
+    return on;
+  }
+
+  static void stage(llvm::StringRef name, bool resetPeak = false) {
+    if (!enabled())
+      return;
+    auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status");
+    if (!status)
+      return;
+    auto kib = [&](llvm::StringRef key) {
+      llvm::StringRef rest = (*status)->getBuffer();
+      size_t at = rest.find(key);
+      uint64_t value = 0;
+      if (at != llvm::StringRef::npos)
+        rest.drop_front(at + key.size()).ltrim().consumeInteger(10, value);
+      return value;
+    };
+    llvm::errs() << "mxc: memory: " << name << ": rss " << kib("VmRSS:") / 1024
+                 << " MiB, peak " << kib("VmHWM:") / 1024 << " MiB"
+                 << (resetPeak ? " (peak reset)" : "") << "\n";
+    if (resetPeak) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os("/proc/self/clear_refs", ec,
+                              llvm::sys::fs::CD_OpenExisting,
+                              llvm::sys::fs::FA_Write, llvm::sys::fs::OF_None);
+      if (!ec)
+        os << "5"; // reset VmHWM to VmRSS (proc(5))
+      if (os.has_error())
+        os.clear_error();
+    }
+  }
+};
+
+/// Links `inputs` (objects, `-T` scripts) into the shared library `outPath`.
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> inputs,
                               const std::string &outPath,
                               const std::string &soname,
                               const CodegenOptions &options) {
   std::string lld = MXC_LLD_PATH;
   std::vector<std::string> args = {
-      lld,  "-shared", "-o", outPath,       "-soname",     soname,
-      "-z", "defs",    "-z", "noexecstack", "--as-needed", objectPath};
+      lld,  "-shared", "-o", outPath,       "-soname",    soname,
+      "-z", "defs",    "-z", "noexecstack", "--as-needed"};
+  args.insert(args.end(), inputs.begin(), inputs.end());
   if (!options.runtimeLibDir.empty()) {
     args.push_back("-L" + options.runtimeLibDir);
     args.push_back("-rpath");
@@ -394,12 +459,13 @@ llvm::Error linkSharedLibrary(const std::string &objectPath,
 
 } // namespace
 
-llvm::Error mxc::writeFileAtomically(const std::string &path,
-                                     llvm::StringRef contents) {
+llvm::Error mxc::writeFileAtomically(
+    const std::string &path,
+    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   if (path == "-") {
-    llvm::outs() << contents;
+    llvm::Error err = write(llvm::outs());
     llvm::outs().flush();
-    return llvm::Error::success();
+    return err;
   }
   std::string tmp = tempPathFor(path);
   {
@@ -407,24 +473,29 @@ llvm::Error mxc::writeFileAtomically(const std::string &path,
     llvm::raw_fd_ostream os(tmp, ec);
     if (ec)
       return makeError("cannot write '" + path + "': " + ec.message());
-    os << contents;
+    llvm::Error err = write(os);
     os.close();
-    if (os.has_error()) {
+    if (err || os.has_error()) {
       os.clear_error();
       llvm::sys::fs::remove(tmp);
-      return makeError("cannot write '" + path + "'");
+      return err ? std::move(err) : makeError("cannot write '" + path + "'");
     }
   }
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return makeError("cannot write '" + path + "': " + ec.message());
-  }
-  return llvm::Error::success();
+  return moveInto(tmp, path);
+}
+
+llvm::Error mxc::writeFileAtomically(const std::string &path,
+                                     llvm::StringRef contents) {
+  return writeFileAtomically(path, [&](llvm::raw_ostream &os) {
+    os << contents;
+    return llvm::Error::success();
+  });
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
                      llvm::LLVMContext &context) {
+  MemoryReport::stage("before codegen", /*resetPeak=*/true);
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -472,7 +543,21 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*m, &os))
     return makeError("generated LLVM IR is invalid: " + err);
+  MemoryReport::stage("LLVM IR built");
   return std::move(m);
+}
+
+/// Defines the weights declared by TableBuilder::weights() in `m` itself, as
+/// an LLVM constant: for the outputs with no link step after them (.ll, .o),
+/// at the cost of copies of the weights (docs/compile-memory.md).
+static void defineWeightsInModule(llvm::Module &m, const ModelSpec &spec) {
+  llvm::GlobalVariable *gv = m.getNamedGlobal(weightsSymbol(spec));
+  if (!gv)
+    return;
+  gv->setInitializer(llvm::ConstantDataArray::get(
+      m.getContext(), llvm::ArrayRef<uint8_t>(spec.weightsBlob())));
+  gv->setLinkage(llvm::GlobalValue::InternalLinkage);
+  gv->setVisibility(llvm::GlobalValue::DefaultVisibility);
 }
 
 llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
@@ -483,7 +568,10 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     return tm.takeError();
   m.setTargetTriple((*tm)->getTargetTriple());
   m.setDataLayout((*tm)->createDataLayout());
+  if (kind == OutputKind::LLVMIR || kind == OutputKind::Object)
+    defineWeightsInModule(m, spec);
   optimize(m, **tm, options.optLevel);
+  MemoryReport::stage("optimized");
 
   if (kind == OutputKind::LLVMIR) {
     std::string text;
@@ -501,47 +589,43 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
       return makeError("the target cannot emit object files");
     pm.run(m);
   }
+  MemoryReport::stage("object emitted");
   llvm::StringRef objectBytes(object.data(), object.size());
   switch (kind) {
   case OutputKind::Object:
     return writeFileAtomically(path, objectBytes);
   case OutputKind::StaticArchive: {
-    std::string member = spec.name + ".o";
-    llvm::NewArchiveMember nm(llvm::MemoryBufferRef(objectBytes, member));
-    nm.MemberName = member;
-    std::string tmp = tempPathFor(path);
-    std::vector<llvm::NewArchiveMember> members;
-    members.push_back(std::move(nm));
-    if (auto err = llvm::writeArchive(tmp, members,
-                                      llvm::SymtabWritingMode::NormalSymtab,
-                                      llvm::object::Archive::K_GNU,
-                                      /*Deterministic=*/true, /*Thin=*/false)) {
-      llvm::sys::fs::remove(tmp);
-      return err;
-    }
-    if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-      llvm::sys::fs::remove(tmp);
-      return makeError("cannot write '" + path + "': " + ec.message());
-    }
-    return llvm::Error::success();
+    llvm::Error err = writeFileAtomically(path, [&](llvm::raw_ostream &os) {
+      return writeModelArchive(os, objectBytes, spec);
+    });
+    MemoryReport::stage("archive written");
+    return err;
   }
   case OutputKind::SharedLibrary: {
-    std::string objPath = tempPathFor(path) + ".o";
-    if (auto err = writeFileAtomically(objPath, objectBytes))
-      return err;
     std::string tmp = tempPathFor(path);
+    std::vector<std::string> inputs = {tmp + ".o"};
+    if (spec.weightsSize > 0)
+      inputs.insert(inputs.end(), {"-T", tmp + ".lds"});
+    llvm::scope_exit removeInputs([&] {
+      llvm::sys::fs::remove(inputs.front());
+      llvm::sys::fs::remove(inputs.back());
+    });
+    if (auto err = writeFileAtomically(inputs.front(), objectBytes))
+      return err;
+    if (spec.weightsSize > 0)
+      if (auto err =
+              writeFileAtomically(inputs.back(), weightsLinkerScript(spec)))
+        return err;
     llvm::Error err = linkSharedLibrary(
-        objPath, tmp, llvm::sys::path::filename(path).str(), options);
-    llvm::sys::fs::remove(objPath);
+        inputs, tmp, llvm::sys::path::filename(path).str(), options);
+    if (!err && spec.weightsSize > 0)
+      err = fillReservedWeights(tmp, spec);
+    MemoryReport::stage("library written");
     if (err) {
       llvm::sys::fs::remove(tmp);
       return err;
     }
-    if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-      llvm::sys::fs::remove(tmp);
-      return makeError("cannot write '" + path + "': " + ec.message());
-    }
-    return llvm::Error::success();
+    return moveInto(tmp, path);
   }
   case OutputKind::LLVMIR:
     break;

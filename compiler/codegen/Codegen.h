@@ -8,6 +8,7 @@
 #include "compiler/model/ModelSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -16,6 +17,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class raw_ostream;
 } // namespace llvm
 
 namespace mxc {
@@ -51,9 +53,15 @@ llvm::Error emitModule(llvm::Module &module, const ModelSpec &spec,
 /// The C header declaring the typed API of `spec` (`<name>_create`, ...).
 std::string generateHeader(const ModelSpec &spec, const std::string &source);
 
-/// Writes `contents` to `path` atomically (temporary file + rename).
+/// Writes `contents` to `path` atomically (temporary file + rename); "-" is
+/// stdout.
 llvm::Error writeFileAtomically(const std::string &path,
                                 llvm::StringRef contents);
+/// The same with the contents streamed by `write`: on its error or a failed
+/// write no file appears.
+llvm::Error
+writeFileAtomically(const std::string &path,
+                    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write);
 
 } // namespace mxc
 

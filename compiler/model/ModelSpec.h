@@ -125,7 +125,9 @@ struct ModelSpec {
   /// Parameter `index`'s bytes for writing: its own copy unless nobody else
   /// holds them.
   uint8_t *mutableParamData(size_t index);
-  /// The weights blob, laid out by the parameters' offsets.
+  /// The weights blob, laid out by the parameters' offsets: a copy of all of
+  /// them, for outputs that embed the weights as one LLVM constant (.ll, .o);
+  /// libraries stream them instead (compiler/codegen/WeightsWriter.h).
   std::vector<uint8_t> weightsBlob() const;
 };
 

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// Writes a model's weights to disk straight from its parameters' bytes, so
+// that a large model's weights never exist as one blob, an LLVM constant or an
+// object file in memory while it compiles (docs/compile-memory.md): into the
+// place a shared library's link reserved for them, or as an ELF object member
+// of a static archive.
+#ifndef MXC_COMPILER_CODEGEN_WEIGHTSWRITER_H
+#define MXC_COMPILER_CODEGEN_WEIGHTSWRITER_H
+
+#include "compiler/model/ModelSpec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mxc {
+
+/// The symbol at the start of the weights (`<name>_weights`, 64-byte aligned,
+/// hidden): the reflective table's `weights` points at it.
+std::string weightsSymbol(const ModelSpec &spec);
+
+/// An ld.lld linker script (it adds to the default layout) that reserves
+/// spec.weightsSize bytes for the weights in a read-only section after
+/// `.rodata` and defines weightsSymbol() there. ld.lld leaves the reserved
+/// bytes unwritten (a hole in the file), so linking touches none of them;
+/// fillReservedWeights() writes them afterwards.
+std::string weightsLinkerScript(const ModelSpec &spec);
+
+/// Writes every parameter into the section that weightsLinkerScript()
+/// reserved in the linked file at `path`, at its offset (the hole's zeros are
+/// the padding).
+llvm::Error fillReservedWeights(const std::string &path, const ModelSpec &spec);
+
+/// Writes a GNU static archive to `os`: `codeObject` as member `<name>.o`
+/// and an ELF relocatable object holding the weights (one 64-byte aligned
+/// read-only section and weightsSymbol()) as `<name>_weights.o`, streamed
+/// from the parameters, with the symbol index linkers look members up in.
+/// The weights object copies its ELF class, byte order and machine from
+/// `codeObject`, which must be ELF64 little-endian.
+llvm::Error writeModelArchive(llvm::raw_ostream &os, llvm::StringRef codeObject,
+                              const ModelSpec &spec);
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_CODEGEN_WEIGHTSWRITER_H
