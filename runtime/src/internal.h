@@ -13,6 +13,7 @@
 #include "threadpool.h"
 
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -82,6 +83,25 @@ namespace mxrt {
 /// `status`, so that failures read `return fail(MXRT_..., "...", ...);`.
 mxrt_status fail(mxrt_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+
+/// A pointer argument of a C API call as checkNotNull sees it: its name in
+/// the API ("out_index") and its value.
+struct PointerArg {
+  const char *name;
+  const void *value;
+};
+
+/// Fails with INVALID_ARGUMENT "<what>: <name> is NULL" for the first NULL
+/// of `args`, in order, so that every API function reports a missing
+/// argument in the same words; MXRT_OK when none is NULL.
+mxrt_status checkNotNull(const char *what,
+                         std::initializer_list<PointerArg> args);
+
+/// Fails with UNSUPPORTED unless `model` is a training model: an inference
+/// instance reads the model's weights in place, so that a call naming `what`
+/// cannot `verb` ("change", "load") its parameters.
+mxrt_status requireTrainable(const char *what, const mxrt_model *model,
+                             const char *verb);
 
 /// Whether `dtype` is one of the mxrt_dtype codes.
 bool isValidDtype(int64_t dtype);

@@ -398,12 +398,9 @@ mxrt_status readText(const char *path, FILE *file, const TextDescr &text,
 }
 
 mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
-  if (!path)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_load_npy: path is NULL");
-  if (!outTensor)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_load_npy: out_tensor is NULL");
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_tensor_load_npy", {{"path", path}, {"out_tensor", outTensor}}))
+    return status;
   FileCloser closer{std::fopen(path, "rb")};
   FILE *file = closer.file;
   if (!file)
@@ -535,12 +532,9 @@ std::string npyHeader(const mxrt_tensor *tensor, size_t textUnits = 0) {
 }
 
 mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
-  if (!tensor)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_save_npy: tensor is NULL");
-  if (!path)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_save_npy: path is NULL");
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_tensor_save_npy", {{"tensor", tensor}, {"path", path}}))
+    return status;
   if (tensor->sizeBytes != 0 && !tensor->data)
     return mxrt::fail(MXRT_INVALID_ARGUMENT,
                       "mxrt_tensor_save_npy: tensor has no data");

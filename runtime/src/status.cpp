@@ -29,6 +29,14 @@ mxrt_status mxrt::fail(mxrt_status status, const char *format, ...) {
   return status;
 }
 
+mxrt_status mxrt::checkNotNull(const char *what,
+                               std::initializer_list<PointerArg> args) {
+  for (const PointerArg &arg : args)
+    if (!arg.value)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: %s is NULL", what, arg.name);
+  return MXRT_OK;
+}
+
 bool mxrt::isValidDtype(int64_t dtype) {
   return dtype >= MXRT_F32 && dtype <= MXRT_STRING;
 }
