@@ -106,6 +106,23 @@ mxrt_status requireTrainable(const char *what, const mxrt_model *model,
 /// Whether `dtype` is one of the mxrt_dtype codes.
 bool isValidDtype(int64_t dtype);
 
+/// What the runtime knows of a dtype: the one table behind mxrt_dtype_name,
+/// mxrt_dtype_size and the .npy type strings.
+struct DtypeInfo {
+  mxrt_dtype dtype;
+  /// mxrt_dtype_name's answer, e.g. "float32".
+  const char *name;
+  /// Bytes per element.
+  size_t size;
+  /// NumPy's type string for it ("<f4", "|u1"), or NULL where NumPy has none
+  /// (bfloat16, strings).
+  const char *npyType;
+};
+
+/// The entry of dtype `code`, or NULL when `code` is not an mxrt_dtype (the
+/// codes run from MXRT_F32, 0, to MXRT_STRING).
+const DtypeInfo *dtypeInfo(int64_t code);
+
 /// The integer a C caller passed as an mxrt_dtype. Read without loading the
 /// enum, since a C++ enum holding an unknown code is undefined behaviour and
 /// C callers may pass any int.

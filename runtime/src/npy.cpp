@@ -246,67 +246,40 @@ mxrt_status parseDescr(const char *path, const HeaderParser &header,
     *out = MXRT_STRING;
     return MXRT_OK;
   }
-  static const struct {
-    const char *code;
-    mxrt_dtype dtype;
-  } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64},  {"f2", MXRT_F16},
-               {"u1", MXRT_U8},  {"i4", MXRT_I32},  {"i1", MXRT_I8},
-               {"i8", MXRT_I64}, {"b1", MXRT_BOOL}, {"i2", MXRT_I16},
-               {"u2", MXRT_U16}, {"u4", MXRT_U32},  {"u8", MXRT_U64}};
+  // The dtype table's NumPy type strings ("<f4"), matched on the kind and
+  // size ("f4") whatever the byte-order mark.
   if (descr.size() == 3 && std::strchr("<=|>", descr[0])) {
-    for (const auto &kind : kinds) {
-      if (descr.compare(1, 2, kind.code) != 0)
+    for (int64_t code = MXRT_F32; code <= MXRT_STRING; ++code) {
+      const mxrt::DtypeInfo &kind = *mxrt::dtypeInfo(code);
+      if (!kind.npyType || descr.compare(1, 2, kind.npyType + 1) != 0)
         continue;
-      bool singleByte = mxrt_dtype_size(kind.dtype) == 1;
-      if (!singleByte && (descr[0] == '>' || descr[0] == '|'))
+      if (kind.size != 1 && (descr[0] == '>' || descr[0] == '|'))
         return mxrt::fail(MXRT_UNSUPPORTED,
                           "'%s': dtype '%s' is not little-endian; convert "
                           "it with arr.astype('<%s')",
-                          path, descr.c_str(), kind.code);
+                          path, descr.c_str(), kind.npyType + 1);
       *out = kind.dtype;
       return MXRT_OK;
     }
   }
+  std::string supported;
+  for (int64_t code = MXRT_F32; code <= MXRT_STRING; ++code)
+    if (const char *npyType = mxrt::dtypeInfo(code)->npyType)
+      supported += (supported.empty() ? "" : " ") + std::string(npyType);
   return mxrt::fail(MXRT_UNSUPPORTED,
-                    "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
-                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8, text as <U and |S, and "
-                    "bfloat16 as [('bfloat16', '<u2')])",
-                    path, descr.c_str());
+                    "'%s': unsupported dtype '%s' (supported: %s, text as <U "
+                    "and |S, and bfloat16 as [('bfloat16', '<u2')])",
+                    path, descr.c_str(), supported.c_str());
 }
 
-/// The descr as a Python literal, as np.save writes it.
-const char *descrOf(mxrt_dtype dtype) {
-  switch (dtype) {
-  case MXRT_F32:
-    return "'<f4'";
-  case MXRT_F64:
-    return "'<f8'";
-  case MXRT_F16:
-    return "'<f2'";
-  case MXRT_U8:
-    return "'|u1'";
-  case MXRT_I32:
-    return "'<i4'";
-  case MXRT_I8:
-    return "'|i1'";
-  case MXRT_I64:
-    return "'<i8'";
-  case MXRT_BOOL:
-    return "'|b1'";
-  case MXRT_I16:
-    return "'<i2'";
-  case MXRT_U16:
-    return "'<u2'";
-  case MXRT_U32:
-    return "'<u4'";
-  case MXRT_U64:
-    return "'<u8'";
-  case MXRT_BF16:
-    return "[('bfloat16', '<u2')]";
-  case MXRT_STRING: // '<U<n>', n from the data
-    break;
-  }
-  return nullptr;
+/// The descr as a Python literal, as np.save writes it; a string tensor's is
+/// '<U<n>', n code points per element.
+std::string descrOf(mxrt_dtype dtype, size_t textUnits) {
+  if (dtype == MXRT_STRING)
+    return "'<U" + std::to_string(textUnits) + "'";
+  if (dtype == MXRT_BF16)
+    return std::string("[('") + bf16Field + "', '<u2')]";
+  return std::string("'") + mxrt::dtypeInfo(dtype)->npyType + "'";
 }
 
 uint32_t readLittleEndian(const unsigned char *bytes, size_t count) {
@@ -508,8 +481,7 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
 /// The whole file as NumPy 1.24's np.save writes it (format 1.0), minus data.
 std::string npyHeader(const mxrt_tensor *tensor, size_t textUnits = 0) {
   std::string dict = "{'descr': ";
-  dict += tensor->dtype == MXRT_STRING ? "'<U" + std::to_string(textUnits) + "'"
-                                       : std::string(descrOf(tensor->dtype));
+  dict += descrOf(tensor->dtype, textUnits);
   dict += ", 'fortran_order': False, 'shape': (";
   for (int32_t i = 0; i < tensor->ndim; ++i) {
     if (i)
