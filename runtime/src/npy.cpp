@@ -47,39 +47,32 @@ public:
     if (!consume('{'))
       return setError("expected '{'");
     bool seenDescr = false, seenOrder = false, seenShape = false;
-    while (true) {
-      skipSpace();
-      if (consume('}'))
-        break;
-      std::string key;
+    std::string key;
+    auto entry = [&] {
       if (!parseString(key))
         return false;
-      skipSpace();
-      if (!consume(':'))
-        return setError("expected ':' after '" + key + "'");
+      if (!expect(':', "expected ':' after '" + key + "'"))
+        return false;
       skipSpace();
       if (key == "descr") {
-        if (!(text.compare(pos, 1, "[") == 0 ? parseFields()
-                                             : parseString(descr)))
-          return false;
         seenDescr = true;
-      } else if (key == "fortran_order") {
-        if (!parseBool(fortranOrder))
-          return false;
-        seenOrder = true;
-      } else if (key == "shape") {
-        if (!parseShape())
-          return false;
-        seenShape = true;
-      } else {
-        return setError("unexpected key '" + key + "'");
+        return text.compare(pos, 1, "[") == 0 ? parseFields()
+                                              : parseString(descr);
       }
-      skipSpace();
-      if (consume('}'))
-        break;
-      if (!consume(','))
-        return setError("expected ',' or '}' after the value of '" + key + "'");
-    }
+      if (key == "fortran_order") {
+        seenOrder = true;
+        return parseBool(fortranOrder);
+      }
+      if (key == "shape") {
+        seenShape = true;
+        return parseShape();
+      }
+      return setError("unexpected key '" + key + "'");
+    };
+    if (!parseList('}', entry, [&] {
+          return "expected ',' or '}' after the value of '" + key + "'";
+        }))
+      return false;
     skipSpace();
     if (pos != text.size())
       return setError("unexpected text after the closing '}'");
@@ -123,7 +116,32 @@ private:
     pos += len;
     return true;
   }
+  /// Skips white space, then consumes `c` or fails with `message`.
+  bool expect(char c, const std::string &message) {
+    skipSpace();
+    return consume(c) || setError(message);
+  }
+  /// The items of a list whose opening bracket is consumed, up to `close`:
+  /// `item()` parses one, commas separate them, a trailing one is allowed;
+  /// anything else after an item fails with `separatorError()`.
+  template <typename Item, typename Message>
+  bool parseList(char close, Item item, Message separatorError) {
+    while (true) {
+      skipSpace();
+      if (consume(close))
+        return true;
+      if (!item())
+        return false;
+      skipSpace();
+      if (consume(close))
+        return true;
+      if (!consume(','))
+        return setError(separatorError());
+    }
+  }
+  /// A quoted string, after optional white space.
   bool parseString(std::string &out) {
+    skipSpace();
     if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
       return setError("expected a quoted string");
     char quote = text[pos++];
@@ -137,33 +155,21 @@ private:
   /// [('name', 'type'), ...] with an optional trailing comma.
   bool parseFields() {
     consume('[');
-    while (true) {
-      skipSpace();
-      if (consume(']'))
-        return true;
+    auto field = [&] {
       std::string name, type;
       if (!consume('('))
         return setError("a structured 'descr' holds something other than "
                         "(name, type) pairs");
-      skipSpace();
-      if (!parseString(name))
+      if (!parseString(name) ||
+          !expect(',', "expected ',' after a field name in 'descr'") ||
+          !parseString(type) ||
+          !expect(')', "expected ')' after a field type in 'descr'"))
         return false;
-      skipSpace();
-      if (!consume(','))
-        return setError("expected ',' after a field name in 'descr'");
-      skipSpace();
-      if (!parseString(type))
-        return false;
-      skipSpace();
-      if (!consume(')'))
-        return setError("expected ')' after a field type in 'descr'");
       fields.emplace_back(name, type);
-      skipSpace();
-      if (consume(']'))
-        return true;
-      if (!consume(','))
-        return setError("expected ',' or ']' in 'descr'");
-    }
+      return true;
+    };
+    return parseList(']', field,
+                     [] { return "expected ',' or ']' in 'descr'"; });
   }
   bool parseBool(bool &out) {
     if (consumeWord("True"))
@@ -178,10 +184,7 @@ private:
     if (!consume('('))
       return setError("'shape' is not a tuple");
     shape.clear();
-    while (true) {
-      skipSpace();
-      if (consume(')'))
-        return true;
+    auto extent = [&] {
       if (pos >= text.size() || text[pos] < '0' || text[pos] > '9')
         return setError("'shape' holds something other than non-negative "
                         "integers");
@@ -193,12 +196,10 @@ private:
       }
       consume('L'); // Python 2 longs, as old NumPy wrote them.
       shape.push_back(static_cast<int64_t>(value));
-      skipSpace();
-      if (consume(')'))
-        return true;
-      if (!consume(','))
-        return setError("expected ',' or ')' in 'shape'");
-    }
+      return true;
+    };
+    return parseList(')', extent,
+                     [] { return "expected ',' or ')' in 'shape'"; });
   }
 
   const std::string &text;
