@@ -19,7 +19,6 @@ otherwise.
     /usr/bin/python3 bench/perf_bench.py [--quick] [--write docs/performance.md]
     /usr/bin/python3 bench/perf_bench.py --check-only --rows mlp --no-install
 """
-import argparse
 import datetime
 import json
 import math
@@ -71,6 +70,7 @@ def set_openblas_threads(threads):
     except (OSError, AttributeError):
         pass
 
+import bench_util  # noqa: E402
 import perf_models as models  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -559,10 +559,7 @@ def report(args, table, workloads, m, versions, mxc_version):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
-    p.add_argument("--mxrun", default=os.path.join(ROOT, "build", "bin", "mxrun"))
+    p = bench_util.tool_parser(__doc__)
     p.add_argument("--rows", default=",".join(ROW_KEYS),
                    help="comma-separated subset of " + ",".join(ROW_KEYS))
     p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")

@@ -9,7 +9,6 @@ cross-entropy, backward and SGD step, median over N. Prints a Markdown table:
 
     /usr/bin/python3 bench/train_bench.py [--mxc build/bin/mxc] [--runs 20]
 """
-import argparse
 import json
 import os
 import platform
@@ -22,7 +21,8 @@ import time
 import numpy as np
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import bench_util
+from bench_util import ROOT
 
 
 def lenet():
@@ -84,10 +84,7 @@ def mxc_step_ms(mxc, mxrun, model, shape, batch, threads, runs, work):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
-    p.add_argument("--mxrun", default=os.path.join(ROOT, "build", "bin", "mxrun"))
+    p = bench_util.tool_parser(__doc__)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--threads", default="1,2")
@@ -100,8 +97,7 @@ def main():
                 m = mxc_step_ms(a.mxc, a.mxrun, model, shape, a.batch, threads, a.runs, work)
                 t = torch_step_ms(make, shape, a.batch, threads, a.runs)
                 rows.append((name, threads, m, t))
-    version = subprocess.run([a.mxc, "--version"], capture_output=True,
-                             text=True).stdout.strip().splitlines()[0]
+    version = bench_util.mxc_version(a.mxc)
     print("Training step, batch %d, SGD, medians of %d steps after 3 warm-up "
           "steps (%s, PyTorch %s, %s, %d CPUs):\n"
           % (a.batch, a.runs, version, torch.__version__, platform.machine(),

@@ -327,17 +327,28 @@ def _ibn_conv(data, num_filter, kernel, stride=(1, 1), pad=(0, 0), name=None, su
     return sym.Activation(data=bn, act_type="relu", name="relu_%s%s" % (name, suffix))
 
 
-def _ibn_a(data, num_1x1, num_3x3red, num_3x3, num_d3x3red, num_d3x3, pool, proj, name):
-    c1x1 = _ibn_conv(data, num_1x1, (1, 1), name="%s_1x1" % name)
-    c3x3r = _ibn_conv(data, num_3x3red, (1, 1), name="%s_3x3" % name, suffix="_reduce")
-    c3x3 = _ibn_conv(c3x3r, num_3x3, (3, 3), pad=(1, 1), name="%s_3x3" % name)
-    cd3x3r = _ibn_conv(data, num_d3x3red, (1, 1), name="%s_double_3x3" % name, suffix="_reduce")
-    cd3x3 = _ibn_conv(cd3x3r, num_d3x3, (3, 3), pad=(1, 1), name="%s_double_3x3_0" % name)
-    cd3x3 = _ibn_conv(cd3x3, num_d3x3, (3, 3), pad=(1, 1), name="%s_double_3x3_1" % name)
+def _inception(conv, data, num_1x1, num_3x3red, num_3x3, wide, pool, proj, name):
+    """The four-branch module Inception-BN's InceptionFactoryA and GoogLeNet's
+    InceptionFactory share (with their own `conv` unit): 1x1; 1x1 reduce, 3x3; 1x1 reduce and
+    the wider branch, `wide` = (its name, reduce width, (filters, kernel, pad, name suffix) of
+    each of its convolutions); pooling, 1x1 projection."""
+    c1x1 = conv(data, num_1x1, (1, 1), name="%s_1x1" % name)
+    c3x3r = conv(data, num_3x3red, (1, 1), name="%s_3x3" % name, suffix="_reduce")
+    c3x3 = conv(c3x3r, num_3x3, (3, 3), pad=(1, 1), name="%s_3x3" % name)
+    branch, num_reduce, layers = wide
+    cwide = conv(data, num_reduce, (1, 1), name="%s_%s" % (name, branch), suffix="_reduce")
+    for num_filter, kernel, pad, suffix in layers:
+        cwide = conv(cwide, num_filter, kernel, pad=pad, name="%s_%s%s" % (name, branch, suffix))
     pooling = sym.Pooling(data=data, kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type=pool,
                           name="%s_pool_%s_pool" % (pool, name))
-    cproj = _ibn_conv(pooling, proj, (1, 1), name="%s_proj" % name)
-    return sym.Concat(c1x1, c3x3, cd3x3, cproj, name="ch_concat_%s_chconcat" % name)
+    cproj = conv(pooling, proj, (1, 1), name="%s_proj" % name)
+    return sym.Concat(c1x1, c3x3, cwide, cproj, name="ch_concat_%s_chconcat" % name)
+
+
+def _ibn_a(data, num_1x1, num_3x3red, num_3x3, num_d3x3red, num_d3x3, pool, proj, name):
+    double_3x3 = [(num_d3x3, (3, 3), (1, 1), "_0"), (num_d3x3, (3, 3), (1, 1), "_1")]
+    return _inception(_ibn_conv, data, num_1x1, num_3x3red, num_3x3,
+                      ("double_3x3", num_d3x3red, double_3x3), pool, proj, name)
 
 
 def _ibn_b(data, num_3x3red, num_3x3, num_d3x3red, num_d3x3, name):
@@ -385,15 +396,8 @@ def _gn_conv(data, num_filter, kernel, stride=(1, 1), pad=(0, 0), name=None, suf
 
 
 def _gn_inception(data, num_1x1, num_3x3red, num_3x3, num_d5x5red, num_d5x5, pool, proj, name):
-    c1x1 = _gn_conv(data, num_1x1, (1, 1), name="%s_1x1" % name)
-    c3x3r = _gn_conv(data, num_3x3red, (1, 1), name="%s_3x3" % name, suffix="_reduce")
-    c3x3 = _gn_conv(c3x3r, num_3x3, (3, 3), pad=(1, 1), name="%s_3x3" % name)
-    cd5x5r = _gn_conv(data, num_d5x5red, (1, 1), name="%s_5x5" % name, suffix="_reduce")
-    cd5x5 = _gn_conv(cd5x5r, num_d5x5, (5, 5), pad=(2, 2), name="%s_5x5" % name)
-    pooling = sym.Pooling(data=data, kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type=pool,
-                          name="%s_pool_%s_pool" % (pool, name))
-    cproj = _gn_conv(pooling, proj, (1, 1), name="%s_proj" % name)
-    return sym.Concat(c1x1, c3x3, cd5x5, cproj, name="ch_concat_%s_chconcat" % name)
+    return _inception(_gn_conv, data, num_1x1, num_3x3red, num_3x3,
+                      ("5x5", num_d5x5red, [(num_d5x5, (5, 5), (2, 2), "")]), pool, proj, name)
 
 
 def googlenet(num_classes=1000):
@@ -430,150 +434,103 @@ def _resnet_spec(num_layers):
     return RESNET_UNITS[num_layers], [64, 64, 128, 256, 512], False
 
 
+# resnet.py (v2) and resnet-v1.py share their units' convolutions, their stem, stages and head.
+def _res_convs(num_filter, stride, bottle_neck, stride_on_3x3):
+    """(num_filter, kernel, stride, pad) of a residual unit's convolutions: a bottleneck's
+    1x1-3x3-1x1 at a quarter of the width but the last, or two 3x3. The unit's stride goes on the
+    first convolution, or with `stride_on_3x3` on the first 3x3 one (v2's bottleneck)."""
+    if bottle_neck:
+        quarter = int(num_filter * 0.25)
+        shapes = [(quarter, (1, 1), (0, 0)), (quarter, (3, 3), (1, 1)),
+                  (num_filter, (1, 1), (0, 0))]
+    else:
+        shapes = [(num_filter, (3, 3), (1, 1))] * 2
+    strided = 1 if bottle_neck and stride_on_3x3 else 0
+    return [(n, kernel, stride if i == strided else (1, 1), pad)
+            for i, (n, kernel, pad) in enumerate(shapes)]
+
+
+def _res_bn(data, bn_mom, name):
+    return sym.BatchNorm(data=data, fix_gamma=False, eps=2e-5, momentum=bn_mom, name=name)
+
+
+def _res_conv(data, num_filter, kernel, stride, pad, workspace, name):
+    return sym.Convolution(data=data, num_filter=num_filter, kernel=kernel, stride=stride,
+                           pad=pad, no_bias=True, workspace=workspace, name=name)
+
+
 # resnet.py: "Identity Mappings in Deep Residual Networks" (pre-activation, v2)
 def _res_unit_v2(data, num_filter, stride, dim_match, name, bottle_neck, bn_mom=0.9,
                  workspace=256):
-    if bottle_neck:
-        bn1 = sym.BatchNorm(data=data, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn1")
-        act1 = sym.Activation(data=bn1, act_type="relu", name=name + "_relu1")
-        conv1 = sym.Convolution(data=act1, num_filter=int(num_filter * 0.25), kernel=(1, 1),
-                                stride=(1, 1), pad=(0, 0), no_bias=True, workspace=workspace,
-                                name=name + "_conv1")
-        bn2 = sym.BatchNorm(data=conv1, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn2")
-        act2 = sym.Activation(data=bn2, act_type="relu", name=name + "_relu2")
-        conv2 = sym.Convolution(data=act2, num_filter=int(num_filter * 0.25), kernel=(3, 3),
-                                stride=stride, pad=(1, 1), no_bias=True, workspace=workspace,
-                                name=name + "_conv2")
-        bn3 = sym.BatchNorm(data=conv2, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn3")
-        act3 = sym.Activation(data=bn3, act_type="relu", name=name + "_relu3")
-        conv3 = sym.Convolution(data=act3, num_filter=num_filter, kernel=(1, 1), stride=(1, 1),
-                                pad=(0, 0), no_bias=True, workspace=workspace,
-                                name=name + "_conv3")
-        if dim_match:
-            shortcut = data
-        else:
-            shortcut = sym.Convolution(data=act1, num_filter=num_filter, kernel=(1, 1),
-                                       stride=stride, no_bias=True, workspace=workspace,
-                                       name=name + "_sc")
-        return conv3 + shortcut
-    bn1 = sym.BatchNorm(data=data, fix_gamma=False, momentum=bn_mom, eps=2e-5, name=name + "_bn1")
-    act1 = sym.Activation(data=bn1, act_type="relu", name=name + "_relu1")
-    conv1 = sym.Convolution(data=act1, num_filter=num_filter, kernel=(3, 3), stride=stride,
-                            pad=(1, 1), no_bias=True, workspace=workspace, name=name + "_conv1")
-    bn2 = sym.BatchNorm(data=conv1, fix_gamma=False, momentum=bn_mom, eps=2e-5,
-                        name=name + "_bn2")
-    act2 = sym.Activation(data=bn2, act_type="relu", name=name + "_relu2")
-    conv2 = sym.Convolution(data=act2, num_filter=num_filter, kernel=(3, 3), stride=(1, 1),
-                            pad=(1, 1), no_bias=True, workspace=workspace, name=name + "_conv2")
+    x, acts = data, []
+    for k, (n, kernel, s, pad) in enumerate(
+            _res_convs(num_filter, stride, bottle_neck, stride_on_3x3=True), start=1):
+        bn = _res_bn(x, bn_mom, "%s_bn%d" % (name, k))
+        acts.append(sym.Activation(data=bn, act_type="relu", name="%s_relu%d" % (name, k)))
+        x = _res_conv(acts[-1], n, kernel, s, pad, workspace, "%s_conv%d" % (name, k))
     if dim_match:
         shortcut = data
     else:
-        shortcut = sym.Convolution(data=act1, num_filter=num_filter, kernel=(1, 1), stride=stride,
-                                   no_bias=True, workspace=workspace, name=name + "_sc")
-    return conv2 + shortcut
-
-
-def resnet_v2(num_classes=1000, num_layers=50, bn_mom=0.9, workspace=256):
-    units, filter_list, bottle_neck = _resnet_spec(num_layers)
-    data = sym.Variable(name="data")
-    data = sym.identity(data=data, name="id")
-    data = sym.BatchNorm(data=data, fix_gamma=True, eps=2e-5, momentum=bn_mom, name="bn_data")
-    body = sym.Convolution(data=data, num_filter=filter_list[0], kernel=(7, 7), stride=(2, 2),
-                           pad=(3, 3), no_bias=True, name="conv0", workspace=workspace)
-    body = sym.BatchNorm(data=body, fix_gamma=False, eps=2e-5, momentum=bn_mom, name="bn0")
-    body = sym.Activation(data=body, act_type="relu", name="relu0")
-    body = sym.Pooling(data=body, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
-    for i in range(4):
-        s = 1 if i == 0 else 2
-        body = _res_unit_v2(body, filter_list[i + 1], (s, s), False, "stage%d_unit%d" % (i + 1, 1),
-                            bottle_neck, workspace=workspace)
-        for j in range(units[i] - 1):
-            body = _res_unit_v2(body, filter_list[i + 1], (1, 1), True,
-                                "stage%d_unit%d" % (i + 1, j + 2), bottle_neck,
-                                workspace=workspace)
-    bn1 = sym.BatchNorm(data=body, fix_gamma=False, eps=2e-5, momentum=bn_mom, name="bn1")
-    relu1 = sym.Activation(data=bn1, act_type="relu", name="relu1")
-    pool1 = sym.Pooling(data=relu1, global_pool=True, kernel=(7, 7), pool_type="avg",
-                        name="pool1")
-    flat = sym.Flatten(data=pool1)
-    fc1 = sym.FullyConnected(data=flat, num_hidden=num_classes, name="fc1")
-    return sym.SoftmaxOutput(data=fc1, name="softmax")
+        shortcut = sym.Convolution(data=acts[0], num_filter=num_filter, kernel=(1, 1),
+                                   stride=stride, no_bias=True, workspace=workspace,
+                                   name=name + "_sc")
+    return x + shortcut
 
 
 # resnet-v1.py: the original ILSVRC 2015 ResNet (conv-BN-ReLU, ReLU after the add)
 def _res_unit_v1(data, num_filter, stride, dim_match, name, bottle_neck, bn_mom=0.9,
                  workspace=256):
-    if bottle_neck:
-        conv1 = sym.Convolution(data=data, num_filter=int(num_filter * 0.25), kernel=(1, 1),
-                                stride=stride, pad=(0, 0), no_bias=True, workspace=workspace,
-                                name=name + "_conv1")
-        bn1 = sym.BatchNorm(data=conv1, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn1")
-        act1 = sym.Activation(data=bn1, act_type="relu", name=name + "_relu1")
-        conv2 = sym.Convolution(data=act1, num_filter=int(num_filter * 0.25), kernel=(3, 3),
-                                stride=(1, 1), pad=(1, 1), no_bias=True, workspace=workspace,
-                                name=name + "_conv2")
-        bn2 = sym.BatchNorm(data=conv2, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn2")
-        act2 = sym.Activation(data=bn2, act_type="relu", name=name + "_relu2")
-        conv3 = sym.Convolution(data=act2, num_filter=num_filter, kernel=(1, 1), stride=(1, 1),
-                                pad=(0, 0), no_bias=True, workspace=workspace,
-                                name=name + "_conv3")
-        bn3 = sym.BatchNorm(data=conv3, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                            name=name + "_bn3")
-        last = bn3
-    else:
-        conv1 = sym.Convolution(data=data, num_filter=num_filter, kernel=(3, 3), stride=stride,
-                                pad=(1, 1), no_bias=True, workspace=workspace,
-                                name=name + "_conv1")
-        bn1 = sym.BatchNorm(data=conv1, fix_gamma=False, momentum=bn_mom, eps=2e-5,
-                            name=name + "_bn1")
-        act1 = sym.Activation(data=bn1, act_type="relu", name=name + "_relu1")
-        conv2 = sym.Convolution(data=act1, num_filter=num_filter, kernel=(3, 3), stride=(1, 1),
-                                pad=(1, 1), no_bias=True, workspace=workspace,
-                                name=name + "_conv2")
-        bn2 = sym.BatchNorm(data=conv2, fix_gamma=False, momentum=bn_mom, eps=2e-5,
-                            name=name + "_bn2")
-        last = bn2
+    convs = _res_convs(num_filter, stride, bottle_neck, stride_on_3x3=False)
+    x = data
+    for k, (n, kernel, s, pad) in enumerate(convs, start=1):
+        conv = _res_conv(x, n, kernel, s, pad, workspace, "%s_conv%d" % (name, k))
+        x = _res_bn(conv, bn_mom, "%s_bn%d" % (name, k))
+        if k < len(convs):
+            x = sym.Activation(data=x, act_type="relu", name="%s_relu%d" % (name, k))
     if dim_match:
         shortcut = data
     else:
         conv1sc = sym.Convolution(data=data, num_filter=num_filter, kernel=(1, 1), stride=stride,
                                   no_bias=True, workspace=workspace, name=name + "_conv1sc")
-        if bottle_neck:
-            shortcut = sym.BatchNorm(data=conv1sc, fix_gamma=False, eps=2e-5, momentum=bn_mom,
-                                     name=name + "_sc")
-        else:
-            shortcut = sym.BatchNorm(data=conv1sc, fix_gamma=False, momentum=bn_mom, eps=2e-5,
-                                     name=name + "_sc")
-    return sym.Activation(data=last + shortcut, act_type="relu", name=name + "_relu3")
+        shortcut = _res_bn(conv1sc, bn_mom, name + "_sc")
+    return sym.Activation(data=x + shortcut, act_type="relu", name=name + "_relu3")
 
 
-def resnet_v1(num_classes=1000, num_layers=18, bn_mom=0.9, workspace=256):
+def _resnet(unit, pre_activation, num_classes, num_layers, bn_mom, workspace):
+    """The network around the units: v2 (`pre_activation`) normalises the data first and ends in
+    BN-ReLU; both run stages of units, the first of each stage but the first striding 2."""
     units, filter_list, bottle_neck = _resnet_spec(num_layers)
     data = sym.Variable(name="data")
     data = sym.identity(data=data, name="id")
+    if pre_activation:
+        data = sym.BatchNorm(data=data, fix_gamma=True, eps=2e-5, momentum=bn_mom,
+                             name="bn_data")
     body = sym.Convolution(data=data, num_filter=filter_list[0], kernel=(7, 7), stride=(2, 2),
                            pad=(3, 3), no_bias=True, name="conv0", workspace=workspace)
-    body = sym.BatchNorm(data=body, fix_gamma=False, eps=2e-5, momentum=bn_mom, name="bn0")
+    body = _res_bn(body, bn_mom, "bn0")
     body = sym.Activation(data=body, act_type="relu", name="relu0")
     body = sym.Pooling(data=body, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
     for i in range(4):
-        s = 1 if i == 0 else 2
-        body = _res_unit_v1(body, filter_list[i + 1], (s, s), False, "stage%d_unit%d" % (i + 1, 1),
-                            bottle_neck, workspace=workspace)
-        for j in range(units[i] - 1):
-            body = _res_unit_v1(body, filter_list[i + 1], (1, 1), True,
-                                "stage%d_unit%d" % (i + 1, j + 2), bottle_neck,
-                                workspace=workspace)
+        for j in range(units[i]):
+            s = 2 if i > 0 and j == 0 else 1
+            body = unit(body, filter_list[i + 1], (s, s), j > 0,
+                        "stage%d_unit%d" % (i + 1, j + 1), bottle_neck, workspace=workspace)
+    if pre_activation:
+        body = _res_bn(body, bn_mom, "bn1")
+        body = sym.Activation(data=body, act_type="relu", name="relu1")
     pool1 = sym.Pooling(data=body, global_pool=True, kernel=(7, 7), pool_type="avg",
                         name="pool1")
     flat = sym.Flatten(data=pool1)
     fc1 = sym.FullyConnected(data=flat, num_hidden=num_classes, name="fc1")
     return sym.SoftmaxOutput(data=fc1, name="softmax")
+
+
+def resnet_v2(num_classes=1000, num_layers=50, bn_mom=0.9, workspace=256):
+    return _resnet(_res_unit_v2, True, num_classes, num_layers, bn_mom, workspace)
+
+
+def resnet_v1(num_classes=1000, num_layers=18, bn_mom=0.9, workspace=256):
+    return _resnet(_res_unit_v1, False, num_classes, num_layers, bn_mom, workspace)
 
 
 # mobilenet.py get_symbol (MobileNet v1; depthwise convolutions have num_group = channels)

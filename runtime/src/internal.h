@@ -13,6 +13,7 @@
 #include "threadpool.h"
 
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -83,8 +84,44 @@ namespace mxrt {
 mxrt_status fail(mxrt_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/// A pointer argument of a C API call as checkNotNull sees it: its name in
+/// the API ("out_index") and its value.
+struct PointerArg {
+  const char *name;
+  const void *value;
+};
+
+/// Fails with INVALID_ARGUMENT "<what>: <name> is NULL" for the first NULL
+/// of `args`, in order, so that every API function reports a missing
+/// argument in the same words; MXRT_OK when none is NULL.
+mxrt_status checkNotNull(const char *what,
+                         std::initializer_list<PointerArg> args);
+
+/// Fails with UNSUPPORTED unless `model` is a training model: an inference
+/// instance reads the model's weights in place, so that a call naming `what`
+/// cannot `verb` ("change", "load") its parameters.
+mxrt_status requireTrainable(const char *what, const mxrt_model *model,
+                             const char *verb);
+
 /// Whether `dtype` is one of the mxrt_dtype codes.
 bool isValidDtype(int64_t dtype);
+
+/// What the runtime knows of a dtype: the one table behind mxrt_dtype_name,
+/// mxrt_dtype_size and the .npy type strings.
+struct DtypeInfo {
+  mxrt_dtype dtype;
+  /// mxrt_dtype_name's answer, e.g. "float32".
+  const char *name;
+  /// Bytes per element.
+  size_t size;
+  /// NumPy's type string for it ("<f4", "|u1"), or NULL where NumPy has none
+  /// (bfloat16, strings).
+  const char *npyType;
+};
+
+/// The entry of dtype `code`, or NULL when `code` is not an mxrt_dtype (the
+/// codes run from MXRT_F32, 0, to MXRT_STRING).
+const DtypeInfo *dtypeInfo(int64_t code);
 
 /// The integer a C caller passed as an mxrt_dtype. Read without loading the
 /// enum, since a C++ enum holding an unknown code is undefined behaviour and

@@ -208,10 +208,9 @@ mxrt_status makeModel(const mxrt_model_desc *desc, void *library,
 }
 
 mxrt_status openModel(const char *path, mxrt_model **outModel) {
-  if (!path)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_model_open: path is NULL");
-  if (!outModel)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_model_open: out_model is NULL");
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_model_open", {{"path", path}, {"out_model", outModel}}))
+    return status;
   struct stat info;
   if (stat(path, &info) != 0)
     return fail(errno == ENOENT ? MXRT_NOT_FOUND : MXRT_IO_ERROR,
@@ -274,10 +273,9 @@ void describe(const mxrt_tensor_desc &desc, mxrt_tensor_info *outInfo) {
 
 mxrt_status getInfo(const char *what, const mxrt_model *model, int32_t function,
                     int32_t index, bool input, mxrt_tensor_info *outInfo) {
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
-  if (!outInfo)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: out_info is NULL", what);
+  if (mxrt_status status =
+          mxrt::checkNotNull(what, {{"model", model}, {"out_info", outInfo}}))
+    return status;
   const mxrt_function_desc *fn = functionAt(model, function, what);
   if (!fn)
     return MXRT_NOT_FOUND;
@@ -292,13 +290,31 @@ mxrt_status getInfo(const char *what, const mxrt_model *model, int32_t function,
   return MXRT_OK;
 }
 
-/// Index of the entry of `table` called `name`, or -1.
-int32_t findByName(const mxrt_tensor_desc *table, int64_t count,
-                   const char *name) {
+/// Index of the entry of `table` (tensors or functions) called `name`, or -1.
+template <typename Desc>
+int32_t findByName(const Desc *table, int64_t count, const char *name) {
   for (int64_t i = 0; i < count; ++i)
     if (std::strcmp(table[i].name, name) == 0)
       return static_cast<int32_t>(i);
   return -1;
+}
+
+/// What mxrt_model_find_{input,function,param} share: the argument checks,
+/// then `indexOf(desc)` (-1 when absent) and a NOT_FOUND naming the model,
+/// the `entity` ("input") and `name`, followed by `hint`.
+template <typename IndexOf>
+mxrt_status findNamed(const char *what, const mxrt_model *model,
+                      const char *name, int32_t *outIndex, const char *entity,
+                      IndexOf indexOf, const char *hint = "") {
+  if (mxrt_status status = mxrt::checkNotNull(
+          what, {{"model", model}, {"name", name}, {"out_index", outIndex}}))
+    return status;
+  int32_t index = indexOf(*model->desc);
+  if (index < 0)
+    return fail(MXRT_NOT_FOUND, "model '%s' has no %s named '%s'%s",
+                model->desc->name, entity, name, hint);
+  *outIndex = index;
+  return MXRT_OK;
 }
 
 /// Rounds up to a multiple of 64 bytes; false on overflow.
@@ -317,11 +333,10 @@ constexpr int32_t kMaxThreads = 256;
 mxrt_status createInstance(const mxrt_model *model,
                            const mxrt_instance_options *options,
                            mxrt_instance **outInstance) {
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_create: model is NULL");
-  if (!outInstance)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "mxrt_instance_create: out_instance is NULL");
+  if (mxrt_status status =
+          mxrt::checkNotNull("mxrt_instance_create",
+                             {{"model", model}, {"out_instance", outInstance}}))
+    return status;
   int32_t numThreads = 1;
   if (options) {
     constexpr size_t needed = offsetof(mxrt_instance_options, num_threads) +
@@ -457,8 +472,8 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
                          int32_t function, mxrt_tensor *const *inputs,
                          int32_t numInputs, mxrt_tensor *const *outputs,
                          int32_t numOutputs) {
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
+  if (mxrt_status status = mxrt::checkNotNull(what, {{"instance", instance}}))
+    return status;
   const mxrt_function_desc *fnPtr = functionAt(instance->model, function, what);
   if (!fnPtr)
     return MXRT_NOT_FOUND;
@@ -504,9 +519,9 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
 
 mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
                            void *const *outputs) {
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "mxrt_instance_run_raw: instance is NULL");
+  if (mxrt_status status =
+          mxrt::checkNotNull("mxrt_instance_run_raw", {{"instance", instance}}))
+    return status;
   const mxrt_function_desc &fn = instance->model->desc->functions[0];
   if (fn.num_inputs > 0 && !inputs)
     return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run_raw: inputs is NULL");
@@ -546,41 +561,41 @@ const mxrt_tensor_desc *paramAt(const mxrt_instance *instance, int32_t index,
   return &desc->params[index];
 }
 
-mxrt_status getParam(const mxrt_instance *instance, int32_t index,
-                     mxrt_tensor *dst) {
-  const char *what = "mxrt_instance_get_param";
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
+/// mxrt_instance_get_param (`toTensor`) and mxrt_instance_set_param: the
+/// same checks of the instance, the index and the tensor, then one copy of
+/// the parameter's bytes out of the instance or into it.
+mxrt_status copyParam(const char *what, const mxrt_instance *instance,
+                      int32_t index, const mxrt_tensor *tensor, bool toTensor) {
+  if (mxrt_status status = mxrt::checkNotNull(what, {{"instance", instance}}))
+    return status;
+  if (!toTensor)
+    if (mxrt_status status =
+            mxrt::requireTrainable(what, instance->model, "change"))
+      return status;
   const mxrt_tensor_desc *param = paramAt(instance, index, what);
   if (!param)
     return MXRT_NOT_FOUND;
-  if (mxrt_status status = checkTensor("parameter", index, *param, dst))
+  if (mxrt_status status = checkTensor("parameter", index, *param, tensor))
     return status;
-  std::memmove(dst->data, instance->params[index], param->size_bytes);
-  return MXRT_OK;
-}
-
-mxrt_status setParam(mxrt_instance *instance, int32_t index,
-                     const mxrt_tensor *src) {
-  const char *what = "mxrt_instance_set_param";
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
-  if (!instance->model->trainable())
-    return fail(MXRT_UNSUPPORTED,
-                "%s: model '%s' is an inference model, which reads its "
-                "weights in place; compile it with mxc --train to change "
-                "parameters",
-                what, instance->model->desc->name);
-  const mxrt_tensor_desc *param = paramAt(instance, index, what);
-  if (!param)
-    return MXRT_NOT_FOUND;
-  if (mxrt_status status = checkTensor("parameter", index, *param, src))
-    return status;
-  std::memmove(instance->params[index], src->data, param->size_bytes);
+  uint8_t *stored = instance->params[index];
+  if (toTensor)
+    std::memmove(tensor->data, stored, param->size_bytes);
+  else
+    std::memmove(stored, tensor->data, param->size_bytes);
   return MXRT_OK;
 }
 
 } // namespace
+
+mxrt_status mxrt::requireTrainable(const char *what, const mxrt_model *model,
+                                   const char *verb) {
+  if (model->trainable())
+    return MXRT_OK;
+  return fail(MXRT_UNSUPPORTED,
+              "%s: model '%s' is an inference model, which reads its weights "
+              "in place; compile it with mxc --train to %s parameters",
+              what, model->desc->name, verb);
+}
 
 mxrt_status mxrt_model_open(const char *path, mxrt_model **out_model) {
   return mxrt::guarded([&] { return openModel(path, out_model); });
@@ -589,12 +604,10 @@ mxrt_status mxrt_model_open(const char *path, mxrt_model **out_model) {
 mxrt_status mxrt_model_from_descriptor(const struct mxrt_model_desc *desc,
                                        mxrt_model **out_model) {
   return mxrt::guarded([&]() -> mxrt_status {
-    if (!desc)
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "mxrt_model_from_descriptor: desc is NULL");
-    if (!out_model)
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "mxrt_model_from_descriptor: out_model is NULL");
+    if (mxrt_status status =
+            mxrt::checkNotNull("mxrt_model_from_descriptor",
+                               {{"desc", desc}, {"out_model", out_model}}))
+      return status;
     return makeModel(desc, nullptr,
                      std::string("model '") +
                          (desc->name ? desc->name : "(unnamed)") +
@@ -638,20 +651,11 @@ mxrt_status mxrt_model_output_info(const mxrt_model *model, int32_t index,
 
 mxrt_status mxrt_model_find_input(const mxrt_model *model, const char *name,
                                   int32_t *out_index) {
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_model_find_input: model is NULL");
-  if (!name)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_model_find_input: name is NULL");
-  if (!out_index)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "mxrt_model_find_input: out_index is NULL");
-  const mxrt_function_desc &fn = model->desc->functions[0];
-  int32_t index = findByName(fn.inputs, fn.num_inputs, name);
-  if (index < 0)
-    return fail(MXRT_NOT_FOUND, "model '%s' has no input named '%s'",
-                model->desc->name, name);
-  *out_index = index;
-  return MXRT_OK;
+  return findNamed("mxrt_model_find_input", model, name, out_index, "input",
+                   [&](const mxrt_model_desc &desc) {
+                     const mxrt_function_desc &fn = desc.functions[0];
+                     return findByName(fn.inputs, fn.num_inputs, name);
+                   });
 }
 
 void mxrt_instance_options_init(mxrt_instance_options *options) {
@@ -673,9 +677,9 @@ mxrt_status mxrt_instance_create_static(const struct mxrt_model_desc *desc,
                                         const mxrt_instance_options *options,
                                         mxrt_instance **out_instance) {
   return mxrt::guarded([&]() -> mxrt_status {
-    if (!out_instance)
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "mxrt_instance_create_static: out_instance is NULL");
+    if (mxrt_status status = mxrt::checkNotNull(
+            "mxrt_instance_create_static", {{"out_instance", out_instance}}))
+      return status;
     mxrt_model *model = nullptr;
     if (mxrt_status status = mxrt_model_from_descriptor(desc, &model))
       return status;
@@ -727,25 +731,15 @@ const char *mxrt_model_function_name(const mxrt_model *model, int32_t index) {
 
 mxrt_status mxrt_model_find_function(const mxrt_model *model, const char *name,
                                      int32_t *out_index) {
-  const char *what = "mxrt_model_find_function";
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
-  if (!name)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: name is NULL", what);
-  if (!out_index)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: out_index is NULL", what);
-  const mxrt_model_desc *desc = model->desc;
-  for (int64_t i = 0; i < desc->num_functions; ++i) {
-    if (std::strcmp(desc->functions[i].name, name) == 0) {
-      *out_index = static_cast<int32_t>(i);
-      return MXRT_OK;
-    }
-  }
-  return fail(MXRT_NOT_FOUND, "model '%s' has no function named '%s'%s",
-              desc->name, name,
-              model->trainable() ? ""
-                                 : " (it is an inference model; training "
-                                   "functions need mxc --train)");
+  bool inference = model && !model->trainable();
+  return findNamed(
+      "mxrt_model_find_function", model, name, out_index, "function",
+      [&](const mxrt_model_desc &desc) {
+        return findByName(desc.functions, desc.num_functions, name);
+      },
+      inference ? " (it is an inference model; training functions need mxc "
+                  "--train)"
+                : "");
 }
 
 int32_t mxrt_model_function_num_inputs(const mxrt_model *model,
@@ -783,10 +777,9 @@ int32_t mxrt_model_num_params(const mxrt_model *model) {
 mxrt_status mxrt_model_param_info(const mxrt_model *model, int32_t index,
                                   mxrt_tensor_info *out_info) {
   const char *what = "mxrt_model_param_info";
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
-  if (!out_info)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: out_info is NULL", what);
+  if (mxrt_status status =
+          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out_info}}))
+    return status;
   if (index < 0 || index >= model->desc->num_params)
     return fail(MXRT_NOT_FOUND,
                 "%s: index %d is out of range (model '%s' has %lld "
@@ -799,20 +792,10 @@ mxrt_status mxrt_model_param_info(const mxrt_model *model, int32_t index,
 
 mxrt_status mxrt_model_find_param(const mxrt_model *model, const char *name,
                                   int32_t *out_index) {
-  const char *what = "mxrt_model_find_param";
-  if (!model)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: model is NULL", what);
-  if (!name)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: name is NULL", what);
-  if (!out_index)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: out_index is NULL", what);
-  int32_t index =
-      findByName(model->desc->params, model->desc->num_params, name);
-  if (index < 0)
-    return fail(MXRT_NOT_FOUND, "model '%s' has no parameter named '%s'",
-                model->desc->name, name);
-  *out_index = index;
-  return MXRT_OK;
+  return findNamed("mxrt_model_find_param", model, name, out_index, "parameter",
+                   [&](const mxrt_model_desc &desc) {
+                     return findByName(desc.params, desc.num_params, name);
+                   });
 }
 
 mxrt_status mxrt_instance_call(mxrt_instance *instance, int32_t function,
@@ -827,10 +810,16 @@ mxrt_status mxrt_instance_call(mxrt_instance *instance, int32_t function,
 
 mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
                                     int32_t index, mxrt_tensor *dst) {
-  return mxrt::guarded([&] { return getParam(instance, index, dst); });
+  return mxrt::guarded([&] {
+    return copyParam("mxrt_instance_get_param", instance, index, dst,
+                     /*toTensor=*/true);
+  });
 }
 
 mxrt_status mxrt_instance_set_param(mxrt_instance *instance, int32_t index,
                                     const mxrt_tensor *src) {
-  return mxrt::guarded([&] { return setParam(instance, index, src); });
+  return mxrt::guarded([&] {
+    return copyParam("mxrt_instance_set_param", instance, index, src,
+                     /*toTensor=*/false);
+  });
 }

@@ -47,39 +47,32 @@ public:
     if (!consume('{'))
       return setError("expected '{'");
     bool seenDescr = false, seenOrder = false, seenShape = false;
-    while (true) {
-      skipSpace();
-      if (consume('}'))
-        break;
-      std::string key;
+    std::string key;
+    auto entry = [&] {
       if (!parseString(key))
         return false;
-      skipSpace();
-      if (!consume(':'))
-        return setError("expected ':' after '" + key + "'");
+      if (!expect(':', "expected ':' after '" + key + "'"))
+        return false;
       skipSpace();
       if (key == "descr") {
-        if (!(text.compare(pos, 1, "[") == 0 ? parseFields()
-                                             : parseString(descr)))
-          return false;
         seenDescr = true;
-      } else if (key == "fortran_order") {
-        if (!parseBool(fortranOrder))
-          return false;
-        seenOrder = true;
-      } else if (key == "shape") {
-        if (!parseShape())
-          return false;
-        seenShape = true;
-      } else {
-        return setError("unexpected key '" + key + "'");
+        return text.compare(pos, 1, "[") == 0 ? parseFields()
+                                              : parseString(descr);
       }
-      skipSpace();
-      if (consume('}'))
-        break;
-      if (!consume(','))
-        return setError("expected ',' or '}' after the value of '" + key + "'");
-    }
+      if (key == "fortran_order") {
+        seenOrder = true;
+        return parseBool(fortranOrder);
+      }
+      if (key == "shape") {
+        seenShape = true;
+        return parseShape();
+      }
+      return setError("unexpected key '" + key + "'");
+    };
+    if (!parseList('}', entry, [&] {
+          return "expected ',' or '}' after the value of '" + key + "'";
+        }))
+      return false;
     skipSpace();
     if (pos != text.size())
       return setError("unexpected text after the closing '}'");
@@ -123,7 +116,32 @@ private:
     pos += len;
     return true;
   }
+  /// Skips white space, then consumes `c` or fails with `message`.
+  bool expect(char c, const std::string &message) {
+    skipSpace();
+    return consume(c) || setError(message);
+  }
+  /// The items of a list whose opening bracket is consumed, up to `close`:
+  /// `item()` parses one, commas separate them, a trailing one is allowed;
+  /// anything else after an item fails with `separatorError()`.
+  template <typename Item, typename Message>
+  bool parseList(char close, Item item, Message separatorError) {
+    while (true) {
+      skipSpace();
+      if (consume(close))
+        return true;
+      if (!item())
+        return false;
+      skipSpace();
+      if (consume(close))
+        return true;
+      if (!consume(','))
+        return setError(separatorError());
+    }
+  }
+  /// A quoted string, after optional white space.
   bool parseString(std::string &out) {
+    skipSpace();
     if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
       return setError("expected a quoted string");
     char quote = text[pos++];
@@ -137,33 +155,21 @@ private:
   /// [('name', 'type'), ...] with an optional trailing comma.
   bool parseFields() {
     consume('[');
-    while (true) {
-      skipSpace();
-      if (consume(']'))
-        return true;
+    auto field = [&] {
       std::string name, type;
       if (!consume('('))
         return setError("a structured 'descr' holds something other than "
                         "(name, type) pairs");
-      skipSpace();
-      if (!parseString(name))
+      if (!parseString(name) ||
+          !expect(',', "expected ',' after a field name in 'descr'") ||
+          !parseString(type) ||
+          !expect(')', "expected ')' after a field type in 'descr'"))
         return false;
-      skipSpace();
-      if (!consume(','))
-        return setError("expected ',' after a field name in 'descr'");
-      skipSpace();
-      if (!parseString(type))
-        return false;
-      skipSpace();
-      if (!consume(')'))
-        return setError("expected ')' after a field type in 'descr'");
       fields.emplace_back(name, type);
-      skipSpace();
-      if (consume(']'))
-        return true;
-      if (!consume(','))
-        return setError("expected ',' or ']' in 'descr'");
-    }
+      return true;
+    };
+    return parseList(']', field,
+                     [] { return "expected ',' or ']' in 'descr'"; });
   }
   bool parseBool(bool &out) {
     if (consumeWord("True"))
@@ -178,10 +184,7 @@ private:
     if (!consume('('))
       return setError("'shape' is not a tuple");
     shape.clear();
-    while (true) {
-      skipSpace();
-      if (consume(')'))
-        return true;
+    auto extent = [&] {
       if (pos >= text.size() || text[pos] < '0' || text[pos] > '9')
         return setError("'shape' holds something other than non-negative "
                         "integers");
@@ -193,12 +196,10 @@ private:
       }
       consume('L'); // Python 2 longs, as old NumPy wrote them.
       shape.push_back(static_cast<int64_t>(value));
-      skipSpace();
-      if (consume(')'))
-        return true;
-      if (!consume(','))
-        return setError("expected ',' or ')' in 'shape'");
-    }
+      return true;
+    };
+    return parseList(')', extent,
+                     [] { return "expected ',' or ')' in 'shape'"; });
   }
 
   const std::string &text;
@@ -246,67 +247,40 @@ mxrt_status parseDescr(const char *path, const HeaderParser &header,
     *out = MXRT_STRING;
     return MXRT_OK;
   }
-  static const struct {
-    const char *code;
-    mxrt_dtype dtype;
-  } kinds[] = {{"f4", MXRT_F32}, {"f8", MXRT_F64},  {"f2", MXRT_F16},
-               {"u1", MXRT_U8},  {"i4", MXRT_I32},  {"i1", MXRT_I8},
-               {"i8", MXRT_I64}, {"b1", MXRT_BOOL}, {"i2", MXRT_I16},
-               {"u2", MXRT_U16}, {"u4", MXRT_U32},  {"u8", MXRT_U64}};
+  // The dtype table's NumPy type strings ("<f4"), matched on the kind and
+  // size ("f4") whatever the byte-order mark.
   if (descr.size() == 3 && std::strchr("<=|>", descr[0])) {
-    for (const auto &kind : kinds) {
-      if (descr.compare(1, 2, kind.code) != 0)
+    for (int64_t code = MXRT_F32; code <= MXRT_STRING; ++code) {
+      const mxrt::DtypeInfo &kind = *mxrt::dtypeInfo(code);
+      if (!kind.npyType || descr.compare(1, 2, kind.npyType + 1) != 0)
         continue;
-      bool singleByte = mxrt_dtype_size(kind.dtype) == 1;
-      if (!singleByte && (descr[0] == '>' || descr[0] == '|'))
+      if (kind.size != 1 && (descr[0] == '>' || descr[0] == '|'))
         return mxrt::fail(MXRT_UNSUPPORTED,
                           "'%s': dtype '%s' is not little-endian; convert "
                           "it with arr.astype('<%s')",
-                          path, descr.c_str(), kind.code);
+                          path, descr.c_str(), kind.npyType + 1);
       *out = kind.dtype;
       return MXRT_OK;
     }
   }
+  std::string supported;
+  for (int64_t code = MXRT_F32; code <= MXRT_STRING; ++code)
+    if (const char *npyType = mxrt::dtypeInfo(code)->npyType)
+      supported += (supported.empty() ? "" : " ") + std::string(npyType);
   return mxrt::fail(MXRT_UNSUPPORTED,
-                    "'%s': unsupported dtype '%s' (supported: <f4 <f8 <f2 |u1 "
-                    "<i4 |i1 <i8 |b1 <i2 <u2 <u4 <u8, text as <U and |S, and "
-                    "bfloat16 as [('bfloat16', '<u2')])",
-                    path, descr.c_str());
+                    "'%s': unsupported dtype '%s' (supported: %s, text as <U "
+                    "and |S, and bfloat16 as [('bfloat16', '<u2')])",
+                    path, descr.c_str(), supported.c_str());
 }
 
-/// The descr as a Python literal, as np.save writes it.
-const char *descrOf(mxrt_dtype dtype) {
-  switch (dtype) {
-  case MXRT_F32:
-    return "'<f4'";
-  case MXRT_F64:
-    return "'<f8'";
-  case MXRT_F16:
-    return "'<f2'";
-  case MXRT_U8:
-    return "'|u1'";
-  case MXRT_I32:
-    return "'<i4'";
-  case MXRT_I8:
-    return "'|i1'";
-  case MXRT_I64:
-    return "'<i8'";
-  case MXRT_BOOL:
-    return "'|b1'";
-  case MXRT_I16:
-    return "'<i2'";
-  case MXRT_U16:
-    return "'<u2'";
-  case MXRT_U32:
-    return "'<u4'";
-  case MXRT_U64:
-    return "'<u8'";
-  case MXRT_BF16:
-    return "[('bfloat16', '<u2')]";
-  case MXRT_STRING: // '<U<n>', n from the data
-    break;
-  }
-  return nullptr;
+/// The descr as a Python literal, as np.save writes it; a string tensor's is
+/// '<U<n>', n code points per element.
+std::string descrOf(mxrt_dtype dtype, size_t textUnits) {
+  if (dtype == MXRT_STRING)
+    return "'<U" + std::to_string(textUnits) + "'";
+  if (dtype == MXRT_BF16)
+    return std::string("[('") + bf16Field + "', '<u2')]";
+  return std::string("'") + mxrt::dtypeInfo(dtype)->npyType + "'";
 }
 
 uint32_t readLittleEndian(const unsigned char *bytes, size_t count) {
@@ -398,12 +372,9 @@ mxrt_status readText(const char *path, FILE *file, const TextDescr &text,
 }
 
 mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
-  if (!path)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_load_npy: path is NULL");
-  if (!outTensor)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_load_npy: out_tensor is NULL");
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_tensor_load_npy", {{"path", path}, {"out_tensor", outTensor}}))
+    return status;
   FileCloser closer{std::fopen(path, "rb")};
   FILE *file = closer.file;
   if (!file)
@@ -511,8 +482,7 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
 /// The whole file as NumPy 1.24's np.save writes it (format 1.0), minus data.
 std::string npyHeader(const mxrt_tensor *tensor, size_t textUnits = 0) {
   std::string dict = "{'descr': ";
-  dict += tensor->dtype == MXRT_STRING ? "'<U" + std::to_string(textUnits) + "'"
-                                       : std::string(descrOf(tensor->dtype));
+  dict += descrOf(tensor->dtype, textUnits);
   dict += ", 'fortran_order': False, 'shape': (";
   for (int32_t i = 0; i < tensor->ndim; ++i) {
     if (i)
@@ -535,12 +505,9 @@ std::string npyHeader(const mxrt_tensor *tensor, size_t textUnits = 0) {
 }
 
 mxrt_status saveNpy(const mxrt_tensor *tensor, const char *path) {
-  if (!tensor)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_save_npy: tensor is NULL");
-  if (!path)
-    return mxrt::fail(MXRT_INVALID_ARGUMENT,
-                      "mxrt_tensor_save_npy: path is NULL");
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_tensor_save_npy", {{"tensor", tensor}, {"path", path}}))
+    return status;
   if (tensor->sizeBytes != 0 && !tensor->data)
     return mxrt::fail(MXRT_INVALID_ARGUMENT,
                       "mxrt_tensor_save_npy: tensor has no data");

@@ -377,11 +377,10 @@ std::string savedName(const mxrt_tensor_desc &param) {
 }
 
 mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
-  const char *what = "mxrt_instance_save_params";
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
-  if (!path)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: path is NULL", what);
+  if (mxrt_status status =
+          mxrt::checkNotNull("mxrt_instance_save_params",
+                             {{"instance", instance}, {"path", path}}))
+    return status;
   const mxrt_model_desc *desc = instance->model->desc;
   int64_t count = desc->num_params;
   // As MXNet does: V2 records, or V3 (NumPy shape semantics) for all records
@@ -425,17 +424,13 @@ mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
 
 mxrt_status loadParams(mxrt_instance *instance, const char *path) {
   const char *what = "mxrt_instance_load_params";
-  if (!instance)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: instance is NULL", what);
-  if (!path)
-    return fail(MXRT_INVALID_ARGUMENT, "%s: path is NULL", what);
+  if (mxrt_status status =
+          mxrt::checkNotNull(what, {{"instance", instance}, {"path", path}}))
+    return status;
+  if (mxrt_status status =
+          mxrt::requireTrainable(what, instance->model, "load"))
+    return status;
   const mxrt_model_desc *desc = instance->model->desc;
-  if (!instance->model->trainable())
-    return fail(MXRT_UNSUPPORTED,
-                "%s: model '%s' is an inference model, which reads its "
-                "weights in place; compile it with mxc --train to load "
-                "parameters",
-                what, desc->name);
   std::vector<uint8_t> bytes;
   if (mxrt_status status = readWholeFile(path, bytes))
     return status;

@@ -29,8 +29,50 @@ mxrt_status mxrt::fail(mxrt_status status, const char *format, ...) {
   return status;
 }
 
+mxrt_status mxrt::checkNotNull(const char *what,
+                               std::initializer_list<PointerArg> args) {
+  for (const PointerArg &arg : args)
+    if (!arg.value)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: %s is NULL", what, arg.name);
+  return MXRT_OK;
+}
+
 bool mxrt::isValidDtype(int64_t dtype) {
   return dtype >= MXRT_F32 && dtype <= MXRT_STRING;
+}
+
+namespace {
+/// Indexed by code (checked below).
+constexpr mxrt::DtypeInfo dtypeTable[] = {
+    {MXRT_F32, "float32", 4, "<f4"},
+    {MXRT_F64, "float64", 8, "<f8"},
+    {MXRT_F16, "float16", 2, "<f2"},
+    {MXRT_U8, "uint8", 1, "|u1"},
+    {MXRT_I32, "int32", 4, "<i4"},
+    {MXRT_I8, "int8", 1, "|i1"},
+    {MXRT_I64, "int64", 8, "<i8"},
+    {MXRT_BOOL, "bool", 1, "|b1"},
+    {MXRT_I16, "int16", 2, "<i2"},
+    {MXRT_U16, "uint16", 2, "<u2"},
+    {MXRT_U32, "uint32", 4, "<u4"},
+    {MXRT_U64, "uint64", 8, "<u8"},
+    {MXRT_BF16, "bfloat16", 2, nullptr},
+    {MXRT_STRING, "string", sizeof(const char *), nullptr},
+};
+
+constexpr bool tableIsIndexedByCode() {
+  int64_t code = 0;
+  for (const mxrt::DtypeInfo &info : dtypeTable)
+    if (info.dtype != code++)
+      return false;
+  return code == MXRT_STRING + 1;
+}
+static_assert(tableIsIndexedByCode(), "dtypeTable must list every dtype in "
+                                      "code order");
+} // namespace
+
+const mxrt::DtypeInfo *mxrt::dtypeInfo(int64_t code) {
+  return isValidDtype(code) ? &dtypeTable[code] : nullptr;
 }
 
 int64_t mxrt::dtypeCode(const mxrt_dtype &dtype) {
@@ -75,60 +117,11 @@ const char *mxrt_status_string(mxrt_status status) {
 const char *mxrt_last_error(void) { return lastError.c_str(); }
 
 size_t mxrt_dtype_size(mxrt_dtype dtype) {
-  switch (mxrt::dtypeCode(dtype)) {
-  case MXRT_F32:
-  case MXRT_I32:
-  case MXRT_U32:
-    return 4;
-  case MXRT_F64:
-  case MXRT_I64:
-  case MXRT_U64:
-    return 8;
-  case MXRT_STRING:
-    return sizeof(const char *);
-  case MXRT_F16:
-  case MXRT_BF16:
-  case MXRT_I16:
-  case MXRT_U16:
-    return 2;
-  case MXRT_U8:
-  case MXRT_I8:
-  case MXRT_BOOL:
-    return 1;
-  }
-  return 0;
+  const mxrt::DtypeInfo *info = mxrt::dtypeInfo(mxrt::dtypeCode(dtype));
+  return info ? info->size : 0;
 }
 
 const char *mxrt_dtype_name(mxrt_dtype dtype) {
-  switch (mxrt::dtypeCode(dtype)) {
-  case MXRT_F32:
-    return "float32";
-  case MXRT_F64:
-    return "float64";
-  case MXRT_F16:
-    return "float16";
-  case MXRT_U8:
-    return "uint8";
-  case MXRT_I32:
-    return "int32";
-  case MXRT_I8:
-    return "int8";
-  case MXRT_I64:
-    return "int64";
-  case MXRT_BOOL:
-    return "bool";
-  case MXRT_I16:
-    return "int16";
-  case MXRT_U16:
-    return "uint16";
-  case MXRT_U32:
-    return "uint32";
-  case MXRT_U64:
-    return "uint64";
-  case MXRT_BF16:
-    return "bfloat16";
-  case MXRT_STRING:
-    return "string";
-  }
-  return "unknown";
+  const mxrt::DtypeInfo *info = mxrt::dtypeInfo(mxrt::dtypeCode(dtype));
+  return info ? info->name : "unknown";
 }

@@ -533,16 +533,50 @@ def pool_case(c, x, xv, pool_type, kernel=None, stride=None, pad=None, conventio
                         True if count_include_pad is None else count_include_pad, global_pool))
 
 
-@case("ops", "pool_max", "Max pooling 2x2 stride 2")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 3, 8, 8))
-    pool_case(c, x, xv, "max", (2, 2), (2, 2))
+# Pooling of standard-normal data: (name, description, input shape, pool type, the rest of
+# pool_case's arguments).
+POOL_CASES = [
+    ("pool_max", "Max pooling 2x2 stride 2", (2, 3, 8, 8), "max",
+     dict(kernel=(2, 2), stride=(2, 2))),
+    ("pool_max_default_stride", "Max pooling 3x3 without stride: MXNet's stride is 1",
+     (2, 3, 6, 6), "max", dict(kernel=(3, 3))),
+    ("pool_max_full", "Max pooling 2x2/2 on 7x7, pooling_convention full: 4x4 (valid: 3x3)",
+     (1, 2, 7, 7), "max", dict(kernel=(2, 2), stride=(2, 2), convention="full")),
+    ("pool_avg", "Average pooling 2x2 stride 2, no padding", (2, 3, 8, 8), "avg",
+     dict(kernel=(2, 2), stride=(2, 2))),
+    ("pool_avg_pad",
+     "Average pooling 3x3/2 pad 1, count_include_pad default True: divides by 9 at the border",
+     (1, 2, 7, 7), "avg", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+    ("pool_avg_pad_exclude",
+     "Average pooling 3x3/2 pad 1, count_include_pad False: divides by the in-bounds count",
+     (1, 2, 7, 7), "avg", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), count_include_pad=False)),
+    ("pool_avg_full",
+     "Average pooling 3x3/2 pad 1 on 8x8, convention full (5x5; valid gives 4x4); the last "
+     "window overhangs the padded input and MXNet divides by the window clipped to it (2 per dim)",
+     (1, 2, 8, 8), "avg", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), convention="full")),
+    ("pool_avg_full_exclude",
+     "Average pooling 3x3/2 pad 1 on 8x8, convention full, count_include_pad False",
+     (1, 2, 8, 8), "avg",
+     dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), convention="full", count_include_pad=False)),
+    ("pool_sum", "Sum pooling 3x3/2 pad 1 (padding adds zeros, no division)", (2, 2, 7, 7), "sum",
+     dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+    ("pool_global_avg",
+     "Global average pooling as Gluon exports it: kernel (1, 1) is ignored, output 1x1",
+     (2, 3, 5, 5), "avg", dict(kernel=(1, 1), global_pool=True)),
+    ("pool_global_max", "Global max pooling without a kernel attribute", (2, 3, 4, 6), "max",
+     dict(global_pool=True)),
+]
 
 
-@case("ops", "pool_max_default_stride", "Max pooling 3x3 without stride: MXNet's stride is 1")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 3, 6, 6))
-    pool_case(c, x, xv, "max", (3, 3))
+def register_pool_case(name, description, shape, pool_type, kwargs):
+    @case("ops", name, description)
+    def _(c):
+        x, xv = c.input("data", c.randn(*shape))
+        pool_case(c, x, xv, pool_type, **kwargs)
+
+
+for row in POOL_CASES:
+    register_pool_case(*row)
 
 
 @case("ops", "pool_max_pad_negative",
@@ -550,66 +584,6 @@ def _(c):
 def _(c):
     x, xv = c.input("data", -c.uniform(0.5, 2.0, 2, 3, 8, 8))
     pool_case(c, x, xv, "max", (3, 3), (2, 2), (1, 1))
-
-
-@case("ops", "pool_max_full", "Max pooling 2x2/2 on 7x7, pooling_convention full: 4x4 (valid: 3x3)")
-def _(c):
-    x, xv = c.input("data", c.randn(1, 2, 7, 7))
-    pool_case(c, x, xv, "max", (2, 2), (2, 2), convention="full")
-
-
-@case("ops", "pool_avg", "Average pooling 2x2 stride 2, no padding")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 3, 8, 8))
-    pool_case(c, x, xv, "avg", (2, 2), (2, 2))
-
-
-@case("ops", "pool_avg_pad",
-      "Average pooling 3x3/2 pad 1, count_include_pad default True: divides by 9 at the border")
-def _(c):
-    x, xv = c.input("data", c.randn(1, 2, 7, 7))
-    pool_case(c, x, xv, "avg", (3, 3), (2, 2), (1, 1))
-
-
-@case("ops", "pool_avg_pad_exclude",
-      "Average pooling 3x3/2 pad 1, count_include_pad False: divides by the in-bounds count")
-def _(c):
-    x, xv = c.input("data", c.randn(1, 2, 7, 7))
-    pool_case(c, x, xv, "avg", (3, 3), (2, 2), (1, 1), count_include_pad=False)
-
-
-@case("ops", "pool_avg_full",
-      "Average pooling 3x3/2 pad 1 on 8x8, convention full (5x5; valid gives 4x4); the last "
-      "window overhangs the padded input and MXNet divides by the window clipped to it (2 per dim)")
-def _(c):
-    x, xv = c.input("data", c.randn(1, 2, 8, 8))
-    pool_case(c, x, xv, "avg", (3, 3), (2, 2), (1, 1), convention="full")
-
-
-@case("ops", "pool_avg_full_exclude",
-      "Average pooling 3x3/2 pad 1 on 8x8, convention full, count_include_pad False")
-def _(c):
-    x, xv = c.input("data", c.randn(1, 2, 8, 8))
-    pool_case(c, x, xv, "avg", (3, 3), (2, 2), (1, 1), convention="full", count_include_pad=False)
-
-
-@case("ops", "pool_sum", "Sum pooling 3x3/2 pad 1 (padding adds zeros, no division)")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 2, 7, 7))
-    pool_case(c, x, xv, "sum", (3, 3), (2, 2), (1, 1))
-
-
-@case("ops", "pool_global_avg",
-      "Global average pooling as Gluon exports it: kernel (1, 1) is ignored, output 1x1")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 3, 5, 5))
-    pool_case(c, x, xv, "avg", (1, 1), global_pool=True)
-
-
-@case("ops", "pool_global_max", "Global max pooling without a kernel attribute")
-def _(c):
-    x, xv = c.input("data", c.randn(2, 3, 4, 6))
-    pool_case(c, x, xv, "max", global_pool=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1115,6 +1089,20 @@ def fc_tanh(c, store_dtype=None, fmt="v2"):
              np.tanh(fully_connected(xv, wv, bv)))
 
 
+def param_style_conv(c, dshape, pad=None):
+    """A pre-0.9 graph's first layer: data -> conv0, 3x3 with 3 filters and a bias; returns its
+    symbol and reference."""
+    c.style = "param"
+    x, xv = c.input("data", c.randn(*dshape))
+    w, wv = c.param("conv0_weight", c.randn(3, 2, 3, 3, scale=0.3))
+    b, bv = c.param("conv0_bias", c.randn(3))
+    attrs = {"kernel": t(3, 3), "num_filter": "3"}
+    if pad:
+        attrs["pad"] = t(*pad)
+    y = c.op("Convolution", "conv0", [x, w, b], attrs)
+    return y, conv_nd(xv, wv, bv, (1, 1), pad or (0, 0), (1, 1), 1)
+
+
 @case("ops", "format_attr_key", "Symbol JSON of MXNet 0.9.5: node attributes under \"attr\"")
 def _(c):
     c.style, c.mxnet_version = "attr", 905
@@ -1125,13 +1113,7 @@ def _(c):
       "Pre-0.9 symbol JSON: attributes under \"param\", [node, index] inputs, no node_row_ptr, "
       "no mxnet_version")
 def _(c):
-    c.style = "param"
-    x, xv = c.input("data", c.randn(1, 2, 5, 5))
-    w, wv = c.param("conv0_weight", c.randn(3, 2, 3, 3, scale=0.3))
-    b, bv = c.param("conv0_bias", c.randn(3))
-    y = c.op("Convolution", "conv0", [x, w, b],
-             {"kernel": t(3, 3), "num_filter": "3", "pad": t(1, 1)})
-    yv = conv_nd(xv, wv, bv, (1, 1), (1, 1), (1, 1), 1)
+    y, yv = param_style_conv(c, (1, 2, 5, 5), pad=(1, 1))
     c.output(c.op("Activation", "relu0", [y], {"act_type": "relu"}), act(yv, "relu"))
 
 
@@ -1139,12 +1121,7 @@ def _(c):
       "Pre-0.9 symbol JSON whose BatchNorm has 3 inputs (data, gamma, beta): the moving stats "
       "are only in the .params, as aux:bn0_moving_mean / aux:bn0_moving_var")
 def _(c):
-    c.style = "param"
-    x, xv = c.input("data", c.randn(2, 2, 4, 4))
-    w, wv = c.param("conv0_weight", c.randn(3, 2, 3, 3, scale=0.3))
-    b, bv = c.param("conv0_bias", c.randn(3))
-    y = c.op("Convolution", "conv0", [x, w, b], {"kernel": t(3, 3), "num_filter": "3"})
-    yv = conv_nd(xv, wv, bv, (1, 1), (0, 0), (1, 1), 1)
+    y, yv = param_style_conv(c, (2, 2, 4, 4))
     g, gv = c.param("bn0_gamma", c.uniform(0.5, 2.0, 3))
     be, bev = c.param("bn0_beta", c.randn(3))
     _, mv = c.param("bn0_moving_mean", c.randn(3), aux=True, in_graph=False)

@@ -229,15 +229,41 @@ float fromBFloat16(uint16_t bits) {
   return value;
 }
 
+/// An integer dtype and its C type, as withIntegerType lists them.
+template <typename T> struct IntegerDtype { mxrt_dtype dtype; };
+
+template <typename Fn, typename... T>
+bool withIntegerTypeOf(mxrt_dtype dtype, Fn &fn, IntegerDtype<T>... types) {
+  return ((dtype == types.dtype && (fn(T()), true)) || ...);
+}
+
+/// Calls `fn(T())` with T the C type of `dtype` and returns true when `dtype`
+/// is an integer type (not bool, which is drawn and printed apart); returns
+/// false for any other dtype.
+template <typename Fn> bool withIntegerType(mxrt_dtype dtype, Fn &&fn) {
+  return withIntegerTypeOf(
+      dtype, fn, IntegerDtype<uint8_t>{MXRT_U8}, IntegerDtype<int8_t>{MXRT_I8},
+      IntegerDtype<int16_t>{MXRT_I16}, IntegerDtype<uint16_t>{MXRT_U16},
+      IntegerDtype<int32_t>{MXRT_I32}, IntegerDtype<uint32_t>{MXRT_U32},
+      IntegerDtype<int64_t>{MXRT_I64}, IntegerDtype<uint64_t>{MXRT_U64});
+}
+
 /// Fills `tensor` deterministically from (seed, input index), so that one
 /// input's values do not depend on which other inputs came from files.
 void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
   Random random{seed * 0x100000001B3ull + static_cast<uint64_t>(index) + 1};
   int64_t count = mxrt_tensor_num_elements(tensor);
   void *data = mxrt_tensor_data(tensor);
+  mxrt_dtype dtype = mxrt_tensor_dtype(tensor);
+  if (withIntegerType(dtype, [&](auto zero) {
+        using T = decltype(zero);
+        for (int64_t i = 0; i < count; ++i)
+          static_cast<T *>(data)[i] = static_cast<T>(random.next() % 10);
+      }))
+    return;
   for (int64_t i = 0; i < count; ++i) {
     uint64_t r = random.next();
-    switch (mxrt_tensor_dtype(tensor)) {
+    switch (dtype) {
     case MXRT_F32: // 24 random bits: exact in float.
       static_cast<float *>(data)[i] =
           static_cast<float>(r >> 40) * 0x1p-23f - 1.0f;
@@ -257,35 +283,13 @@ void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
       static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(bits >> 16);
       break;
     }
-    case MXRT_U8:
-      static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r % 10);
-      break;
-    case MXRT_I8:
-      static_cast<int8_t *>(data)[i] = static_cast<int8_t>(r % 10);
-      break;
-    case MXRT_I32:
-      static_cast<int32_t *>(data)[i] = static_cast<int32_t>(r % 10);
-      break;
-    case MXRT_I64:
-      static_cast<int64_t *>(data)[i] = static_cast<int64_t>(r % 10);
-      break;
     case MXRT_BOOL:
       static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(r & 1);
       break;
-    case MXRT_I16:
-      static_cast<int16_t *>(data)[i] = static_cast<int16_t>(r % 10);
-      break;
-    case MXRT_U16:
-      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(r % 10);
-      break;
-    case MXRT_U32:
-      static_cast<uint32_t *>(data)[i] = static_cast<uint32_t>(r % 10);
-      break;
-    case MXRT_U64:
-      static_cast<uint64_t *>(data)[i] = r % 10;
-      break;
     case MXRT_STRING: // Numbers as text, which casts to numbers read.
       mxrt_tensor_set_string(tensor, i, std::to_string(r % 10).c_str());
+      break;
+    default: // The integers, filled above.
       break;
     }
   }
@@ -336,7 +340,14 @@ std::string formatDouble(double value, bool json, int exactDigits) {
 /// Element `i` of `tensor` as text (JSON-safe when `json`).
 std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
   const void *data = mxrt_tensor_data(tensor);
-  switch (mxrt_tensor_dtype(tensor)) {
+  mxrt_dtype dtype = mxrt_tensor_dtype(tensor);
+  std::string text;
+  if (withIntegerType(dtype, [&](auto zero) {
+        using T = decltype(zero);
+        text = std::to_string(static_cast<const T *>(data)[i]);
+      }))
+    return text;
+  switch (dtype) {
   case MXRT_F32:
     return formatDouble(static_cast<const float *>(data)[i], json, 9);
   case MXRT_F64:
@@ -347,28 +358,13 @@ std::string formatElement(mxrt_tensor *tensor, int64_t i, bool json) {
   case MXRT_BF16:
     return formatDouble(fromBFloat16(static_cast<const uint16_t *>(data)[i]),
                         json, 4);
-  case MXRT_U8:
-    return std::to_string(static_cast<const uint8_t *>(data)[i]);
-  case MXRT_I8:
-    return std::to_string(static_cast<const int8_t *>(data)[i]);
-  case MXRT_I32:
-    return std::to_string(static_cast<const int32_t *>(data)[i]);
-  case MXRT_I64:
-    return std::to_string(static_cast<const int64_t *>(data)[i]);
   case MXRT_BOOL:
     return static_cast<const uint8_t *>(data)[i] ? "true" : "false";
-  case MXRT_I16:
-    return std::to_string(static_cast<const int16_t *>(data)[i]);
-  case MXRT_U16:
-    return std::to_string(static_cast<const uint16_t *>(data)[i]);
-  case MXRT_U32:
-    return std::to_string(static_cast<const uint32_t *>(data)[i]);
-  case MXRT_U64:
-    return std::to_string(static_cast<const uint64_t *>(data)[i]);
-  case MXRT_STRING: {
-    std::string text = mxrt_tensor_get_string(tensor, i);
+  case MXRT_STRING:
+    text = mxrt_tensor_get_string(tensor, i);
     return json ? jsonString(text) : "'" + text + "'";
-  }
+  default: // The integers, formatted above.
+    break;
   }
   return "?";
 }
