@@ -3,97 +3,62 @@
 #include "compiler/model/ModelSpec.h"
 
 #include <cstring>
+#include <iterator>
 
 using namespace mxc;
 
+namespace {
+/// What the compiler says of each element type, in DType order.
+struct DTypeInfo {
+  DType dtype;
+  size_t size;
+  const char *cType;
+  const char *name;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::F32, 4, "float", "float32"},
+    {DType::F64, 8, "double", "float64"},
+    // 16-bit floats travel as their raw bits: no C type is portable.
+    {DType::F16, 2, "uint16_t", "float16"},
+    {DType::U8, 1, "uint8_t", "uint8"},
+    {DType::I32, 4, "int32_t", "int32"},
+    {DType::I8, 1, "int8_t", "int8"},
+    {DType::I64, 8, "int64_t", "int64"},
+    {DType::Bool, 1, "uint8_t", "bool"},
+    {DType::I16, 2, "int16_t", "int16"},
+    {DType::U16, 2, "uint16_t", "uint16"},
+    {DType::U32, 4, "uint32_t", "uint32"},
+    {DType::U64, 8, "uint64_t", "uint64"},
+    {DType::BF16, 2, "uint16_t", "bfloat16"},
+    {DType::String, 8, "const char *", "string"}, // a pointer per element
+};
+constexpr bool inDTypeOrder() {
+  for (size_t i = 0; i < std::size(kDTypes); ++i)
+    if (int64_t(kDTypes[i].dtype) != int64_t(i))
+      return false;
+  return true;
+}
+static_assert(inDTypeOrder(), "kDTypes is indexed by DType");
+
+const DTypeInfo *infoOf(DType dtype) {
+  size_t i = size_t(dtype);
+  return i < std::size(kDTypes) ? &kDTypes[i] : nullptr;
+}
+} // namespace
+
 size_t mxc::dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F64:
-  case DType::I64:
-  case DType::U64:
-  case DType::String: // a pointer
-    return 8;
-  case DType::F32:
-  case DType::I32:
-  case DType::U32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-  case DType::I16:
-  case DType::U16:
-    return 2;
-  case DType::U8:
-  case DType::I8:
-  case DType::Bool:
-    return 1;
-  }
-  return 0;
+  const DTypeInfo *info = infoOf(dtype);
+  return info ? info->size : 0;
 }
 
 const char *mxc::dtypeCType(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  case DType::F16:
-  case DType::BF16: // the raw bits, as no C type is portable
-    return "uint16_t";
-  case DType::U8:
-  case DType::Bool:
-    return "uint8_t";
-  case DType::I32:
-    return "int32_t";
-  case DType::I8:
-    return "int8_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::I16:
-    return "int16_t";
-  case DType::U16:
-    return "uint16_t";
-  case DType::U32:
-    return "uint32_t";
-  case DType::U64:
-    return "uint64_t";
-  case DType::String:
-    return "const char *";
-  }
-  return "void";
+  const DTypeInfo *info = infoOf(dtype);
+  return info ? info->cType : "void";
 }
 
 const char *mxc::dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::F16:
-    return "float16";
-  case DType::U8:
-    return "uint8";
-  case DType::Bool:
-    return "bool";
-  case DType::I32:
-    return "int32";
-  case DType::I8:
-    return "int8";
-  case DType::I64:
-    return "int64";
-  case DType::I16:
-    return "int16";
-  case DType::U16:
-    return "uint16";
-  case DType::U32:
-    return "uint32";
-  case DType::U64:
-    return "uint64";
-  case DType::BF16:
-    return "bfloat16";
-  case DType::String:
-    return "string";
-  }
-  return "unknown";
+  const DTypeInfo *info = infoOf(dtype);
+  return info ? info->name : "unknown";
 }
 
 int64_t TensorSpec::numElements() const {
