@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pass pipelines mxc runs, in one place so that `mxc` and `mxc-opt
-// --mxc-cpu-pipeline` cannot drift apart.
+// --mxc-graph-pipeline / --mxc-cpu-pipeline` cannot drift apart.
 #include "passes/Passes.h"
+#include "passes/graph/ParameterStore.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -43,7 +44,8 @@ constexpr const char *kCpuPipeline =
     "convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
     "convert-index-to-llvm,"
-    "reconcile-unrealized-casts";
+    "reconcile-unrealized-casts,"
+    "mxc-strip-mx-attrs";
 } // namespace
 
 void mxc::ensurePassesRegistered() {
@@ -67,9 +69,20 @@ LogicalResult mxc::buildTrainingPipeline(OpPassManager &pm,
   return parsePassPipeline(pipeline, pm);
 }
 
-void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+void mxc::buildGraphPipeline(OpPassManager &pm,
+                             const GraphPipelineOptions &opts) {
+  if (opts.inference && opts.fusion)
+    pm.addNestedPass<func::FuncOp>(
+        opts.parameters ? createFoldBatchNormPass(*opts.parameters)
+                        : createFoldBatchNormPass());
+}
+
+void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
+                           ParameterStore *constants) {
   // The pipeline is spelled as text, so its passes must be registered.
   ensurePassesRegistered();
+  if (constants)
+    pm.addNestedPass<func::FuncOp>(createMarkConstantParamsPass(*constants));
   std::string plan = "strategy=" + opts.memoryPlan;
   if (opts.printMemoryPlan)
     plan += " print=true";
@@ -104,6 +117,13 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
 void mxc::registerAllPasses() {
   registerMXCPasses();
+  PassPipelineRegistration<>(
+      "mxc-graph-pipeline",
+      "The graph passes of an inference library on mx ops, parameter data "
+      "from the IR",
+      [](OpPassManager &pm) {
+        buildGraphPipeline(pm, GraphPipelineOptions{});
+      });
   PassPipelineRegistration<>(
       "mxc-cpu-pipeline",
       "Lower the mx dialect to the LLVM dialect for the host CPU",
