@@ -109,7 +109,8 @@ void registerAllPasses();
 void ensurePassesRegistered();
 
 /// The training passes (mxc --train): mxc-gradient on @train_forward, then
-/// mxc-train-step with `stepOptions` ("optimizer=adam wd=0.0001 ...").
+/// mxc-train-step with `stepOptions` ("optimizer=adam wd=0.0001 ..."), then
+/// symbol-dce (a private @train_forward goes).
 llvm::LogicalResult buildTrainingPipeline(mlir::OpPassManager &pm,
                                           llvm::StringRef gradWrt,
                                           llvm::StringRef stepOptions);

@@ -284,7 +284,9 @@ def TrainStepPass : Pass<"mxc-train-step", "::mlir::ModuleOp"> {
     sgd: w -= lr g; momentum: m = momentum m - lr g, w += m; adam: m = b1 m
     + (1 - b1) g, v = b2 v + (1 - b2) g^2, t += 1, w -= lr sqrt(1 - b2^t) /
     (1 - b1^t) m / (sqrt(v) + epsilon); rmsprop: n = rho n + (1 - rho) g^2,
-    w -= lr g / sqrt(n + epsilon). The gradient function is erased.
+    w -= lr g / sqrt(n + epsilon). The gradient function is erased; @grad
+    and @train_step are public (library entry points) whatever its
+    visibility.
   }];
   let options = [
     Option<"gradFunc", "grad-func", "std::string", /*default=*/"\"forward_grad\"",

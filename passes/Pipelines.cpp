@@ -64,8 +64,10 @@ LogicalResult mxc::buildTrainingPipeline(OpPassManager &pm,
   std::string pipeline = "mxc-gradient{func=train_forward";
   if (!gradWrt.empty())
     pipeline += " grad-wrt=" + gradWrt.str();
+  // symbol-dce drops the driver's private @train_forward, which nothing
+  // reads once the gradient is derived.
   pipeline += "},mxc-train-step{grad-func=train_forward_grad " +
-              stepOptions.str() + "}";
+              stepOptions.str() + "},symbol-dce";
   return parsePassPipeline(pipeline, pm);
 }
 
