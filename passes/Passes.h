@@ -78,9 +78,11 @@ struct CpuPipelineOptions {
   bool printMemoryPlan = false;
   /// Write the plan report as JSON to this file (empty: none).
   std::string memoryPlanJson;
-  /// Fuse elementwise chains (mxc-fuse-elementwise) and, with kernels,
-  /// kernel epilogues (mxc-fuse-kernel-epilogues).
-  bool fuseElementwise = true;
+  /// Operator fusion (--no-fusion turns it off, e.g. to plan memory for the
+  /// graph as the frontend gives it): elementwise chains
+  /// (mxc-fuse-elementwise), max pooling before activations and, with
+  /// kernels, kernel epilogues (mxc-fuse-kernel-epilogues).
+  bool fusion = true;
   /// Contractions call the runtime's kernels (else: generated loops).
   bool kernels = true;
   /// Outermost parallel loops with at least this much work (operations

@@ -99,18 +99,18 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   // Kernel epilogues first: elementwise fusion would merge the add and the
   // ReLU they look for.
   std::string fuse;
-  if (opts.kernels && opts.fuseElementwise)
+  if (opts.kernels && opts.fusion)
     fuse += "func.func(mxc-fuse-kernel-epilogues),";
   // After the epilogues (a residual add must be an accumulating init
   // first, to link its chain), before elementwise fusion.
   if (opts.kernels && opts.convLayout != "nchw")
     fuse += "func.func(mxc-conv-layout{policy=" +
             std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
-  if (opts.fuseElementwise)
+  if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // A graph rewrite on mx ops, so before their lowering.
-  if (opts.fuseElementwise)
+  if (opts.fusion)
     pipeline.insert(pipeline.find("func.func(mxc-convert-mx-to-linalg"),
                     "func.func(mxc-pool-before-activation),");
   if (failed(parsePassPipeline(pipeline, pm)))
