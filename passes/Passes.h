@@ -44,6 +44,32 @@ void populateGradOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// gathers and scatters, GatherND, CumSum, Trilu) to linalg/tensor/arith/scf.
 void populateOnnxOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+class ParameterStore;
+
+/// mxc-fold-batchnorm reading and writing the parameters' data through
+/// `store`, which must outlive the pass.
+std::unique_ptr<mlir::Pass> createFoldBatchNormPass(ParameterStore &store);
+
+/// mxc-mark-constant-params taking the parameters from `store`, which must
+/// outlive the pass.
+std::unique_ptr<mlir::Pass> createMarkConstantParamsPass(ParameterStore &store);
+
+/// Options of the graph pipeline: the target-independent rewrites on mx ops
+/// between import and a target's pipeline.
+struct GraphPipelineOptions {
+  /// An inference library; a training library's parameters change, so
+  /// nothing is folded into them.
+  bool inference = true;
+  /// Fold BatchNorm into convolution weights (mxc-fold-batchnorm).
+  bool fusion = true;
+  /// The parameters' data; null: the IR's (IRParameterStore).
+  ParameterStore *parameters = nullptr;
+};
+
+/// The graph passes on mx ops. --emit=mlir shows the module after them.
+void buildGraphPipeline(mlir::OpPassManager &pm,
+                        const GraphPipelineOptions &opts);
+
 /// Options of the CPU pipeline from the mx dialect to the LLVM dialect.
 struct CpuPipelineOptions {
   /// Memory-planning strategy: naive, inplace, coshare, both or best.
@@ -52,9 +78,11 @@ struct CpuPipelineOptions {
   bool printMemoryPlan = false;
   /// Write the plan report as JSON to this file (empty: none).
   std::string memoryPlanJson;
-  /// Fuse elementwise chains (mxc-fuse-elementwise) and, with kernels,
-  /// kernel epilogues (mxc-fuse-kernel-epilogues).
-  bool fuseElementwise = true;
+  /// Operator fusion (--no-fusion turns it off, e.g. to plan memory for the
+  /// graph as the frontend gives it): elementwise chains
+  /// (mxc-fuse-elementwise), max pooling before activations and, with
+  /// kernels, kernel epilogues (mxc-fuse-kernel-epilogues).
+  bool fusion = true;
   /// Contractions call the runtime's kernels (else: generated loops).
   bool kernels = true;
   /// Outermost parallel loops with at least this much work (operations
@@ -66,19 +94,25 @@ struct CpuPipelineOptions {
   std::string convLayout = "auto";
 };
 
-/// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect. The module's
-/// public functions take their results as trailing out-parameters
-/// (bare pointers) afterwards.
-void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
+/// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect, ready for
+/// translation (mxc-strip-mx-attrs last). The module's public functions take
+/// their results as trailing out-parameters (bare pointers) afterwards.
+/// With `constants` (an inference library's parameters), those are marked
+/// constant first (mxc-mark-constant-params); `constants` must outlive the
+/// pass manager.
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts,
+                      ParameterStore *constants = nullptr);
 
-/// Registers every mxc pass and the `mxc-cpu-pipeline` pipeline.
+/// Registers every mxc pass and the `mxc-graph-pipeline` and
+/// `mxc-cpu-pipeline` pipelines.
 void registerAllPasses();
 
 /// Registers MLIR's and mxc's passes once, so that textual pipelines parse.
 void ensurePassesRegistered();
 
 /// The training passes (mxc --train): mxc-gradient on @train_forward, then
-/// mxc-train-step with `stepOptions` ("optimizer=adam wd=0.0001 ...").
+/// mxc-train-step with `stepOptions` ("optimizer=adam wd=0.0001 ..."), then
+/// symbol-dce (a private @train_forward goes).
 llvm::LogicalResult buildTrainingPipeline(mlir::OpPassManager &pm,
                                           llvm::StringRef gradWrt,
                                           llvm::StringRef stepOptions);

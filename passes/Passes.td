@@ -284,7 +284,9 @@ def TrainStepPass : Pass<"mxc-train-step", "::mlir::ModuleOp"> {
     sgd: w -= lr g; momentum: m = momentum m - lr g, w += m; adam: m = b1 m
     + (1 - b1) g, v = b2 v + (1 - b2) g^2, t += 1, w -= lr sqrt(1 - b2^t) /
     (1 - b1^t) m / (sqrt(v) + epsilon); rmsprop: n = rho n + (1 - rho) g^2,
-    w -= lr g / sqrt(n + epsilon). The gradient function is erased.
+    w -= lr g / sqrt(n + epsilon). The gradient function is erased; @grad
+    and @train_step are public (library entry points) whatever its
+    visibility.
   }];
   let options = [
     Option<"gradFunc", "grad-func", "std::string", /*default=*/"\"forward_grad\"",
@@ -304,6 +306,57 @@ def TrainStepPass : Pass<"mxc-train-step", "::mlir::ModuleOp"> {
     Option<"clipGradient", "clip-gradient", "double", /*default=*/"-1.0",
            "Clip gradients to [-c, c] when positive">,
   ];
+}
+
+def FoldBatchNormPass : Pass<"mxc-fold-batchnorm", "::mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNorm into the convolution before it";
+  let description = [{
+    On mx ops, for an inference library: an mx.BatchNorm along the channel
+    axis whose data is a float32 mx.Convolution (its only reader) goes into
+    that convolution, in the parameter data: with s = gamma / sqrt(var +
+    eps) (gamma = 1 with fix_gamma), the weight of filter f becomes W[f] *
+    s[f] and the bias (b[f] - mean[f]) * s[f] + beta[f]. A convolution
+    without a bias takes the BatchNorm's beta as its bias (no_bias = false).
+    The weight and the bias must be parameters of known data that nothing
+    else reads; the BatchNorm's other parameters stay, unread.
+
+    The data comes from a ParameterStore (passes/graph/ParameterStore.h):
+    the driver's, over the model's parameters (createFoldBatchNormPass(store));
+    from mxc-opt, the IR's: arguments carrying `mx.value = dense<...>` and
+    arith.constant tensors, whose attributes are rewritten.
+
+    Before: `%c = mx.Convolution %x, %w {no_bias = true, ...}`,
+    `%y = mx.BatchNorm %c, %gamma, %beta, %mean, %var`.
+    After: `%y = mx.Convolution %x, %w, %beta {...}` with %w and %beta
+    holding the folded numbers.
+  }];
+}
+
+def MarkConstantParamsPass
+    : Pass<"mxc-mark-constant-params", "::mlir::func::FuncOp"> {
+  let summary = "Mark an inference library's parameters constant";
+  let description = [{
+    Every argument that is a parameter (its data fixed when the library is
+    built: weights, moving statistics) gets the unit attribute
+    `mxc.constant` (kConstantArgAttr), which lets mxc-kernels-to-calls flag
+    kernel operands constant, so the runtime packs them once per process
+    (and mxc-conv-layout count on Winograd's transformed filters).
+    Only for inference libraries: a training library updates its
+    parameters. Which arguments are parameters a ParameterStore says: the
+    driver's knows the model's; from mxc-opt, the arguments marked
+    `mx.param` or `mx.aux`, or carrying `mx.value`.
+  }];
+}
+
+def StripMxAttrsPass : Pass<"mxc-strip-mx-attrs", "::mlir::ModuleOp"> {
+  let summary = "Drop the mx.* argument and result attributes of functions";
+  let description = [{
+    The last pass before LLVM translation: the frontends' argument and
+    result roles and names (mx.name, mx.param, mx.aux, mx.state,
+    mx.grad_of, ...) have served their purpose, and translation would warn
+    about each, printing the whole function every time. Other attributes
+    (llvm.*, mxc.*) stay.
+  }];
 }
 
 #endif // MXC_PASSES_PASSES_TD

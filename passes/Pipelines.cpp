@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pass pipelines mxc runs, in one place so that `mxc` and `mxc-opt
-// --mxc-cpu-pipeline` cannot drift apart.
+// --mxc-graph-pipeline / --mxc-cpu-pipeline` cannot drift apart.
 #include "passes/Passes.h"
+#include "passes/graph/ParameterStore.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -43,7 +44,8 @@ constexpr const char *kCpuPipeline =
     "convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
     "convert-index-to-llvm,"
-    "reconcile-unrealized-casts";
+    "reconcile-unrealized-casts,"
+    "mxc-strip-mx-attrs";
 } // namespace
 
 void mxc::ensurePassesRegistered() {
@@ -62,14 +64,27 @@ LogicalResult mxc::buildTrainingPipeline(OpPassManager &pm,
   std::string pipeline = "mxc-gradient{func=train_forward";
   if (!gradWrt.empty())
     pipeline += " grad-wrt=" + gradWrt.str();
+  // symbol-dce drops the driver's private @train_forward, which nothing
+  // reads once the gradient is derived.
   pipeline += "},mxc-train-step{grad-func=train_forward_grad " +
-              stepOptions.str() + "}";
+              stepOptions.str() + "},symbol-dce";
   return parsePassPipeline(pipeline, pm);
 }
 
-void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+void mxc::buildGraphPipeline(OpPassManager &pm,
+                             const GraphPipelineOptions &opts) {
+  if (opts.inference && opts.fusion)
+    pm.addNestedPass<func::FuncOp>(
+        opts.parameters ? createFoldBatchNormPass(*opts.parameters)
+                        : createFoldBatchNormPass());
+}
+
+void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
+                           ParameterStore *constants) {
   // The pipeline is spelled as text, so its passes must be registered.
   ensurePassesRegistered();
+  if (constants)
+    pm.addNestedPass<func::FuncOp>(createMarkConstantParamsPass(*constants));
   std::string plan = "strategy=" + opts.memoryPlan;
   if (opts.printMemoryPlan)
     plan += " print=true";
@@ -84,18 +99,18 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Kernel epilogues first: elementwise fusion would merge the add and the
   // ReLU they look for.
   std::string fuse;
-  if (opts.kernels && opts.fuseElementwise)
+  if (opts.kernels && opts.fusion)
     fuse += "func.func(mxc-fuse-kernel-epilogues),";
   // After the epilogues (a residual add must be an accumulating init
   // first, to link its chain), before elementwise fusion.
   if (opts.kernels && opts.convLayout != "nchw")
     fuse += "func.func(mxc-conv-layout{policy=" +
             std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
-  if (opts.fuseElementwise)
+  if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // A graph rewrite on mx ops, so before their lowering.
-  if (opts.fuseElementwise)
+  if (opts.fusion)
     pipeline.insert(pipeline.find("func.func(mxc-convert-mx-to-linalg"),
                     "func.func(mxc-pool-before-activation),");
   if (failed(parsePassPipeline(pipeline, pm)))
@@ -104,6 +119,13 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
 void mxc::registerAllPasses() {
   registerMXCPasses();
+  PassPipelineRegistration<>(
+      "mxc-graph-pipeline",
+      "The graph passes of an inference library on mx ops, parameter data "
+      "from the IR",
+      [](OpPassManager &pm) {
+        buildGraphPipeline(pm, GraphPipelineOptions{});
+      });
   PassPipelineRegistration<>(
       "mxc-cpu-pipeline",
       "Lower the mx dialect to the LLVM dialect for the host CPU",

@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drives a model through import, the mx -> LLVM pipeline and codegen, and
-// writes the requested outputs (each atomically, so a failure leaves none).
+// Drives a model through import, the graph passes, a target's pipeline and
+// codegen, and writes the requested outputs (each atomically, so a failure
+// leaves none). Every rewrite of the IR is a pass (passes/); this file only
+// schedules them and keeps the ModelSpec in step.
 #include "compiler/driver/Compiler.h"
-#include "compiler/driver/FoldBatchNorm.h"
+#include "compiler/driver/SpecParameterStore.h"
 #include "compiler/frontends/mxnet/Importer.h"
 #include "compiler/frontends/onnx/Importer.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdio>
 
 using namespace mxc;
 using llvm::Twine;
@@ -59,31 +62,26 @@ llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
 }
 
 std::optional<EmitKind> mxc::emitKindForPath(llvm::StringRef path) {
-  llvm::StringRef ext = llvm::sys::path::extension(path);
-  if (ext == ".so")
-    return EmitKind::SharedLibrary;
-  if (ext == ".a")
-    return EmitKind::StaticArchive;
-  if (ext == ".o")
-    return EmitKind::Object;
-  if (ext == ".ll")
-    return EmitKind::LLVMIR;
-  if (ext == ".mlir")
-    return EmitKind::MLIR;
-  if (ext == ".h")
-    return EmitKind::Header;
-  return std::nullopt;
+  return llvm::StringSwitch<std::optional<EmitKind>>(
+             llvm::sys::path::extension(path))
+      .Case(".so", EmitKind::SharedLibrary)
+      .Case(".a", EmitKind::StaticArchive)
+      .Case(".o", EmitKind::Object)
+      .Case(".ll", EmitKind::LLVMIR)
+      .Case(".mlir", EmitKind::MLIR)
+      .Case(".h", EmitKind::Header)
+      .Default(std::nullopt);
 }
 
 std::string mxc::modelNameForPath(llvm::StringRef path) {
   llvm::StringRef stem = llvm::sys::path::stem(path);
   if (stem.starts_with("lib") && stem.size() > 3)
     stem = stem.drop_front(3);
-  std::string name;
-  for (char c : stem)
-    name += llvm::isAlnum(c) ? c : '_';
+  std::string name = stem.str();
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !llvm::isAlnum(c); }, '_');
   if (name.empty() || llvm::isDigit(name[0]))
-    name = "model_" + name;
+    name.insert(0, "model_");
   return name;
 }
 
@@ -101,67 +99,111 @@ static std::vector<int64_t> shapeOf(mlir::Type type) {
   return std::vector<int64_t>(shape.begin(), shape.end());
 }
 
-/// mxc --train: imports the model again with its loss heads' labels as
-/// inputs, derives the gradient (mxc-gradient) and builds @grad and
-/// @train_step (mxc-train-step) beside @forward, and describes them in
-/// `spec` (functions, optimizer states, trainable parameters).
-static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
-                                        const CompileOptions &options,
-                                        mlir::ModuleOp module,
-                                        ModelSpec &spec) {
-  if (llvm::sys::path::extension(options.modelPath) == ".onnx")
-    return makeError("'" + options.modelPath +
-                     "': --train is supported for MXNet models");
-  mxnet::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  importOptions.paramsPath = options.paramsPath;
-  importOptions.withLabels = true;
-  importOptions.funcName = "train_forward";
-  importOptions.initializeParams = true;
-  importOptions.initSeed = options.train.initSeed;
-  auto training = mxnet::importModel(context, options.modelPath, importOptions);
-  if (!training)
-    return training.takeError();
-  auto trainFn = *(*training->module).getOps<mlir::func::FuncOp>().begin();
-  trainFn->moveBefore(module.getBody(), module.getBody()->end());
-  const ModelSpec &trainSpec = training->spec;
+//===----------------------------------------------------------------------===//
+// Running passes
+//===----------------------------------------------------------------------===//
 
+/// Runs the passes `build` adds on `module` under the command line's pass
+/// manager options (--print-ir-after-all, MLIR's own flags). A failure
+/// becomes the error "'<model>': <failure>:" and the diagnostics emitted.
+static llvm::Error
+runPasses(mlir::ModuleOp module, const CompileOptions &options,
+          const Twine &failure,
+          llvm::function_ref<llvm::LogicalResult(mlir::PassManager &)> build) {
+  mlir::MLIRContext &context = *module.getContext();
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream os(diagnostics);
     os << d.getLocation() << ": " << d.str() << "\n";
     return mlir::success();
   });
-  TrainOptions t = options.train;
+  mlir::PassManager pm(&context);
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
+    return makeError("invalid pass manager options");
+  if (options.printIRAfterAll) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
+  if (failed(build(pm)) || failed(pm.run(module)))
+    return makeError("'" + options.modelPath + "': " + failure + ":\n" +
+                     diagnostics);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Import
+//===----------------------------------------------------------------------===//
+
+/// The MXNet importer's options for `options`' model.
+static mxnet::ImportOptions mxnetImportOptions(const CompileOptions &options) {
+  mxnet::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  importOptions.paramsPath = options.paramsPath;
+  importOptions.initSeed = options.train.initSeed;
+  return importOptions;
+}
+
+/// Reads the model file (ONNX by its extension, else MXNet) into the mx
+/// dialect, refusing the options of the other frontend.
+static llvm::Expected<ImportedModel>
+importModel(mlir::MLIRContext &context, const CompileOptions &options) {
+  if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
+    if (!options.paramsPath.empty())
+      return makeError("'" + options.modelPath +
+                       "': ONNX models carry their weights; --params is "
+                       "for MXNet models");
+    onnx::ImportOptions importOptions;
+    importOptions.inputShapes = options.inputShapes;
+    importOptions.boundInputs = options.boundInputs;
+    importOptions.sequenceInputs = options.sequenceInputs;
+    importOptions.absentInputs = options.absentInputs;
+    return onnx::importModel(context, options.modelPath, importOptions);
+  }
+  if (!options.boundInputs.empty())
+    return makeError("--bind is for ONNX models");
+  if (!options.sequenceInputs.empty() || !options.absentInputs.empty())
+    return makeError("--input NAME=seq(...) and NAME=none are for the "
+                     "sequence and optional inputs of ONNX models");
+  mxnet::ImportOptions importOptions = mxnetImportOptions(options);
+  importOptions.initializeParams = options.train.enabled;
+  return mxnet::importModel(context, options.modelPath, importOptions);
+}
+
+//===----------------------------------------------------------------------===//
+// Training functions
+//===----------------------------------------------------------------------===//
+
+/// The options of mxc-train-step for `t`, with the default rescale_grad of
+/// 1 / batch (the first extent of the first input).
+static std::string trainStepOptions(TrainOptions t, const ModelSpec &spec) {
   if (t.rescaleGrad == 0.0) {
-    int64_t batch =
-        trainSpec.inputs.empty() || trainSpec.inputs[0].shape.empty()
-            ? 1
-            : trainSpec.inputs[0].shape[0];
+    int64_t batch = spec.inputs.empty() || spec.inputs[0].shape.empty()
+                        ? 1
+                        : spec.inputs[0].shape[0];
     t.rescaleGrad = 1.0 / double(std::max<int64_t>(batch, 1));
   }
-  std::string gradWrt;
-  for (const std::string &n : t.gradWrt)
-    gradWrt += (gradWrt.empty() ? "" : ",") + n;
   auto num = [](double v) { // exact: %.17g round-trips a double
     char text[32];
     std::snprintf(text, sizeof(text), "%.17g", v);
     return std::string(text);
   };
-  std::string stepOptions =
-      "optimizer=" + t.optimizer + " wd=" + num(t.wd) +
-      " momentum=" + num(t.momentum) + " beta1=" + num(t.beta1) +
-      " beta2=" + num(t.beta2) + " epsilon=" + num(t.epsilon) +
-      " rho=" + num(t.rho) + " rescale-grad=" + num(t.rescaleGrad) +
-      " clip-gradient=" + num(t.clipGradient);
-  mlir::PassManager pm(&context);
-  if (failed(buildTrainingPipeline(pm, gradWrt, stepOptions)) ||
-      failed(pm.run(module)))
-    return makeError("'" + options.modelPath +
-                     "': deriving the training functions failed:\n" +
-                     diagnostics);
+  return "optimizer=" + t.optimizer + " wd=" + num(t.wd) +
+         " momentum=" + num(t.momentum) + " beta1=" + num(t.beta1) +
+         " beta2=" + num(t.beta2) + " epsilon=" + num(t.epsilon) +
+         " rho=" + num(t.rho) + " rescale-grad=" + num(t.rescaleGrad) +
+         " clip-gradient=" + num(t.clipGradient);
+}
 
-  module.lookupSymbol<mlir::func::FuncOp>("train_forward").erase();
+/// Describes @grad and @train_step in `spec` (their inputs and outputs, the
+/// optimizer states, which parameters are learned) from the attributes
+/// mxc-gradient and mxc-train-step left on them.
+static llvm::Error describeTrainingFunctions(mlir::ModuleOp module,
+                                             const ModelSpec &trainSpec,
+                                             const CompileOptions &options,
+                                             ModelSpec &spec) {
   auto grad = module.lookupSymbol<mlir::func::FuncOp>("grad");
   auto step = module.lookupSymbol<mlir::func::FuncOp>("train_step");
   size_t numInputs = trainSpec.inputs.size();
@@ -200,136 +242,123 @@ static llvm::Error addTrainingFunctions(mlir::MLIRContext &context,
   return llvm::Error::success();
 }
 
-llvm::Error mxc::compile(const CompileOptions &options) {
-  mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mx::MxDialect>();
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+/// mxc --train: imports the model again with its loss heads' labels as
+/// inputs (a private @train_forward), runs the training pipeline (which
+/// builds @grad and @train_step beside @forward and drops @train_forward),
+/// and describes the new functions in `spec`.
+static llvm::Error addTrainingFunctions(const CompileOptions &options,
+                                        mlir::ModuleOp module,
+                                        ModelSpec &spec) {
+  if (llvm::sys::path::extension(options.modelPath) == ".onnx")
+    return makeError("'" + options.modelPath +
+                     "': --train is supported for MXNet models");
+  mxnet::ImportOptions importOptions = mxnetImportOptions(options);
+  importOptions.withLabels = true;
+  importOptions.funcName = "train_forward";
+  importOptions.initializeParams = true;
+  auto training = mxnet::importModel(*module.getContext(), options.modelPath,
+                                     importOptions);
+  if (!training)
+    return training.takeError();
+  auto trainFn = *(*training->module).getOps<mlir::func::FuncOp>().begin();
+  trainFn->moveBefore(module.getBody(), module.getBody()->end());
+  trainFn.setPrivate();
 
-  std::string name = options.modelName.empty()
-                         ? modelNameForPath(options.outputPath)
-                         : options.modelName;
-  auto importModel = [&]() -> llvm::Expected<ImportedModel> {
-    if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
-      if (!options.paramsPath.empty())
-        return makeError("'" + options.modelPath +
-                         "': ONNX models carry their weights; --params is "
-                         "for MXNet models");
-      onnx::ImportOptions importOptions;
-      importOptions.inputShapes = options.inputShapes;
-      importOptions.boundInputs = options.boundInputs;
-      importOptions.sequenceInputs = options.sequenceInputs;
-      importOptions.absentInputs = options.absentInputs;
-      return onnx::importModel(context, options.modelPath, importOptions);
-    }
-    if (!options.boundInputs.empty())
-      return makeError("--bind is for ONNX models");
-    if (!options.sequenceInputs.empty() || !options.absentInputs.empty())
-      return makeError("--input NAME=seq(...) and NAME=none are for the "
-                       "sequence and optional inputs of ONNX models");
-    mxnet::ImportOptions importOptions;
-    importOptions.inputShapes = options.inputShapes;
-    importOptions.paramsPath = options.paramsPath;
-    importOptions.initializeParams = options.train.enabled;
-    importOptions.initSeed = options.train.initSeed;
-    return mxnet::importModel(context, options.modelPath, importOptions);
+  std::string gradWrt = llvm::join(options.train.gradWrt, ",");
+  std::string stepOptions = trainStepOptions(options.train, training->spec);
+  if (auto err =
+          runPasses(module, options, "deriving the training functions failed",
+                    [&](mlir::PassManager &pm) {
+                      return buildTrainingPipeline(pm, gradWrt, stepOptions);
+                    }))
+    return err;
+  return describeTrainingFunctions(module, training->spec, options, spec);
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines
+//===----------------------------------------------------------------------===//
+
+/// Adds a target's pipeline: mx ops to the LLVM dialect, ready for
+/// translation. `constants`: the parameters to treat as constant, or null.
+using TargetPipeline = void (*)(mlir::OpPassManager &pm,
+                                const CompileOptions &options,
+                                ParameterStore *constants);
+
+/// The target named `name` (ARCHITECTURE.md, "Targets"; the CUDA target
+/// adds its entry here), or an error naming the known ones.
+static llvm::Expected<TargetPipeline> targetPipeline(llvm::StringRef name) {
+  static const std::pair<llvm::StringLiteral, TargetPipeline> targets[] = {
+      {"cpu",
+       [](mlir::OpPassManager &pm, const CompileOptions &options,
+          ParameterStore *constants) {
+         buildCpuPipeline(pm, options, constants);
+       }},
   };
-  auto imported = importModel();
-  if (!imported)
-    return imported.takeError();
-  ModelSpec spec = std::move(imported->spec);
-  spec.name = name;
-  mlir::ModuleOp module = *imported->module;
-  if (options.train.enabled)
-    if (auto err = addTrainingFunctions(context, options, module, spec))
-      return err;
+  for (const auto &[known, pipeline] : targets)
+    if (name == known)
+      return pipeline;
+  return makeError("unknown target '" + name + "': expected cpu");
+}
 
-  // An inference library's BatchNorms after convolutions go into the
-  // convolutions' weights (a fusion: --no-fusion keeps them). --emit=mlir
-  // shows the graph after it.
-  if (!options.train.enabled && options.fusion)
-    foldBatchNormIntoConvolutions(module, spec);
+/// The graph passes on mx ops (BatchNorm folding for an inference build with
+/// fusion), their parameter data in `params`.
+static llvm::Error runGraphPipeline(mlir::ModuleOp module,
+                                    const CompileOptions &options,
+                                    ParameterStore &params) {
+  GraphPipelineOptions graph;
+  graph.inference = !options.train.enabled;
+  graph.fusion = options.fusion;
+  graph.parameters = &params;
+  return runPasses(module, options, "the graph passes failed",
+                   [&](mlir::PassManager &pm) {
+                     buildGraphPipeline(pm, graph);
+                     return mlir::success();
+                   });
+}
 
-  if (options.emit == EmitKind::MLIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module.print(os);
-    return writeFileAtomically(options.outputPath, text);
-  }
-  if (options.emit == EmitKind::Header)
-    return writeFileAtomically(options.outputPath,
-                               generateHeader(spec, options.modelPath));
-
-  // An inference library's parameters are read-only weights for the life of
-  // the process: kernels may keep packed copies of them (see
-  // KernelsToCallsPass). Training libraries update theirs.
-  if (!options.train.enabled)
-    if (auto forward = module.lookupSymbol<mlir::func::FuncOp>("forward"))
-      for (size_t
-               i = spec.inputs.size(),
-               end = std::min<size_t>(spec.inputs.size() + spec.params.size(),
-                                      forward.getNumArguments());
-           i < end; ++i)
-        forward.setArgAttr(i, kConstantArgAttr, mlir::UnitAttr::get(&context));
-
-  // Lower to the LLVM dialect, collecting diagnostics for the message.
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d.str() << "\n";
-    return mlir::success();
-  });
-  mlir::PassManager pm(&context);
-  if (options.configurePassManager && failed(options.configurePassManager(pm)))
-    return makeError("invalid pass manager options");
-  if (options.printIRAfterAll) {
-    context.disableMultithreading();
-    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
-                        [](mlir::Pass *, mlir::Operation *) { return true; },
-                        /*printModuleScope=*/true,
-                        /*printAfterOnlyOnChange=*/false);
-  }
-  CpuPipelineOptions pipelineOptions;
-  pipelineOptions.memoryPlan = options.memoryPlan;
-  pipelineOptions.printMemoryPlan = options.printMemoryPlan;
-  pipelineOptions.memoryPlanJson = options.memoryPlanJson;
-  pipelineOptions.fuseElementwise = options.fusion;
-  pipelineOptions.kernels = options.kernels;
-  pipelineOptions.parallelMinWork = options.parallelMinWork;
-  pipelineOptions.convLayout = options.convLayout;
-  buildCpuPipeline(pm, pipelineOptions);
-  if (failed(pm.run(module)))
-    return makeError("'" + options.modelPath + "': lowering failed:\n" +
-                     diagnostics);
-
+/// The target's pipeline on `module`; the memory plan's arena size goes into
+/// `spec`. An inference library's parameters (`params`) are read-only
+/// weights for the life of the process, which kernels may keep packed
+/// copies of; a training library updates its own.
+static llvm::Error runTargetPipeline(mlir::ModuleOp module,
+                                     TargetPipeline target,
+                                     const CompileOptions &options,
+                                     ParameterStore &params, ModelSpec &spec) {
+  ParameterStore *constants = options.train.enabled ? nullptr : &params;
+  if (auto err = runPasses(module, options, "lowering failed",
+                           [&](mlir::PassManager &pm) {
+                             target(pm, options, constants);
+                             return mlir::success();
+                           }))
+    return err;
   if (auto arena = module->getAttrOfType<mlir::IntegerAttr>("mxc.arena_size")) {
     spec.scratchSize = arena.getInt();
     module->removeAttr("mxc.arena_size");
   }
+  return llvm::Error::success();
+}
 
-  // The frontends' argument names and roles (mx.name, mx.param, ...) have
-  // served their purpose; LLVM translation would warn about each, printing
-  // the whole function every time.
-  module.walk([](mlir::FunctionOpInterface fn) {
-    auto strip = [](mlir::DictionaryAttr attrs) {
-      llvm::SmallVector<mlir::NamedAttribute> kept;
-      for (mlir::NamedAttribute a : attrs)
-        if (!a.getName().getValue().starts_with("mx."))
-          kept.push_back(a);
-      return mlir::DictionaryAttr::get(attrs.getContext(), kept);
-    };
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      fn.setArgAttrs(i, strip(fn.getArgAttrDict(i) ? fn.getArgAttrDict(i)
-                                                   : mlir::DictionaryAttr::get(
-                                                         fn->getContext())));
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      fn.setResultAttrs(
-          i, strip(fn.getResultAttrDict(i)
-                       ? fn.getResultAttrDict(i)
-                       : mlir::DictionaryAttr::get(fn->getContext())));
-  });
+//===----------------------------------------------------------------------===//
+// Outputs
+//===----------------------------------------------------------------------===//
+
+/// --emit=mlir (the module after the graph passes) or --emit=header.
+static llvm::Error emitGraph(mlir::ModuleOp module, const ModelSpec &spec,
+                             const CompileOptions &options) {
+  if (options.emit == EmitKind::Header)
+    return writeFileAtomically(options.outputPath,
+                               generateHeader(spec, options.modelPath));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return writeFileAtomically(options.outputPath, text);
+}
+
+/// Translates the lowered module to LLVM IR and writes it as `options.emit`
+/// says; a library gets its header beside it.
+static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
+                               const CompileOptions &options) {
   llvm::LLVMContext llvmContext;
   auto llvmModule = buildLLVMModule(module, spec, llvmContext);
   if (!llvmModule)
@@ -342,13 +371,45 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   if (auto err = emitModule(**llvmModule, spec, kind, options.outputPath,
                             options.codegen))
     return err;
-  if (kind == OutputKind::SharedLibrary || kind == OutputKind::StaticArchive) {
-    if (auto err =
-            writeFileAtomically(headerPathFor(options.outputPath, name),
-                                generateHeader(spec, options.modelPath))) {
-      llvm::sys::fs::remove(options.outputPath);
-      return err;
-    }
+  if (kind != OutputKind::SharedLibrary && kind != OutputKind::StaticArchive)
+    return llvm::Error::success();
+  if (auto err =
+          writeFileAtomically(headerPathFor(options.outputPath, spec.name),
+                              generateHeader(spec, options.modelPath))) {
+    llvm::sys::fs::remove(options.outputPath);
+    return err;
   }
   return llvm::Error::success();
+}
+
+llvm::Error mxc::compile(const CompileOptions &options) {
+  auto target = targetPipeline(options.target);
+  if (!target)
+    return target.takeError();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mx::MxDialect>();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  auto imported = importModel(context, options);
+  if (!imported)
+    return imported.takeError();
+  mlir::ModuleOp module = *imported->module;
+  ModelSpec &spec = imported->spec;
+  spec.name = options.modelName.empty() ? modelNameForPath(options.outputPath)
+                                        : options.modelName;
+  if (options.train.enabled)
+    if (auto err = addTrainingFunctions(options, module, spec))
+      return err;
+
+  SpecParameterStore params(spec);
+  if (auto err = runGraphPipeline(module, options, params))
+    return err;
+  if (options.emit == EmitKind::MLIR || options.emit == EmitKind::Header)
+    return emitGraph(module, spec, options);
+  if (auto err = runTargetPipeline(module, *target, options, params, spec))
+    return err;
+  return emitLibrary(module, spec, options);
 }

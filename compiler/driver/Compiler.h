@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The compiler pipeline as a library call: model file -> mx dialect ->
-// LLVM -> library + header. `mxc` is a thin command line over this; the
-// C++ host API and JIT will call it too.
+// graph passes -> a target's pipeline -> library + header. `mxc` is a thin
+// command line over this; the C++ host API and JIT will call it too.
 #ifndef MXC_COMPILER_DRIVER_COMPILER_H
 #define MXC_COMPILER_DRIVER_COMPILER_H
 
 #include "compiler/codegen/Codegen.h"
+#include "passes/Passes.h"
 
 #include "llvm/Support/Error.h"
 
@@ -13,10 +14,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-namespace mlir {
-class PassManager;
-} // namespace mlir
 
 namespace mxc {
 
@@ -47,7 +44,10 @@ struct TrainOptions {
   uint64_t initSeed = 0;
 };
 
-struct CompileOptions {
+/// What to compile and how. The CPU target's options (memory plan, fusion,
+/// kernels, parallel loops, convolution layout) are the CPU pipeline's own
+/// (passes/Passes.h); `fusion` also folds BatchNorm into convolutions.
+struct CompileOptions : CpuPipelineOptions {
   std::string modelPath;
   std::string paramsPath;
   std::map<std::string, std::vector<int64_t>> inputShapes;
@@ -61,24 +61,12 @@ struct CompileOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   /// Prefix of the exported symbols; empty derives it from the output name.
   std::string modelName;
+  /// The target whose pipeline follows the graph passes: "cpu" (the only
+  /// one today; any other is an error).
+  std::string target = "cpu";
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;
-  /// Memory planning (passes/memory/PlanMemory.cpp): strategy, and reports.
-  std::string memoryPlan = "best";
-  bool printMemoryPlan = false;
-  std::string memoryPlanJson;
-  /// Operator fusion (--no-fusion turns it off, e.g. to plan memory for
-  /// the graph as the frontend gives it).
-  bool fusion = true;
-  /// Contractions call the runtime's GEMM kernels (--no-kernels: generated
-  /// loop nests, e.g. to compare).
-  bool kernels = true;
-  /// Loops with at least this much work run on the thread pool
-  /// (--parallel-min-work; 0: every outermost parallel loop).
-  int64_t parallelMinWork = 131072;
-  /// Convolution layout: auto, nhwc or nchw (--conv-layout).
-  std::string convLayout = "auto";
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;
@@ -98,7 +86,9 @@ std::string modelNameForPath(llvm::StringRef path);
 /// Whether `name` can prefix C symbols ([A-Za-z_][A-Za-z0-9_]*).
 bool isCIdentifier(llvm::StringRef name);
 
-/// Runs the whole pipeline. On failure nothing is left at the output paths.
+/// Imports the model, runs the graph passes and the target's pipeline, and
+/// writes the output (and the header beside a library). On failure nothing
+/// is left at the output paths.
 llvm::Error compile(const CompileOptions &options);
 
 } // namespace mxc

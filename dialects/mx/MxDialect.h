@@ -52,18 +52,6 @@ mlir::Value createInferred(mlir::OpBuilder &b, mlir::Location loc,
   return OpTy::create(b, loc, operands, all.getAttrs())->getResult(0);
 }
 
-/// Builds the registered op `name` generically (as frontends do, from a name
-/// and attributes): defaulted attributes are materialized and the op's
-/// inference gives the result types. On failure nothing is created and
-/// `error` holds the first diagnostic inference emitted.
-mlir::FailureOr<mlir::Operation *>
-createByName(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
-             mlir::ValueRange operands,
-             llvm::ArrayRef<mlir::NamedAttribute> attrs, std::string &error);
-
-} // namespace mxc::mx
-
-namespace mxc::mx {
 /// Attaches GradientOpInterface to every differentiable op (MxGradients.cpp).
 void registerGradientModels(mlir::MLIRContext *ctx);
 /// Attaches BufferizableOpInterface to the mx.kernel.* ops.

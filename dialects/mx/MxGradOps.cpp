@@ -22,6 +22,13 @@ LogicalResult inferRegression(std::optional<Location> loc, Value data,
   return success();
 }
 
+/// makeloss_c1, softmax_output_grad_c2: a loss's normalization.
+LogicalResult checkNormalization(std::optional<Location> loc, StringRef n) {
+  if (!isOneOf(n, {"null", "batch", "valid"}))
+    return fail(loc, "normalization must be null, batch or valid, got " + n);
+  return success();
+}
+
 } // namespace
 
 LogicalResult DropoutMaskOp::inferReturnTypes(MLIRContext *,
@@ -54,9 +61,8 @@ LogicalResult MakeLossOp::inferReturnTypes(MLIRContext *,
                                            SmallVectorImpl<Type> &results) {
   // The parser infers before filling defaults: read the attribute itself.
   StringAttr attr = a.getNormalizationAttr();
-  StringRef n = attr ? attr.getValue() : "null";
-  if (n != "null" && n != "batch" && n != "valid") // makeloss_c1
-    return fail(loc, "normalization must be null, batch or valid, got " + n);
+  if (failed(checkNormalization(loc, attr ? attr.getValue() : "null")))
+    return failure();
   results.push_back(a.getData().getType());
   return success();
 }
@@ -70,24 +76,16 @@ LogicalResult GradElemwiseOp::inferReturnTypes(MLIRContext *,
   if (inputs.empty() || inputs.size() > 3)
     return fail(loc, "takes one to three inputs");
   Type et = tensorOf(inputs[0]).getElementType();
-  SmallVector<int64_t> shape;
+  SmallVector<ArrayRef<int64_t>> shapes;
   for (Value v : inputs) {
-    auto t = tensorOf(v);
-    if (t.getElementType() != et)
+    if (tensorOf(v).getElementType() != et)
       return fail(loc, "inputs must have one element type");
-    ArrayRef<int64_t> s = t.getShape();
-    if (s.size() > shape.size())
-      shape.insert(shape.begin(), s.size() - shape.size(), 1);
-    size_t off = shape.size() - s.size();
-    for (auto [i, d] : llvm::enumerate(s)) {
-      int64_t &o = shape[off + i];
-      if (o == 1)
-        o = d;
-      else if (d != 1 && d != o)
-        return fail(loc, "input shapes do not broadcast");
-    }
+    shapes.push_back(tensorOf(v).getShape());
   }
-  results.push_back(RankedTensorType::get(shape, et));
+  auto shape = broadcast(shapes);
+  if (!shape)
+    return fail(loc, "input shapes do not broadcast");
+  results.push_back(RankedTensorType::get(*shape, et));
   return success();
 }
 
@@ -159,9 +157,8 @@ SoftmaxOutputGradOp::inferReturnTypes(MLIRContext *,
   expect.erase(expect.begin() + axis);
   if (label.getShape() != ArrayRef<int64_t>(expect))
     return fail(loc, "label shape must be the output's without the class axis");
-  StringRef n = a.getNormalization(); // softmax_output_grad_c2
-  if (n != "null" && n != "batch" && n != "valid")
-    return fail(loc, "normalization must be null, batch or valid, got " + n);
+  if (failed(checkNormalization(loc, a.getNormalization())))
+    return failure();
   results.push_back(out);
   return success();
 }

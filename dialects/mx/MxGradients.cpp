@@ -5,6 +5,7 @@
 // them (dot for FullyConnected, reduce for broadcasting), backward ops of
 // MxGradOps.td where it is not (pooling, convolution, elementwise
 // derivatives) -- so they lower, fuse and plan memory like the forward.
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -259,7 +260,7 @@ Grads gradientOf(DropoutOp, OpBuilder &, ValueRange dys) {
 Grads gradientOf(SoftmaxOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   auto t = tensorOf(op.getData());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + t.getRank() : op.getAxis();
+  int64_t axis = infer::wrapAxis(op.getAxis(), t.getRank());
   double temp = op.getTemperature().convertToDouble();
   auto sum = [&](Value v) {
     return createInferred<ReduceOp>(b, loc, v,
@@ -768,7 +769,7 @@ Grads gradientOf(GatherOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   auto xt = tensorOf(op.getData()), it = tensorOf(op.getIndices());
   int64_t rank = xt.getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t axis = infer::wrapAxis(op.getAxis(), rank);
   SmallVector<int64_t> shape(xt.getShape()), idxShape(rank, 1);
   shape[axis] = it.getNumElements();
   idxShape[axis] = it.getNumElements();
@@ -828,7 +829,7 @@ Grads gradientOf(CumSumOp op, OpBuilder &b, ValueRange dys) {
 Grads gradientOf(ConcatOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   int64_t rank = tensorOf(dys[0]).getRank();
-  int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+  int64_t dim = infer::wrapAxis(op.getDim(), rank);
   Grads g;
   int64_t offset = 0;
   for (Value in : op.getInputs()) {
@@ -877,7 +878,7 @@ Grads gradientOf(SliceOp op, OpBuilder &b, ValueRange dys) {
 Grads gradientOf(SliceChannelOp op, OpBuilder &b, ValueRange dys) {
   Location loc = op.getLoc();
   auto xt = tensorOf(op.getData());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + xt.getRank() : op.getAxis();
+  int64_t axis = infer::wrapAxis(op.getAxis(), xt.getRank());
   SmallVector<Value> parts;
   SmallVector<int64_t> partShape(xt.getShape());
   partShape[axis] /= op.getNumOutputs();

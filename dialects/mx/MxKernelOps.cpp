@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernel-call ops (MxKernelOps.td): verifiers, memory effects on
 // memrefs, and bufferization (the result is written into `init`).
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -39,25 +40,39 @@ LogicalResult verifyForm(Operation *op) {
 LogicalResult verifyBias(Operation *op, Value bias, ArrayRef<int64_t> out) {
   if (!bias)
     return success();
-  ArrayRef<int64_t> bs = cast<ShapedType>(bias.getType()).getShape();
-  bool ok = bs.size() <= out.size();
-  for (size_t i = 0; ok && i < bs.size(); ++i) {
-    int64_t o = out[out.size() - bs.size() + i];
-    ok = bs[i] == 1 || bs[i] == o;
-  }
-  if (!ok)
+  if (!infer::broadcastsTo(cast<ShapedType>(bias.getType()).getShape(), out))
     return op->emitOpError("bias ")
            << shapeOf(bias) << " does not broadcast to init "
            << shapeOf(op->getOperands().back());
   return success();
 }
 
-/// Whether every value is at least `least`; else an error saying `what`.
-LogicalResult verifyAtLeast(Operation *op, ArrayRef<int64_t> values,
-                            int64_t least, const char *what) {
-  for (int64_t v : values)
-    if (v < least)
-      return op->emitOpError(what);
+/// A 2-D window attribute of a kernel op: its values, the least each may
+/// be, and the error otherwise.
+struct WindowAttr {
+  ArrayRef<int64_t> values;
+  int64_t least;
+  const char *error;
+};
+
+/// The form of a windowed kernel op (conv2d, pool2d): `operands` of rank 4
+/// (else `rankError`), window attributes of 2 values each (else
+/// `countError`) and each in range.
+LogicalResult verifyWindowOp(Operation *op, ArrayRef<Value> operands,
+                             const char *rankError, ArrayRef<WindowAttr> attrs,
+                             const char *countError) {
+  if (failed(verifyForm(op)))
+    return failure();
+  if (llvm::any_of(operands, [](Value v) {
+        return cast<ShapedType>(v.getType()).getRank() != 4;
+      }))
+    return op->emitOpError(rankError);
+  if (llvm::any_of(attrs,
+                   [](const WindowAttr &a) { return a.values.size() != 2; }))
+    return op->emitOpError(countError);
+  for (const WindowAttr &a : attrs)
+    if (llvm::any_of(a.values, [&](int64_t v) { return v < a.least; }))
+      return op->emitOpError(a.error);
   return success();
 }
 
@@ -194,21 +209,15 @@ void MatmulKernelOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 LogicalResult Conv2DKernelOp::verify() {
-  if (failed(verifyForm(*this)))
+  if (failed(verifyWindowOp(*this, {getX(), getWeight(), getInit()},
+                            "x, weight and init must have rank 4",
+                            {{getStrides(), 1, "strides must be positive"},
+                             {getDilations(), 1, "dilations must be positive"},
+                             {getPads(), 0, "pads must not be negative"}},
+                            "strides, pads and dilations need 2 values each")))
     return failure();
   ArrayRef<int64_t> xs = shapeOfValue(getX()), ws = shapeOfValue(getWeight()),
                     ys = shapeOfValue(getInit());
-  if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4)
-    return emitOpError("x, weight and init must have rank 4");
-  if (getStrides().size() != 2 || getPads().size() != 2 ||
-      getDilations().size() != 2)
-    return emitOpError("strides, pads and dilations need 2 values each");
-  if (failed(
-          verifyAtLeast(*this, getStrides(), 1, "strides must be positive")) ||
-      failed(verifyAtLeast(*this, getDilations(), 1,
-                           "dilations must be positive")) ||
-      failed(verifyAtLeast(*this, getPads(), 0, "pads must not be negative")))
-    return failure();
   int64_t g = getGroups();
   // The channel axis: 1, or 3 channels last.
   int64_t c = getNhwc() ? xs[3] : xs[1], f = getNhwc() ? ys[3] : ys[1];
@@ -241,20 +250,14 @@ void Conv2DKernelOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 LogicalResult Pool2DKernelOp::verify() {
-  if (failed(verifyForm(*this)))
+  if (failed(verifyWindowOp(
+          *this, {getX(), getInit()}, "x and init must have rank 4",
+          {{getKernel(), 1, "kernel extents must be positive"},
+           {getStrides(), 1, "strides must be positive"},
+           {getPads(), 0, "pads must not be negative"}},
+          "kernel, strides and pads need 2 values each")))
     return failure();
   ArrayRef<int64_t> xs = shapeOfValue(getX()), ys = shapeOfValue(getInit());
-  if (xs.size() != 4 || ys.size() != 4)
-    return emitOpError("x and init must have rank 4");
-  if (getKernel().size() != 2 || getStrides().size() != 2 ||
-      getPads().size() != 2)
-    return emitOpError("kernel, strides and pads need 2 values each");
-  if (failed(verifyAtLeast(*this, getKernel(), 1,
-                           "kernel extents must be positive")) ||
-      failed(
-          verifyAtLeast(*this, getStrides(), 1, "strides must be positive")) ||
-      failed(verifyAtLeast(*this, getPads(), 0, "pads must not be negative")))
-    return failure();
   StringRef type = getPoolType();
   if (type != "max" && type != "avg" && type != "sum")
     return emitOpError("pool_type must be max, avg or sum, not '")

@@ -14,39 +14,39 @@ using namespace mxc::mx::infer;
 
 namespace {
 
-FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
-                                 int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    (void)fail(loc, "axis " + Twine(axis) + " is out of range for rank " +
-                        Twine(rank));
+/// The axis of an element gather or scatter (gather_elements_c1,
+/// scatter_elements_c1), and its indices (gather_elements_c2,
+/// scatter_elements_c2): the data's rank, and no extent but the axis's
+/// beyond the data's.
+FailureOr<int64_t> checkElementIndices(std::optional<Location> loc,
+                                       RankedTensorType data,
+                                       RankedTensorType indices,
+                                       int64_t axisAttr) {
+  auto axis = normalizeAxis(loc, axisAttr, data.getRank());
+  if (failed(axis))
     return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// Indices of an element gather or scatter: the data's rank, and no extent
-/// but the axis's beyond the data's.
-LogicalResult checkElementIndices(std::optional<Location> loc,
-                                  RankedTensorType data,
-                                  RankedTensorType indices, int64_t axis) {
   bool ok = indices.getRank() == data.getRank();
   for (int64_t i = 0; ok && i < data.getRank(); ++i)
-    ok = i == axis || indices.getDimSize(i) <= data.getDimSize(i);
+    ok = i == *axis || indices.getDimSize(i) <= data.getDimSize(i);
   if (!ok)
     return fail(loc, "indices shape " + shapeStr(indices.getShape()) +
                          " does not fit data " + shapeStr(data.getShape()) +
-                         " along axis " + Twine(axis));
-  return success();
+                         " along axis " + Twine(*axis));
+  return axis;
 }
 
-/// scatter_elements_c4, scatter_nd_c4. The parser infers before filling
-/// defaults, so the attribute itself is read.
-LogicalResult checkReduction(std::optional<Location> loc, StringAttr attr) {
-  StringRef r = attr ? attr.getValue() : "none";
-  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, r))
-    return fail(loc,
-                "reduction '" + r + "' is not one of none, add, mul, max, min");
-  return success();
+/// What a scatter writes (scatter_elements_c3 and c4, scatter_nd_c3 and
+/// c4): updates of the data's element type, combined by a known reduction.
+/// The parser infers before filling defaults, so the attribute itself is
+/// read.
+LogicalResult checkScatterUpdates(std::optional<Location> loc,
+                                  RankedTensorType data,
+                                  RankedTensorType updates,
+                                  StringAttr reduction) {
+  if (updates.getElementType() != data.getElementType())
+    return fail(loc, "updates and data element types differ");
+  return checkOneOf(loc, "reduction", reduction ? reduction.getValue() : "none",
+                    {"none", "add", "mul", "max", "min"});
 }
 
 } // namespace
@@ -56,12 +56,8 @@ GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                    Adaptor adaptor,
                                    SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
-  // gather_elements_c1
-  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
-  if (failed(axis))
-    return failure();
-  // gather_elements_c2
-  if (failed(checkElementIndices(loc, data, idx, *axis)))
+  // gather_elements_c1, gather_elements_c2
+  if (failed(checkElementIndices(loc, data, idx, adaptor.getAxis())))
     return failure();
   results.push_back(idx.clone(data.getElementType()));
   return success();
@@ -73,22 +69,15 @@ ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                     SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices()),
        updates = tensorOf(adaptor.getUpdates());
-  // scatter_elements_c1
-  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
-  if (failed(axis))
-    return failure();
-  // scatter_elements_c2
+  // scatter_elements_c2 (indices like updates)
   if (idx.getShape() != updates.getShape())
     return fail(loc, "indices shape " + shapeStr(idx.getShape()) +
                          " differs from updates shape " +
                          shapeStr(updates.getShape()));
-  if (failed(checkElementIndices(loc, data, idx, *axis)))
-    return failure();
-  // scatter_elements_c3
-  if (updates.getElementType() != data.getElementType())
-    return fail(loc, "updates and data element types differ");
-  // scatter_elements_c4
-  if (failed(checkReduction(loc, adaptor.getReductionAttr())))
+  // scatter_elements_c1, scatter_elements_c2 (indices fit), c3, c4
+  if (failed(checkElementIndices(loc, data, idx, adaptor.getAxis())) ||
+      failed(
+          checkScatterUpdates(loc, data, updates, adaptor.getReductionAttr())))
     return failure();
   results.push_back(data);
   return success();
@@ -112,11 +101,9 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
   if (updates.getShape() != ArrayRef<int64_t>(want))
     return fail(loc, "updates shape " + shapeStr(updates.getShape()) +
                          " differs from " + shapeStr(want));
-  // scatter_nd_c3
-  if (updates.getElementType() != data.getElementType())
-    return fail(loc, "updates and data element types differ");
-  // scatter_nd_c4
-  if (failed(checkReduction(loc, adaptor.getReductionAttr())))
+  // scatter_nd_c3, scatter_nd_c4
+  if (failed(
+          checkScatterUpdates(loc, data, updates, adaptor.getReductionAttr())))
     return failure();
   results.push_back(data);
   return success();
@@ -225,28 +212,17 @@ LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(
   auto pad = withDefault(padAttr, 2 * n, 0);
   SmallVector<int64_t> out(data.getShape().take_front(2));
   for (size_t s = 0; s < n; ++s) {
-    int64_t in = data.getDimSize(2 + s), begin = pad[s];
-    int64_t extent = (kernel[s] - 1) * dilate[s] + 1;
-    int64_t span = in + begin + pad[n + s] - extent;
-    if (span < 0)
-      return fail(loc, "padded input extent " + Twine(span + extent) +
-                           " on spatial axis " + Twine(s) +
-                           " is smaller than the kernel (" + Twine(extent) +
-                           ")");
-    int64_t count = (adaptor.getCeilMode() ? (span + stride[s] - 1) / stride[s]
-                                           : span / stride[s]) +
-                    1;
-    for (int64_t o = 0; o < count; ++o) {
-      bool reads = false;
-      for (int64_t k = 0; k < kernel[s] && !reads; ++k) {
-        int64_t at = o * stride[s] - begin + k * dilate[s];
-        reads = at >= 0 && at < in;
-      }
-      if (!reads)
+    int64_t in = data.getDimSize(2 + s);
+    auto count =
+        windowCount(loc, s, in + pad[s] + pad[n + s], kernel[s], dilate[s],
+                    stride[s], adaptor.getCeilMode(), "kernel");
+    if (failed(count))
+      return failure();
+    for (int64_t o = 0; o < *count; ++o)
+      if (!windowReachesIn(o, stride[s], pad[s], kernel[s], dilate[s], in))
         return fail(loc, "window " + Twine(o) + " on spatial axis " + Twine(s) +
                              " reads only padding");
-    }
-    out.push_back(count);
+    out.push_back(*count);
   }
   results.push_back(RankedTensorType::get(out, et));
   results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));

@@ -20,19 +20,47 @@ using namespace mxc::mx::infer;
 
 namespace {
 
-/// Resolves a possibly negative axis; fails with `what` in the message.
-FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, int64_t axis,
-                                 int64_t rank, StringRef what) {
-  if (axis < -rank || axis >= rank) {
-    (void)fail(loc, Twine(what) + " " + Twine(axis) +
-                        " is out of range for rank " + Twine(rank));
+/// conv_c3-c5, deconv_c3-c5: num_group divides the data channels and
+/// num_filter, the weight is (num_filter, C/num_group, kernel...) -- (C,
+/// num_filter/num_group, kernel...) when `transposed` (Deconvolution) --
+/// and the bias, if any, has one value per filter.
+template <typename Adaptor>
+LogicalResult checkFilters(std::optional<Location> loc, Adaptor adaptor,
+                           bool transposed) {
+  int64_t filters = adaptor.getNumFilter(), groups = adaptor.getNumGroup();
+  int64_t channels = tensorOf(adaptor.getData()).getDimSize(1);
+  if (failed(checkGroups(loc, filters, groups, channels)))
     return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
+  SmallVector<int64_t> wShape = {channels, filters / groups};
+  if (!transposed)
+    wShape = {filters, channels / groups};
+  llvm::append_range(wShape, adaptor.getKernel());
+  if (failed(checkShape(
+          loc, "weight", tensorOf(adaptor.getWeight()).getShape(), wShape,
+          Twine(transposed ? "(C, num_filter/num_group, kernel...) = "
+                           : "(num_filter, C/num_group, kernel...) = ") +
+              shapeStr(wShape))))
+    return failure();
+  std::string biasShape = transposed ? std::string("(num_filter,)")
+                                     : "(num_filter,) = " + shapeStr({filters});
+  return checkBias(loc, adaptor.getNoBias(), adaptor.getBias(), filters,
+                   biasShape);
 }
 
-bool isOneOf(StringRef s, std::initializer_list<StringRef> options) {
-  return llvm::is_contained(options, s);
+/// bn_c1-c2, layernorm_c1-c2: `axis` is an axis of `data`, and each named
+/// per-channel operand is 1-D with its extent (`extent` words it).
+LogicalResult checkChannelOperands(
+    std::optional<Location> loc, RankedTensorType data, int64_t axis,
+    ArrayRef<std::pair<StringRef, Value>> operands, StringRef extent) {
+  auto wrapped = normalizeAxis(loc, axis, data.getRank());
+  if (failed(wrapped))
+    return failure();
+  int64_t c = data.getDimSize(*wrapped);
+  for (auto [name, v] : operands)
+    if (failed(checkShape(loc, name, tensorOf(v).getShape(), {c},
+                          extent + " " + shapeStr({c}))))
+      return failure();
+  return success();
 }
 
 } // namespace
@@ -63,22 +91,14 @@ FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     outShape.push_back(hidden);
   }
   // fc_c1, fc_c2
-  if (weight.getRank() != 2 || weight.getDimSize(0) != hidden ||
-      weight.getDimSize(1) != k)
-    return fail(
-        loc, "weight shape " + shapeStr(weight.getShape()) +
-                 " does not match (num_hidden, K) = " + shapeStr({hidden, k}) +
-                 " for data " + shapeStr(data.getShape()));
+  if (failed(checkShape(loc, "weight", weight.getShape(), {hidden, k},
+                        "(num_hidden, K) = " + shapeStr({hidden, k}) +
+                            " for data " + shapeStr(data.getShape()))))
+    return failure();
   // fc_c3
-  Value bias = adaptor.getBias();
-  if (adaptor.getNoBias() != !bias)
-    return fail(loc, adaptor.getNoBias()
-                         ? "has a bias but no_bias is set"
-                         : "needs a bias unless no_bias is set");
-  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{hidden})
-    return fail(loc,
-                "bias shape " + shapeStr(tensorOf(bias).getShape()) +
-                    " does not match (num_hidden,) = " + shapeStr({hidden}));
+  if (failed(checkBias(loc, adaptor.getNoBias(), adaptor.getBias(), hidden,
+                       "(num_hidden,) = " + shapeStr({hidden}))))
+    return failure();
   results.push_back(RankedTensorType::get(outShape, data.getElementType()));
   return success();
 }
@@ -102,7 +122,6 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
-  auto weight = tensorOf(adaptor.getWeight());
   ArrayRef<int64_t> kernel = adaptor.getKernel();
   size_t n = kernel.size();
   // conv_c1
@@ -118,50 +137,24 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       return fail(loc,
                   "kernel extents must be positive, got " + shapeStr(kernel));
   // conv_c2
-  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)))
+  auto window = checkWindow(loc, adaptor.getStride(), adaptor.getDilate(),
+                            adaptor.getPad(), n);
+  if (failed(window))
     return failure();
-  auto stride = withDefault(adaptor.getStride(), n, 1);
-  auto dilate = withDefault(adaptor.getDilate(), n, 1);
-  auto pad = withDefault(adaptor.getPad(), n, 0);
-  int64_t filters = adaptor.getNumFilter();
-  int64_t groups = adaptor.getNumGroup();
-  int64_t channels = data.getDimSize(1);
-  // conv_c3
-  if (filters < 1 || groups < 1 || channels % groups || filters % groups)
-    return fail(loc, "num_group " + Twine(groups) +
-                         " must divide the data channels (" + Twine(channels) +
-                         ") and num_filter (" + Twine(filters) + ")");
-  // conv_c4
-  SmallVector<int64_t> wShape = {filters, channels / groups};
-  wShape.append(kernel.begin(), kernel.end());
-  if (weight.getShape() != ArrayRef<int64_t>(wShape))
-    return fail(loc,
-                "weight shape " + shapeStr(weight.getShape()) +
-                    " does not match (num_filter, C/num_group, kernel...) = " +
-                    shapeStr(wShape));
-  // conv_c5
-  Value bias = adaptor.getBias();
-  if (adaptor.getNoBias() != !bias)
-    return fail(loc, adaptor.getNoBias()
-                         ? "has a bias but no_bias is set"
-                         : "needs a bias unless no_bias is set");
-  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{filters})
-    return fail(loc,
-                "bias shape " + shapeStr(tensorOf(bias).getShape()) +
-                    " does not match (num_filter,) = " + shapeStr({filters}));
+  // conv_c3, conv_c4, conv_c5
+  if (failed(checkFilters(loc, adaptor, /*transposed=*/false)))
+    return failure();
   // conv_c6
-  SmallVector<int64_t> out = {data.getDimSize(0), filters};
+  SmallVector<int64_t> out = {data.getDimSize(0),
+                              (int64_t)adaptor.getNumFilter()};
   for (size_t i = 0; i < n; ++i) {
-    int64_t padded = data.getDimSize(2 + i) + 2 * pad[i];
-    int64_t span = dilate[i] * (kernel[i] - 1) + 1;
-    if (padded < span)
-      return fail(loc, "padded input extent " + Twine(padded) +
-                           " on spatial axis " + Twine(i) +
-                           " is smaller than the dilated kernel (" +
-                           Twine(span) + ")");
-    out.push_back((padded - span) / stride[i] + 1);
+    auto count =
+        windowCount(loc, i, data.getDimSize(2 + i) + 2 * window->pad[i],
+                    kernel[i], window->dilate[i], window->stride[i],
+                    /*ceil=*/false, "dilated kernel");
+    if (failed(count))
+      return failure();
+    out.push_back(*count);
   }
   results.push_back(RankedTensorType::get(out, data.getElementType()));
   return success();
@@ -208,9 +201,9 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
                     shapeStr(data.getShape()));
   size_t n = data.getRank() - 2;
   // pool_c2
-  if (!isOneOf(adaptor.getPoolType(), {"max", "avg", "sum"}))
-    return fail(loc, "pool_type '" + adaptor.getPoolType() +
-                         "' is not one of max, avg, sum");
+  if (failed(checkOneOf(loc, "pool_type", adaptor.getPoolType(),
+                        {"max", "avg", "sum"})))
+    return failure();
   bool isMax = adaptor.getPoolType() == "max";
   // pool_c5
   Type et = data.getElementType();
@@ -218,10 +211,9 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
     return fail(loc, "pool_type '" + adaptor.getPoolType() +
                          "' needs float data" + (isMax ? " or integers" : "") +
                          ", got " + typeStr(et));
-  bool full = adaptor.getPoolingConvention() == "full";
-  if (!full && adaptor.getPoolingConvention() != "valid")
-    return fail(loc, "pooling_convention '" + adaptor.getPoolingConvention() +
-                         "' is not one of valid, full");
+  if (failed(checkOneOf(loc, "pooling_convention",
+                        adaptor.getPoolingConvention(), {"valid", "full"})))
+    return failure();
   SmallVector<int64_t> out(data.getShape().take_front(2));
   if (adaptor.getGlobalPool()) {
     out.append(n, 1);
@@ -234,30 +226,25 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
                          " values for data of shape " +
                          shapeStr(data.getShape()));
   // pool_c3
-  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)) ||
-      failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
+  auto window = checkWindow(loc, adaptor.getStride(), adaptor.getDilate(),
+                            adaptor.getPad(), n);
+  if (failed(window) || failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
     return failure();
-  auto stride = withDefault(adaptor.getStride(), n, 1);
-  auto dilate = withDefault(adaptor.getDilate(), n, 1);
-  auto pad = withDefault(adaptor.getPad(), n, 0);
+  ArrayRef<int64_t> dilate = window->dilate;
   if (!isMax && llvm::any_of(dilate, [](int64_t d) { return d != 1; }))
     return fail(loc, "dilate " + shapeStr(dilate) +
                          " is only supported for max pooling");
   // pool_c4
+  bool full = adaptor.getPoolingConvention() == "full";
   for (size_t i = 0; i < n; ++i) {
-    int64_t padded = data.getDimSize(2 + i) + 2 * pad[i];
-    int64_t extent = (kernel[i] - 1) * dilate[i] + 1;
-    if (padded < extent)
-      return fail(loc, "padded input extent " + Twine(padded) +
-                           " on spatial axis " + Twine(i) +
-                           " is smaller than the " +
-                           (extent != kernel[i] ? "dilated " : "") +
-                           "kernel (" + Twine(extent) + ")");
-    int64_t span = padded - extent;
-    out.push_back(
-        (full ? (span + stride[i] - 1) / stride[i] : span / stride[i]) + 1);
+    bool dilated = dilate[i] != 1 && kernel[i] != 1;
+    auto count =
+        windowCount(loc, i, data.getDimSize(2 + i) + 2 * window->pad[i],
+                    kernel[i], dilate[i], window->stride[i], full,
+                    dilated ? "dilated kernel" : "kernel");
+    if (failed(count))
+      return failure();
+    out.push_back(*count);
   }
   results.push_back(RankedTensorType::get(out, data.getElementType()));
   return success();
@@ -276,11 +263,9 @@ LogicalResult ActivationOp::inferReturnTypes(MLIRContext *,
   // checked or defaulted attributes: read them null-safely.
   if (!adaptor.getActTypeAttr())
     return fail(loc, "requires attribute 'act_type'");
-  if (!isOneOf(adaptor.getActType(),
-               {"relu", "sigmoid", "tanh", "softrelu", "softsign"}))
-    return fail(loc,
-                "act_type '" + adaptor.getActType() +
-                    "' is not one of relu, sigmoid, tanh, softrelu, softsign");
+  if (failed(checkOneOf(loc, "act_type", adaptor.getActType(),
+                        {"relu", "sigmoid", "tanh", "softrelu", "softsign"})))
+    return failure();
   results.push_back(adaptor.getData().getType());
   return success();
 }
@@ -291,9 +276,9 @@ LogicalResult LeakyReLUOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &results) {
   StringRef act = adaptor.getActType();
   // leaky_c1
-  if (!isOneOf(act, {"leaky", "elu", "prelu", "selu", "gelu"}))
-    return fail(loc, "act_type '" + act +
-                         "' is not one of leaky, elu, prelu, selu, gelu");
+  if (failed(checkOneOf(loc, "act_type", act,
+                        {"leaky", "elu", "prelu", "selu", "gelu"})))
+    return failure();
   auto data = tensorOf(adaptor.getData());
   // leaky_c2
   Value gamma = adaptor.getGamma();
@@ -320,21 +305,14 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
-  // bn_c1
-  auto axis =
-      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
-  if (failed(axis))
+  // bn_c1, bn_c2
+  if (failed(checkChannelOperands(loc, data, adaptor.getAxis(),
+                                  {{"gamma", adaptor.getGamma()},
+                                   {"beta", adaptor.getBeta()},
+                                   {"moving_mean", adaptor.getMovingMean()},
+                                   {"moving_var", adaptor.getMovingVar()}},
+                                  "the data's axis extent")))
     return failure();
-  int64_t c = data.getDimSize(*axis);
-  // bn_c2
-  const char *names[] = {"gamma", "beta", "moving_mean", "moving_var"};
-  Value stats[] = {adaptor.getGamma(), adaptor.getBeta(),
-                   adaptor.getMovingMean(), adaptor.getMovingVar()};
-  for (auto [name, v] : llvm::zip(names, stats))
-    if (tensorOf(v).getShape() != ArrayRef<int64_t>{c})
-      return fail(
-          loc, Twine(name) + " shape " + shapeStr(tensorOf(v).getShape()) +
-                   " does not match the data's axis extent " + shapeStr({c}));
   results.push_back(data);
   return success();
 }
@@ -378,10 +356,9 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
   auto weight = tensorOf(adaptor.getWeight());
   int64_t in = adaptor.getInputDim(), out = adaptor.getOutputDim();
   // embedding_c1
-  if (weight.getShape() != ArrayRef<int64_t>{in, out})
-    return fail(loc, "weight shape " + shapeStr(weight.getShape()) +
-                         " does not match (input_dim, output_dim) = " +
-                         shapeStr({in, out}));
+  if (failed(checkShape(loc, "weight", weight.getShape(), {in, out},
+                        "(input_dim, output_dim) = " + shapeStr({in, out}))))
+    return failure();
   SmallVector<int64_t> shape(data.getShape());
   shape.push_back(out);
   results.push_back(RankedTensorType::get(shape, weight.getElementType()));
@@ -399,7 +376,7 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
   auto data = tensorOf(adaptor.getData());
   // softmax_c1
   int64_t axis = adaptor.getAxisAttr() ? (int64_t)adaptor.getAxis() : -1;
-  if (failed(normalizeAxis(loc, axis, data.getRank(), "axis")))
+  if (failed(normalizeAxis(loc, axis, data.getRank())))
     return failure();
   // softmax_c2
   if (adaptor.getTemperatureAttr() &&
@@ -414,9 +391,9 @@ SoftmaxOutputOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                   Adaptor adaptor,
                                   SmallVectorImpl<Type> &results) {
   // softmaxoutput_c1
-  if (!isOneOf(adaptor.getNormalization(), {"null", "batch", "valid"}))
-    return fail(loc, "normalization '" + adaptor.getNormalization() +
-                         "' is not one of null, batch, valid");
+  if (failed(checkOneOf(loc, "normalization", adaptor.getNormalization(),
+                        {"null", "batch", "valid"})))
+    return failure();
   auto data = tensorOf(adaptor.getData());
   if (data.getRank() < 2 && !adaptor.getPreserveShape())
     return fail(loc, "data must have rank >= 2, got shape " +
@@ -479,31 +456,6 @@ LogicalResult ClipOp::inferReturnTypes(MLIRContext *,
 static bool isArithFunction(StringRef op) {
   return isOneOf(
       op, {"add", "sub", "mul", "div", "maximum", "minimum", "power", "mod"});
-}
-
-/// NumPy broadcasting of `shapes`; fails naming them.
-static FailureOr<SmallVector<int64_t>>
-broadcastShapes(std::optional<Location> loc,
-                ArrayRef<ArrayRef<int64_t>> shapes) {
-  size_t rank = 0;
-  for (ArrayRef<int64_t> s : shapes)
-    rank = std::max(rank, s.size());
-  SmallVector<int64_t> out(rank, 1);
-  for (ArrayRef<int64_t> s : shapes)
-    for (size_t i = 0; i < s.size(); ++i) {
-      int64_t &o = out[rank - s.size() + i];
-      int64_t d = s[i];
-      if (d != o && d != 1 && o != 1) {
-        std::string text;
-        for (auto [k, t] : llvm::enumerate(shapes))
-          text += (k ? " and " : "") + shapeStr(t);
-        (void)fail(loc, "operand shapes " + text + " do not broadcast");
-        return failure();
-      }
-      if (o == 1)
-        o = d;
-    }
-  return out;
 }
 
 LogicalResult BinaryOp::inferReturnTypes(MLIRContext *,
@@ -588,8 +540,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
   // gather_c1
-  auto axis =
-      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
   if (failed(axis))
     return failure();
   SmallVector<int64_t> out(data.getShape().take_front(*axis));
@@ -612,9 +563,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
                          Twine(2 * rank));
   // pad_c2
   StringRef mode = adaptor.getMode();
-  if (!isOneOf(mode, {"constant", "reflect", "edge"}))
-    return fail(loc,
-                "mode '" + mode + "' is not one of constant, reflect, edge");
+  if (failed(checkOneOf(loc, "mode", mode, {"constant", "reflect", "edge"})))
+    return failure();
   // pad_c3
   SmallVector<int64_t> out;
   for (int64_t i = 0; i < rank; ++i) {
@@ -636,13 +586,7 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
   auto data = tensorOf(adaptor.getData());
   ArrayRef<int64_t> shape = adaptor.getShape();
   // broadcast_to_c1
-  bool ok = shape.size() >= (size_t)data.getRank();
-  for (int64_t i = 0; ok && i < data.getRank(); ++i) {
-    int64_t d = data.getDimSize(i),
-            t = shape[shape.size() - data.getRank() + i];
-    ok = d == t || d == 1;
-  }
-  if (!ok)
+  if (!broadcastsTo(data.getShape(), shape))
     return fail(loc, "data shape " + shapeStr(data.getShape()) +
                          " does not broadcast to " + shapeStr(shape));
   results.push_back(RankedTensorType::get(shape, data.getElementType()));
@@ -686,20 +630,17 @@ LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   // argreduce_c1
-  if (!isOneOf(adaptor.getOp(), {"max", "min"}))
-    return fail(loc, "op '" + adaptor.getOp() + "' is not one of max, min");
+  if (failed(checkOneOf(loc, "op", adaptor.getOp(), {"max", "min"})))
+    return failure();
   auto data = tensorOf(adaptor.getData());
   // argreduce_c2
-  auto axis =
-      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
-  if (failed(axis))
+  auto reduced = reducedAxes(loc, {(int64_t)adaptor.getAxis()}, data.getRank(),
+                             /*exclude=*/false);
+  if (failed(reduced))
     return failure();
-  SmallVector<int64_t> out(data.getShape());
-  if (adaptor.getKeepdims())
-    out[*axis] = 1;
-  else
-    out.erase(out.begin() + *axis);
-  results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));
+  results.push_back(RankedTensorType::get(
+      reducedShape(data.getShape(), *reduced, adaptor.getKeepdims()),
+      IntegerType::get(ctx, 64)));
   return success();
 }
 
@@ -708,17 +649,12 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
-  // layernorm_c1
-  auto axis =
-      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
-  if (failed(axis))
+  // layernorm_c1, layernorm_c2
+  if (failed(checkChannelOperands(loc, data, adaptor.getAxis(),
+                                  {{"gamma/beta", adaptor.getGamma()},
+                                   {"gamma/beta", adaptor.getBeta()}},
+                                  "the axis extent")))
     return failure();
-  // layernorm_c2
-  int64_t c = data.getDimSize(*axis);
-  for (Value v : {adaptor.getGamma(), adaptor.getBeta()})
-    if (tensorOf(v).getShape() != ArrayRef<int64_t>{c})
-      return fail(loc, "gamma/beta shape " + shapeStr(tensorOf(v).getShape()) +
-                           " does not match the axis extent " + shapeStr({c}));
   results.push_back(data);
   return success();
 }
@@ -728,7 +664,6 @@ DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                   Adaptor adaptor,
                                   SmallVectorImpl<Type> &results) {
   auto data = tensorOf(adaptor.getData());
-  auto weight = tensorOf(adaptor.getWeight());
   ArrayRef<int64_t> kernel = adaptor.getKernel();
   size_t n = kernel.size();
   // deconv_c1
@@ -738,48 +673,26 @@ DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                          " must be NCW or NCHW matching kernel " +
                          shapeStr(kernel));
   // deconv_c2
-  if (failed(checkSpatialAttr(loc, "stride", adaptor.getStride(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "dilate", adaptor.getDilate(), n, 1)) ||
-      failed(checkSpatialAttr(loc, "pad", adaptor.getPad(), n, 0)) ||
+  auto window = checkWindow(loc, adaptor.getStride(), adaptor.getDilate(),
+                            adaptor.getPad(), n);
+  if (failed(window) ||
       failed(checkSpatialAttr(loc, "adj", adaptor.getAdj(), n, 0)) ||
       failed(checkSpatialAttr(loc, "kernel", kernel, n, 1)))
     return failure();
-  auto stride = withDefault(adaptor.getStride(), n, 1);
-  auto dilate = withDefault(adaptor.getDilate(), n, 1);
-  auto pad = withDefault(adaptor.getPad(), n, 0);
   auto adj = withDefault(adaptor.getAdj(), n, 0);
-  int64_t filters = adaptor.getNumFilter(), groups = adaptor.getNumGroup();
-  int64_t channels = data.getDimSize(1);
-  // deconv_c3
-  if (filters < 1 || groups < 1 || channels % groups || filters % groups)
-    return fail(loc, "num_group " + Twine(groups) +
-                         " must divide the data channels (" + Twine(channels) +
-                         ") and num_filter (" + Twine(filters) + ")");
-  // deconv_c4
-  SmallVector<int64_t> wShape = {channels, filters / groups};
-  wShape.append(kernel.begin(), kernel.end());
-  if (weight.getShape() != ArrayRef<int64_t>(wShape))
-    return fail(loc,
-                "weight shape " + shapeStr(weight.getShape()) +
-                    " does not match (C, num_filter/num_group, kernel...) = " +
-                    shapeStr(wShape));
-  // deconv_c5
-  Value bias = adaptor.getBias();
-  if (adaptor.getNoBias() != !bias)
-    return fail(loc, adaptor.getNoBias()
-                         ? "has a bias but no_bias is set"
-                         : "needs a bias unless no_bias is set");
-  if (bias && tensorOf(bias).getShape() != ArrayRef<int64_t>{filters})
-    return fail(loc, "bias shape " + shapeStr(tensorOf(bias).getShape()) +
-                         " does not match (num_filter,)");
+  // deconv_c3, deconv_c4, deconv_c5
+  if (failed(checkFilters(loc, adaptor, /*transposed=*/true)))
+    return failure();
   // deconv_c6
-  SmallVector<int64_t> out = {data.getDimSize(0), filters};
+  SmallVector<int64_t> out = {data.getDimSize(0),
+                              (int64_t)adaptor.getNumFilter()};
   for (size_t i = 0; i < n; ++i) {
+    int64_t stride = window->stride[i];
     // deconv_c2 (adj < stride)
-    if (adj[i] >= stride[i])
+    if (adj[i] >= stride)
       return fail(loc, "adj must be smaller than stride");
-    int64_t e = (data.getDimSize(2 + i) - 1) * stride[i] - 2 * pad[i] +
-                dilate[i] * (kernel[i] - 1) + adj[i] + 1;
+    int64_t e = (data.getDimSize(2 + i) - 1) * stride - 2 * window->pad[i] +
+                window->dilate[i] * (kernel[i] - 1) + adj[i] + 1;
     if (e < 1)
       return fail(loc, "output extent on spatial axis " + Twine(i) +
                            " would be " + Twine(e));
@@ -851,12 +764,12 @@ LogicalResult DotOp::inferReturnTypes(MLIRContext *,
 
 SmallVector<int64_t> ReduceOp::getReducedAxes() {
   int64_t rank = cast<RankedTensorType>(getData().getType()).getRank();
-  SmallVector<bool> listed(rank, false);
-  for (int64_t a : getAxis())
-    listed[a < 0 ? a + rank : a] = true;
+  // Verified: the axes are valid.
+  SmallVector<bool> reduced =
+      *reducedAxes(std::nullopt, getAxis(), rank, getExclude());
   SmallVector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
-    if (getAxis().empty() || listed[i] != getExclude())
+    if (reduced[i])
       axes.push_back(i);
   return axes;
 }
@@ -870,26 +783,13 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                  "l2", "sumsquare", "logsumexp"}))
     return fail(loc, "unknown reduction '" + adaptor.getOp() + "'");
   auto data = tensorOf(adaptor.getData());
-  int64_t rank = data.getRank();
-  SmallVector<bool> listed(rank, false);
   // reduce_c2
-  for (int64_t a : adaptor.getAxis()) {
-    auto axis = normalizeAxis(loc, a, rank, "axis");
-    if (failed(axis))
-      return failure();
-    if (listed[*axis])
-      return fail(loc, "axis " + Twine(a) + " is listed twice");
-    listed[*axis] = true;
-  }
-  bool all = adaptor.getAxis().empty();
-  SmallVector<int64_t> out;
-  for (int64_t i = 0; i < rank; ++i) {
-    bool reduced = all || listed[i] != adaptor.getExclude();
-    if (!reduced)
-      out.push_back(data.getDimSize(i));
-    else if (adaptor.getKeepdims())
-      out.push_back(1);
-  }
+  auto reduced =
+      reducedAxes(loc, adaptor.getAxis(), data.getRank(), adaptor.getExclude());
+  if (failed(reduced))
+    return failure();
+  SmallVector<int64_t> out =
+      reducedShape(data.getShape(), *reduced, adaptor.getKeepdims());
   // MXNet 1.x: reducing every axis without keepdims gives shape (1,).
   if (out.empty())
     out.push_back(1);
@@ -1065,7 +965,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
   }
   // squeeze_c1
   for (int64_t a : adaptor.getAxis()) {
-    auto axis = normalizeAxis(loc, a, rank, "axis");
+    auto axis = normalizeAxis(loc, a, rank);
     if (failed(axis))
       return failure();
     if (data.getDimSize(*axis) != 1)
@@ -1182,8 +1082,7 @@ LogicalResult SliceChannelOp::inferReturnTypes(MLIRContext *,
   auto data = tensorOf(adaptor.getData());
   int64_t n = adaptor.getNumOutputs();
   // slicechannel_c1
-  auto axis =
-      normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank(), "axis");
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
   if (failed(axis))
     return failure();
   int64_t extent = data.getDimSize(*axis);

@@ -4,6 +4,7 @@
 // and walks its ops backwards, each op building its operands' gradients
 // through GradientOpInterface (MxGradients.cpp), as MXNet's executor chains
 // FGradient.
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/graph/MxBuilders.h"
@@ -52,18 +53,30 @@ bool isDataOperand(OpOperand &use) {
   return false;
 }
 
+/// An axis of `x` (possibly negative, counted from 0 here) and the shape in
+/// which a per-channel vector broadcasts along it: x's rank, extents of 1
+/// but the axis's.
+struct ChannelAxis {
+  int64_t axis;
+  SmallVector<int64_t> shape;
+};
+ChannelAxis channelAxis(Value x, int64_t axis) {
+  auto xt = tensorOf(x);
+  axis = mx::infer::wrapAxis(axis, xt.getRank());
+  SmallVector<int64_t> shape(xt.getRank(), 1);
+  shape[axis] = xt.getDimSize(axis);
+  return {axis, shape};
+}
+
 /// Rewrites a BatchNorm in training mode into mx reductions over the batch
 /// statistics (so that its gradient is derived like any composition) and
 /// returns the updated moving mean and variance.
 std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  auto xt = tensorOf(op.getData());
-  int64_t rank = xt.getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-  int64_t c = xt.getDimSize(axis);
-  SmallVector<int64_t> chShape(rank, 1);
-  chShape[axis] = c;
+  ChannelAxis channel = channelAxis(op.getData(), op.getAxis());
+  int64_t axis = channel.axis, c = channel.shape[axis];
+  ArrayRef<int64_t> chShape = channel.shape;
   auto mean = [&](Value v) {
     return createInferred<ReduceOp>(
         b, loc, v,
@@ -101,11 +114,7 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
 void expandGlobalStatsBatchNorm(OpBuilder &b, BatchNormOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  auto xt = tensorOf(op.getData());
-  int64_t rank = xt.getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-  SmallVector<int64_t> chShape(rank, 1);
-  chShape[axis] = xt.getDimSize(axis);
+  SmallVector<int64_t> chShape = channelAxis(op.getData(), op.getAxis()).shape;
   auto channel = [&](Value v) { return reshape(b, loc, v, chShape); };
   Value inv = build::unary(b, loc, "rsqrt",
                            scalar(b, loc, "add", channel(op.getMovingVar()),
@@ -135,11 +144,9 @@ Value reduceKeep(OpBuilder &b, Location loc, StringRef op, Value v,
 void expandLayerNorm(OpBuilder &b, LayerNormOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  auto xt = tensorOf(op.getData());
-  int64_t rank = xt.getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-  SmallVector<int64_t> chShape(rank, 1);
-  chShape[axis] = xt.getDimSize(axis);
+  ChannelAxis channel = channelAxis(op.getData(), op.getAxis());
+  int64_t axis = channel.axis;
+  ArrayRef<int64_t> chShape = channel.shape;
   Value xc = binary(b, loc, "sub", op.getData(),
                     reduceKeep(b, loc, "mean", op.getData(), {axis}));
   Value var = reduceKeep(b, loc, "mean", binary(b, loc, "mul", xc, xc), {axis});

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Max pooling of a monotonic activation becomes the activation of the max
 // pooling (see PoolBeforeActivationPass in Passes.td).
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 
@@ -35,15 +36,10 @@ bool everyWindowReachesIn(PoolingOp pool) {
                        stride = pool.getStrides(), dilate = pool.getDilations(),
                        pad = pool.getPadding();
   for (size_t s = 0; s < kernel.size(); ++s)
-    for (int64_t o = 0; o < out[2 + s]; ++o) {
-      bool inside = false;
-      for (int64_t t = 0; t < kernel[s] && !inside; ++t) {
-        int64_t i = o * stride[s] - pad[s] + t * dilate[s];
-        inside = i >= 0 && i < in[2 + s];
-      }
-      if (!inside)
+    for (int64_t o = 0; o < out[2 + s]; ++o)
+      if (!infer::windowReachesIn(o, stride[s], pad[s], kernel[s], dilate[s],
+                                  in[2 + s]))
         return false;
-    }
   return true;
 }
 

@@ -59,6 +59,10 @@ struct TrainStepPass : mxc::impl::TrainStepPassBase<TrainStepPass> {
     grad.setSymName("grad");
     auto step = cast<func::FuncOp>(b.clone(*source));
     step.setSymName("train_step");
+    // Entry points of the library, whatever the source's visibility (the
+    // driver derives them from a private function).
+    grad.setPublic();
+    step.setPublic();
     if (failed(buildGrad(grad)) || failed(buildStep(step)))
       return signalPassFailure();
     source.erase();
