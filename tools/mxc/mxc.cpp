@@ -93,6 +93,11 @@ static cl::opt<std::string> convLayout(
              "convolutions the NHWC kernels run faster channels last, the "
              "rest NCHW; default), nhwc (every convolution) or nchw"),
     cl::init("auto"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("What the library runs on: cpu (the host's, or --mcpu's; "
+                    "default)"),
+           cl::init("cpu"), cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -184,6 +189,7 @@ int main(int argc, char **argv) {
     return fail("--conv-layout=" + convLayout +
                 ": expected auto, nhwc or nchw");
   options.convLayout = convLayout;
+  options.target = target;
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;
