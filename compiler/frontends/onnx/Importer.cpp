@@ -6,13 +6,13 @@
 // becomes an embedded parameter. Every other node maps onto one or a few mx
 // ops whose own type inference checks it, so shape errors name the node.
 #include "compiler/frontends/onnx/Importer.h"
+#include "compiler/frontends/onnx/Const.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,8 +32,8 @@
 
 using namespace mlir;
 using namespace mxc;
+using namespace mxc::onnx;
 using llvm::Twine;
-using TP = ::onnx::TensorProto;
 
 namespace {
 
@@ -43,46 +43,6 @@ constexpr int64_t kMaxOpset = 17;
 
 llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-std::string shapeText(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-int64_t numElements(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-bool isFloatType(int32_t t) {
-  return t == TP::FLOAT || t == TP::DOUBLE || t == TP::FLOAT16 ||
-         t == TP::BFLOAT16;
-}
-
-/// The lowest value of an integer element type, as a double (exact for the
-/// types up to 32 bits; int64's is -2^63, also exact).
-double lowestInt(int32_t t) {
-  switch (t) {
-  case TP::INT8:
-    return -128.0;
-  case TP::INT16:
-    return -32768.0;
-  case TP::INT32:
-    return -2147483648.0;
-  case TP::INT64:
-    return -9223372036854775808.0;
-  default: // unsigned
-    return 0.0;
-  }
-}
-
-std::string typeName(int32_t t) {
-  return llvm::StringRef(TP::DataType_Name(t)).lower();
 }
 
 /// The MLIR element type of an ONNX element type mxc runs, if any. (Unsigned
@@ -153,219 +113,6 @@ int32_t onnxType(Type t) {
   if (isa<mxc::mx::StringType>(t))
     return TP::STRING;
   llvm_unreachable("only types from elementType() are built");
-}
-
-DType dtypeOf(int32_t t) {
-  switch (t) {
-  case TP::FLOAT:
-    return DType::F32;
-  case TP::DOUBLE:
-    return DType::F64;
-  case TP::FLOAT16:
-    return DType::F16;
-  case TP::BFLOAT16:
-    return DType::BF16;
-  case TP::INT64:
-    return DType::I64;
-  case TP::INT32:
-    return DType::I32;
-  case TP::INT16:
-    return DType::I16;
-  case TP::INT8:
-    return DType::I8;
-  case TP::UINT8:
-    return DType::U8;
-  case TP::UINT16:
-    return DType::U16;
-  case TP::UINT32:
-    return DType::U32;
-  case TP::UINT64:
-    return DType::U64;
-  case TP::BOOL:
-    return DType::Bool;
-  case TP::STRING:
-    return DType::String;
-  default:
-    llvm_unreachable("only types from elementType() reach the ModelSpec");
-  }
-}
-
-/// The semantics of a 16-bit float type (FLOAT16 or BFLOAT16).
-const llvm::fltSemantics &semantics16(int32_t t) {
-  return t == TP::BFLOAT16 ? llvm::APFloat::BFloat()
-                           : llvm::APFloat::IEEEhalf();
-}
-
-/// The value of the bits of a 16-bit float of type `t`.
-double bits16ToDouble(int32_t t, uint16_t bits) {
-  llvm::APFloat h(semantics16(t), llvm::APInt(16, bits));
-  bool lost;
-  h.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-            &lost);
-  return h.convertToDouble();
-}
-
-/// `v` rounded to nearest even in the 16-bit float type `t`, as bits.
-uint16_t doubleToBits16(int32_t t, double v) {
-  llvm::APFloat h(v);
-  bool lost;
-  h.convert(semantics16(t), llvm::APFloat::rmNearestTiesToEven, &lost);
-  return (uint16_t)h.bitcastToAPInt().getZExtValue();
-}
-
-/// A tensor known at compile time. Integers and booleans live in `ints`,
-/// floating-point values of every width in `floats` (rounded to their type).
-struct Const {
-  int32_t type = TP::FLOAT;
-  std::vector<int64_t> shape;
-  std::vector<double> floats;
-  std::vector<int64_t> ints;
-
-  Const() = default;
-  Const(int32_t type, std::vector<int64_t> shape)
-      : type(type), shape(std::move(shape)) {
-    (isFloat() ? floats.resize(numElements(this->shape))
-               : ints.resize(numElements(this->shape)));
-  }
-  static Const ofInts(std::vector<int64_t> values,
-                      std::optional<std::vector<int64_t>> shape = {}) {
-    Const c(TP::INT64,
-            shape ? *shape : std::vector<int64_t>{(int64_t)values.size()});
-    c.ints = std::move(values);
-    return c;
-  }
-
-  bool isFloat() const { return isFloatType(type); }
-  int64_t size() const {
-    return isFloat() ? (int64_t)floats.size() : (int64_t)ints.size();
-  }
-  double f(int64_t k) const { return isFloat() ? floats[k] : double(ints[k]); }
-  int64_t i(int64_t k) const {
-    return isFloat() ? (int64_t)floats[k] : ints[k];
-  }
-  /// Stores a value, converting it to this tensor's type.
-  void set(int64_t k, double v) {
-    if (type == TP::FLOAT)
-      floats[k] = (double)(float)v;
-    else if (type == TP::FLOAT16 || type == TP::BFLOAT16)
-      floats[k] = bits16ToDouble(type, doubleToBits16(type, v));
-    else if (isFloat())
-      floats[k] = v;
-    else if (type == TP::BOOL)
-      ints[k] = v != 0.0;
-    else
-      ints[k] = wrapInt((int64_t)v);
-  }
-  void setInt(int64_t k, int64_t v) {
-    if (isFloat())
-      set(k, (double)v);
-    else
-      ints[k] = type == TP::BOOL ? v != 0 : wrapInt(v);
-  }
-  /// Copies element `from` of `src` (of the same type) to element `k`.
-  void copy(int64_t k, const Const &src, int64_t from) {
-    if (isFloat())
-      floats[k] = src.floats[from];
-    else
-      ints[k] = src.ints[from];
-  }
-  std::vector<int64_t> intValues() const {
-    std::vector<int64_t> v(size());
-    for (int64_t k = 0; k < size(); ++k)
-      v[k] = i(k);
-    return v;
-  }
-
-private:
-  int64_t wrapInt(int64_t v) const {
-    switch (type) {
-    case TP::INT32:
-      return (int32_t)v;
-    case TP::INT8:
-      return (int8_t)v;
-    case TP::UINT8:
-      return (uint8_t)v;
-    case TP::INT16:
-      return (int16_t)v;
-    case TP::UINT16:
-      return (uint16_t)v;
-    case TP::UINT32:
-      return (uint32_t)v;
-    default:
-      return v;
-    }
-  }
-};
-
-/// For every element of `out` (row-major), the flat index of the element of
-/// a tensor of shape `in` that NumPy broadcasting reads.
-std::vector<int64_t> broadcastIndex(llvm::ArrayRef<int64_t> in,
-                                    llvm::ArrayRef<int64_t> out) {
-  size_t r = out.size(), off = r - in.size();
-  std::vector<int64_t> strides(r, 0);
-  int64_t s = 1;
-  for (size_t i = in.size(); i-- > 0;) {
-    strides[off + i] = in[i] == 1 ? 0 : s;
-    s *= in[i];
-  }
-  int64_t n = numElements(out);
-  std::vector<int64_t> index(n);
-  std::vector<int64_t> pos(r, 0);
-  int64_t flat = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    index[k] = flat;
-    for (size_t d = r; d-- > 0;) {
-      flat += strides[d];
-      if (++pos[d] < out[d])
-        break;
-      flat -= strides[d] * out[d];
-      pos[d] = 0;
-    }
-  }
-  return index;
-}
-
-std::optional<std::vector<int64_t>>
-broadcastShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
-  size_t rank = 0;
-  for (const auto &s : shapes)
-    rank = std::max(rank, s.size());
-  std::vector<int64_t> out(rank, 1);
-  for (const auto &s : shapes)
-    for (size_t i = 0; i < s.size(); ++i) {
-      int64_t &o = out[rank - s.size() + i];
-      if (s[i] != o && s[i] != 1 && o != 1)
-        return std::nullopt;
-      if (o == 1)
-        o = s[i];
-    }
-  return out;
-}
-
-/// Selects, per axis, the listed indices (the cartesian product).
-Const selectIndices(const Const &c,
-                    const std::vector<std::vector<int64_t>> &perAxis) {
-  std::vector<int64_t> shape;
-  for (const auto &v : perAxis)
-    shape.push_back(v.size());
-  Const out(c.type, shape);
-  size_t r = shape.size();
-  std::vector<int64_t> strides(r, 1);
-  for (size_t d = r; d-- > 1;)
-    strides[d - 1] = strides[d] * c.shape[d];
-  std::vector<int64_t> pos(r, 0);
-  for (int64_t k = 0; k < out.size(); ++k) {
-    int64_t from = 0;
-    for (size_t d = 0; d < r; ++d)
-      from += perAxis[d][pos[d]] * strides[d];
-    out.copy(k, c, from);
-    for (size_t d = r; d-- > 0;) {
-      if (++pos[d] < shape[d])
-        break;
-      pos[d] = 0;
-    }
-  }
-  return out;
 }
 
 /// One axis of an ONNX Slice after clamping: first index, step, count.
@@ -706,11 +453,10 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
   for (int64_t d : shape)
     if (d < 0)
       return bad("negative dimension in " + shapeText(shape));
-  Const c(dt, shape);
   int64_t n = numElements(shape);
 
-  std::string external;
-  const std::string *raw = t.has_raw_data() ? &t.raw_data() : nullptr;
+  // Raw bytes are ONNX's own layout: the Const's storage as they are.
+  std::shared_ptr<std::string> raw;
   if (t.data_location() == TP::EXTERNAL) {
     std::string location;
     int64_t offset = 0, length = -1;
@@ -735,115 +481,54 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
     data = data.drop_front(offset);
     if (length >= 0)
       data = data.take_front(length);
-    external = data.str();
-    raw = &external;
+    raw = std::make_shared<std::string>(data.str());
+  } else if (t.has_raw_data()) {
+    raw = std::make_shared<std::string>(t.raw_data());
   }
-
   if (raw) {
-    size_t elem = dt == TP::DOUBLE || dt == TP::INT64 || dt == TP::UINT64  ? 8
-                  : dt == TP::FLOAT || dt == TP::INT32 || dt == TP::UINT32 ? 4
-                  : dt == TP::FLOAT16 || dt == TP::BFLOAT16 ||
-                          dt == TP::INT16 || dt == TP::UINT16
-                      ? 2
-                      : 1;
+    size_t elem = elementSize(dt);
     if (raw->size() != n * elem)
       return bad("holds " + Twine(raw->size()) + " bytes but shape " +
                  shapeText(shape) + " of " + typeName(dt) + " needs " +
                  Twine(n * elem));
-    const char *p = raw->data();
-    for (int64_t k = 0; k < n; ++k, p += elem) {
-      switch (dt) {
-      case TP::FLOAT: {
-        float v;
-        std::memcpy(&v, p, 4);
-        c.floats[k] = v;
-        break;
-      }
-      case TP::DOUBLE:
-        std::memcpy(&c.floats[k], p, 8);
-        break;
-      case TP::FLOAT16:
-      case TP::BFLOAT16: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        c.floats[k] = bits16ToDouble(dt, v);
-        break;
-      }
-      case TP::INT64:
-      case TP::UINT64: // held as its two's-complement bit pattern
-        std::memcpy(&c.ints[k], p, 8);
-        break;
-      case TP::INT32: {
-        int32_t v;
-        std::memcpy(&v, p, 4);
-        c.ints[k] = v;
-        break;
-      }
-      case TP::UINT32: {
-        uint32_t v;
-        std::memcpy(&v, p, 4);
-        c.ints[k] = v;
-        break;
-      }
-      case TP::INT16: {
-        int16_t v;
-        std::memcpy(&v, p, 2);
-        c.ints[k] = v;
-        break;
-      }
-      case TP::UINT16: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        c.ints[k] = v;
-        break;
-      }
-      case TP::INT8:
-        c.ints[k] = (int8_t)*p;
-        break;
-      case TP::UINT8:
-        c.ints[k] = (uint8_t)*p;
-        break;
-      case TP::BOOL:
-        c.ints[k] = *p != 0;
-        break;
-      }
-    }
-    return c;
+    if (dt == TP::BOOL) // any non-zero byte is true; Consts hold 0 or 1
+      for (char &c : *raw)
+        c = c != 0;
+    return Const(dt, std::move(shape), std::move(raw));
   }
 
+  Const c(dt, shape);
+  auto fill = [&](const auto &values, auto convert) {
+    int64_t got = values.size();
+    for (int64_t k = 0; k < std::min(n, got); ++k)
+      convert(k, values[k]);
+    return got;
+  };
+  auto setFloat = [&](int64_t k, double v) { c.set(k, v); };
+  auto setInt = [&](int64_t k, int64_t v) { c.setInt(k, v); };
   int64_t got;
   switch (dt) {
   case TP::FLOAT:
-    got = t.float_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.floats[k] = t.float_data(k);
+    got = fill(t.float_data(), setFloat);
     break;
   case TP::DOUBLE:
-    got = t.double_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.floats[k] = t.double_data(k);
+    got = fill(t.double_data(), setFloat);
     break;
   case TP::INT64:
-    got = t.int64_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.ints[k] = t.int64_data(k);
+    got = fill(t.int64_data(), setInt);
     break;
   case TP::UINT32:
-  case TP::UINT64:
-    got = t.uint64_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.ints[k] = (int64_t)t.uint64_data(k);
+  case TP::UINT64: // held as its two's-complement bit pattern
+    got = fill(t.uint64_data(), setInt);
     break;
   case TP::FLOAT16: // both hold their bits in int32_data
   case TP::BFLOAT16:
-    got = t.int32_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.floats[k] = bits16ToDouble(dt, (uint16_t)t.int32_data(k));
+    got = fill(t.int32_data(), [&](int64_t k, int32_t bits) {
+      c.set(k, bits16ToDouble(dt, (uint16_t)bits));
+    });
     break;
   default: // the small integer types and bool use int32_data
-    got = t.int32_data_size();
-    for (int64_t k = 0; k < std::min(n, got); ++k)
-      c.setInt(k, t.int32_data(k));
+    got = fill(t.int32_data(), setInt);
     break;
   }
   if (got != n)
@@ -1598,61 +1283,12 @@ Value Importer::param(const Const &c, StringRef name) {
   std::string unique = name.empty() ? "const" : name.str();
   for (int k = 1; !paramNames.insert(unique).second; ++k)
     unique = (name.empty() ? "const" : name.str()) + "_" + std::to_string(k);
-  DType dt = dtypeOf(c.type);
-  std::vector<uint8_t> bytes(c.size() * dtypeSize(dt));
-  for (int64_t k = 0; k < c.size(); ++k) {
-    uint8_t *p = bytes.data() + k * dtypeSize(dt);
-    switch (dt) {
-    case DType::F32: {
-      float v = (float)c.floats[k];
-      std::memcpy(p, &v, 4);
-      break;
-    }
-    case DType::F64:
-      std::memcpy(p, &c.floats[k], 8);
-      break;
-    case DType::F16:
-    case DType::BF16: {
-      uint16_t v = doubleToBits16(c.type, c.floats[k]);
-      std::memcpy(p, &v, 2);
-      break;
-    }
-    case DType::I64:
-      std::memcpy(p, &c.ints[k], 8);
-      break;
-    case DType::I32: {
-      int32_t v = (int32_t)c.ints[k];
-      std::memcpy(p, &v, 4);
-      break;
-    }
-    case DType::I8:
-    case DType::U8:
-    case DType::Bool:
-      *p = (uint8_t)c.ints[k];
-      break;
-    case DType::I16:
-    case DType::U16: {
-      uint16_t v = (uint16_t)c.ints[k];
-      std::memcpy(p, &v, 2);
-      break;
-    }
-    case DType::U32: {
-      uint32_t v = (uint32_t)c.ints[k];
-      std::memcpy(p, &v, 4);
-      break;
-    }
-    case DType::U64:
-      std::memcpy(p, &c.ints[k], 8);
-      break;
-    case DType::String: // rejected above
-      break;
-    }
-  }
   Value arg =
       body->addArgument(RankedTensorType::get(c.shape, et),
                         NameLoc::get(b.getStringAttr(unique),
                                      FileLineColLoc::get(&ctx, file, 0, 0)));
-  result.spec.addParam({unique, dt, c.shape}, bytes.data());
+  // A Const's bytes are the parameter's layout already: shared, not copied.
+  result.spec.addParam({unique, dtypeOf(c.type), c.shape}, c.share());
   return arg;
 }
 
@@ -3179,14 +2815,13 @@ LogicalResult Importer::importGather() {
   if (isFloatType(type(1)))
     return fail("indices must be integers");
   if (const Const *ic = cst(1)) {
-    Const idx = *ic;
-    idx.type = TP::INT64;
+    Const idx(TP::INT64, ic->shape);
     for (int64_t k = 0; k < idx.size(); ++k) {
-      int64_t v = idx.ints[k];
+      int64_t v = ic->i(k);
       if (v < -in[axis] || v >= in[axis])
         return fail("index " + Twine(v) + " is out of range for extent " +
                     Twine(in[axis]));
-      idx.ints[k] = v < 0 ? v + in[axis] : v;
+      idx.setInt(k, v < 0 ? v + in[axis] : v);
     }
     if (const Const *dc = cst(0)) {
       // Host gather: select along `axis`, then give the indices their shape.
@@ -3194,7 +2829,7 @@ LogicalResult Importer::importGather() {
       for (int64_t i = 0; i < r; ++i) {
         std::vector<int64_t> v;
         if (i == axis)
-          v = idx.ints;
+          v = idx.intValues();
         else
           for (int64_t j = 0; j < in[i]; ++j)
             v.push_back(j);
@@ -3372,8 +3007,8 @@ LogicalResult Importer::importWhere() {
     auto ic = broadcastIndex(shape(0), *os), ix = broadcastIndex(shape(1), *os),
          iy = broadcastIndex(shape(2), *os);
     for (int64_t k = 0; k < o.size(); ++k)
-      o.copy(k, cst(0)->ints[ic[k]] ? *cst(1) : *cst(2),
-             cst(0)->ints[ic[k]] ? ix[k] : iy[k]);
+      o.copy(k, cst(0)->i(ic[k]) ? *cst(1) : *cst(2),
+             cst(0)->i(ic[k]) ? ix[k] : iy[k]);
     return outConst(0, std::move(o));
   }
   return out(0, op("mx.where", {val(0), val(1), val(2)}));
@@ -3463,7 +3098,7 @@ LogicalResult Importer::importDropout() {
     // The mask of an inference dropout keeps everything.
     Const mask(TP::BOOL, shape(0));
     for (int64_t k = 0; k < mask.size(); ++k)
-      mask.ints[k] = 1;
+      mask.setInt(k, 1);
     (void)outConst(1, std::move(mask));
   }
   return forward(0, 0);
@@ -3490,7 +3125,7 @@ LogicalResult Importer::importSeededDropout(double ratio) {
     double u = (a * 67108864.0 + b) / 9007199254740992.0;
     bool keep = u >= ratio;
     scale.set(k, keep ? 1.0 / (1.0 - ratio) : 0.0);
-    mask.ints[k] = keep;
+    mask.setInt(k, keep);
   }
   Value y = binary(val(0), param(scale, nodeName + "_mask"), "mul");
   if (wants(1) && failed(outConst(1, std::move(mask))))
