@@ -13,12 +13,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -148,7 +150,7 @@ struct Tensor {
 
 class Importer {
 public:
-  Importer(MLIRContext &ctx, const ::onnx::ModelProto &model, std::string file,
+  Importer(MLIRContext &ctx, ::onnx::ModelProto &model, std::string file,
            const mxc::onnx::ImportOptions &opts)
       : ctx(ctx), b(&ctx), model(model), file(std::move(file)), opts(opts) {}
 
@@ -159,9 +161,10 @@ private:
   llvm::Error readOpset();
   llvm::Error addInitializers();
   llvm::Error addInputs();
-  llvm::Error importNode(const ::onnx::NodeProto &n, unsigned index);
+  llvm::Error importNode(::onnx::NodeProto &n, unsigned index);
   llvm::Error addOutputs();
-  llvm::Expected<Const> readTensor(const TP &t, const Twine &what);
+  /// Reads `t`, taking its raw_data (not copying it).
+  llvm::Expected<Const> readTensor(TP &t, const Twine &what);
 
   // --- Per-node state and helpers. Failures store the first message.
   LogicalResult fail(const Twine &message) {
@@ -226,7 +229,7 @@ private:
   }
 
   // Attributes of the current node; each one read is marked as handled.
-  const ::onnx::AttributeProto *attr(StringRef name) {
+  ::onnx::AttributeProto *attr(StringRef name) {
     usedAttrs.insert(name);
     auto it = attrMap.find(name);
     return it == attrMap.end() ? nullptr : it->second;
@@ -364,7 +367,7 @@ private:
 
   MLIRContext &ctx;
   OpBuilder b;
-  const ::onnx::ModelProto &model;
+  ::onnx::ModelProto &model;
   std::string file;
   const mxc::onnx::ImportOptions &opts;
   int64_t opset = 0;
@@ -395,12 +398,37 @@ private:
   /// they import).
   std::deque<::onnx::NodeProto> madeNodes;
 
-  const ::onnx::NodeProto *node = nullptr;
+  ::onnx::NodeProto *node = nullptr;
   std::string nodeName;
-  llvm::StringMap<const ::onnx::AttributeProto *> attrMap;
+  llvm::StringMap<::onnx::AttributeProto *> attrMap;
   llvm::StringSet<> usedAttrs;
   std::string error;
 };
+
+/// Parses the protobuf file at `path` into `message` straight from the file
+/// (no buffer of the whole file beside the parsed message); `what` says what
+/// the file should hold.
+static llvm::Error readProtoFile(StringRef path,
+                                 google::protobuf::MessageLite &message,
+                                 const Twine &what) {
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd))
+    return makeError("'" + path + "': " + ec.message());
+  google::protobuf::io::FileInputStream input(fd);
+  input.SetCloseOnDelete(true);
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(fd, status))
+    return makeError("'" + path + "': " + ec.message());
+  bool parsed = status.getSize() <= (uint64_t)std::numeric_limits<int>::max() &&
+                message.ParseFromZeroCopyStream(&input);
+  if (input.GetErrno())
+    return makeError(
+        "'" + path + "': " +
+        std::error_code(input.GetErrno(), std::generic_category()).message());
+  if (!parsed)
+    return makeError("'" + path + "': " + what);
+  return llvm::Error::success();
+}
 
 //===----------------------------------------------------------------------===//
 // Reading the model
@@ -426,7 +454,43 @@ llvm::Error Importer::readOpset() {
   return llvm::Error::success();
 }
 
-llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
+/// The `length` bytes (all when negative) at `offset` of the file `path`,
+/// read into a buffer of their own.
+static llvm::Expected<std::shared_ptr<std::string>>
+readFileSlice(StringRef path, int64_t offset, int64_t length,
+              llvm::function_ref<llvm::Error(const Twine &)> bad) {
+  auto opened = llvm::sys::fs::openNativeFileForRead(path);
+  if (!opened)
+    return bad("cannot read external data '" + path +
+               "': " + llvm::errorToErrorCode(opened.takeError()).message());
+  llvm::sys::fs::file_t fd = *opened;
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(fd); });
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(fd, status))
+    return bad("cannot read external data '" + path + "': " + ec.message());
+  int64_t size = status.getSize();
+  if (offset < 0 || offset > size)
+    return bad("external data offset is past the end of '" + path + "'");
+  if (length < 0 || length > size - offset)
+    length = size - offset;
+  auto bytes = std::make_shared<std::string>(length, '\0');
+  // One read may return less than asked (Linux reads at most 2 GiB).
+  for (int64_t done = 0; done < length;) {
+    auto read = llvm::sys::fs::readNativeFileSlice(
+        fd, llvm::MutableArrayRef<char>(bytes->data() + done, length - done),
+        offset + done);
+    if (!read)
+      return bad("cannot read external data '" + path +
+                 "': " + llvm::errorToErrorCode(read.takeError()).message());
+    if (*read == 0)
+      return bad("cannot read external data '" + path +
+                 "': it ended while reading");
+    done += *read;
+  }
+  return bytes;
+}
+
+llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
   auto bad = [&](const Twine &why) {
     return makeError("'" + file + "': " + what + ": " + why);
   };
@@ -455,7 +519,8 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
       return bad("negative dimension in " + shapeText(shape));
   int64_t n = numElements(shape);
 
-  // Raw bytes are ONNX's own layout: the Const's storage as they are.
+  // Raw bytes are ONNX's own layout: they become the Const's storage as
+  // they are.
   std::shared_ptr<std::string> raw;
   if (t.data_location() == TP::EXTERNAL) {
     std::string location;
@@ -470,20 +535,14 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
     }
     llvm::SmallString<256> path(llvm::sys::path::parent_path(file));
     llvm::sys::path::append(path, location);
-    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-    if (!buf)
-      return bad("cannot read external data '" + path +
-                 "': " + buf.getError().message());
-    llvm::StringRef data = (*buf)->getBuffer();
-    if (offset < 0 || offset > (int64_t)data.size())
-      return bad("external data offset is past the end of '" + path + "'");
-    data = data.drop_front(offset);
-    if (length >= 0)
-      data = data.take_front(length);
-    raw = std::make_shared<std::string>(data.str());
+    auto bytes = readFileSlice(path, offset, length, bad);
+    if (!bytes)
+      return bytes.takeError();
+    raw = std::move(*bytes);
   } else if (t.has_raw_data()) {
-    raw = std::make_shared<std::string>(t.raw_data());
+    // Taken from the model, which keeps no copy.
+    raw = std::make_shared<std::string>();
+    raw->swap(*t.mutable_raw_data());
   }
   if (raw) {
     size_t elem = elementSize(dt);
@@ -538,7 +597,7 @@ llvm::Expected<Const> Importer::readTensor(const TP &t, const Twine &what) {
 }
 
 llvm::Error Importer::addInitializers() {
-  for (const TP &t : model.graph().initializer()) {
+  for (TP &t : *model.mutable_graph()->mutable_initializer()) {
     auto c = readTensor(t, "initializer '" + t.name() + "'");
     if (!c)
       return c.takeError();
@@ -555,13 +614,10 @@ llvm::Error Importer::addInitializers() {
     if (!isInput || tensors.count(name))
       return makeError("'" + file + "': --bind '" + name +
                        "' is not an input of the graph");
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return makeError("'" + path + "': " + buffer.getError().message());
     TP t;
-    if (!t.ParseFromArray((*buffer)->getBufferStart(),
-                          (int)(*buffer)->getBufferSize()))
-      return makeError("'" + path + "': not a serialized ONNX TensorProto");
+    if (llvm::Error e =
+            readProtoFile(path, t, "not a serialized ONNX TensorProto"))
+      return e;
     auto c = readTensor(t, "--bind '" + name + "'");
     if (!c)
       return c.takeError();
@@ -1393,7 +1449,7 @@ LogicalResult Importer::requireFloat(unsigned i) {
 // Nodes
 //===----------------------------------------------------------------------===//
 
-llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
+llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   node = &n;
   nodeName = n.name();
   for (int k = 0; k < n.output_size() && nodeName.empty(); ++k)
@@ -1410,7 +1466,7 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, unsigned index) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return nodeError("operators of domain '" + n.domain() +
                      "' are not supported");
-  for (const auto &a : n.attribute()) {
+  for (auto &a : *n.mutable_attribute()) {
     if (!a.ref_attr_name().empty())
       return nodeError("attribute '" + a.name() +
                        "' refers to a function attribute, which is not "
@@ -1623,8 +1679,8 @@ LogicalResult Importer::foldConstantNode() {
     if (failed(dims))
       return failure();
     Const c(TP::FLOAT, *dims);
-    if (const auto *a = attr("value")) {
-      auto v = readTensor(a->t(), "attribute 'value'");
+    if (auto *a = attr("value")) {
+      auto v = readTensor(*a->mutable_t(), "attribute 'value'");
       if (!v)
         return fail(llvm::toString(v.takeError()));
       if (v->size() != 1)
@@ -1636,8 +1692,8 @@ LogicalResult Importer::foldConstantNode() {
     return outConst(0, std::move(c));
   }
   // Constant: exactly one of its value attributes.
-  if (const auto *a = attr("value")) {
-    auto v = readTensor(a->t(), "attribute 'value'");
+  if (auto *a = attr("value")) {
+    auto v = readTensor(*a->mutable_t(), "attribute 'value'");
     if (!v)
       return fail(llvm::toString(v.takeError()));
     return outConst(0, std::move(*v));
@@ -3593,8 +3649,9 @@ llvm::Expected<mxc::ImportedModel> Importer::run() {
     return std::move(err);
   if (auto err = addInputs())
     return std::move(err);
-  for (const auto &[index, n] : llvm::enumerate(model.graph().node()))
-    if (auto err = importNode(n, index))
+  unsigned index = 0;
+  for (::onnx::NodeProto &n : *model.mutable_graph()->mutable_node())
+    if (auto err = importNode(n, index++))
       return std::move(err);
   if (auto err = addOutputs())
     return std::move(err);
@@ -3608,17 +3665,12 @@ llvm::Expected<mxc::ImportedModel> Importer::run() {
 llvm::Expected<mxc::ImportedModel>
 mxc::onnx::importModel(MLIRContext &context, StringRef path,
                        const ImportOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError("'" + path + "': " + buffer.getError().message());
   ::onnx::ModelProto model;
-  llvm::StringRef data = (*buffer)->getBuffer();
-  if (data.size() > (size_t)std::numeric_limits<int>::max() ||
-      !model.ParseFromArray(data.data(), (int)data.size()))
-    return makeError("'" + path +
-                     "': not a valid ONNX model (the protobuf cannot be "
-                     "parsed; is the file truncated?)");
+  if (llvm::Error e = readProtoFile(
+          path, model,
+          "not a valid ONNX model (the protobuf cannot be parsed; is the file "
+          "truncated?)"))
+    return std::move(e);
   if (!model.has_graph())
     return makeError("'" + path + "': the ONNX model has no graph");
   Importer importer(context, model, path.str(), options);
