@@ -294,3 +294,18 @@ Const mxc::onnx::selectIndices(
     return from;
   });
 }
+
+std::vector<int64_t> mxc::onnx::iota(int64_t lo, int64_t n) {
+  std::vector<int64_t> v(n);
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = lo + k;
+  return v;
+}
+
+std::vector<std::vector<int64_t>>
+mxc::onnx::allIndices(llvm::ArrayRef<int64_t> shape) {
+  std::vector<std::vector<int64_t>> indices;
+  for (int64_t extent : shape)
+    indices.push_back(iota(0, extent));
+  return indices;
+}

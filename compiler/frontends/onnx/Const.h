@@ -125,6 +125,10 @@ Const rearrange(const Const &c, std::vector<int64_t> shape,
 /// Selects, per axis, the listed indices (the cartesian product).
 Const selectIndices(const Const &c,
                     const std::vector<std::vector<int64_t>> &perAxis);
+/// The indices lo, lo + 1, ..., lo + n - 1.
+std::vector<int64_t> iota(int64_t lo, int64_t n);
+/// Every index of every axis of `shape` (for selectIndices).
+std::vector<std::vector<int64_t>> allIndices(llvm::ArrayRef<int64_t> shape);
 
 } // namespace mxc::onnx
 
