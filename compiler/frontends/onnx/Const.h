@@ -24,6 +24,7 @@ using TP = ::onnx::TensorProto;
 
 /// NumPy's spelling of a shape: "(2, 3)", "(4,)", "()".
 std::string shapeText(llvm::ArrayRef<int64_t> shape);
+/// The number of elements of a tensor of `shape`.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 
 /// An ONNX element type mxc runs.
@@ -65,6 +66,7 @@ uint16_t doubleToBits16(int32_t t, double v);
 /// and the parameter made from it keep theirs.
 class Const {
 public:
+  /// The ONNX element type.
   int32_t type = TP::FLOAT;
   std::vector<int64_t> shape;
 
@@ -80,6 +82,7 @@ public:
                       std::optional<std::vector<int64_t>> shape = {});
 
   bool isFloat() const { return isFloatType(type); }
+  /// The number of elements.
   int64_t size() const {
     return bytes ? (int64_t)(bytes->size() / elementSize(type)) : 0;
   }
@@ -96,6 +99,7 @@ public:
   /// Copies element `from` of `src` to element `k` (converting it when the
   /// types differ).
   void copy(int64_t k, const Const &src, int64_t from);
+  /// Every element as by i().
   std::vector<int64_t> intValues() const;
 
   /// The elements as parameter bytes, sharing this Const's storage.

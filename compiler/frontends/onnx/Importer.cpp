@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The core of the ONNX importer: reading the model (streamed from its file,
-// initializers moved into Consts rather than copied), the graph's inputs,
-// initializers and outputs, the value table, and each node's dispatch
-// through the op table to the operator families' handlers.
-//
-// Values known at compile time (initializers, Constant nodes, shapes of
-// static tensors and the small integer arithmetic on them) are folded on the
-// host, so that the shape operands of Reshape, Slice, Pad, Expand, ... are
-// constants; a folded value that a runtime op consumes becomes an embedded
-// parameter. Every other node maps onto one or a few mx ops whose own type
-// inference checks it, so shape errors name the node.
+// The core of the ONNX importer: the model streamed from its file (with
+// initializers moved into Consts, not copied), the graph's initializers,
+// inputs and outputs, and each node's checks and dispatch via the op table.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 #include "compiler/frontends/onnx/OpTable.h"
 #include "dialects/mx/MxDialect.h"

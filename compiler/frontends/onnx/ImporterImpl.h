@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ONNX importer's shared state, private to this folder: the value table
+// The ONNX importer's state, private to this folder: the value table
 // (runtime values, compile-time Consts, sequences, absent optionals), the
-// current node with its inputs, attributes and outputs, and the helpers that
-// build mx ops. The operator handlers of OpTable.cpp and the family files
-// work through it.
+// current node's inputs, attributes and outputs, and the mx-op builders
+// through which the handlers of the family files (see OpTable.cpp) work.
 #ifndef MXC_COMPILER_FRONTENDS_ONNX_IMPORTERIMPL_H
 #define MXC_COMPILER_FRONTENDS_ONNX_IMPORTERIMPL_H
 
@@ -34,6 +33,7 @@ using mlir::Type;
 using mlir::Value;
 using mlir::ValueRange;
 
+/// An error carrying `message` (a frontend error, not an invariant).
 llvm::Error makeError(const Twine &message);
 
 /// The MLIR element type of an ONNX element type mxc runs, if any. (Unsigned
@@ -49,12 +49,22 @@ struct Tensor {
   std::shared_ptr<const Const> constant;
 };
 
+/// One model's import: the graph-level steps (run), the node being imported
+/// for the handlers, and the value table.
+///
+/// Values known at compile time (initializers, Constant nodes, shapes of
+/// static tensors and the small integer arithmetic on them) are folded on
+/// the host, so that the shape operands of Reshape, Slice, Pad, Expand, ...
+/// are constants; a folded value that a runtime op consumes becomes an
+/// embedded parameter. Every other node maps onto one or a few mx ops whose
+/// own type inference checks it, so shape errors name the node.
 class Importer {
 public:
   Importer(mlir::MLIRContext &ctx, ::onnx::ModelProto &model, std::string file,
            const ImportOptions &opts)
       : ctx(ctx), b(&ctx), model(model), file(std::move(file)), opts(opts) {}
 
+  /// Imports the whole model; the Importer is used once.
   llvm::Expected<ImportedModel> run();
 
   //===--------------------------------------------------------------------===//
@@ -69,18 +79,22 @@ public:
   /// The node's name, else its first output's, else "#index".
   std::string nodeName;
 
+  /// Fails the node with `message` (the first failure's message wins).
   LogicalResult fail(const Twine &message) {
     if (error.empty())
       error = message.str();
     return mlir::failure();
   }
+  /// Whether input `i` is given (present and not "").
   bool has(unsigned i) const {
     return (int)i < node->input_size() && !node->input(i).empty();
   }
+  /// Input `i`, and its shape, rank and ONNX element type.
   Tensor &in(unsigned i) { return tensors[node->input(i)]; }
   std::vector<int64_t> shape(unsigned i) { return shapeOf(in(i)); }
   int64_t rank(unsigned i) { return shape(i).size(); }
   int32_t type(unsigned i) { return typeOf(in(i)); }
+  /// Input `i`'s value when it is a compile-time constant, else null.
   const Const *cst(unsigned i) {
     return has(i) ? in(i).constant.get() : nullptr;
   }
@@ -88,10 +102,13 @@ public:
   bool allConst();
   /// Input `i` as a runtime value (a constant becomes a parameter).
   Value val(unsigned i) { return materialize(node->input(i)); }
+  /// Whether output `k` is asked for.
   bool wants(unsigned k) const {
     return (int)k < node->output_size() && !node->output(k).empty();
   }
+  /// Output `k` is `v` (a failure when `v` is null: the op failed).
   LogicalResult out(unsigned k, Value v);
+  /// Output `k` is the compile-time constant `c`.
   LogicalResult outConst(unsigned k, Const c);
   /// Output `k` is input `i`.
   LogicalResult forward(unsigned k, unsigned i) {
@@ -112,13 +129,16 @@ public:
   FailureOr<int64_t> constInt(unsigned i, StringRef what);
   /// The one value of constant input `i`, or a failure naming `what`.
   FailureOr<double> constScalar(unsigned i, StringRef what);
+  /// Fails unless input `i` has a floating-point element type.
   LogicalResult requireFloat(unsigned i);
 
   std::vector<int64_t> shapeOf(const Tensor &t);
+  /// The ONNX element type of `t`.
   int32_t typeOf(const Tensor &t);
 
-  // Attributes of the current node; each one read is marked as handled, and
-  // one left unread fails the node.
+  /// Attribute `name` of the current node, or null. Each attribute asked
+  /// for is marked as handled; one never asked for fails the node. (The
+  /// node is the importer's own: a handler may take a tensor's bytes.)
   ::onnx::AttributeProto *attr(StringRef name) {
     usedAttrs.insert(name);
     auto it = attrMap.find(name);
@@ -142,6 +162,7 @@ public:
       return std::nullopt;
     return std::vector<int64_t>(a->ints().begin(), a->ints().end());
   }
+  /// Attribute `name`'s integers, `dflt` when it is absent.
   std::vector<int64_t> attrInts(StringRef name, std::vector<int64_t> dflt) {
     return attrInts(name).value_or(std::move(dflt));
   }
@@ -149,6 +170,7 @@ public:
   /// which must lie in [0, rank) (in [0, rank] when `inclusive`).
   LogicalResult axisAttr(int64_t dflt, int64_t rank, int64_t &axis,
                          bool inclusive = false);
+  /// Marks `names` as handled (attributes that change nothing here).
   void ignoreAttrs(std::initializer_list<StringRef> names) {
     for (StringRef n : names)
       usedAttrs.insert(n);
@@ -161,15 +183,18 @@ public:
   // Building mx ops at the current node.
   //===--------------------------------------------------------------------===//
 
+  /// The location of ops made for the current node: its name in the file.
   mlir::Location loc();
   /// The results of mx op `name`, empty on failure (the op's message kept).
   SmallVector<Value> create(StringRef name, ValueRange operands,
                             ArrayRef<NamedAttribute> attrs);
+  /// The first result of mx op `name`, null on failure.
   Value op(StringRef name, ValueRange operands,
            ArrayRef<NamedAttribute> attrs = {}) {
     auto r = create(name, operands, attrs);
     return r.empty() ? Value() : r[0];
   }
+  /// Attributes of the mx ops, briefly.
   NamedAttribute na(StringRef name, Attribute a) {
     return b.getNamedAttr(name, a);
   }
@@ -189,9 +214,11 @@ public:
   /// other extents are 1: compared with indices, it broadcasts them to
   /// one-hot rows.
   Value iotaAlong(int64_t rank, int64_t axis, int64_t n);
+  /// `v` reshaped to `shape` (itself when it has that shape already).
   Value reshape(Value v, ArrayRef<int64_t> shape);
   /// A constant of `type`, which has no elements.
   Value emptyConstant(RankedTensorType type);
+  /// mx.unary / mx.binary / mx.scalar / mx.compare `fn`.
   Value unary(Value v, StringRef fn) {
     return op("mx.unary", v, {na("op", str(fn))});
   }
@@ -212,12 +239,14 @@ public:
               {na("op", str(fn)), na("axis", arr(axes)),
                na("keepdims", boolean(true))});
   }
+  /// `v` cast to ONNX element type `t` (itself when it has that type).
   Value castTo(Value v, int32_t t);
 
   //===--------------------------------------------------------------------===//
   // The value table, for the sequence, optional and control-flow handlers.
   //===--------------------------------------------------------------------===//
 
+  /// Every named tensor value so far.
   llvm::StringMap<Tensor> tensors;
   /// Sequence values: the names (in `tensors`) of their elements, "x[0]",
   /// "x[1]", ... Sequences have a length and element shapes known at
@@ -229,9 +258,12 @@ public:
   /// they import).
   std::deque<::onnx::NodeProto> madeNodes;
 
+  /// Whether `name` is a value: a tensor, a sequence or an absent optional.
   bool isValue(StringRef name) {
     return tensors.count(name) || sequences.count(name) || absent.count(name);
   }
+  /// Imports node `n`, the `index`th of its graph (which names it when it
+  /// has no name and no outputs).
   llvm::Error importNode(::onnx::NodeProto &n, unsigned index);
   /// An error naming node `n` (the current node's name).
   llvm::Error nodeError(const ::onnx::NodeProto &n, const Twine &message) const;
@@ -279,6 +311,7 @@ public:
         out(n.output_size() ? n.output(0) : std::string()) {}
 
   Importer &im;
+  /// The node being imported.
   const ::onnx::NodeProto &n;
   /// The node's position in its graph (names made nodes without a name).
   unsigned index;
@@ -291,6 +324,7 @@ public:
   }
   /// Fails on an attribute not in `names`; those can then be read.
   llvm::Error allowAttributes(std::initializer_list<StringRef> names);
+  /// An attribute allowAttributes() let through, or null.
   const ::onnx::AttributeProto *attribute(StringRef name) const {
     auto it = attrs.find(name.str());
     return it == attrs.end() ? nullptr : it->second;
@@ -306,6 +340,7 @@ public:
   std::string input(int i) const {
     return i < n.input_size() ? n.input(i) : std::string();
   }
+  /// Whether `name` is a tensor (not a sequence or an absent optional).
   bool isTensor(const std::string &name) const {
     return im.tensors.count(name) != 0;
   }
@@ -317,6 +352,7 @@ public:
   sequenceOperand(std::initializer_list<StringRef> attributes);
   /// The value of `name`, a constant of one element.
   std::optional<int64_t> constInt(const std::string &name) const;
+  /// The value of `name`, a constant of one element, as a condition.
   std::optional<bool> constBool(const std::string &name) const {
     auto v = constInt(name);
     return v ? std::optional<bool>(*v != 0) : std::nullopt;
@@ -331,6 +367,7 @@ public:
     Tensor v = im.tensors[from]; // a copy: inserting `to` may move it
     im.tensors[to] = v;
   }
+  /// `to` becomes the compile-time constant `c`.
   void setConst(const std::string &to, Const c);
   /// Imports a node made here, named after this one.
   llvm::Error importMade(::onnx::NodeProto made);

@@ -30,6 +30,8 @@ using ContainerOp = llvm::Error(ContainerNode &node);
 using TensorHandler = TensorOp *;
 using ContainerHandler = ContainerOp *;
 
+/// One row of the op table: which handler imports `opType` in which
+/// opsets.
 struct OpEntry {
   llvm::StringLiteral opType;
   /// The opsets of the default domain the handler implements.

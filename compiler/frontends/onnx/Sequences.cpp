@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX's sequences and optionals. Both are known at compile time: a sequence
-// is a list of element tensors (named "s[0]", "s[1]", ...) and an optional a
-// value or nothing, so their operators only rearrange names, except
-// SplitToSequence and ConcatFromSequence, which become the Split / Concat
-// (and Squeeze / Unsqueeze) nodes that compute them.
+// ONNX's sequences and optionals, known at compile time: a sequence is a
+// list of element tensors ("s[0]", "s[1]", ...), an optional a value or
+// nothing. Their operators rename values, or (SplitToSequence,
+// ConcatFromSequence) make the Split / Concat nodes that compute them.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
 using namespace mlir;
