@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX's control flow, unrolled at compile time: If imports the branch its
+// constant condition picks, Loop its body once per iteration (the trip count
+// and every condition must be constants), SequenceMap its body once per
+// element. A body's values are renamed per copy so that copies do not meet.
+#include "compiler/frontends/onnx/ImporterImpl.h"
+
+#include <limits>
+#include <set>
+
+using namespace mlir;
+
+namespace mxc::onnx {
+
+using Renames = std::map<std::string, std::string>;
+
+/// Renames, in `graph` and its subgraphs, the names it reads from outside
+/// itself (not its inputs, initializers or node outputs) by `rename`.
+static void renameOuterNames(::onnx::GraphProto &graph, const Renames &rename);
+
+/// Renames the outer names the subgraphs of `node`'s attributes read.
+static void renameInSubgraphs(::onnx::NodeProto &node, const Renames &rename) {
+  for (auto &a : *node.mutable_attribute()) {
+    if (a.has_g())
+      renameOuterNames(*a.mutable_g(), rename);
+    for (auto &g : *a.mutable_graphs())
+      renameOuterNames(g, rename);
+  }
+}
+
+static void renameOuterNames(::onnx::GraphProto &graph, const Renames &rename) {
+  std::set<std::string> local;
+  for (const auto &i : graph.input())
+    local.insert(i.name());
+  for (const auto &i : graph.initializer())
+    local.insert(i.name());
+  for (const auto &node : graph.node())
+    for (const std::string &o : node.output())
+      local.insert(o);
+  auto renamed = [&](std::string &name) {
+    auto r = rename.find(name);
+    if (!name.empty() && !local.count(name) && r != rename.end())
+      name = r->second;
+  };
+  for (auto &node : *graph.mutable_node()) {
+    for (std::string &in : *node.mutable_input())
+      renamed(in);
+    renameInSubgraphs(node, rename);
+  }
+  for (auto &o : *graph.mutable_output())
+    renamed(*o.mutable_name());
+}
+
+/// Imports `body`'s nodes under names prefixed by `prefix`; `rename` holds
+/// the body inputs' new names and receives its values'.
+static llvm::Error importBody(ContainerNode &c, const ::onnx::GraphProto &body,
+                              const std::string &prefix, Renames &rename) {
+  if (body.initializer_size() || body.sparse_initializer_size())
+    return c.error("initializers in a subgraph are not supported");
+  for (const ::onnx::NodeProto &bodyNode : body.node()) {
+    ::onnx::NodeProto made = bodyNode;
+    for (std::string &in : *made.mutable_input()) {
+      auto r = rename.find(in);
+      if (!in.empty() && r != rename.end())
+        in = r->second;
+    }
+    // Subgraphs of the node (an If in a Loop body) may name this body's
+    // values too.
+    renameInSubgraphs(made, rename);
+    for (std::string &o : *made.mutable_output()) {
+      if (o.empty())
+        continue;
+      rename[o] = prefix + o;
+      o = prefix + o;
+    }
+    if (llvm::Error e = c.importMade(std::move(made)))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
+/// The value body output `name` became, or "" when the body made none.
+static std::string bodyOutput(ContainerNode &c, const Renames &rename,
+                              const std::string &name) {
+  auto r = rename.find(name);
+  std::string v = r == rename.end() ? name : r->second;
+  return c.im.isValue(v) ? v : std::string();
+}
+
+llvm::Error importIf(ContainerNode &c) {
+  if (llvm::Error e = c.allowAttributes({"then_branch", "else_branch"}))
+    return e;
+  // A condition known at compile time picks the branch to import.
+  std::optional<bool> cond = c.constBool(c.input(0));
+  if (!cond)
+    return c.error("condition '" + c.input(0) +
+                   "' must be a compile-time constant (control flow is "
+                   "unrolled; run-time conditions are not supported)");
+  const char *branch = *cond ? "then_branch" : "else_branch";
+  auto body = c.graphAttribute(branch);
+  if (!body)
+    return body.takeError();
+  const ::onnx::NodeProto &n = c.n;
+  if ((*body)->output_size() != n.output_size())
+    return c.error("the branch makes " + Twine((*body)->output_size()) +
+                   " outputs; the node has " + Twine(n.output_size()));
+  Renames rename;
+  if (llvm::Error e =
+          importBody(c, **body, c.im.nodeName + "#" + branch + "#", rename))
+    return e;
+  for (int k = 0; k < n.output_size(); ++k) {
+    std::string v = bodyOutput(c, rename, (*body)->output(k).name());
+    if (v.empty())
+      return c.error("branch output '" + (*body)->output(k).name() +
+                     "' is not computed");
+    c.forwardValue(v, n.output(k));
+  }
+  return llvm::Error::success();
+}
+
+/// The loop's trip count, if it has one (else the largest int64).
+static llvm::Expected<int64_t> tripCount(ContainerNode &c) {
+  if (c.input(0).empty())
+    return std::numeric_limits<int64_t>::max();
+  if (auto m = c.constInt(c.input(0)))
+    return *m;
+  return c.error("trip count '" + c.input(0) +
+                 "' must be a compile-time constant (loops are "
+                 "unrolled; run-time trip counts are not supported)");
+}
+
+/// The value of loop condition `name`, which `shown` names in the error.
+static llvm::Expected<bool>
+loopCondition(ContainerNode &c, const std::string &name, const Twine &shown) {
+  if (std::optional<bool> v = c.constBool(name))
+    return *v;
+  return c.error(shown +
+                 " must be a compile-time constant (loops are unrolled; "
+                 "run-time conditions are not supported)");
+}
+
+/// The `body` attribute of a Loop or SequenceMap, its only attribute.
+static llvm::Expected<const ::onnx::GraphProto *>
+bodyAttribute(ContainerNode &c) {
+  if (llvm::Error e = c.allowAttributes({"body"}))
+    return std::move(e);
+  return c.graphAttribute("body");
+}
+
+llvm::Error importLoop(ContainerNode &c) {
+  // Unrolled: the trip count and every iteration's condition must be
+  // known at compile time.
+  auto bodyOr = bodyAttribute(c);
+  if (!bodyOr)
+    return bodyOr.takeError();
+  const ::onnx::GraphProto &body = **bodyOr;
+  const ::onnx::NodeProto &n = c.n;
+  int64_t carried = n.input_size() - 2;
+  if (carried < 0 || body.input_size() != carried + 2 ||
+      body.output_size() < carried + 1 ||
+      n.output_size() != body.output_size() - 1)
+    return c.error("the body's inputs and outputs do not match the node's");
+  auto trips = tripCount(c);
+  if (!trips)
+    return trips.takeError();
+  bool cond = true;
+  if (!c.input(1).empty()) {
+    auto given = loopCondition(c, c.input(1), "condition '" + c.input(1) + "'");
+    if (!given)
+      return given.takeError();
+    cond = *given;
+  }
+  if (c.input(0).empty() && c.input(1).empty())
+    return c.error("a loop without a trip count or condition never ends");
+  constexpr int64_t kMaxTrips = 4096;
+  std::vector<std::string> values;
+  for (int64_t k = 0; k < carried; ++k)
+    values.push_back(c.input(k + 2));
+  int64_t scans = body.output_size() - 1 - carried;
+  std::vector<std::vector<std::string>> scanned(scans);
+  for (int64_t i = 0; i < *trips && cond; ++i) {
+    if (i == kMaxTrips)
+      return c.error("more than " + Twine(kMaxTrips) + " iterations to unroll");
+    std::string prefix = c.im.nodeName + "#" + std::to_string(i) + "#";
+    Renames rename;
+    Const iter(TP::INT64, {});
+    iter.setInt(0, i);
+    c.setConst(prefix + body.input(0).name(), std::move(iter));
+    Const running(TP::BOOL, {});
+    running.setInt(0, 1);
+    c.setConst(prefix + body.input(1).name(), std::move(running));
+    for (int k = 0; k < body.input_size(); ++k) {
+      if (k >= 2)
+        c.forwardValue(values[k - 2], prefix + body.input(k).name());
+      rename[body.input(k).name()] = prefix + body.input(k).name();
+    }
+    if (llvm::Error e = importBody(c, body, prefix, rename))
+      return e;
+    auto next =
+        loopCondition(c, bodyOutput(c, rename, body.output(0).name()),
+                      "the body's condition '" + body.output(0).name() + "'");
+    if (!next)
+      return next.takeError();
+    cond = *next;
+    for (int64_t k = 0; k < carried + scans; ++k) {
+      std::string v = bodyOutput(c, rename, body.output(k + 1).name());
+      if (v.empty())
+        return c.error("body output '" + body.output(k + 1).name() +
+                       "' is not computed");
+      if (k < carried)
+        values[k] = v;
+      else
+        scanned[k - carried].push_back(v);
+    }
+  }
+  for (int64_t k = 0; k < carried; ++k)
+    c.forwardValue(values[k], n.output(k));
+  // Scan outputs stack the iterations' values along a new first axis.
+  for (int64_t k = 0; k < scans; ++k) {
+    const std::string &to = n.output(carried + k);
+    if (scanned[k].empty())
+      return c.error("scan output '" + to +
+                     "' of a loop that runs no iteration is not supported");
+    for (const std::string &v : scanned[k])
+      if (!c.isTensor(v))
+        return c.error("scan output '" + to + "' is not a tensor");
+    if (llvm::Error e = c.importConcat(scanned[k], to, 0, /*stack=*/true))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error importSequenceMap(ContainerNode &c) {
+  // The body once per element, its values renamed per iteration.
+  auto bodyOr = bodyAttribute(c);
+  if (!bodyOr)
+    return bodyOr.takeError();
+  auto first = c.sequenceInput(0);
+  if (!first)
+    return first.takeError();
+  const ::onnx::GraphProto &body = **bodyOr;
+  const ::onnx::NodeProto &n = c.n;
+  if (body.input_size() != n.input_size() ||
+      body.output_size() != n.output_size())
+    return c.error("the body takes " + Twine(body.input_size()) +
+                   " inputs and makes " + Twine(body.output_size()) +
+                   " outputs; the node has " + Twine(n.input_size()) + " and " +
+                   Twine(n.output_size()));
+  size_t count = first->size();
+  std::vector<std::vector<std::string>> results(n.output_size());
+  for (size_t i = 0; i < count; ++i) {
+    std::string prefix = c.im.nodeName + "#" + std::to_string(i) + "#";
+    Renames rename;
+    for (int k = 0; k < n.input_size(); ++k) {
+      std::string name = prefix + body.input(k).name();
+      auto s = c.im.sequences.find(c.input(k));
+      if (s != c.im.sequences.end()) {
+        if (s->second.size() != count)
+          return c.error("sequence '" + c.input(k) + "' has " +
+                         Twine(s->second.size()) + " elements, '" + c.input(0) +
+                         "' " + Twine(count));
+        c.copyTensor(s->second[i], name);
+      } else if (c.isTensor(c.input(k))) {
+        c.copyTensor(c.input(k), name);
+      } else {
+        return c.error("input '" + c.input(k) +
+                       "' is neither a sequence nor a tensor");
+      }
+      rename[body.input(k).name()] = name;
+    }
+    if (llvm::Error e = importBody(c, body, prefix, rename))
+      return e;
+    for (int k = 0; k < n.output_size(); ++k) {
+      auto r = rename.find(body.output(k).name());
+      if (r == rename.end() || !c.isTensor(r->second))
+        return c.error("body output '" + body.output(k).name() +
+                       "' is not a tensor the body computes");
+      results[k].push_back(r->second);
+    }
+  }
+  for (int k = 0; k < n.output_size(); ++k)
+    c.setSequence(n.output(k), results[k]);
+  return llvm::Error::success();
+}
+
+} // namespace mxc::onnx

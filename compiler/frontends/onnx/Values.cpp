@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// The current node's side of the ONNX importer: its inputs as values or
+// constants, its outputs, the parameters constants become, and the building
+// of mx ops, which the operator handlers call; and the element types
+// between ONNX and MLIR.
+#include "compiler/frontends/onnx/ImporterImpl.h"
+#include "dialects/mx/MxDialect.h"
+
+using namespace mlir;
+using namespace mxc;
+using namespace mxc::onnx;
+
+Type mxc::onnx::elementType(int32_t t, MLIRContext *ctx) {
+  const ElementKind *k = elementKind(t);
+  if (!k)
+    return {};
+  Builder b(ctx);
+  switch (k->kind) {
+  case 'f':
+    return k->bits == 16   ? b.getF16Type()
+           : k->bits == 32 ? Type(b.getF32Type())
+                           : Type(b.getF64Type());
+  case 'b':
+    return b.getBF16Type();
+  case 'u':
+    return b.getIntegerType(k->bits, /*isSigned=*/false);
+  case 's':
+    return mx::StringType::get(ctx);
+  default:
+    return b.getIntegerType(k->bits);
+  }
+}
+
+int32_t mxc::onnx::onnxType(Type t) {
+  bool isString = isa<mx::StringType>(t);
+  char kind = isString                ? 's'
+              : t.isBF16()            ? 'b'
+              : isa<FloatType>(t)     ? 'f'
+              : t.isUnsignedInteger() ? 'u'
+                                      : 'i';
+  unsigned bits = isString ? 64 : t.getIntOrFloatBitWidth();
+  for (const ElementKind &k : elementKinds())
+    if (k.kind == kind && k.bits == bits)
+      return k.onnx;
+  llvm_unreachable("only types from elementType() are built");
+}
+
+//===----------------------------------------------------------------------===//
+
+bool Importer::allConst() {
+  for (int i = 0; i < node->input_size(); ++i)
+    if (has(i) && !cst(i))
+      return false;
+  return true;
+}
+
+LogicalResult Importer::out(unsigned k, Value v) {
+  if (!v)
+    return failure();
+  if (wants(k))
+    tensors[node->output(k)] = Tensor{v, nullptr};
+  return success();
+}
+
+LogicalResult Importer::outConst(unsigned k, Const c) {
+  if (wants(k))
+    tensors[node->output(k)] =
+        Tensor{Value(), std::make_shared<const Const>(std::move(c))};
+  return success();
+}
+
+std::vector<int64_t> Importer::shapeOf(const Tensor &t) {
+  if (t.value) {
+    auto s = cast<RankedTensorType>(t.value.getType()).getShape();
+    return {s.begin(), s.end()};
+  }
+  return t.constant->shape;
+}
+
+int32_t Importer::typeOf(const Tensor &t) {
+  if (t.value)
+    return onnxType(cast<RankedTensorType>(t.value.getType()).getElementType());
+  return t.constant->type;
+}
+
+Value Importer::param(const Const &c, StringRef name) {
+  Type et = elementType(c.type, &ctx);
+  if (!et || c.type == TP::STRING) {
+    (void)fail("constant '" + name + "' of element type " + typeName(c.type) +
+               " cannot be used at run time");
+    return {};
+  }
+  std::string unique = name.empty() ? "const" : name.str();
+  for (int k = 1; !paramNames.insert(unique).second; ++k)
+    unique = (name.empty() ? "const" : name.str()) + "_" + std::to_string(k);
+  Value arg =
+      body->addArgument(RankedTensorType::get(c.shape, et),
+                        NameLoc::get(b.getStringAttr(unique),
+                                     FileLineColLoc::get(&ctx, file, 0, 0)));
+  // A Const's bytes are the parameter's layout already: shared, not copied.
+  result.spec.addParam({unique, dtypeOf(c.type), c.shape}, c.share());
+  return arg;
+}
+
+Value Importer::materialize(const std::string &name) {
+  Tensor &t = tensors[name];
+  if (!t.value && t.constant)
+    t.value = param(*t.constant, name);
+  return t.value;
+}
+
+Value Importer::scalarParam(int32_t type, double v, StringRef name) {
+  Const c(type, {});
+  c.set(0, v);
+  return param(c, nodeName + "_" + name.str());
+}
+
+Value Importer::iotaAlong(int64_t rank, int64_t axis, int64_t n) {
+  std::vector<int64_t> s(rank, 1);
+  s[axis] = n;
+  return param(Const::ofInts(iota(0, n), s), nodeName + "_iota");
+}
+
+FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
+                                                    StringRef what) {
+  const Const *c = cst(i);
+  if (!c)
+    return fail("input '" + what +
+                "' must be a compile-time constant (an initializer, a "
+                "Constant or a foldable shape computation; bind a graph "
+                "input with --bind NAME=FILE.pb)");
+  if (c->isFloat())
+    return fail("input '" + what + "' must be an integer tensor");
+  return c->intValues();
+}
+
+LogicalResult Importer::optionalConstInts(unsigned i, StringRef what,
+                                          std::vector<int64_t> &values) {
+  if (!has(i))
+    return success();
+  auto v = constInts(i, what);
+  if (failed(v))
+    return failure();
+  values = std::move(*v);
+  return success();
+}
+
+FailureOr<int64_t> Importer::constInt(unsigned i, StringRef what) {
+  auto v = constInts(i, what);
+  if (failed(v))
+    return failure();
+  if (v->size() != 1)
+    return fail("input '" + what + "' must hold one value, got shape " +
+                shapeText(shape(i)));
+  return (*v)[0];
+}
+
+FailureOr<double> Importer::constScalar(unsigned i, StringRef what) {
+  const Const *c = cst(i);
+  if (!c)
+    return fail("input '" + what + "' must be a compile-time constant");
+  if (c->size() != 1)
+    return fail("input '" + what + "' must hold one value, got shape " +
+                shapeText(c->shape));
+  return c->f(0);
+}
+
+LogicalResult Importer::axisAttr(int64_t dflt, int64_t rank, int64_t &axis,
+                                 bool inclusive) {
+  int64_t given = attrInt("axis", dflt);
+  axis = given;
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank || (axis == rank && !inclusive))
+    return fail("axis " + Twine(given) + " is out of range for rank " +
+                Twine(rank));
+  return success();
+}
+
+LogicalResult Importer::requireFloat(unsigned i) {
+  if (!isFloatType(type(i)))
+    return fail("input " + Twine(i) + " has element type " + typeName(type(i)) +
+                "; only floating-point tensors are "
+                "supported here");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Building mx ops
+//===----------------------------------------------------------------------===//
+
+Location Importer::loc() {
+  return NameLoc::get(b.getStringAttr(nodeName),
+                      FileLineColLoc::get(&ctx, file, 0, 0));
+}
+
+SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
+                                    ArrayRef<NamedAttribute> attrs) {
+  if (llvm::any_of(operands, [](Value v) { return !v; }))
+    return {};
+  std::string error;
+  FailureOr<Operation *> made =
+      buildVerifiedOp(b, loc(), name, operands, attrs, error);
+  if (failed(made)) {
+    (void)fail(name + ": " + error);
+    return {};
+  }
+  Operation *created = *made;
+  // Empty results hold no values: they become empty constants, and an op
+  // whose results are all empty is not computed at all.
+  SmallVector<Value> results(created->result_begin(), created->result_end());
+  bool allEmpty = true;
+  for (Value &r : results) {
+    auto t = cast<RankedTensorType>(r.getType());
+    if (t.getNumElements() != 0) {
+      allEmpty = false;
+      continue;
+    }
+    r = emptyConstant(t);
+  }
+  if (allEmpty)
+    created->erase();
+  return results;
+}
+
+Value Importer::emptyConstant(RankedTensorType type) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  return param(Const(onnxType(type.getElementType()), shape),
+               nodeName + "_empty");
+}
+
+Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
+  if (!v)
+    return v;
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  if (numElements(shape) == 0) // mx.Reshape reads 0 as "keep this extent"
+    return emptyConstant(t.clone(shape));
+  return op("mx.Reshape", v, {na("shape", arr(shape))});
+}
+
+Value Importer::castTo(Value v, int32_t t) {
+  if (!v || typeOf(Tensor{v, nullptr}) == t)
+    return v;
+  return op("mx.cast", v, {na("to", TypeAttr::get(elementType(t, &ctx)))});
+}
+
+LogicalResult Importer::outReshaped(unsigned k, unsigned i,
+                                    const std::vector<int64_t> &shape) {
+  if (numElements(shape) != numElements(this->shape(i)))
+    return fail("cannot reshape " + shapeText(this->shape(i)) + " to " +
+                shapeText(shape));
+  if (const Const *c = cst(i)) {
+    Const r = *c; // shares the bytes
+    r.shape = shape;
+    return outConst(k, std::move(r));
+  }
+  return out(k, reshape(val(i), shape));
+}
+
+//===----------------------------------------------------------------------===//
