@@ -29,7 +29,7 @@ namespace mxc {
 /// Adds the patterns lowering every mx op (the forward ops, the training ops
 /// of MxGradOps.td and the ONNX-only ops of MxOnnxOps.td) to
 /// linalg/tensor/arith/math/scf on tensors. Target-independent: a target's
-/// own choices (the CPU's runtime kernels) are patterns of their own.
+/// own choices (the CPU's runtime kernels) run before, as their own pass.
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// Unit attribute on a function argument whose contents never change while
@@ -38,7 +38,7 @@ void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 inline constexpr llvm::StringLiteral kConstantArgAttr = "mxc.constant";
 
 /// The CPU's runtime kernels: float32 contractions and poolings to
-/// mx.kernel.* (preferred over the linalg lowering).
+/// mx.kernel.* (preferred over the linalg lowering; mxc-select-cpu-kernels).
 void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);
 
 /// Options of the CPU pipeline from the mx dialect to the LLVM dialect.

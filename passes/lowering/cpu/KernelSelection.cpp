@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU's choice of libmxrt kernels: float32
+// The CPU's choice of libmxrt kernels (mxc-select-cpu-kernels): float32
 // contractions and some poolings become mx.kernel.* ops on tensors (calls
 // into the runtime's packed GEMM and pooling, see mxrt/kernels.h) instead of
 // the loop nests of the target-independent lowering, which remains for
 // other element types, for Convolution beyond 2-D and with --no-kernels.
-// Only the CPU lowering adds these; other targets lower the mx ops as they
-// are.
+// Only the CPU pipeline runs this; other targets lower the mx ops as they are.
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/WindowLoops.h"
 #include "passes/lowering/linalg/Lowering.h"
+
+namespace mxc {
+#define GEN_PASS_DEF_SELECTCPUKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mxc
 
 using namespace mlir;
 using namespace mxc::lowering;
@@ -130,6 +134,23 @@ FailureOr<Value> selectMatMul(MatMulOp op, MatMulOp::Adaptor a, OpBuilder &b) {
                          /*transposeA=*/false, /*transposeB=*/false);
   return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
 }
+
+struct SelectCpuKernelsPass
+    : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    // Only what a pattern rewrites changes: every other op is left to the
+    // target-independent lowering.
+    ConversionTarget target(*ctx);
+    target.addLegalOp<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>();
+    target.addLegalDialect<tensor::TensorDialect>();
+    RewritePatternSet patterns(ctx);
+    mxc::populateMxToKernelPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      return signalPassFailure();
+  }
+};
 
 } // namespace
 

@@ -61,13 +61,15 @@ struct ConvertMxToLinalgPass
     makeSignless(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalDialect<MxDialect>();
-    // Runtime kernels stay.
+    // Runtime kernels a target chose before this pass stay.
     target.addLegalOp<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect, func::FuncDialect>();
     RewritePatternSet patterns(ctx);
-    // The CPU's choice of kernels (cpu/KernelSelection.cpp), tried first.
+    // The CPU's kernel choice in the same conversion, for lit tests and
+    // mxc-opt users of `kernels` (the default); the CPU pipeline runs it as
+    // mxc-select-cpu-kernels instead and passes kernels=false.
     if (kernels)
       populateMxToKernelPatterns(patterns);
     populateMxToLinalgPatterns(patterns);
