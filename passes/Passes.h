@@ -26,23 +26,20 @@ namespace mxc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// Adds the patterns lowering every mx op to linalg/tensor/arith/math.
+/// Adds the patterns lowering every mx op (the forward ops, the training ops
+/// of MxGradOps.td and the ONNX-only ops of MxOnnxOps.td) to
+/// linalg/tensor/arith/math/scf on tensors. Target-independent: a target's
+/// own choices (the CPU's runtime kernels) run before, as their own pass.
 void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
 /// Unit attribute on a function argument whose contents never change while
 /// the process runs (an inference model's weights): kernel calls reading it
 /// may cache packed copies (mxc-kernels-to-calls).
 inline constexpr llvm::StringLiteral kConstantArgAttr = "mxc.constant";
 
-/// float32 contractions to mx.kernel.* (preferred over the linalg lowering).
+/// The CPU's runtime kernels: float32 contractions and poolings to
+/// mx.kernel.* (preferred over the linalg lowering; mxc-select-cpu-kernels).
 void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);
-
-/// Adds the patterns lowering the training ops (loss heads and backward ops
-/// of MxGradOps.td) to linalg/tensor/arith/math.
-void populateGradOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
-
-/// Adds the patterns lowering the ONNX-only ops of MxOnnxOps.td (element
-/// gathers and scatters, GatherND, CumSum, Trilu) to linalg/tensor/arith/scf.
-void populateOnnxOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 class ParameterStore;
 

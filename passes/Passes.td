@@ -357,6 +357,20 @@ def StripMxAttrsPass : Pass<"mxc-strip-mx-attrs", "::mlir::ModuleOp"> {
     about each, printing the whole function every time. Other attributes
     (llvm.*, mxc.*) stay.
   }];
+def SelectCpuKernelsPass
+    : Pass<"mxc-select-cpu-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Choose libmxrt's kernels for float32 contractions and poolings";
+  let description = [{
+    The CPU pipeline's choice, before the target-independent
+    mxc-convert-mx-to-linalg: float32 FullyConnected, 2-D Convolution, dot,
+    the common matmul shapes and 2-D poolings whose windows reach past the
+    input become mx.kernel.matmul / conv2d / pool2d on tensors (calls into
+    the runtime's kernels once bufferized). Before: `mx.FullyConnected %x,
+    %w, %b` on f32; after: `mx.kernel.matmul %x2, %w, %b into %e
+    {transpose_b = true}`. Every other op is left as it is.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mxc::mx::MxDialect"];
 }
 
 #endif // MXC_PASSES_PASSES_TD

@@ -16,7 +16,7 @@ namespace {
 // kernels write straight into the caller's buffers).
 constexpr const char *kCpuPipeline =
     "mxc-lower-strings,"
-    "func.func(mxc-convert-mx-to-linalg{kernels=@KERNELS@}),"
+    "@LOWER@"
     "canonicalize,"
     "@FUSE@"
     "func.func(mxc-approximate-math),"
@@ -92,8 +92,6 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
     plan += " json-file=" + opts.memoryPlanJson;
   std::string pipeline = kCpuPipeline;
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
-  pipeline.replace(pipeline.find("@KERNELS@"), 9,
-                   opts.kernels ? "true" : "false");
   pipeline.replace(pipeline.find("@MINWORK@"), 9,
                    std::to_string(opts.parallelMinWork));
   // Kernel epilogues first: elementwise fusion would merge the add and the
@@ -109,10 +107,16 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
-  // A graph rewrite on mx ops, so before their lowering.
+  // The CPU's choices on mx ops, then their target-independent lowering:
+  // a graph rewrite (with fusion), then runtime kernels for the
+  // contractions and poolings they run faster.
+  std::string lower;
   if (opts.fusion)
-    pipeline.insert(pipeline.find("func.func(mxc-convert-mx-to-linalg"),
-                    "func.func(mxc-pool-before-activation),");
+    lower += "func.func(mxc-pool-before-activation),";
+  if (opts.kernels)
+    lower += "func.func(mxc-select-cpu-kernels),";
+  lower += "func.func(mxc-convert-mx-to-linalg{kernels=false}),";
+  pipeline.replace(pipeline.find("@LOWER@"), 7, lower);
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }

@@ -3,7 +3,7 @@
 // expresses exactly: element-wise gathers and scatters along an axis,
 // GatherND / ScatterND, running sums, triangle masks and max pooling with the
 // positions of the maxima. Included at the end of
-// MxOps.td; inference lives in MxOnnxOps.cpp, lowering in OnnxOpsToLinalg.cpp.
+// MxOps.td; inference lives in MxOnnxOps.cpp, lowering in passes/lowering/linalg/.
 #ifndef MXC_DIALECTS_MX_MXONNXOPS_TD
 #define MXC_DIALECTS_MX_MXONNXOPS_TD
 

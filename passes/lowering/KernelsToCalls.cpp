@@ -37,6 +37,11 @@ struct ArgBuilder {
   }
   void add(int64_t v) { args.push_back(i64(v)); }
   void add(Value v) { args.push_back(v); }
+  /// The trailing MXRT_KERNEL_* flags argument, an i32.
+  void addFlags(int32_t flags) {
+    args.push_back(
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(flags)));
+  }
 
   /// The address of `m`'s first element and its strides in elements.
   std::pair<Value, SmallVector<Value>> view(Value m) {
@@ -130,9 +135,7 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
     for (int i = 0; i < 3; ++i)
       ab.add(zero);
   }
-  ab.args.push_back(arith::ConstantOp::create(
-      b, op.getLoc(),
-      b.getI32IntegerAttr(callFlags(op, op.getA(), op.getB()))));
+  ab.addFlags(callFlags(op, op.getA(), op.getB()));
   return ab.args;
 }
 
@@ -155,9 +158,7 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ab.add(ab.view(op.getWeight()).first);
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
-  ab.args.push_back(arith::ConstantOp::create(
-      b, op.getLoc(),
-      b.getI32IntegerAttr(callFlags(op, op.getWeight(), op.getX()))));
+  ab.addFlags(callFlags(op, op.getWeight(), op.getX()));
   return ab.args;
 }
 
@@ -175,8 +176,7 @@ SmallVector<Value> spool2dArgs(OpBuilder &b, Pool2DKernelOp op) {
     for (Value s : strides)
       ab.add(s);
   }
-  ab.args.push_back(arith::ConstantOp::create(
-      b, op.getLoc(), b.getI32IntegerAttr(op.getKernelFlags())));
+  ab.addFlags(op.getKernelFlags());
   return ab.args;
 }
 

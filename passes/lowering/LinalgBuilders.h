@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small builders of linalg / tensor / arith ops on static tensors, shared by
-// the lowerings of mx ops (MxToLinalg.cpp, GradOpsToLinalg.cpp,
-// OnnxOpsToLinalg.cpp), so that each builds a generic, a fill or a reshape
-// the same way.
+// Builders of linalg / tensor ops on static tensors shared by every lowering
+// of mx ops to linalg (passes/lowering/linalg/), so that each family builds a
+// generic, a reduction, a fill, a reshape, a pad or a slice the same way.
 #ifndef MXC_PASSES_LOWERING_LINALGBUILDERS_H
 #define MXC_PASSES_LOWERING_LINALGBUILDERS_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -20,69 +18,62 @@ inline mlir::RankedTensorType tensorType(mlir::Value v) {
   return mlir::cast<mlir::RankedTensorType>(v.getType());
 }
 
-/// An arith.constant of the float type `type`.
-inline mlir::Value constFloat(mlir::OpBuilder &b, mlir::Location loc,
-                              mlir::Type type, double value) {
-  return mlir::arith::ConstantOp::create(b, loc, type,
-                                         b.getFloatAttr(type, value));
+/// `axis` counted from the end when negative (MXNet's and ONNX's convention).
+inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
 }
 
-/// A small integer constant (booleans: nonzero is true).
-inline mlir::Value constInt(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Type type, int64_t value) {
-  unsigned width = type.getIntOrFloatBitWidth();
-  llvm::APInt v = width == 1 ? llvm::APInt(1, value != 0)
-                             : llvm::APInt(width, value, /*isSigned=*/true);
-  return mlir::arith::ConstantOp::create(b, loc, type,
-                                         b.getIntegerAttr(type, v));
-}
-
-/// `value` as a constant of the element type `type`. Integers take it
-/// truncated toward zero and saturated to the signed range (NaN: 0);
-/// booleans are true when it is nonzero.
-inline mlir::Value constScalar(mlir::OpBuilder &b, mlir::Location loc,
-                               mlir::Type type, double value) {
-  if (mlir::isa<mlir::FloatType>(type))
-    return constFloat(b, loc, type, value);
-  unsigned width = type.getIntOrFloatBitWidth();
-  if (width == 1)
-    return constInt(b, loc, type, value != 0.0);
-  llvm::APSInt v(width, /*isUnsigned=*/false);
-  bool exact;
-  (void)llvm::APFloat(value).convertToInteger(v, llvm::APFloat::rmTowardZero,
-                                              &exact);
-  return mlir::arith::ConstantOp::create(b, loc, type,
-                                         b.getIntegerAttr(type, v));
-}
+//===----------------------------------------------------------------------===//
+// Fresh tensors
+//===----------------------------------------------------------------------===//
 
 /// A tensor.empty of `shape` and `elementType`.
-inline mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
-                               llvm::ArrayRef<int64_t> shape,
-                               mlir::Type elementType) {
-  return mlir::tensor::EmptyOp::create(b, loc, shape, elementType);
-}
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
 
 /// A fresh tensor of `shape` filled with the scalar `value` (linalg.fill).
-inline mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
-                                llvm::ArrayRef<int64_t> shape,
-                                mlir::Value value) {
-  mlir::Value init = emptyTensor(b, loc, shape, value.getType());
-  return mlir::linalg::FillOp::create(b, loc, value, init).getResult(0);
-}
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<int64_t> shape, mlir::Value value);
 
 /// A fresh tensor of `shape` filled with `value` as a constant of
 /// `elementType` (see constScalar).
-inline mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
-                                llvm::ArrayRef<int64_t> shape,
-                                mlir::Type elementType, double value) {
-  return filledTensor(b, loc, shape, constScalar(b, loc, elementType, value));
-}
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                         double value);
+
+//===----------------------------------------------------------------------===//
+// Iteration spaces and indexing maps
+//===----------------------------------------------------------------------===//
 
 /// `n` parallel iterators.
-inline llvm::SmallVector<mlir::utils::IteratorType> parallel(unsigned n) {
-  return llvm::SmallVector<mlir::utils::IteratorType>(
-      n, mlir::utils::IteratorType::parallel);
-}
+llvm::SmallVector<mlir::utils::IteratorType> parallel(unsigned n);
+
+/// `nParallel` parallel iterators followed by `nReduction` reduction ones.
+llvm::SmallVector<mlir::utils::IteratorType> iterators(unsigned nParallel,
+                                                       unsigned nReduction);
+
+/// The map of `nDims` loops to `exprs`.
+mlir::AffineMap loopMap(mlir::MLIRContext *ctx, unsigned nDims,
+                        llvm::ArrayRef<mlir::AffineExpr> exprs);
+
+/// Map reading an operand of `shape`, broadcast NumPy-style (aligned from the
+/// right) into an iteration space of `outShape`.
+mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx,
+                             llvm::ArrayRef<int64_t> shape,
+                             llvm::ArrayRef<int64_t> outShape);
+
+/// Map reading a 1-D per-channel operand along `axis` of a rank-`rank` space.
+mlir::AffineMap channelMap(mlir::MLIRContext *ctx, unsigned rank,
+                           unsigned axis);
+
+/// Map of a rank-`rank` space to its `count` axes from `first` on (the
+/// spatial axes of NC... data read by a per-position operand).
+mlir::AffineMap axesMap(mlir::MLIRContext *ctx, unsigned rank, unsigned first,
+                        unsigned count);
+
+//===----------------------------------------------------------------------===//
+// linalg.generic
+//===----------------------------------------------------------------------===//
 
 /// Builds the value a linalg.generic yields from its block arguments.
 using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
@@ -91,118 +82,115 @@ using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
 /// One linalg.generic writing a fresh tensor of `shape`: `inputs` read
 /// through `inputMaps`, the output through `outputMap` (identity if null),
 /// and `body` returns the value to yield from the block arguments (inputs
-/// followed by the output's current value).
-inline mlir::Value generic(mlir::OpBuilder &b, mlir::Location loc,
-                           llvm::ArrayRef<int64_t> shape,
-                           mlir::Type elementType, mlir::ValueRange inputs,
-                           llvm::ArrayRef<mlir::AffineMap> inputMaps,
-                           llvm::ArrayRef<mlir::utils::IteratorType> iterators,
-                           BodyFn body, mlir::Value init = nullptr,
-                           mlir::AffineMap outputMap = {}) {
-  if (!init)
-    init = emptyTensor(b, loc, shape, elementType);
-  llvm::SmallVector<mlir::AffineMap> maps(inputMaps);
-  maps.push_back(outputMap ? outputMap
-                           : b.getMultiDimIdentityMap(iterators.size()));
-  auto op = mlir::linalg::GenericOp::create(
-      b, loc, mlir::TypeRange{init.getType()}, inputs, mlir::ValueRange{init},
-      maps, iterators,
-      [&](mlir::OpBuilder &nb, mlir::Location nloc, mlir::ValueRange args) {
-        mlir::linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-      });
-  return op.getResult(0);
-}
+/// followed by the output's current value). `init` (default: a tensor.empty)
+/// is the output's initial value, which reductions accumulate into.
+mlir::Value generic(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                    mlir::ValueRange inputs,
+                    llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                    llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+                    BodyFn body, mlir::Value init = nullptr,
+                    mlir::AffineMap outputMap = {});
 
 /// Elementwise map over tensors of one shape (identity maps everywhere).
-inline mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
-                               mlir::RankedTensorType type,
-                               mlir::ValueRange inputs, BodyFn body) {
-  unsigned rank = type.getRank();
-  llvm::SmallVector<mlir::AffineMap> maps(inputs.size(),
-                                          b.getMultiDimIdentityMap(rank));
-  return generic(b, loc, type.getShape(), type.getElementType(), inputs, maps,
-                 parallel(rank), body);
-}
+mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::ValueRange inputs,
+                        BodyFn body);
 
-/// Map reading an operand of `shape`, broadcast NumPy-style (aligned from the
-/// right) into an iteration space of `outShape`.
-inline mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx,
-                                    llvm::ArrayRef<int64_t> shape,
-                                    llvm::ArrayRef<int64_t> outShape) {
-  llvm::SmallVector<mlir::AffineExpr> exprs;
-  int64_t offset = outShape.size() - shape.size();
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (d == 1 && outShape[offset + i] != 1)
-      exprs.push_back(mlir::getAffineConstantExpr(0, ctx));
-    else
-      exprs.push_back(mlir::getAffineDimExpr(offset + i, ctx));
-  }
-  return mlir::AffineMap::get(outShape.size(), 0, exprs, ctx);
-}
+/// A fresh tensor of `shape` whose elements are `input` read through `map`
+/// (a broadcast, a reversal, a permutation): a generic yielding its input.
+mlir::Value readThrough(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::ArrayRef<int64_t> shape, mlir::Value input,
+                        mlir::AffineMap map);
+
+/// The body of a contraction, `acc + lhs * rhs` of the block arguments
+/// (lhs, rhs, acc), on floats or integers.
+mlir::Value multiplyAccumulate(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::ValueRange args);
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The iteration space of a reduction of a tensor of `inShape` over `axes`:
+/// iterator types, the map to the reduced result and its shape.
+struct ReductionSpace {
+  llvm::SmallVector<mlir::utils::IteratorType> iters;
+  mlir::AffineMap outMap;
+  llvm::SmallVector<int64_t> shape;
+  int64_t count = 1; ///< Elements folded into each result.
+
+  ReductionSpace(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> inShape,
+                 llvm::ArrayRef<int64_t> axes);
+};
+
+/// One step of a reduction: the new accumulator from an element, the
+/// accumulator and the elements of the `extras` at the same result position.
+using StepFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::Value element, mlir::Value acc,
+    mlir::ValueRange extras)>;
+
+/// Folds `x` over the reduced axes of `space`, starting from `init` (a
+/// scalar); `extras` are tensors of the reduced shape read alongside.
+mlir::Value reduction(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      const ReductionSpace &space, mlir::Value init,
+                      StepFn step, mlir::ValueRange extras = {});
+
+//===----------------------------------------------------------------------===//
+// Reshapes, padding and slices
+//===----------------------------------------------------------------------===//
 
 /// Reshape between equal-sized static shapes (bufferizes to a view).
-inline mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc,
-                             mlir::Value v, llvm::ArrayRef<int64_t> shape) {
-  auto type = tensorType(v);
-  if (type.getShape() == shape)
-    return v;
-  auto target = mlir::RankedTensorType::get(shape, type.getElementType());
-  mlir::Value flat = v;
-  if (type.getRank() != 1) {
-    if (type.getRank() == 0) {
-      return mlir::tensor::ExpandShapeOp::create(
-          b, loc, target, v, llvm::ArrayRef<mlir::ReassociationIndices>{});
-    }
-    mlir::ReassociationIndices all;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      all.push_back(i);
-    flat =
-        mlir::tensor::CollapseShapeOp::create(b, loc, v, llvm::ArrayRef{all});
-  }
-  if (shape.empty())
-    return mlir::tensor::CollapseShapeOp::create(
-        b, loc, target, flat, llvm::ArrayRef<mlir::ReassociationIndices>{});
-  if (shape.size() == 1)
-    return flat;
-  mlir::ReassociationIndices all;
-  for (size_t i = 0; i < shape.size(); ++i)
-    all.push_back(i);
-  return mlir::tensor::ExpandShapeOp::create(b, loc, target, flat,
-                                             llvm::ArrayRef{all});
-}
+mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      llvm::ArrayRef<int64_t> shape);
 
-/// Pads the spatial axes (from `firstAxis`) with the scalar `pad`: `low`
-/// before and `high` after each axis.
-inline mlir::Value padAxes(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value v, unsigned firstAxis,
-                           llvm::ArrayRef<int64_t> low,
-                           llvm::ArrayRef<int64_t> high, mlir::Value pad) {
-  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(high, [](int64_t p) { return p == 0; }))
-    return v;
-  auto type = tensorType(v);
-  llvm::SmallVector<mlir::OpFoldResult> lo(type.getRank(), b.getIndexAttr(0)),
-      hi(type.getRank(), b.getIndexAttr(0));
-  llvm::SmallVector<int64_t> shape(type.getShape());
-  for (size_t i = 0; i < low.size(); ++i) {
-    lo[firstAxis + i] = b.getIndexAttr(low[i]);
-    hi[firstAxis + i] = b.getIndexAttr(high[i]);
-    shape[firstAxis + i] += low[i] + high[i];
-  }
-  return mlir::tensor::PadOp::create(
-      b, loc, mlir::RankedTensorType::get(shape, type.getElementType()), v, lo,
-      hi, pad);
-}
+/// `v` with `axis` split into (`parts`, extent / `parts`): the group axis of
+/// a grouped convolution's data (axis 1), weight or bias (axis 0) made
+/// explicit.
+mlir::Value splitAxis(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      unsigned axis, int64_t parts);
+
+/// Pads the axes from `firstAxis` on with the scalar `pad`: `low` before and
+/// `high` after each axis (`v` itself when both are all zero).
+mlir::Value padAxes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    unsigned firstAxis, llvm::ArrayRef<int64_t> low,
+                    llvm::ArrayRef<int64_t> high, mlir::Value pad);
 
 /// padAxes with `value` as a constant of the element type (see constScalar),
 /// made even when nothing is padded.
-inline mlir::Value padAxes(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value v, unsigned firstAxis,
-                           llvm::ArrayRef<int64_t> low,
-                           llvm::ArrayRef<int64_t> high, double value) {
-  mlir::Value pad = constScalar(b, loc, tensorType(v).getElementType(), value);
-  return padAxes(b, loc, v, firstAxis, low, high, pad);
-}
+mlir::Value padAxes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    unsigned firstAxis, llvm::ArrayRef<int64_t> low,
+                    llvm::ArrayRef<int64_t> high, double value);
+
+/// padAxes with `value`, making no constant when nothing is padded.
+mlir::Value padAxesIfAny(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         unsigned firstAxis, llvm::ArrayRef<int64_t> low,
+                         llvm::ArrayRef<int64_t> high, double value);
+
+/// The static position of a strided slice: all of a tensor of `sizes` with
+/// unit strides until changed.
+struct Box {
+  llvm::SmallVector<int64_t> offsets, sizes, strides;
+  explicit Box(llvm::ArrayRef<int64_t> sizes);
+};
+
+/// The elements of `source` in `box` (tensor.extract_slice).
+mlir::Value extractSlice(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value source, const Box &box);
+
+/// `dest` with the elements in `box` replaced by `source`
+/// (tensor.insert_slice).
+mlir::Value insertSlice(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value source, mlir::Value dest, const Box &box);
+
+/// `dest` with `part` added to its elements in `box` (of `part`'s shape):
+/// the scatter-free accumulation of a backward op's contributions.
+mlir::Value addToSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest,
+                       mlir::Value part, const Box &box);
+
+/// Calls `fn` with every index of a box of `extents` (row-major).
+void forEachIndex(llvm::ArrayRef<int64_t> extents,
+                  llvm::function_ref<void(llvm::ArrayRef<int64_t>)> fn);
 
 } // namespace mxc::lowering
 

@@ -5,6 +5,7 @@
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/lowering/Retype.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -147,18 +148,7 @@ struct LowerStringsPass : mxc::impl::LowerStringsPassBase<LowerStringsPass> {
                         "from numbers or passes through");
         return WalkResult::interrupt();
       }
-      for (Value v : op->getResults())
-        v.setType(handles(v.getType()));
-      for (Region &r : op->getRegions())
-        for (Block &block : r)
-          for (BlockArgument arg : block.getArguments())
-            arg.setType(handles(arg.getType()));
-      if (auto fn = dyn_cast<func::FuncOp>(op)) {
-        FunctionType ft = fn.getFunctionType();
-        fn.setFunctionType(FunctionType::get(
-            op->getContext(), llvm::map_to_vector(ft.getInputs(), handles),
-            llvm::map_to_vector(ft.getResults(), handles)));
-      }
+      retype(op, handles);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// The linalg / tensor builders of LinalgBuilders.h, out of line so that the
+// lowerings' files compile against declarations only.
+#include "passes/lowering/LinalgBuilders.h"
+#include "passes/lowering/ScalarBuilders.h"
+
+using namespace mlir;
+using utils::IteratorType;
+
+namespace mxc::lowering {
+
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, shape, elementType);
+}
+
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Value value) {
+  Value init = emptyTensor(b, loc, shape, value.getType());
+  return linalg::FillOp::create(b, loc, value, init).getResult(0);
+}
+
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Type elementType, double value) {
+  return filledTensor(b, loc, shape, constScalar(b, loc, elementType, value));
+}
+
+SmallVector<IteratorType> parallel(unsigned n) {
+  return SmallVector<IteratorType>(n, IteratorType::parallel);
+}
+
+SmallVector<IteratorType> iterators(unsigned nParallel, unsigned nReduction) {
+  SmallVector<IteratorType> iters = parallel(nParallel);
+  iters.append(nReduction, IteratorType::reduction);
+  return iters;
+}
+
+AffineMap loopMap(MLIRContext *ctx, unsigned nDims,
+                  ArrayRef<AffineExpr> exprs) {
+  return AffineMap::get(nDims, 0, exprs, ctx);
+}
+
+AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                       ArrayRef<int64_t> outShape) {
+  SmallVector<AffineExpr> exprs;
+  int64_t offset = outShape.size() - shape.size();
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (d == 1 && outShape[offset + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(offset + i, ctx));
+  }
+  return AffineMap::get(outShape.size(), 0, exprs, ctx);
+}
+
+AffineMap channelMap(MLIRContext *ctx, unsigned rank, unsigned axis) {
+  return AffineMap::get(rank, 0, {getAffineDimExpr(axis, ctx)}, ctx);
+}
+
+AffineMap axesMap(MLIRContext *ctx, unsigned rank, unsigned first,
+                  unsigned count) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned i = 0; i < count; ++i)
+    exprs.push_back(getAffineDimExpr(first + i, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value generic(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+              Type elementType, ValueRange inputs,
+              ArrayRef<AffineMap> inputMaps, ArrayRef<IteratorType> iterators,
+              BodyFn body, Value init, AffineMap outputMap) {
+  if (!init)
+    init = emptyTensor(b, loc, shape, elementType);
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(outputMap ? outputMap
+                           : b.getMultiDimIdentityMap(iterators.size()));
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return op.getResult(0);
+}
+
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType type,
+                  ValueRange inputs, BodyFn body) {
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(rank));
+  return generic(b, loc, type.getShape(), type.getElementType(), inputs, maps,
+                 parallel(rank), body);
+}
+
+Value readThrough(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Value input, AffineMap map) {
+  return generic(
+      b, loc, shape, tensorType(input).getElementType(), {input}, {map},
+      parallel(shape.size()),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Value product = mulValues(b, loc, args[0], args[1]);
+  return addValues(b, loc, args[2], product);
+}
+
+ReductionSpace::ReductionSpace(MLIRContext *ctx, ArrayRef<int64_t> inShape,
+                               ArrayRef<int64_t> axes) {
+  unsigned rank = inShape.size();
+  iters = parallel(rank);
+  SmallVector<AffineExpr> keep;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, i)) {
+      iters[i] = IteratorType::reduction;
+      count *= inShape[i];
+    } else {
+      keep.push_back(getAffineDimExpr(i, ctx));
+      shape.push_back(inShape[i]);
+    }
+  }
+  outMap = AffineMap::get(rank, 0, keep, ctx);
+}
+
+Value reduction(OpBuilder &b, Location loc, Value x,
+                const ReductionSpace &space, Value init, StepFn step,
+                ValueRange extras) {
+  unsigned rank = space.iters.size();
+  SmallVector<Value> inputs = {x};
+  llvm::append_range(inputs, extras);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  maps.append(extras.size(), space.outMap);
+  return generic(
+      b, loc, space.shape, init.getType(), inputs, maps, space.iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return step(nb, l, args.front(), args.back(),
+                    args.drop_front().drop_back());
+      },
+      filledTensor(b, loc, space.shape, init), space.outMap);
+}
+
+Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = tensorType(v);
+  if (type.getShape() == shape)
+    return v;
+  auto target = RankedTensorType::get(shape, type.getElementType());
+  // Through 1-D: collapse every axis into one, then expand to the target.
+  Value flat = v;
+  if (type.getRank() != 1) {
+    if (type.getRank() == 0) {
+      return tensor::ExpandShapeOp::create(b, loc, target, v,
+                                           ArrayRef<ReassociationIndices>{});
+    }
+    ReassociationIndices all;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      all.push_back(i);
+    flat = tensor::CollapseShapeOp::create(b, loc, v, ArrayRef{all});
+  }
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  if (shape.size() == 1)
+    return flat;
+  ReassociationIndices all;
+  for (size_t i = 0; i < shape.size(); ++i)
+    all.push_back(i);
+  return tensor::ExpandShapeOp::create(b, loc, target, flat, ArrayRef{all});
+}
+
+Value splitAxis(OpBuilder &b, Location loc, Value v, unsigned axis,
+                int64_t parts) {
+  ArrayRef<int64_t> shape = tensorType(v).getShape();
+  SmallVector<int64_t> split(shape.take_front(axis));
+  split.append({parts, shape[axis] / parts});
+  llvm::append_range(split, shape.drop_front(axis + 1));
+  return reshapeTo(b, loc, v, split);
+}
+
+static bool isZero(ArrayRef<int64_t> v) {
+  return llvm::all_of(v, [](int64_t p) { return p == 0; });
+}
+
+Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
+              ArrayRef<int64_t> low, ArrayRef<int64_t> high, Value pad) {
+  if (isZero(low) && isZero(high))
+    return v;
+  auto type = tensorType(v);
+  SmallVector<OpFoldResult> lo(type.getRank(), b.getIndexAttr(0)),
+      hi(type.getRank(), b.getIndexAttr(0));
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < low.size(); ++i) {
+    lo[firstAxis + i] = b.getIndexAttr(low[i]);
+    hi[firstAxis + i] = b.getIndexAttr(high[i]);
+    shape[firstAxis + i] += low[i] + high[i];
+  }
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, lo, hi,
+      pad);
+}
+
+Value padAxes(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
+              ArrayRef<int64_t> low, ArrayRef<int64_t> high, double value) {
+  Value pad = constScalar(b, loc, tensorType(v).getElementType(), value);
+  return padAxes(b, loc, v, firstAxis, low, high, pad);
+}
+
+Value padAxesIfAny(OpBuilder &b, Location loc, Value v, unsigned firstAxis,
+                   ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                   double value) {
+  if (isZero(low) && isZero(high))
+    return v;
+  return padAxes(b, loc, v, firstAxis, low, high, value);
+}
+
+Box::Box(ArrayRef<int64_t> sizes)
+    : offsets(sizes.size(), 0), sizes(sizes), strides(sizes.size(), 1) {}
+
+/// `values` as index attributes, the static form of a slice's position.
+static SmallVector<OpFoldResult> indexAttrs(OpBuilder &b,
+                                            ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(
+      values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
+}
+
+Value extractSlice(OpBuilder &b, Location loc, Value source, const Box &box) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, source, indexAttrs(b, box.offsets), indexAttrs(b, box.sizes),
+      indexAttrs(b, box.strides));
+}
+
+Value insertSlice(OpBuilder &b, Location loc, Value source, Value dest,
+                  const Box &box) {
+  return tensor::InsertSliceOp::create(
+      b, loc, source, dest, indexAttrs(b, box.offsets),
+      indexAttrs(b, box.sizes), indexAttrs(b, box.strides));
+}
+
+Value addToSlice(OpBuilder &b, Location loc, Value dest, Value part,
+                 const Box &box) {
+  Value sum = elementwise(b, loc, tensorType(part),
+                          {extractSlice(b, loc, dest, box), part},
+                          [](OpBuilder &nb, Location l, ValueRange args) {
+                            return addValues(nb, l, args[0], args[1]);
+                          });
+  return insertSlice(b, loc, sum, dest, box);
+}
+
+void forEachIndex(ArrayRef<int64_t> extents,
+                  function_ref<void(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> idx(extents.size(), 0);
+  if (llvm::any_of(extents, [](int64_t e) { return e <= 0; }))
+    return;
+  while (true) {
+    fn(idx);
+    int i = extents.size() - 1;
+    for (; i >= 0; --i) {
+      if (++idx[i] < extents[i])
+        break;
+      idx[i] = 0;
+    }
+    if (i < 0)
+      return;
+  }
+}
+
+} // namespace mxc::lowering

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPU's choice of libmxrt kernels (mxc-select-cpu-kernels): float32
+// contractions and some poolings become mx.kernel.* ops on tensors (calls
+// into the runtime's packed GEMM and pooling, see mxrt/kernels.h) instead of
+// the loop nests of the target-independent lowering, which remains for
+// other element types, for Convolution beyond 2-D and with --no-kernels.
+// Only the CPU pipeline runs this; other targets lower the mx ops as they are.
+#include "dialects/mx/MxDialect.h"
+#include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
+#include "passes/lowering/WindowLoops.h"
+#include "passes/lowering/linalg/Lowering.h"
+
+namespace mxc {
+#define GEN_PASS_DEF_SELECTCPUKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mxc
+
+using namespace mlir;
+using namespace mxc::lowering;
+using namespace mxc::mx;
+
+namespace {
+
+bool isF32(Value v) { return tensorType(v).getElementType().isF32(); }
+
+/// mx.kernel.matmul of `a` and `b` (plus `bias`) into a fresh tensor of
+/// `shape`, without an epilogue (mxc-fuse-kernel-epilogues adds one).
+Value matmulKernel(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Value lhs, Value rhs, Value bias, bool transposeA,
+                   bool transposeB) {
+  Type f32 = b.getF32Type();
+  return MatmulKernelOp::create(b, loc, RankedTensorType::get(shape, f32), lhs,
+                                rhs, bias, emptyTensor(b, loc, shape, f32),
+                                transposeA, transposeB, /*accumulate=*/false,
+                                /*relu=*/false)
+      .getResult();
+}
+
+FailureOr<Value> selectFullyConnected(FullyConnectedOp op,
+                                      FullyConnectedOp::Adaptor a,
+                                      OpBuilder &b) {
+  if (!isF32(op.getResult()))
+    return failure();
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  auto wType = tensorType(a.getWeight());
+  int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+  int64_t m = outType.getNumElements() / n;
+  Value x = reshapeTo(b, loc, a.getData(), {m, k});
+  Value y = matmulKernel(b, loc, {m, n}, x, a.getWeight(), a.getBias(),
+                         /*transposeA=*/false, /*transposeB=*/true);
+  return reshapeTo(b, loc, y, outType.getShape());
+}
+
+FailureOr<Value> selectConvolution(ConvolutionOp op, ConvolutionOp::Adaptor a,
+                                   OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  if (!isF32(op.getResult()) || type.getRank() != 4)
+    return failure();
+  return Conv2DKernelOp::create(
+             b, op.getLoc(), type, a.getData(), a.getWeight(), a.getBias(),
+             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+             op.getStrides(), op.getPadding(), op.getDilations(),
+             op.getNumGroup(), /*accumulate=*/false, /*relu=*/false)
+      .getResult();
+}
+
+/// 2-D float32 pooling (undilated) whose windows reach past the input (low
+/// padding, or the "full" convention's last window): libmxrt's pooling
+/// kernel reads the windows' valid taps in place where the loops pad a copy
+/// of the input first (ResNet-18's 3x3/2 max pooling: the model 0.96 of its
+/// time with the kernel, one and two threads). Windows inside the input
+/// keep the loops, whose static trip counts LLVM vectorizes exactly
+/// (LeNet's 2x2/2 pooling of 24- and 8-wide rows: the kernel's scalar row
+/// remainders made the model 1.2x slower).
+FailureOr<Value> selectPooling(PoolingOp op, PoolingOp::Adaptor a,
+                               OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  StringRef poolType = op.getPoolType();
+  SmallVector<int64_t> kernel = op.getEffectiveKernel();
+  if (!isF32(op.getResult()) || type.getRank() != 4 || kernel.size() != 2 ||
+      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
+      (poolType != "max" && poolType != "avg" && poolType != "sum"))
+    return failure();
+  WindowGeometry geo(kernel, op.getStrides(), op.getDilations(),
+                     op.getPadding());
+  SmallVector<int64_t> high =
+      geo.highPadding(tensorType(a.getData()).getShape().drop_front(2),
+                      type.getShape().drop_front(2));
+  auto isZero = [](int64_t p) { return p == 0; };
+  if (llvm::all_of(geo.pad, isZero) && llvm::all_of(high, isZero))
+    return failure();
+  return Pool2DKernelOp::create(
+             b, op.getLoc(), type, a.getData(),
+             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+             kernel, op.getStrides(), op.getPadding(), poolType,
+             /*count_include_pad=*/poolType == "avg" && op.getCountIncludePad(),
+             /*accumulate=*/false,
+             /*relu=*/false)
+      .getResult();
+}
+
+FailureOr<Value> selectDot(DotOp op, DotOp::Adaptor a, OpBuilder &b) {
+  if (!isF32(op.getResult()))
+    return failure();
+  return matmulKernel(b, op.getLoc(),
+                      cast<RankedTensorType>(op.getType()).getShape(),
+                      a.getLhs(), a.getRhs(), /*bias=*/Value(),
+                      op.getTransposeA(), op.getTransposeB());
+}
+
+/// NumPy matmul where the kernel's batching covers the broadcast: 2-D by
+/// 2-D, a stack of rows by one matrix ([..., M, K] x [K, N]: the stack is
+/// folded into M) and equal-batch 3-D by 3-D.
+FailureOr<Value> selectMatMul(MatMulOp op, MatMulOp::Adaptor a, OpBuilder &b) {
+  if (!isF32(op.getResult()))
+    return failure();
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> as = tensorType(a.getLhs()).getShape(),
+                    bs = tensorType(a.getRhs()).getShape();
+  Value lhs = a.getLhs(), rhs = a.getRhs();
+  SmallVector<int64_t> yShape;
+  if (as.size() >= 2 && bs.size() == 2) {
+    int64_t m = tensorType(lhs).getNumElements() / as.back();
+    lhs = reshapeTo(b, loc, lhs, {m, as.back()});
+    yShape = {m, bs[1]};
+  } else if (as.size() == 3 && bs.size() == 3 && as[0] == bs[0]) {
+    yShape = {as[0], as[1], bs[2]};
+  } else {
+    return failure();
+  }
+  Value y = matmulKernel(b, loc, yShape, lhs, rhs, /*bias=*/Value(),
+                         /*transposeA=*/false, /*transposeB=*/false);
+  return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
+}
+
+struct SelectCpuKernelsPass
+    : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    // Only what a pattern rewrites changes: every other op is left to the
+    // target-independent lowering.
+    ConversionTarget target(*ctx);
+    target.addLegalOp<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>();
+    target.addLegalDialect<tensor::TensorDialect>();
+    RewritePatternSet patterns(ctx);
+    mxc::populateMxToKernelPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
+  // Before the target-independent lowerings of the same ops.
+  constexpr unsigned kBenefit = 2;
+  addLowerings<kBenefit>(patterns, selectFullyConnected, selectConvolution,
+                         selectPooling, selectDot, selectMatMul);
+}

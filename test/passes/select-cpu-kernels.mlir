@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mxc-select-cpu-kernels: the CPU pipeline's choice of libmxrt kernels,
+// made on mx ops before their target-independent lowering. What it picks
+// becomes mx.kernel.*; every other op stays an mx op for
+// mxc-convert-mx-to-linalg.
+// RUN: %mxc-opt --split-input-file --mxc-select-cpu-kernels %s | FileCheck %s
+
+// A float32 FullyConnected becomes a matmul kernel with W read transposed;
+// the activation after it is left alone.
+// CHECK-LABEL: func.func @fc_relu
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK: %[[Y:.*]] = mx.kernel.matmul %{{.*}}, %{{.*}}, %{{.*}} into %[[E]] {transpose_b = true}
+// CHECK: mx.Activation %[[Y]]
+// CHECK-NOT: linalg
+func.func @fc_relu(%x: tensor<2x12xf32>, %w: tensor<5x12xf32>, %b: tensor<5xf32>) -> tensor<2x5xf32> {
+  %y = mx.FullyConnected %x, %w, %b {num_hidden = 5 : i64} : (tensor<2x12xf32>, tensor<5x12xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  %r = mx.Activation %y {act_type = "relu"} : tensor<2x5xf32>
+  return %r : tensor<2x5xf32>
+}
+
+// -----
+
+// Must not fire: a float64 contraction has no kernel.
+// CHECK-LABEL: func.func @fc_f64
+// CHECK-NOT: mx.kernel
+// CHECK: mx.FullyConnected
+func.func @fc_f64(%x: tensor<2x4xf64>, %w: tensor<3x4xf64>) -> tensor<2x3xf64> {
+  %y = mx.FullyConnected %x, %w {num_hidden = 3 : i64, no_bias = true} : (tensor<2x4xf64>, tensor<3x4xf64>) -> tensor<2x3xf64>
+  return %y : tensor<2x3xf64>
+}
+
+// -----
+
+// A pooling whose windows reach past the input runs in the kernel; one
+// whose windows stay inside keeps its (vectorizable) loops.
+// CHECK-LABEL: func.func @pools
+// CHECK: mx.kernel.pool2d %{{.*}} into %{{.*}} {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1>, strides = array<i64: 2, 2>}
+// CHECK: mx.Pooling
+// CHECK-NOT: mx.kernel
+func.func @pools(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %a = mx.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "max"} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %b = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return %a, %b : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
