@@ -357,6 +357,8 @@ def StripMxAttrsPass : Pass<"mxc-strip-mx-attrs", "::mlir::ModuleOp"> {
     about each, printing the whole function every time. Other attributes
     (llvm.*, mxc.*) stay.
   }];
+}
+
 def SelectCpuKernelsPass
     : Pass<"mxc-select-cpu-kernels", "::mlir::func::FuncOp"> {
   let summary = "Choose libmxrt's kernels for float32 contractions and poolings";
