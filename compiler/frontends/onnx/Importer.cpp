@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The core of the ONNX importer: the model streamed from its file (with
-// initializers moved into Consts, not copied), the graph's initializers,
+// The core of the ONNX importer: the model read with its large initializers
+// left in the file until each is read into its Const (ModelFile.cpp), small
+// ones moved from the parsed model, not copied; the graph's initializers,
 // inputs and outputs, and each node's checks and dispatch via the op table.
 #include "compiler/frontends/onnx/ImporterImpl.h"
+#include "compiler/frontends/onnx/ModelFile.h"
 #include "compiler/frontends/onnx/OpTable.h"
 #include "dialects/mx/MxDialect.h"
 
@@ -580,11 +582,18 @@ llvm::Expected<ImportedModel>
 mxc::onnx::importModel(MLIRContext &context, StringRef path,
                        const ImportOptions &options) {
   ::onnx::ModelProto model;
-  if (llvm::Error e = readProtoFile(
-          path, model,
-          "not a valid ONNX model (the protobuf cannot be parsed; is the file "
-          "truncated?)"))
-    return std::move(e);
+  const char *invalid = "not a valid ONNX model (the protobuf cannot be "
+                        "parsed; is the file truncated?)";
+  // Large initializers stay in the file until readTensor reads each into
+  // its constant; a file whose wire format the walk refuses is parsed
+  // whole, for protobuf's verdict.
+  std::optional<std::string> skeleton = modelWithoutLargeInitializers(path);
+  if (!skeleton || !model.ParseFromString(*skeleton)) {
+    model.Clear();
+    if (llvm::Error e = readProtoFile(path, model, invalid))
+      return std::move(e);
+  }
+  skeleton.reset();
   if (!model.has_graph())
     return makeError("'" + path + "': the ONNX model has no graph");
   Importer importer(context, model, path.str(), options);
