@@ -23,7 +23,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from gen_fixtures import params_bytes  # noqa: E402
+from mxnet_reference import params_bytes  # noqa: E402
 
 BATCH, STEPS, LR = 8, 3, 0.05
 
