@@ -8,7 +8,7 @@
 //   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
 // An argument (resnet18, resnet20 or lenet64) times that network's layers
-// only. MXRT_KERNEL_CONV=im2col|direct limits the methods (see gemm.cpp).
+// only. MXRT_KERNEL_CONV=im2col|direct limits the methods (see conv.cpp).
 #include "mxrt/kernels.h"
 
 #include <stdint.h>

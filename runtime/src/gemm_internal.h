@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// What gemm.cpp (the GEMM, its per-ISA kernels and the packed-weight cache)
+// and conv.cpp (the convolution dispatch) share: the problem and kernel
+// shapes, the chosen Target's kernel table, the threads' scratch buffers
+// and the batch runner. Not installed.
+
+#ifndef MXRT_SRC_GEMM_INTERNAL_H
+#define MXRT_SRC_GEMM_INTERNAL_H
+
+#include "threadpool.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace mxrt {
+
+/// The input of a convolution seen as the k x n im2col matrix of one image
+/// and one group: row (channel, kernel row, kernel column), column (output
+/// row, output column).
+struct ConvSource {
+  const float *x;
+  int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+  /// A direct convolution (see directGridWidth) has a gridWidth: B's
+  /// columns are the positions of a grid gridWidth wide and oh high, of
+  /// which the first ow of each grid row are outputs. solve() then lays the
+  /// input out in stride phases (fillPhases) and points x there, and row p
+  /// of B is read from offsets[p] on (channel, kernel row and column: phase
+  /// and shift), so the micro-kernel loads it in place: nothing is packed.
+  const int64_t *offsets;
+  int64_t gridWidth;
+  /// A direct convolution of a small image may instead put the filters in
+  /// the vector lanes and R output pixels in the micro-tile's rows
+  /// (gemmPixels; A packed by packFilterLanes): pixelRows = R, else 0.
+  int64_t pixelRows;
+};
+
+/// One GEMM: C (m x n) = epilogue(A (m x k) B (k x n) + bias), strides in
+/// elements.
+struct Problem {
+  int64_t m, n, k;
+  const float *a;
+  int64_t aRs, aCs;
+  const float *b;
+  int64_t bRs, bCs;
+  /// Set for convolutions: B is conv's im2col matrix from column
+  /// convColumn on.
+  bool isConv;
+  ConvSource conv;
+  int64_t convColumn;
+  float *c;
+  int64_t cRs, cCs;
+  const float *bias;
+  int64_t biasRs, biasCs;
+  int32_t flags;
+  /// A packed whole by packAll (rows rounded up to packedARows), or NULL to
+  /// pack block by block; this problem's row 0 is packed row packedARow0.
+  const float *packedA;
+  int64_t packedARows, packedARow0;
+};
+
+/// The geometry of one image's Winograd convolution (winograd_impl.inc).
+struct WinogradShape {
+  int64_t c, f, h, w, oh, ow, ph, pw;
+  /// The tile size (outputs per tile side: F(m x m, 3 x 3), 2 or 4).
+  int64_t m;
+  /// Tiles per output row and column; grid width wq = tw + 1 (the phase
+  /// planes' width: tile tx reads phase columns tx and tx + 1) and height
+  /// th + 1 phase rows.
+  int64_t th, tw, wq;
+};
+
+/// One thread's share of one image: grid columns [g0, g1) (tiles
+/// g / wq, g % wq) for filters [f0, f1) (f0 a multiple of kMR).
+struct WinogradPiece {
+  const WinogradShape *shape;
+  const float *x;       // the image, c x h x w
+  const float *filters; // winogradFilters of the weight
+  const float *bias;    // f, or NULL
+  float *y;             // f x oh x ow
+  int32_t flags;
+  int64_t g0, g1, f0, f1;
+};
+
+/// A convolution with x (n, h, w, c) and y (n, oh, ow, f)
+/// (MXRT_KERNEL_NHWC): conv_nhwc_impl.inc.
+struct NhwcConv {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+  const float *x;
+  const float *filters; // packed by packNhwcFilters
+  const float *bias;
+  float *y;
+  int32_t flags;
+};
+
+/// An NHWC convolution computed by Winograd F(m x m, 3 x 3)
+/// (winograd_nhwc_impl.inc): th x tw tiles of m x m outputs per image.
+struct NhwcWinograd {
+  const NhwcConv *cv;
+  const float *filters; // nhwcWinogradFilters of the weight
+  int64_t m, th, tw;
+};
+
+/// A convolution by Winograd F(2x2, 3x3) for small images, NCHW
+/// (winograd_small_impl.inc): th x tw tiles per image, at most 16.
+struct SmallWinograd {
+  int64_t n, c, h, w, f, oh, ow, ph, pw, th, tw;
+  const float *x;
+  const float *filters; // packed by packSmallWinograd
+  const float *bias;
+  float *y;
+  int32_t flags;
+};
+
+/// The calling thread's scratch buffers: the GEMM's packed blocks of A and
+/// B, A packed whole for a batch (packedAFor), a direct or Winograd
+/// convolution's laid-out input (solve, winogradImage), a Winograd
+/// convolution's transformed input and products (winogradSolve).
+enum class Scratch {
+  PackedA,
+  PackedB,
+  SharedA,
+  DirectInput,
+  WinogradInput,
+  WinogradProducts,
+  PixelTile,
+  SmallFilters,
+  Count
+};
+
+/// Scratch buffer `which` of this thread, 64-byte aligned, at least
+/// `floats` long: it grows (new memory zeroed, old contents dropped) and
+/// stays with the thread.
+float *threadBuffer(Scratch which, int64_t floats);
+
+/// Problems smaller than this many multiply-adds run on one thread.
+constexpr int64_t kParallelMinWork = 1 << 16;
+
+using GemmFn = void (*)(const Problem &);
+using PackAllFn = void (*)(const Problem &, float *);
+using PackedSizeFn = int64_t (*)(int64_t, int64_t);
+
+using FillPhasesFn = void (*)(const ConvSource &, int64_t, int64_t, int64_t,
+                              int64_t, const std::vector<bool> &, float *);
+using WinogradSolveFn = void (*)(const WinogradPiece &, float *, int64_t);
+using WinogradFiltersFn = void (*)(const float *, int64_t, int64_t, int64_t,
+                                   float *);
+using WinogradFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t);
+using NhwcRowsFn = void (*)(const NhwcConv &, int64_t, int64_t);
+using NhwcFilterSizeFn = int64_t (*)(int64_t, int64_t, int64_t, int64_t);
+using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
+                            float *);
+using NhwcWinogradFn = void (*)(const NhwcWinograd &, int64_t, int64_t);
+using SmallWinogradFn = void (*)(const SmallWinograd &, int64_t, int64_t);
+
+struct Target {
+  GemmFn gemm;
+  PackAllFn packAll;
+  PackedSizeFn packedASize;
+  int64_t mr, nr;
+  FillPhasesFn fillPhases;
+  WinogradSolveFn winogradSolve;
+  WinogradFiltersFn winogradFilters;
+  WinogradFilterSizeFn winogradFilterSize;
+  PackAllFn packFilterLanes;
+  PackedSizeFn filterLanesSize;
+  /// Filters per panel of a pixel-rows convolution; 0: not available.
+  int64_t laneFilters;
+  NhwcRowsFn nhwcConvRows;
+  NhwcFilterSizeFn nhwcFilterSize;
+  NhwcPackFn packNhwcFilters;
+  NhwcWinogradFn nhwcWinogradTiles;
+  WinogradFiltersFn nhwcWinogradFilters;
+  WinogradFilterSizeFn nhwcWinogradFilterSize;
+  /// Filters per block of smallWinogradBlocks; 0: not available.
+  int64_t smallWinogradFilters;
+  SmallWinogradFn smallWinogradBlocks;
+  NhwcFilterSizeFn smallWinogradFilterSize;
+  NhwcPackFn packSmallWinograd;
+  /// The namespace's name: avx512, avx2 or portable.
+  const char *isa;
+};
+
+/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
+/// one (for tests and measurements).
+const Target &target();
+
+/// Solves one problem (or piece of one) on this thread. A direct
+/// convolution first lays out the input rows its grid columns read in
+/// this thread's buffer: each thread copies what it reads, so that no
+/// thread waits for another's copy or pulls it across from another core
+/// (one shared copy made the kernels slower on two threads than on one).
+void solve(const Problem &pr);
+
+/// Runs one problem on `threads` threads of the current pool (1: here).
+void runProblem(const Problem &pr, int32_t threads);
+
+/// Runs count problems made by make(i) (see runBatch).
+template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
+  ThreadPool *pool = ThreadPool::current();
+  int32_t threads = pool ? pool->size() : 1;
+  if (threads > 1 && count >= threads) {
+    pool->parallelFor(
+        count,
+        [](void *arg, int64_t index) {
+          const Make &m = *static_cast<const Make *>(arg);
+          solve(m(index));
+        },
+        const_cast<Make *>(&make));
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    runProblem(make(i), threads);
+}
+
+/// Packed copies of constant A operands (MXRT_KERNEL_CONST_A: a model's
+/// read-only weights), made on first use and kept for the process's life,
+/// as ONNX Runtime prepacks weights when a session starts.
+class PackedCache {
+public:
+  /// The layouts kept: GEMM panels in slices of kKC or of all of k (a
+  /// direct convolution, see sliceDepth), or Winograd's transformed
+  /// filters.
+  enum class Layout {
+    Sliced,
+    WholeDepth,
+    FilterLanes,
+    Winograd2,
+    Winograd4,
+    Nhwc,
+    NhwcWinograd2,
+    NhwcWinograd4,
+    SmallWinograd
+  };
+
+  const float *get(const Problem &pr) {
+    bool direct = pr.isConv && pr.conv.gridWidth;
+    const Target &t = target();
+    if (direct && pr.conv.pixelRows)
+      return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs, Layout::FilterLanes},
+                 t.filterLanesSize(pr.m, pr.k),
+                 [&](float *packed) { t.packFilterLanes(pr, packed); });
+    return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs,
+                direct ? Layout::WholeDepth : Layout::Sliced},
+               t.packedASize(pr.m, pr.k),
+               [&](float *packed) { t.packAll(pr, packed); });
+  }
+
+  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
+  /// 3 x 3).
+  const float *getWinograd(const float *weight, int64_t f, int64_t c,
+                           int64_t m) {
+    const Target &t = target();
+    return get(
+        {weight, f, c, 9, 1, m == 4 ? Layout::Winograd4 : Layout::Winograd2},
+        t.winogradFilterSize(f, c, m),
+        [&](float *packed) { t.winogradFilters(weight, f, c, m, packed); });
+  }
+
+  /// Constant filters weight (f x cg x taps, `groups` groups) packed for
+  /// an NHWC convolution.
+  const float *getNhwc(const float *weight, int64_t f, int64_t cg, int64_t taps,
+                       int64_t groups) {
+    const Target &t = target();
+    return get({weight, f, cg, taps, groups, Layout::Nhwc},
+               t.nhwcFilterSize(f, cg, taps, groups), [&](float *packed) {
+                 t.packNhwcFilters(weight, f, cg, taps, groups, packed);
+               });
+  }
+
+  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
+  /// 3 x 3) for an NHWC convolution.
+  const float *getNhwcWinograd(const float *weight, int64_t f, int64_t c,
+                               int64_t m) {
+    const Target &t = target();
+    return get({weight, f, c, 9, 1,
+                m == 4 ? Layout::NhwcWinograd4 : Layout::NhwcWinograd2},
+               t.nhwcWinogradFilterSize(f, c, m), [&](float *packed) {
+                 t.nhwcWinogradFilters(weight, f, c, m, packed);
+               });
+  }
+
+  /// Constant filters weight (f x c x 3 x 3) packed for a small-image
+  /// Winograd convolution.
+  const float *getSmallWinograd(const float *weight, int64_t f, int64_t c) {
+    const Target &t = target();
+    return get({weight, f, c, 9, 1, Layout::SmallWinograd},
+               t.smallWinogradFilterSize(f, c, 9, 1), [&](float *packed) {
+                 t.packSmallWinograd(weight, f, c, 9, 1, packed);
+               });
+  }
+
+private:
+  using Key =
+      std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, Layout>;
+
+  template <typename Fill>
+  const float *get(const Key &key, int64_t floats, const Fill &fill) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it != entries.end())
+      return it->second.get();
+    auto *packed = static_cast<float *>(
+        std::aligned_alloc(64, (floats * 4 + 63) / 64 * 64));
+    if (!packed)
+      return nullptr; // pack per call instead
+    fill(packed);
+    entries.emplace(
+        key, std::unique_ptr<float, void (*)(void *)>(packed, std::free));
+    return packed;
+  }
+
+  std::mutex mutex;
+  std::map<Key, std::unique_ptr<float, void (*)(void *)>> entries;
+};
+
+/// The process's PackedCache.
+PackedCache &packedCache();
+
+/// A packed whole for `pr` if it is worth it, else NULL (pack block by
+/// block): a constant A from the cache; a varying one packed into `slot`
+/// when `reused` (several problems share it).
+const float *packedAFor(const Problem &pr, bool reused);
+
+/// Runs `count` independent problems, made by make(i), on the current
+/// pool: whole problems per thread when there are enough of them, else each
+/// one split. `sharedA`: every problem has the same A (else each problem's
+/// constant A is looked up on its own).
+template <typename Make>
+void runBatch(int64_t count, const Make &make, bool sharedA) {
+  const float *shared = sharedA ? packedAFor(make(0), count > 1) : nullptr;
+  int64_t mr = target().mr;
+  auto withPacked = [&](int64_t i) {
+    Problem pr = make(i);
+    pr.packedA = sharedA ? shared : packedAFor(pr, false);
+    pr.packedARows = (pr.m + mr - 1) / mr * mr;
+    pr.packedARow0 = 0;
+    return pr;
+  };
+  runBatchPacked(count, withPacked);
+}
+
+} // namespace mxrt
+
+#endif // MXRT_SRC_GEMM_INTERNAL_H
