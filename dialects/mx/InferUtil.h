@@ -114,6 +114,21 @@ inline llvm::SmallVector<int64_t> withDefault(llvm::ArrayRef<int64_t> values,
   return llvm::SmallVector<int64_t>(values);
 }
 
+/// A windowed op's strides and dilations with MXNet's defaults (1 per
+/// spatial axis), and its padding (0; `padsPerAxis` values per axis: 1 for
+/// MXNet's symmetric pad, 2 for ONNX's begin and end).
+template <typename WindowOp> llvm::SmallVector<int64_t> stridesOf(WindowOp op) {
+  return withDefault(op.getStride(), op.getKernel().size(), 1);
+}
+template <typename WindowOp>
+llvm::SmallVector<int64_t> dilationsOf(WindowOp op) {
+  return withDefault(op.getDilate(), op.getKernel().size(), 1);
+}
+template <typename WindowOp>
+llvm::SmallVector<int64_t> paddingOf(WindowOp op, size_t padsPerAxis) {
+  return withDefault(op.getPad(), padsPerAxis * op.getKernel().size(), 0);
+}
+
 /// A per-spatial-axis attribute is empty or has `n` values, each at least
 /// `minValue`.
 mlir::LogicalResult checkSpatialAttr(std::optional<mlir::Location> loc,

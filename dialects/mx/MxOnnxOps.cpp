@@ -167,13 +167,13 @@ LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
 //===----------------------------------------------------------------------===//
 
 SmallVector<int64_t> MaxPoolWithIndicesOp::getStrides() {
-  return withDefault(getStride(), getKernel().size(), 1);
+  return stridesOf(*this);
 }
 SmallVector<int64_t> MaxPoolWithIndicesOp::getDilations() {
-  return withDefault(getDilate(), getKernel().size(), 1);
+  return dilationsOf(*this);
 }
 SmallVector<int64_t> MaxPoolWithIndicesOp::getPadding() {
-  return withDefault(getPad(), 2 * getKernel().size(), 0);
+  return paddingOf(*this, 2);
 }
 
 LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(

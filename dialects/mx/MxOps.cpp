@@ -107,15 +107,11 @@ FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 // Convolution
 //===----------------------------------------------------------------------===//
 
-SmallVector<int64_t> ConvolutionOp::getStrides() {
-  return withDefault(getStride(), getKernel().size(), 1);
-}
+SmallVector<int64_t> ConvolutionOp::getStrides() { return stridesOf(*this); }
 SmallVector<int64_t> ConvolutionOp::getDilations() {
-  return withDefault(getDilate(), getKernel().size(), 1);
+  return dilationsOf(*this);
 }
-SmallVector<int64_t> ConvolutionOp::getPadding() {
-  return withDefault(getPad(), getKernel().size(), 0);
-}
+SmallVector<int64_t> ConvolutionOp::getPadding() { return paddingOf(*this, 1); }
 
 LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location> loc,

@@ -64,6 +64,24 @@ inline void expectRefused(const mxrt_model_desc &desc, const char *words) {
   EXPECT_EQ(model, nullptr);
 }
 
+/// The signature of mxrt_model_find_input, _find_function and _find_param.
+using FindFn = mxrt_status (*)(const mxrt_model *, const char *, int32_t *);
+
+/// Expects `find` to give index `expected` for `present`, and to refuse
+/// `missing` with NOT_FOUND and a message holding `words`, leaving the index
+/// as it was. Returns the index found.
+inline int32_t expectFinds(FindFn find, const mxrt_model *model,
+                           const char *present, int32_t expected,
+                           const char *missing, const char *words) {
+  int32_t index = -1;
+  EXPECT_EQ(find(model, present, &index), MXRT_OK) << mxrt_last_error();
+  EXPECT_EQ(index, expected);
+  EXPECT_EQ(find(model, missing, &index), MXRT_NOT_FOUND) << missing;
+  EXPECT_THAT(mxrt_last_error(), ::testing::HasSubstr(words));
+  EXPECT_EQ(index, expected);
+  return index;
+}
+
 /// A fresh directory under the test's temp dir, removed with its contents.
 class TempDir {
 public:

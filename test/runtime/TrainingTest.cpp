@@ -99,14 +99,11 @@ TEST(Training, ModelDescribesFunctionsAndParams) {
   EXPECT_EQ(mxrt_model_function_name(model.get(), -1), nullptr);
   EXPECT_EQ(mxrt_model_function_name(nullptr, 0), nullptr);
 
-  int32_t grad = -1;
-  ASSERT_EQ(mxrt_model_find_function(model.get(), "grad", &grad), MXRT_OK);
-  EXPECT_EQ(grad, 1);
-  EXPECT_EQ(mxrt_model_find_function(model.get(), "backward", &grad),
-            MXRT_NOT_FOUND);
+  int32_t grad =
+      expectFinds(mxrt_model_find_function, model.get(), "grad", 1, "backward",
+                  "model 'linear' has no function named 'backward'");
   EXPECT_STREQ(mxrt_last_error(),
                "model 'linear' has no function named 'backward'");
-  EXPECT_EQ(grad, 1);
   EXPECT_EQ(mxrt_model_find_function(model.get(), nullptr, &grad),
             MXRT_INVALID_ARGUMENT);
 
@@ -148,11 +145,8 @@ TEST(Training, ModelDescribesFunctionsAndParams) {
   EXPECT_EQ(mxrt_model_param_info(model.get(), 3, &info), MXRT_NOT_FOUND);
   EXPECT_EQ(mxrt_model_param_info(model.get(), 0, nullptr),
             MXRT_INVALID_ARGUMENT);
-  int32_t index = -1;
-  ASSERT_EQ(mxrt_model_find_param(model.get(), "b", &index), MXRT_OK);
-  EXPECT_EQ(index, 1);
-  EXPECT_EQ(mxrt_model_find_param(model.get(), "arg:b", &index),
-            MXRT_NOT_FOUND);
+  expectFinds(mxrt_model_find_param, model.get(), "b", 1, "arg:b",
+              "model 'linear' has no parameter named 'arg:b'");
   EXPECT_STREQ(mxrt_last_error(),
                "model 'linear' has no parameter named 'arg:b'");
 }
