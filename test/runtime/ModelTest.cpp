@@ -16,6 +16,7 @@
 using namespace mxrt_test;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::StrEq;
 
 namespace {
 
@@ -142,52 +143,42 @@ TEST(Model, RunChecksEveryTensor) {
   InstancePtr instance = model ? newInstance(model.get()) : InstancePtr();
   ASSERT_TRUE(model && instance);
   AffineTensors t;
+  mxrt_tensor *inputs[] = {t.x.get(), t.scale.get()};
   mxrt_tensor *outputs[] = {t.y.get(), t.total.get()};
+  // Expects the run of `in` and `out` (counts 2 unless given) refused with
+  // INVALID_ARGUMENT and a message `message` matches.
+  auto expectRefused = [&](mxrt_tensor *const *in, mxrt_tensor *const *out,
+                           ::testing::Matcher<std::string> message,
+                           int32_t numIn = 2, int32_t numOut = 2) {
+    EXPECT_EQ(mxrt_instance_run(instance.get(), in, numIn, out, numOut),
+              MXRT_INVALID_ARGUMENT);
+    EXPECT_THAT(std::string(mxrt_last_error()), message);
+  };
 
   TensorPtr wrongShape = newTensor(MXRT_F32, {2, 4});
   mxrt_tensor *badShape[] = {wrongShape.get(), t.scale.get()};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), badShape, 2, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_STREQ(mxrt_last_error(),
-               "input 'x': expected shape 2x3 float32, got 2x4 float32");
-
+  expectRefused(
+      badShape, outputs,
+      StrEq("input 'x': expected shape 2x3 float32, got 2x4 float32"));
   TensorPtr wrongDtype = newTensor(MXRT_F64, {2, 3});
   mxrt_tensor *badDtype[] = {wrongDtype.get(), t.scale.get()};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), badDtype, 2, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_STREQ(mxrt_last_error(),
-               "input 'x': expected shape 2x3 float32, got 2x3 float64");
-
+  expectRefused(
+      badDtype, outputs,
+      StrEq("input 'x': expected shape 2x3 float32, got 2x3 float64"));
   TensorPtr notScalar = newTensor(MXRT_F32, {1});
   mxrt_tensor *badRank[] = {t.x.get(), notScalar.get()};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), badRank, 2, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_STREQ(mxrt_last_error(),
-               "input 'scale': expected shape scalar float32, got 1 float32");
-
+  expectRefused(
+      badRank, outputs,
+      StrEq("input 'scale': expected shape scalar float32, got 1 float32"));
   mxrt_tensor *nullInput[] = {t.x.get(), nullptr};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), nullInput, 2, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_THAT(mxrt_last_error(), HasSubstr("input 'scale'"));
-
-  mxrt_tensor *inputs[] = {t.x.get(), t.scale.get()};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 1, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_THAT(mxrt_last_error(), HasSubstr("takes 2 inputs, got 1"));
-  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 2, outputs, 3),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_THAT(mxrt_last_error(), HasSubstr("produces 2 outputs, got 3"));
-
+  expectRefused(nullInput, outputs, HasSubstr("input 'scale'"));
+  expectRefused(inputs, outputs, HasSubstr("takes 2 inputs, got 1"), 1, 2);
+  expectRefused(inputs, outputs, HasSubstr("produces 2 outputs, got 3"), 2, 3);
   mxrt_tensor *badOutput[] = {t.y.get(), wrongDtype.get()};
-  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 2, badOutput, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_STREQ(mxrt_last_error(),
-               "output 'total': expected shape scalar float64, got 2x3 "
-               "float64");
-
-  EXPECT_EQ(mxrt_instance_run(instance.get(), nullptr, 2, outputs, 2),
-            MXRT_INVALID_ARGUMENT);
-  EXPECT_THAT(mxrt_last_error(), HasSubstr("inputs is NULL"));
+  expectRefused(inputs, badOutput,
+                StrEq("output 'total': expected shape scalar float64, got "
+                      "2x3 float64"));
+  expectRefused(nullptr, outputs, HasSubstr("inputs is NULL"));
   EXPECT_EQ(mxrt_instance_run(nullptr, inputs, 2, outputs, 2),
             MXRT_INVALID_ARGUMENT);
   EXPECT_THAT(mxrt_last_error(), HasSubstr("instance is NULL"));
