@@ -93,11 +93,9 @@ static cl::opt<std::string> convLayout(
              "convolutions the NHWC kernels run faster channels last, the "
              "rest NCHW; default), nhwc (every convolution) or nchw"),
     cl::init("auto"), cl::cat(category));
-static cl::opt<std::string>
-    target("target",
-           cl::desc("What the library runs on: cpu (the host's, or --mcpu's; "
-                    "default)"),
-           cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> target("target",
+                                   cl::desc("What the library runs on: cpu"),
+                                   cl::init("cpu"), cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
