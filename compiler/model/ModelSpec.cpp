@@ -2,6 +2,8 @@
 // Small helpers of ModelSpec (dtype tables, the weights blob layout).
 #include "compiler/model/ModelSpec.h"
 
+#include "runtime/include/mxrt/mxrt.h"
+
 #include <cstring>
 #include <iterator>
 
@@ -16,21 +18,10 @@ struct DTypeInfo {
   const char *name;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::F32, 4, "float", "float32"},
-    {DType::F64, 8, "double", "float64"},
-    // 16-bit floats travel as their raw bits: no C type is portable.
-    {DType::F16, 2, "uint16_t", "float16"},
-    {DType::U8, 1, "uint8_t", "uint8"},
-    {DType::I32, 4, "int32_t", "int32"},
-    {DType::I8, 1, "int8_t", "int8"},
-    {DType::I64, 8, "int64_t", "int64"},
-    {DType::Bool, 1, "uint8_t", "bool"},
-    {DType::I16, 2, "int16_t", "int16"},
-    {DType::U16, 2, "uint16_t", "uint16"},
-    {DType::U32, 4, "uint32_t", "uint32"},
-    {DType::U64, 8, "uint64_t", "uint64"},
-    {DType::BF16, 2, "uint16_t", "bfloat16"},
-    {DType::String, 8, "const char *", "string"}, // a pointer per element
+#define MXRT_DTYPE(code, name, bytes, c_type, npy_type)                        \
+  {DType(code), bytes, c_type, name},
+#include "runtime/include/mxrt/dtypes.def"
+#undef MXRT_DTYPE
 };
 constexpr bool inDTypeOrder() {
   for (size_t i = 0; i < std::size(kDTypes); ++i)
@@ -39,6 +30,10 @@ constexpr bool inDTypeOrder() {
   return true;
 }
 static_assert(inDTypeOrder(), "kDTypes is indexed by DType");
+static_assert(int64_t(DType::Bool) == MXRT_BOOL &&
+                  int64_t(DType::BF16) == MXRT_BF16 &&
+                  int64_t(DType::String) == MXRT_STRING,
+              "DType's codes are mxrt_dtype's");
 
 const DTypeInfo *infoOf(DType dtype) {
   size_t i = size_t(dtype);

@@ -44,20 +44,10 @@ bool mxrt::isValidDtype(int64_t dtype) {
 namespace {
 /// Indexed by code (checked below).
 constexpr mxrt::DtypeInfo dtypeTable[] = {
-    {MXRT_F32, "float32", 4, "<f4"},
-    {MXRT_F64, "float64", 8, "<f8"},
-    {MXRT_F16, "float16", 2, "<f2"},
-    {MXRT_U8, "uint8", 1, "|u1"},
-    {MXRT_I32, "int32", 4, "<i4"},
-    {MXRT_I8, "int8", 1, "|i1"},
-    {MXRT_I64, "int64", 8, "<i8"},
-    {MXRT_BOOL, "bool", 1, "|b1"},
-    {MXRT_I16, "int16", 2, "<i2"},
-    {MXRT_U16, "uint16", 2, "<u2"},
-    {MXRT_U32, "uint32", 4, "<u4"},
-    {MXRT_U64, "uint64", 8, "<u8"},
-    {MXRT_BF16, "bfloat16", 2, nullptr},
-    {MXRT_STRING, "string", sizeof(const char *), nullptr},
+#define MXRT_DTYPE(code, name, bytes, c_type, npy_type)                        \
+  {code, name, bytes, npy_type},
+#include "mxrt/dtypes.def"
+#undef MXRT_DTYPE
 };
 
 constexpr bool tableIsIndexedByCode() {
