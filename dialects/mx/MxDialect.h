@@ -56,6 +56,8 @@ mlir::Value createInferred(mlir::OpBuilder &b, mlir::Location loc,
 void registerGradientModels(mlir::MLIRContext *ctx);
 /// Attaches BufferizableOpInterface to the mx.kernel.* ops.
 void registerKernelModels(mlir::MLIRContext *ctx);
+/// Whether `op` is one of the mx.kernel.* ops (calls into libmxrt).
+bool isKernelOp(mlir::Operation *op);
 /// Builds the registered op `name` generically (as frontends do, from a name
 /// and attributes): defaulted attributes are materialized and the op's
 /// inference gives the result types. On failure nothing is created and

@@ -78,6 +78,42 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
   }];
 }
 
+def Mx_Conv2DGradDataKernelOp : Mx_KernelOp<"kernel.conv2d_grad_data"> {
+  let summary = "init = the data gradient of kernel.conv2d, NCHW";
+  let description = [{
+    From dy (N, F, OH, OW) and weight (F, C / groups, KH, KW), init
+    (N, C, H, W) = the transposed convolution of dy (what kernel.conv2d's
+    x receives from dy), plus init's old value when accumulate.
+  }];
+  let arguments = (ins Mx_KernelOperand:$dy, Mx_KernelOperand:$weight,
+                   Mx_KernelOperand:$init, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+  let assemblyFormat = [{
+    $dy `,` $weight `into` $init attr-dict `:` type($dy) `,` type($weight)
+    `into` type($init) (`->` type($result)^)?
+  }];
+}
+
+def Mx_Conv2DGradWeightKernelOp : Mx_KernelOp<"kernel.conv2d_grad_weight"> {
+  let summary = "init = the weight gradient of kernel.conv2d, NCHW";
+  let description = [{
+    From x (N, C, H, W) and dy (N, F, OH, OW), init (F, C / groups, KH, KW)
+    = the sum over the batch and the output positions of dy times the
+    window of x it came from, plus init's old value when accumulate.
+  }];
+  let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$dy,
+                   Mx_KernelOperand:$init, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $dy `into` $init attr-dict `:` type($x) `,` type($dy)
+    `into` type($init) (`->` type($result)^)?
+  }];
+}
+
 def Mx_Pool2DKernelOp : Mx_KernelOp<"kernel.pool2d"> {
   let summary = "init = epilogue(pool2d(x)), max, mean or sum, NCHW";
   let description = [{

@@ -162,6 +162,26 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   return ab.args;
 }
 
+/// mxrt_kernel_sconv2d_grad_data's / _grad_weight's arguments for `op`:
+/// the forward's geometry from x (N, C, H, W), weight (F, C / groups, KH,
+/// KW) and dy (N, F, OH, OW), then the two inputs and init.
+template <typename OpTy>
+SmallVector<Value> sconv2dGradArgs(OpBuilder &b, OpTy op, Value x,
+                                   Value weight, Value dy) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(weight), ys = shapeOf(dy);
+  for (int64_t v :
+       {xs[0], xs[1], xs[2], xs[3], ws[0], ys[2], ys[3], ws[2], ws[3],
+        op.getStrides()[0], op.getStrides()[1], op.getPads()[0],
+        op.getPads()[1], op.getDilations()[0], op.getDilations()[1],
+        int64_t(op.getGroups())})
+    ab.add(v);
+  for (Value v : op->getOperands())
+    ab.add(ab.view(v).first);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// mxrt_kernel_spool2d's arguments for `op` (any strides).
 SmallVector<Value> spool2dArgs(OpBuilder &b, Pool2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
@@ -207,7 +227,7 @@ struct KernelsToCallsPass
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
-      if (isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>(op))
+      if (isKernelOp(op))
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {
@@ -225,14 +245,22 @@ struct KernelsToCallsPass
         args = spool2dArgs(b, pool);
         callee = "mxrt_kernel_spool2d";
       } else {
-        auto conv = cast<Conv2DKernelOp>(op);
         for (Value v : op->getOperands())
           if (!isContiguous(v)) {
             op->emitOpError("needs contiguous buffers, got ") << v.getType();
             return signalPassFailure();
           }
-        args = sconv2dArgs(b, conv);
-        callee = "mxrt_kernel_sconv2d";
+        if (auto gd = dyn_cast<Conv2DGradDataKernelOp>(op)) {
+          args = sconv2dGradArgs(b, gd, gd.getInit(), gd.getWeight(),
+                                 gd.getDy());
+          callee = "mxrt_kernel_sconv2d_grad_data";
+        } else if (auto gw = dyn_cast<Conv2DGradWeightKernelOp>(op)) {
+          args = sconv2dGradArgs(b, gw, gw.getX(), gw.getInit(), gw.getDy());
+          callee = "mxrt_kernel_sconv2d_grad_weight";
+        } else {
+          args = sconv2dArgs(b, cast<Conv2DKernelOp>(op));
+          callee = "mxrt_kernel_sconv2d";
+        }
       }
       func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
                            args);

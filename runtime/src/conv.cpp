@@ -244,30 +244,6 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
   return true;
 }
 
-/// Runs run(begin, end) over [0, count) in equal runs, one per thread of
-/// the current pool (`work` operations in all: serially below
-/// kParallelMinWork).
-template <typename Run>
-void splitRuns(int64_t count, int64_t work, const Run &run) {
-  ThreadPool *pool = ThreadPool::current();
-  int64_t parts = std::min<int64_t>(pool ? pool->size() : 1, count);
-  if (parts <= 1 || work < kParallelMinWork) {
-    run(0, count);
-    return;
-  }
-  struct Job {
-    const Run *run;
-    int64_t count, parts;
-  } job{&run, count, parts};
-  pool->parallelFor(
-      parts,
-      [](void *arg, int64_t j) {
-        const Job &jb = *static_cast<const Job *>(arg);
-        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
-      },
-      &job);
-}
-
 /// The tile size m of the Winograd F(m x m, 3 x 3) that computes an NHWC
 /// convolution, or 0 for direct. As winogradTile: 3x3, stride 1,
 /// undilated, ungrouped, constant filters; here also channels in whole

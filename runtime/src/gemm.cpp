@@ -37,10 +37,10 @@ namespace mxrt {
 /// stays with the thread.
 float *threadBuffer(Scratch which, int64_t floats) {
   constexpr int kCount = static_cast<int>(Scratch::Count);
-  thread_local std::unique_ptr<float, void (*)(void *)> buffers[kCount] = {
-      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
-      {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free},
-      {nullptr, std::free}, {nullptr, std::free}};
+  struct Free {
+    void operator()(float *p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<float, Free> buffers[kCount];
   thread_local int64_t sizes[kCount] = {};
   int slot = static_cast<int>(which);
   if (sizes[slot] < floats) {

@@ -10,6 +10,7 @@
 
 #include "threadpool.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -130,6 +131,11 @@ enum class Scratch {
   WinogradProducts,
   PixelTile,
   SmallFilters,
+  /// A convolution gradient's im2col (or col2im) matrix of one image
+  /// (conv_grad.cpp).
+  GradColumns,
+  /// A thread's share of a weight gradient, summed at the end.
+  GradPartial,
   Count
 };
 
@@ -343,6 +349,30 @@ void runBatch(int64_t count, const Make &make, bool sharedA) {
     return pr;
   };
   runBatchPacked(count, withPacked);
+}
+
+/// Runs run(begin, end) over [0, count) in equal runs, one per thread of
+/// the current pool (`work` operations in all: serially below
+/// kParallelMinWork).
+template <typename Run>
+void splitRuns(int64_t count, int64_t work, const Run &run) {
+  ThreadPool *pool = ThreadPool::current();
+  int64_t parts = std::min<int64_t>(pool ? pool->size() : 1, count);
+  if (parts <= 1 || work < kParallelMinWork) {
+    run(0, count);
+    return;
+  }
+  struct Job {
+    const Run *run;
+    int64_t count, parts;
+  } job{&run, count, parts};
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t j) {
+        const Job &jb = *static_cast<const Job *>(arg);
+        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
+      },
+      &job);
 }
 
 } // namespace mxrt

@@ -101,6 +101,61 @@ def conv_bn():
     return nodes, (BATCH, 2, 6, 6)
 
 
+def conv_net(batch):
+    """data(batch x 4 x 9 x 11) -> conv 6 3x3 pad 1 -> relu -> conv 8 3x3
+    stride 2 pad 1 -> relu -> depthwise conv 3x3 dilate 2 pad 2 -> relu ->
+    conv 6 1x1 in 2 groups -> tanh -> avg pool 2 -> flatten -> FC 4 ->
+    SoftmaxOutput: the convolution gradient kernels' strided, padded,
+    dilated, grouped, depthwise and pointwise paths (data and weight
+    gradients; the first layer's data gradient is not computed) on odd
+    image sizes."""
+    nodes = [node("null", "data", [])]
+    layers = [("conv1", dict(kernel="(3, 3)", pad="(1, 1)", num_filter=6), "relu"),
+              ("conv2", dict(kernel="(3, 3)", stride="(2, 2)", pad="(1, 1)",
+                             num_filter=8), "relu"),
+              ("conv3", dict(kernel="(3, 3)", dilate="(2, 2)", pad="(2, 2)",
+                             num_filter=8, num_group=8), "relu"),
+              ("conv4", dict(kernel="(1, 1)", num_filter=6, num_group=2), "tanh")]
+    for name, attrs, act in layers:
+        at = len(nodes) - 1
+        nodes += [node("null", name + "_weight", []), node("null", name + "_bias", []),
+                  node("Convolution", name, [[at, 0, 0], [at + 1, 0, 0], [at + 2, 0, 0]],
+                       **attrs),
+                  node("Activation", name + "_act", [[at + 3, 0, 0]], act_type=act)]
+    at = len(nodes) - 1
+    nodes += [node("Pooling", "pool", [[at, 0, 0]], kernel="(2, 2)", stride="(2, 2)",
+                   pool_type="avg"),
+              node("Flatten", "flat", [[at + 1, 0, 0]]),
+              node("null", "fc_weight", []), node("null", "fc_bias", []),
+              node("FullyConnected", "fc", [[at + 2, 0, 0], [at + 3, 0, 0], [at + 4, 0, 0]],
+                   num_hidden=4),
+              node("null", "softmax_label", []),
+              node("SoftmaxOutput", "softmax", [[at + 5, 0, 0], [at + 6, 0, 0]])]
+    return nodes, (batch, 4, 9, 11)
+
+
+class TorchConvNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(4, 6, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(6, 8, 3, stride=2, padding=1)
+        self.conv3 = torch.nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=8)
+        self.conv4 = torch.nn.Conv2d(8, 6, 1, groups=2)
+        self.fc = torch.nn.Linear(36, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.conv2(torch.relu(self.conv1(x))))
+        h = torch.tanh(self.conv4(torch.relu(self.conv3(h))))
+        return self.fc(torch.nn.functional.avg_pool2d(h, 2).flatten(1))
+
+    def named(self):
+        out = {}
+        for name in ("conv1", "conv2", "conv3", "conv4", "fc"):
+            layer = getattr(self, name)
+            out[name + "_weight"], out[name + "_bias"] = layer.weight, layer.bias
+        return out
+
+
 class TorchMlp(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -185,6 +240,7 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
     d = os.path.join(work, case)
     os.makedirs(d, exist_ok=True)
     nodes, dshape = make_graph()
+    batch = dshape[0]
     graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
              "heads": [[len(nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
     with open(os.path.join(d, "symbol.json"), "w") as f:
@@ -202,7 +258,7 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
         f.write(params_bytes(arrays))
 
     x = rng.normal(0, 1, dshape).astype(np.float32)
-    y = rng.integers(0, 4, BATCH).astype(np.float32)
+    y = rng.integers(0, 4, batch).astype(np.float32)
     lr = np.array(LR, dtype=np.float32)
     for name, a in (("x", x), ("y", y), ("lr", lr)):
         np.save(os.path.join(d, name + ".npy"), a)
@@ -224,7 +280,7 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
     model.train()
     for _ in range(STEPS):
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(xt), yt, reduction="sum") / BATCH
+        loss = torch.nn.functional.cross_entropy(model(xt), yt, reduction="sum") / batch
         loss.backward()
         opt.step()
     worst = 0.0
@@ -303,6 +359,9 @@ def main():
     check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "adam", 0.01)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "sgd", 0.0)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001)
+    for batch in (BATCH, 1):
+        check(mxc, mxrun, work, "convnet%d" % batch, lambda: conv_net(batch),
+              TorchConvNet, "sgd", 0.0)
 
 
 if __name__ == "__main__":

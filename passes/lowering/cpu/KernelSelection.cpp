@@ -135,6 +135,40 @@ FailureOr<Value> selectMatMul(MatMulOp op, MatMulOp::Adaptor a, OpBuilder &b) {
   return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
 }
 
+/// The 2-D float32 convolution gradients through libmxrt's GEMM (im2col
+/// and col2im around it; mxrt_kernel_sconv2d_grad_*), in place of the
+/// generic loop nests: LeNet's first-layer weight gradient was half its
+/// training step as loops.
+template <typename KernelOp, typename GradOp>
+FailureOr<Value> convGradKernel(GradOp op, OpBuilder &b, Value first,
+                                Value second) {
+  auto type = cast<RankedTensorType>(op.getType());
+  if (!isF32(op.getResult()) || type.getRank() != 4 ||
+      op.getKernel().size() != 2)
+    return failure();
+  WindowGeometry geo = windowOf(op);
+  return KernelOp::create(
+             b, op.getLoc(), type, first, second,
+             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+             geo.stride, geo.pad, geo.dilate, op.getNumGroup(),
+             /*accumulate=*/false)
+      .getResult();
+}
+
+FailureOr<Value> selectConvolutionGradData(ConvolutionGradDataOp op,
+                                           ConvolutionGradDataOp::Adaptor a,
+                                           OpBuilder &b) {
+  return convGradKernel<Conv2DGradDataKernelOp>(op, b, a.getOutGrad(),
+                                                a.getWeight());
+}
+
+FailureOr<Value> selectConvolutionGradWeight(ConvolutionGradWeightOp op,
+                                             ConvolutionGradWeightOp::Adaptor a,
+                                             OpBuilder &b) {
+  return convGradKernel<Conv2DGradWeightKernelOp>(op, b, a.getData(),
+                                                  a.getOutGrad());
+}
+
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
@@ -142,7 +176,12 @@ struct SelectCpuKernelsPass
     // Only what a pattern rewrites changes: every other op is left to the
     // target-independent lowering.
     ConversionTarget target(*ctx);
-    target.addLegalOp<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>();
+    target.addDynamicallyLegalDialect<MxDialect>(
+        [](Operation *op) -> std::optional<bool> {
+          if (isKernelOp(op))
+            return true;
+          return std::nullopt;
+        });
     target.addLegalDialect<tensor::TensorDialect>();
     RewritePatternSet patterns(ctx);
     mxc::populateMxToKernelPatterns(patterns);
@@ -158,5 +197,7 @@ void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   // Before the target-independent lowerings of the same ops.
   constexpr unsigned kBenefit = 2;
   addLowerings<kBenefit>(patterns, selectFullyConnected, selectConvolution,
-                         selectPooling, selectDot, selectMatMul);
+                         selectPooling, selectDot, selectMatMul,
+                         selectConvolutionGradData,
+                         selectConvolutionGradWeight);
 }

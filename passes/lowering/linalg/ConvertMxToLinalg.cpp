@@ -60,9 +60,9 @@ struct ConvertMxToLinalgPass
     MLIRContext *ctx = &getContext();
     makeSignless(getOperation());
     ConversionTarget target(*ctx);
-    target.addIllegalDialect<MxDialect>();
-    // Runtime kernels a target chose before this pass stay.
-    target.addLegalOp<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp>();
+    // Every mx op goes but the runtime kernels a target chose before this
+    // pass.
+    target.addDynamicallyLegalDialect<MxDialect>(isKernelOp);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect, func::FuncDialect>();

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The gradients of mxrt_kernel_sconv2d (NCHW) through the packed GEMM:
+// the data gradient as W^T dy into an image's column matrix, scattered back
+// (col2im) onto the input; the weight gradient as dy times the image's
+// im2col matrix, transposed, summed over the batch. A 1x1 unit-stride
+// unpadded convolution needs neither copy: its column matrix is the image.
+#include "mxrt/kernels.h"
+
+#include "gemm_internal.h"
+
+#include <cstring>
+
+namespace mxrt {
+namespace {
+
+/// One convolution's geometry (mxrt_kernel_sconv2d's arguments).
+struct ConvGrad {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+
+  int64_t cg() const { return c / groups; }
+  int64_t fg() const { return f / groups; }
+  /// Rows of the column matrix: (channel, kernel row, kernel column).
+  int64_t k() const { return cg() * kh * kw; }
+  /// Output positions of one image.
+  int64_t p() const { return oh * ow; }
+  /// The column matrix is the image itself.
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 &&
+           oh == h && ow == w;
+  }
+  /// The outputs [ox0, ox1) of kernel column kx that read inside the input.
+  void columns(int64_t kx, int64_t &ox0, int64_t &ox1) const {
+    int64_t off = kx * dw - pw; // ix = ox * sw + off
+    ox0 = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    ox1 = off >= w ? 0 : std::min(ow, (w - 1 - off) / sw + 1);
+    ox1 = std::max(ox1, ox0);
+  }
+};
+
+/// dx (cg, h, w) += col2im(cols), cols (k, p).
+void col2imAdd(const ConvGrad &g, const float *cols, float *dx) {
+  int64_t p = g.p();
+  for (int64_t c = 0; c < g.cg(); ++c)
+    for (int64_t ky = 0; ky < g.kh; ++ky)
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const float *row = cols + ((c * g.kh + ky) * g.kw + kx) * p;
+        int64_t ox0, ox1, off = kx * g.dw - g.pw;
+        g.columns(kx, ox0, ox1);
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          if (iy < 0 || iy >= g.h)
+            continue;
+          float *out = dx + (c * g.h + iy) * g.w + off;
+          const float *in = row + oy * g.ow;
+          if (g.sw == 1)
+            for (int64_t ox = ox0; ox < ox1; ++ox)
+              out[ox] += in[ox];
+          else
+            for (int64_t ox = ox0; ox < ox1; ++ox)
+              out[ox * g.sw] += in[ox];
+        }
+      }
+}
+
+/// colsT (p, k) = the transposed im2col matrix of x (cg, h, w): row p the
+/// window of output position p, zeros where it reads padding.
+void im2colTransposed(const ConvGrad &g, const float *x, float *colsT) {
+  int64_t k = g.k();
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      float *out = colsT + (oy * g.ow + ox) * k;
+      for (int64_t c = 0; c < g.cg(); ++c)
+        for (int64_t ky = 0; ky < g.kh; ++ky) {
+          int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          const float *in = x + (c * g.h + iy) * g.w;
+          bool rowInside = iy >= 0 && iy < g.h;
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+            *out++ = rowInside && ix >= 0 && ix < g.w ? in[ix] : 0.0f;
+          }
+        }
+    }
+}
+
+/// A plain GEMM problem C = A B with the given strides.
+Problem gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t aRs,
+             int64_t aCs, const float *b, int64_t bRs, int64_t bCs, float *c,
+             int64_t cRs, int32_t flags) {
+  Problem pr = {};
+  pr.m = m, pr.n = n, pr.k = k;
+  pr.a = a, pr.aRs = aRs, pr.aCs = aCs;
+  pr.b = b, pr.bRs = bRs, pr.bCs = bCs;
+  pr.c = c, pr.cRs = cRs, pr.cCs = 1;
+  pr.flags = flags;
+  return pr;
+}
+
+int32_t poolThreads() {
+  ThreadPool *pool = ThreadPool::current();
+  return pool ? pool->size() : 1;
+}
+
+/// dx of image-and-group `i` (of n * groups), its GEMM on `threads`.
+void gradDataOne(const ConvGrad &g, const float *dy, const float *weight,
+                 float *dx, bool accumulate, int64_t i, int32_t threads) {
+  int64_t grp = i % g.groups, k = g.k(), p = g.p();
+  float *out = dx + i * g.cg() * g.h * g.w;
+  const float *w = weight + grp * g.fg() * k;
+  const float *d = dy + i * g.fg() * p;
+  // cols (k x p) = W_g^T (k x fg) dy_g (fg x p).
+  if (g.pointwise()) {
+    runProblem(gemm(k, p, g.fg(), w, 1, k, d, p, 1, out, p,
+                    accumulate ? MXRT_KERNEL_ACCUMULATE : 0),
+               threads);
+    return;
+  }
+  float *cols = threadBuffer(Scratch::GradColumns, k * p);
+  runProblem(gemm(k, p, g.fg(), w, 1, k, d, p, 1, cols, p, 0), threads);
+  if (!accumulate)
+    std::memset(out, 0, g.cg() * g.h * g.w * sizeof(float));
+  col2imAdd(g, cols, out);
+}
+
+/// dw (f, k) (+)= the weight gradient of images [begin, end).
+void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
+                   float *dw, bool accumulate, int64_t begin, int64_t end,
+                   int32_t threads) {
+  int64_t k = g.k(), p = g.p(), fg = g.fg();
+  for (int64_t img = begin; img < end; ++img)
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
+      const float *d = dy + (img * g.f + grp * fg) * p;
+      int32_t flags =
+          accumulate || img > begin ? MXRT_KERNEL_ACCUMULATE : 0;
+      // dw_g (fg x k) = dy_g (fg x p) colsT (p x k).
+      const float *b = xi;
+      int64_t bRs = 1, bCs = p; // the image (c, p) read transposed
+      if (!g.pointwise()) {
+        float *colsT = threadBuffer(Scratch::GradColumns, p * k);
+        im2colTransposed(g, xi, colsT);
+        b = colsT, bRs = k, bCs = 1;
+      }
+      runProblem(gemm(fg, k, p, d, p, 1, b, bRs, bCs, dw + grp * fg * k, k,
+                      flags),
+                 threads);
+    }
+}
+
+} // namespace
+} // namespace mxrt
+
+using mxrt::ConvGrad;
+
+extern "C" void mxrt_kernel_sconv2d_grad_data(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *dy, const float *weight, float *dx,
+    int32_t flags) {
+  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || groups <= 0)
+    return;
+  ConvGrad g{n,     c,     h,        w,        f,      oh,
+             ow,    kh,    kw,       stride_h, stride_w, pad_h,
+             pad_w, dilate_h, dilate_w, groups};
+  bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+  if (f <= 0 || oh <= 0 || ow <= 0) { // nothing flows back
+    if (!accumulate)
+      std::memset(dx, 0, n * c * h * w * sizeof(float));
+    return;
+  }
+  int64_t count = n * groups;
+  int32_t threads = mxrt::poolThreads();
+  if (count < threads) { // few images: each GEMM split over the pool
+    for (int64_t i = 0; i < count; ++i)
+      gradDataOne(g, dy, weight, dx, accumulate, i, threads);
+    return;
+  }
+  mxrt::splitRuns(count, count * g.k() * g.p() * g.fg(),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i)
+                      gradDataOne(g, dy, weight, dx, accumulate, i, 1);
+                  });
+}
+
+extern "C" void mxrt_kernel_sconv2d_grad_weight(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *x, const float *dy, float *dweight,
+    int32_t flags) {
+  if (f <= 0 || c <= 0 || groups <= 0 || kh <= 0 || kw <= 0)
+    return;
+  ConvGrad g{n,     c,     h,        w,        f,      oh,
+             ow,    kh,    kw,       stride_h, stride_w, pad_h,
+             pad_w, dilate_h, dilate_w, groups};
+  bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+  int64_t size = f * g.k();
+  if (n <= 0 || oh <= 0 || ow <= 0) {
+    if (!accumulate)
+      std::memset(dweight, 0, size * sizeof(float));
+    return;
+  }
+  int32_t threads = mxrt::poolThreads();
+  int64_t work = n * g.p() * g.k() * f;
+  if (n < threads || work < mxrt::kParallelMinWork) {
+    gradWeightRun(g, x, dy, dweight, accumulate, 0, n, threads);
+    return;
+  }
+  // Each thread's run of images sums into its own slice: run 0 into
+  // dweight, the others into one buffer of the caller's (a run the caller
+  // takes over from a late worker keeps its slice), added at the end.
+  struct Job {
+    const ConvGrad *g;
+    const float *x, *dy;
+    float *dw, *partials;
+    bool accumulate;
+    int32_t runs;
+  } job{&g,
+        x,
+        dy,
+        dweight,
+        mxrt::threadBuffer(mxrt::Scratch::GradPartial, (threads - 1) * size),
+        accumulate,
+        threads};
+  mxrt::ThreadPool::current()->parallelFor(
+      threads,
+      [](void *arg, int64_t t) {
+        const Job &jb = *static_cast<const Job *>(arg);
+        const ConvGrad &g = *jb.g;
+        float *out = t == 0 ? jb.dw : jb.partials + (t - 1) * g.f * g.k();
+        mxrt::gradWeightRun(g, jb.x, jb.dy, out, jb.accumulate && t == 0,
+                            t * g.n / jb.runs, (t + 1) * g.n / jb.runs, 1);
+      },
+      &job);
+  mxrt::splitRuns(size, size * threads, [&](int64_t begin, int64_t end) {
+    for (int32_t t = 1; t < threads; ++t) {
+      const float *part = job.partials + (t - 1) * size;
+      for (int64_t i = begin; i < end; ++i)
+        dweight[i] += part[i];
+    }
+  });
+}
