@@ -143,6 +143,7 @@ static mxnet::ImportOptions mxnetImportOptions(const CompileOptions &options) {
   importOptions.inputShapes = options.inputShapes;
   importOptions.paramsPath = options.paramsPath;
   importOptions.initSeed = options.train.initSeed;
+  importOptions.loss = options.train.loss;
   return importOptions;
 }
 

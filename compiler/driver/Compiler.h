@@ -40,6 +40,9 @@ struct TrainOptions {
   double clipGradient = -1.0;
   /// Differentiate w.r.t. these parameters only (default: all learned ones).
   std::vector<std::string> gradWrt;
+  /// A loss head for models that end at their outputs (softmax-ce, l2, l1,
+  /// sigmoid-bce; see mxnet::ImportOptions::loss), or empty.
+  std::string loss;
   /// Without --params: the seed of the initial parameters.
   uint64_t initSeed = 0;
 };

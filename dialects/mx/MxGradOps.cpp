@@ -55,6 +55,12 @@ LogicalResult LogisticRegressionOutputOp::inferReturnTypes(
   return inferRegression(loc, a.getData(), a.getLabel(), results);
 }
 
+LogicalResult MAERegressionOutputOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  return inferRegression(loc, a.getData(), a.getLabel(), results);
+}
+
 LogicalResult MakeLossOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor a,

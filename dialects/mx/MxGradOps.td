@@ -50,6 +50,26 @@ def Mx_LogisticRegressionOutputOp : Mx_Op<"LogisticRegressionOutput"> {
   }];
 }
 
+def Mx_MAERegressionOutputOp : Mx_Op<"MAERegressionOutput"> {
+  let summary = "identity with an absolute-error (L1) loss head";
+  let description = [{
+    Forward: out = data. Gradient: sign(out - label) * grad_scale /
+    num_output.
+
+    C1: the label has the data's element count.
+
+    ```mlir
+    %y = mx.MAERegressionOutput %x, %l : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+    ```
+  }];
+  let arguments = (ins Mx_Tensor:$data, Optional<Mx_Tensor>:$label,
+                   DefaultValuedAttr<F64Attr, "1.0">:$grad_scale);
+  let results = (outs Mx_Tensor:$output);
+  let assemblyFormat = [{
+    $data (`,` $label^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Mx_MakeLossOp : Mx_Op<"MakeLoss"> {
   let summary = "marks a value as a loss: identity whose gradient is grad_scale";
   let description = [{

@@ -314,7 +314,8 @@ Grads gradientOf(SoftmaxOutputOp op, OpBuilder &b, ValueRange) {
 }
 
 /// LinearRegressionOutput / LogisticRegressionOutput: (out - label) *
-/// grad_scale / num_output.
+/// grad_scale / num_output; MAERegressionOutput: sign(out - label) times
+/// the same.
 template <typename OpTy> Grads regressionGradient(OpTy op, OpBuilder &b) {
   Location loc = op.getLoc();
   Value label = op.getLabel();
@@ -326,6 +327,8 @@ template <typename OpTy> Grads regressionGradient(OpTy op, OpBuilder &b) {
   int64_t numOutput = t.getRank() ? t.getNumElements() / t.getDimSize(0) : 1;
   Value diff = binary(b, loc, "sub", op.getOutput(),
                       reshape(b, loc, label, t.getShape()));
+  if (isa<MAERegressionOutputOp>(op.getOperation()))
+    diff = createInferred<UnaryOp>(b, loc, diff, {strAttr(b, "op", "sign")});
   return {scalar(b, loc, "mul", diff,
                  op.getGradScale().convertToDouble() / numOutput),
           Value()};
@@ -334,6 +337,9 @@ Grads gradientOf(LinearRegressionOutputOp op, OpBuilder &b, ValueRange) {
   return regressionGradient(op, b);
 }
 Grads gradientOf(LogisticRegressionOutputOp op, OpBuilder &b, ValueRange) {
+  return regressionGradient(op, b);
+}
+Grads gradientOf(MAERegressionOutputOp op, OpBuilder &b, ValueRange) {
   return regressionGradient(op, b);
 }
 
@@ -913,7 +919,8 @@ template <typename... OpTys> void attach(MLIRContext *ctx) {
 void mxc::mx::registerGradientModels(MLIRContext *ctx) {
   attach<FullyConnectedOp, ConvolutionOp, PoolingOp, ActivationOp, UnaryOp,
          LeakyReLUOp, DropoutOp, SoftmaxOp, SoftmaxOutputOp,
-         LinearRegressionOutputOp, LogisticRegressionOutputOp, MakeLossOp,
+         LinearRegressionOutputOp, LogisticRegressionOutputOp,
+         MAERegressionOutputOp, MakeLossOp,
          BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
          ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,

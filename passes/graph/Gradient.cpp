@@ -46,7 +46,7 @@ bool isDataOperand(OpOperand &use) {
   Operation *op = use.getOwner();
   unsigned i = use.getOperandNumber();
   if (isa<SoftmaxOutputOp, LinearRegressionOutputOp,
-          LogisticRegressionOutputOp>(op))
+          LogisticRegressionOutputOp, MAERegressionOutputOp>(op))
     return i == 1;
   if (isa<EmbeddingOp>(op))
     return i == 0;

@@ -79,6 +79,12 @@ def mlp():
     return nodes, (BATCH, 12)
 
 
+def mlp_logits():
+    """mlp() without its loss head (as Gluon exports end), for --loss."""
+    nodes, shape = mlp()
+    return nodes[:-2], shape
+
+
 def conv_bn():
     """data(8x2x6x6) -> conv 3 3x3 -> BatchNorm -> relu -> max pool 2 ->
     flatten -> FC 4 -> SoftmaxOutput."""
@@ -234,9 +240,24 @@ def run(cmd):
     return r.stdout
 
 
-def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
+def torch_loss(loss, out, y):
+    """The summed loss whose gradient the head --loss attaches gives
+    (MXNet's regression heads divide by the outputs per sample)."""
+    if loss == "softmax-ce":
+        return torch.nn.functional.cross_entropy(out, y.long(), reduction="sum")
+    per_sample = out[0].numel()
+    if loss == "l2":
+        return ((out - y) ** 2).sum() / 2 / per_sample
+    if loss == "l1":
+        return (out - y).abs().sum() / per_sample
+    return torch.nn.functional.binary_cross_entropy_with_logits(
+        out, y, reduction="sum") / per_sample
+
+
+def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd,
+          loss=None):
     rng = np.random.default_rng(7)
-    case = "%s_%s_wd%g" % (model_name, optimizer, wd)
+    case = "%s_%s_wd%g" % (model_name, optimizer, wd) + ("_" + loss if loss else "")
     d = os.path.join(work, case)
     os.makedirs(d, exist_ok=True)
     nodes, dshape = make_graph()
@@ -259,6 +280,10 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
 
     x = rng.normal(0, 1, dshape).astype(np.float32)
     y = rng.integers(0, 4, batch).astype(np.float32)
+    if loss in ("l2", "l1"):
+        y = rng.normal(0, 1, (batch, 5)).astype(np.float32)
+    elif loss == "sigmoid-bce":
+        y = rng.integers(0, 2, (batch, 5)).astype(np.float32)
     lr = np.array(LR, dtype=np.float32)
     for name, a in (("x", x), ("y", y), ("lr", lr)):
         np.save(os.path.join(d, name + ".npy"), a)
@@ -266,7 +291,8 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
     lib = os.path.join(d, "lib%s.so" % case)
     run([mxc, os.path.join(d, "symbol.json"), "--params", os.path.join(d, "init.params"),
          "--input", "data=" + "x".join(map(str, dshape)), "--train",
-         "--optimizer", optimizer, "--wd", str(wd), "-o", lib])
+         "--optimizer", optimizer, "--wd", str(wd), "-o", lib]
+        + (["--loss", loss] if loss else []))
     out = os.path.join(d, "out.params")
     run([mxrun, lib, "--function", "train_step", "--steps", str(STEPS),
          "--input", "data=" + os.path.join(d, "x.npy"),
@@ -276,12 +302,11 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd):
     got = read_params(out)
 
     opt = torch_optimizer(optimizer, list(named.values()), wd)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     model.train()
     for _ in range(STEPS):
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(xt), yt, reduction="sum") / batch
-        loss.backward()
+        (torch_loss(loss or "softmax-ce", model(xt), yt) / batch).backward()
         opt.step()
     worst = 0.0
     for k, v in named.items():
@@ -359,6 +384,8 @@ def main():
     check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "adam", 0.01)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "sgd", 0.0)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001)
+    for loss in ("softmax-ce", "l2", "l1", "sigmoid-bce"):
+        check(mxc, mxrun, work, "mlp", mlp_logits, TorchMlp, "sgd", 0.0, loss)
     for batch in (BATCH, 1):
         check(mxc, mxrun, work, "convnet%d" % batch, lambda: conv_net(batch),
               TorchConvNet, "sgd", 0.0)

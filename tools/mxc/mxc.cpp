@@ -134,6 +134,14 @@ static cl::list<std::string>
             cl::desc("Learn only these parameters (default: all)"),
             cl::value_desc("NAME,..."), cl::cat(trainCategory));
 
+static cl::opt<std::string>
+    loss("loss",
+         cl::desc("Put a loss head on every output of a model that ends at "
+                  "them (Gluon and ONNX exports): softmax-ce (label "
+                  "softmax_label, class indices), l2, l1 or sigmoid-bce "
+                  "(label softmax_label, the output's shape)"),
+         cl::value_desc("softmax-ce|l2|l1|sigmoid-bce"), cl::cat(trainCategory));
+
 static cl::opt<uint64_t>
     initSeed("seed",
              cl::desc("Without --params: seed of the initial parameters "
@@ -200,9 +208,15 @@ int main(int argc, char **argv) {
   options.train.clipGradient = clipGradient;
   options.train.gradWrt.assign(gradWrt.begin(), gradWrt.end());
   options.train.initSeed = initSeed;
+  options.train.loss = loss;
   if (!train && (optimizer.getNumOccurrences() || wd.getNumOccurrences() ||
-                 gradWrt.getNumOccurrences()))
-    return fail("--optimizer, --wd and --grad-wrt need --train");
+                 gradWrt.getNumOccurrences() || loss.getNumOccurrences()))
+    return fail("--optimizer, --wd, --grad-wrt and --loss need --train");
+  if (loss.getNumOccurrences() &&
+      !llvm::is_contained({"softmax-ce", "l2", "l1", "sigmoid-bce"},
+                          std::string(loss)))
+    return fail("--loss '" + loss +
+                "': expected softmax-ce, l2, l1 or sigmoid-bce");
   if (!llvm::is_contained({"sgd", "momentum", "adam", "rmsprop"},
                           std::string(optimizer)))
     return fail("--optimizer '" + optimizer +

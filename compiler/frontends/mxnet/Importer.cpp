@@ -169,6 +169,11 @@ std::optional<OpMapping> lookupOp(StringRef op) {
       .Case("softmax", OpMapping{"mx.softmax", {}})
       .Case("log_softmax", OpMapping{"mx.softmax", "log"})
       .Cases({"SoftmaxOutput", "Softmax"}, OpMapping{"mx.SoftmaxOutput", {}})
+      .Case("LinearRegressionOutput",
+            OpMapping{"mx.LinearRegressionOutput", {}})
+      .Case("LogisticRegressionOutput",
+            OpMapping{"mx.LogisticRegressionOutput", {}})
+      .Case("MAERegressionOutput", OpMapping{"mx.MAERegressionOutput", {}})
       .Cases({"elemwise_add", "_plus", "_Plus", "_add", "broadcast_add",
               "broadcast_plus"},
              binary("add"))
@@ -216,7 +221,9 @@ std::optional<OpMapping> lookupOp(StringRef op) {
 
 /// Loss heads whose label input is not used at inference.
 bool isLossWithLabel(StringRef op) {
-  return op == "SoftmaxOutput" || op == "Softmax";
+  return op == "SoftmaxOutput" || op == "Softmax" ||
+         op == "LinearRegressionOutput" || op == "LogisticRegressionOutput" ||
+         op == "MAERegressionOutput";
 }
 
 /// Initial values of a parameter, by MXNet's naming conventions: *_bias,
@@ -272,6 +279,7 @@ private:
                                  unsigned operandIndex,
                                  ArrayRef<Value> operandsSoFar);
   llvm::Error importNode(unsigned index);
+  llvm::Expected<Value> attachLoss(Value out, const std::string &outName);
   llvm::Expected<NamedAttrList> convertAttrs(const SymbolNode &node,
                                              const OpMapping &m,
                                              ArrayRef<Value> operands);
@@ -399,7 +407,9 @@ llvm::Expected<Value> Importer::variable(unsigned nodeIndex, unsigned consumer,
     if (operandsSoFar.empty())
       return nodeError(user, "the label needs the data operand first");
     auto data = cast<RankedTensorType>(operandsSoFar[0].getType()).getShape();
-    std::vector<int64_t> shape(data.begin(), data.end() - 1);
+    // Class indices for SoftmaxOutput, one target per output otherwise.
+    bool classes = user.op == "SoftmaxOutput" || user.op == "Softmax";
+    std::vector<int64_t> shape(data.begin(), data.end() - (classes ? 1 : 0));
     auto type = RankedTensorType::get(shape, f32);
     arg = body->insertArgument(numInputArgs++, type, locOf(var));
     result.spec.inputs.push_back({var.name, mxc::DType::F32, shape});
@@ -536,6 +546,10 @@ llvm::Expected<NamedAttrList> Importer::convertAttrs(const SymbolNode &node,
     c.only("dtype", {"float32", "None"});
     if (m.family == "log")
       c.set("log", b.getBoolAttr(true));
+  } else if (op == "mx.LinearRegressionOutput" ||
+             op == "mx.LogisticRegressionOutput" ||
+             op == "mx.MAERegressionOutput") {
+    c.f64("grad_scale");
   } else if (op == "mx.SoftmaxOutput") {
     c.f64("grad_scale");
     c.f64("ignore_label");
@@ -716,7 +730,7 @@ llvm::Error Importer::importNode(unsigned index) {
     expected = 5;
   else if (op == "mx.Embedding" || op == "mx.binary" || op == "mx.dot")
     expected = 2;
-  else if (op == "mx.SoftmaxOutput")
+  else if (isLossWithLabel(node.op))
     expected = opts.withLabels ? 2 : 1;
   else if (op == "mx.LeakyReLU") {
     auto act = attrs->get("act_type");
@@ -736,12 +750,52 @@ llvm::Error Importer::importNode(unsigned index) {
   return llvm::Error::success();
 }
 
+/// `out` through the loss head opts.loss names, with a new label input
+/// (`<outName>_label`) of the head's label shape (class indices for
+/// softmax-ce, the output's shape otherwise).
+llvm::Expected<Value> Importer::attachLoss(Value out,
+                                           const std::string &outName) {
+  static const std::pair<StringRef, StringRef> heads[] = {
+      {"softmax-ce", "mx.SoftmaxOutput"},
+      {"l2", "mx.LinearRegressionOutput"},
+      {"l1", "mx.MAERegressionOutput"},
+      {"sigmoid-bce", "mx.LogisticRegressionOutput"}};
+  auto head = llvm::find_if(
+      heads, [&](const auto &entry) { return entry.first == opts.loss; });
+  if (head == std::end(heads))
+    return makeError("--loss '" + opts.loss +
+                     "' is not one of softmax-ce, l2, l1, sigmoid-bce");
+  ArrayRef<int64_t> outShape = cast<RankedTensorType>(out.getType()).getShape();
+  bool classes = opts.loss == "softmax-ce";
+  if (classes && outShape.empty())
+    return makeError("--loss softmax-ce needs outputs with a class axis, "
+                     "not scalars");
+  std::string name = outName + "_label";
+  std::vector<int64_t> shape(outShape.begin(),
+                             outShape.end() - (classes ? 1 : 0));
+  if (auto given = opts.inputShapes.find(name);
+      given != opts.inputShapes.end())
+    shape = given->second;
+  Location loc = NameLoc::get(b.getStringAttr(name));
+  Value label = body->insertArgument(
+      numInputArgs++, RankedTensorType::get(shape, b.getF32Type()), loc);
+  result.spec.inputs.push_back({name, mxc::DType::F32, shape});
+  std::string error;
+  FailureOr<Operation *> created =
+      buildVerifiedOp(b, loc, head->second, {out, label}, {}, error);
+  if (failed(created))
+    return makeError("'" + graph.fileName + "': --loss " + opts.loss + ": " +
+                     error);
+  return (*created)->getResult(0);
+}
+
 llvm::Expected<ImportedModel> Importer::run() {
   if (auto err = loadParams())
     return std::move(err);
   for (auto &[name, shape] : opts.inputShapes) {
     auto n = graph.findNode(name);
-    if (!n || !graph.nodes[*n].isVariable)
+    bool lossLabel = !opts.loss.empty() && StringRef(name).ends_with("_label");
+    if (!lossLabel && (!n || !graph.nodes[*n].isVariable))
       return makeError("'" + graph.fileName + "': --input '" + name +
                        "' is not an input of the graph");
     for (int64_t d : shape)
@@ -783,6 +837,19 @@ llvm::Expected<ImportedModel> Importer::run() {
       return makeError("'" + graph.fileName + "': head refers to output " +
                        Twine(h.index) + " of node '" + node.name + "'");
     Value v = values[h.node][h.index];
+    if (!opts.loss.empty() && opts.withLabels) {
+      if (isLossWithLabel(node.op) || node.op == "MakeLoss")
+        return nodeError(node, "the model already ends in a loss head; "
+                               "--loss is for models that end at their "
+                               "outputs");
+      auto withLoss = attachLoss(
+          v, graph.heads.size() == 1
+                 ? std::string("softmax")
+                 : outputName(graph, h, values[h.node].size()));
+      if (!withLoss)
+        return withLoss.takeError();
+      v = *withLoss;
+    }
     outs.push_back(v);
     auto type = cast<RankedTensorType>(v.getType());
     result.spec.outputs.push_back(

@@ -25,6 +25,14 @@ struct ImportOptions {
   /// a label's shape is the data's without its last axis unless --input
   /// gives it.
   bool withLabels = false;
+  /// With withLabels: a loss head to put on every output (without, only
+  /// its label names are accepted in inputShapes), for models that
+  /// end at their logits (`mxc --train --loss`): "softmax-ce"
+  /// (SoftmaxOutput), "l2" (LinearRegressionOutput), "l1"
+  /// (MAERegressionOutput) or "sigmoid-bce" (LogisticRegressionOutput);
+  /// empty for none. Its label input is `softmax_label` (one output) or
+  /// `<output>_label`.
+  std::string loss;
   /// Name of the imported function.
   std::string funcName = "forward";
   /// Without a .params file: initialize the parameters (seeded, see
