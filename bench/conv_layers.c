@@ -7,8 +7,11 @@
 // the project root after a build:
 //   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
-// An argument (resnet18, resnet20 or lenet64) times that network's layers
-// only. MXRT_KERNEL_CONV=im2col|direct limits the methods (see conv.cpp).
+// An argument (resnet18, resnet20 or lenet64, or "all") times that
+// network's layers only; a second, grad-data or grad-weight, times the
+// training kernels (mxrt_kernel_sconv2d_grad_*) instead of the forward one,
+// and a third sets every layer's batch. MXRT_KERNEL_CONV=im2col|direct
+// limits the forward's methods (see conv.cpp).
 #include "mxrt/kernels.h"
 
 #include <stdint.h>
@@ -66,7 +69,15 @@ static float *randomFloats(int64_t count) {
 }
 
 int main(int argc, char **argv) {
-  const char *only = argc > 1 ? argv[1] : NULL;
+  const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
+  const char *kernel = argc > 2 ? argv[2] : "forward";
+  long batch = argc > 3 ? atol(argv[3]) : 0;
+  if (strcmp(kernel, "forward") && strcmp(kernel, "grad-data") &&
+      strcmp(kernel, "grad-weight")) {
+    fprintf(stderr, "conv_layers: kernel '%s': expected forward, grad-data "
+                    "or grad-weight\n", kernel);
+    return 1;
+  }
   printf("| net | layer (n c h w -> f, k s p) | x | ms | GFLOP/s |\n"
          "|---|---|---:|---:|---:|\n");
   const char *net = "";
@@ -81,9 +92,12 @@ int main(int argc, char **argv) {
         break;
       net = kLayers[i].net, netMs = 0, netFlops = 0;
     }
-    const Layer *l = &kLayers[i];
+    Layer layer = kLayers[i];
+    const Layer *l = &layer;
     if (only && strcmp(only, l->net) != 0)
       continue;
+    if (batch > 0)
+      layer.n = batch;
     int64_t oh = (l->h + 2 * l->p - l->k) / l->s + 1;
     int64_t ow = (l->w + 2 * l->p - l->k) / l->s + 1;
     float *x = randomFloats(l->n * l->c * l->h * l->w);
@@ -97,9 +111,18 @@ int main(int argc, char **argv) {
     for (int r = -3; r < kRuns; ++r) {
       double t0 = now();
       for (int j = 0; j < reps; ++j)
-        mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
-                            l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
-                            MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
+        if (kernel[0] == 'f')
+          mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k,
+                              l->k, l->s, l->s, l->p, l->p, 1, 1, 1, x, wt,
+                              bias, y, MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
+        else if (kernel[5] == 'd') // dy in y, dx into x
+          mxrt_kernel_sconv2d_grad_data(l->n, l->c, l->h, l->w, l->f, oh, ow,
+                                        l->k, l->k, l->s, l->s, l->p, l->p, 1,
+                                        1, 1, y, wt, x, 0);
+        else // dweight into wt
+          mxrt_kernel_sconv2d_grad_weight(l->n, l->c, l->h, l->w, l->f, oh,
+                                          ow, l->k, l->k, l->s, l->s, l->p,
+                                          l->p, 1, 1, 1, x, y, wt, 0);
       if (r >= 0)
         times[r] = (now() - t0) / reps;
     }

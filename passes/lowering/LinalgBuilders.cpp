@@ -118,23 +118,35 @@ ReductionSpace::ReductionSpace(MLIRContext *ctx, ArrayRef<int64_t> inShape,
     }
   }
   outMap = AffineMap::get(rank, 0, keep, ctx);
+  unsigned kept = keep.size(), nextKept = 0, nextReduced = kept;
+  loopOf.resize(rank);
+  SmallVector<AffineExpr> in, out;
+  for (unsigned i = 0; i < rank; ++i) {
+    bool reduced = iters[i] == IteratorType::reduction;
+    loopOf[i] = reduced ? nextReduced++ : nextKept++;
+    in.push_back(getAffineDimExpr(loopOf[i], ctx));
+    if (!reduced)
+      out.push_back(getAffineDimExpr(loopOf[i], ctx));
+  }
+  loopIters = iterators(kept, rank - kept);
+  loopIn = AffineMap::get(rank, 0, in, ctx);
+  loopOut = AffineMap::get(rank, 0, out, ctx);
 }
 
 Value reduction(OpBuilder &b, Location loc, Value x,
                 const ReductionSpace &space, Value init, StepFn step,
                 ValueRange extras) {
-  unsigned rank = space.iters.size();
   SmallVector<Value> inputs = {x};
   llvm::append_range(inputs, extras);
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
-  maps.append(extras.size(), space.outMap);
+  SmallVector<AffineMap> maps = {space.loopIn};
+  maps.append(extras.size(), space.loopOut);
   return generic(
-      b, loc, space.shape, init.getType(), inputs, maps, space.iters,
+      b, loc, space.shape, init.getType(), inputs, maps, space.loopIters,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         return step(nb, l, args.front(), args.back(),
                     args.drop_front().drop_back());
       },
-      filledTensor(b, loc, space.shape, init), space.outMap);
+      filledTensor(b, loc, space.shape, init), space.loopOut);
 }
 
 Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {

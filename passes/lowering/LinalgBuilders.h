@@ -116,9 +116,19 @@ mlir::Value multiplyAccumulate(mlir::OpBuilder &b, mlir::Location loc,
 /// iterator types, the map to the reduced result and its shape.
 struct ReductionSpace {
   llvm::SmallVector<mlir::utils::IteratorType> iters;
+  /// The reduced result read from a loop nest in the tensor's own axis
+  /// order (an elementwise generic over the input's shape).
   mlir::AffineMap outMap;
   llvm::SmallVector<int64_t> shape;
   int64_t count = 1; ///< Elements folded into each result.
+  /// The reduction's own loops: the kept axes first (parallel and
+  /// outermost, so the thread pool can split them), then the reduced ones
+  /// in the tensor's order. Each result still folds its elements in the
+  /// tensor's order. loopIn reads the input, loopOut the result, and
+  /// loopOf[axis] is the loop of a tensor axis.
+  llvm::SmallVector<mlir::utils::IteratorType> loopIters;
+  mlir::AffineMap loopIn, loopOut;
+  llvm::SmallVector<unsigned> loopOf;
 
   ReductionSpace(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> inShape,
                  llvm::ArrayRef<int64_t> axes);

@@ -2,13 +2,15 @@
 //
 // The gradients of mxrt_kernel_sconv2d (NCHW) through the packed GEMM:
 // the data gradient as W^T dy into an image's column matrix, scattered back
-// (col2im) onto the input; the weight gradient as dy times the image's
-// im2col matrix, transposed, summed over the batch. A 1x1 unit-stride
-// unpadded convolution needs neither copy: its column matrix is the image.
+// (col2im) onto the input; the weight gradient as the image's im2col matrix
+// times dy transposed, summed over each thread's run of the batch, the runs
+// added (and transposed) at the end. A 1x1 unit-stride unpadded convolution
+// copies no column matrix: it is the image.
 #include "mxrt/kernels.h"
 
 #include "gemm_internal.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mxrt {
@@ -24,6 +26,11 @@ struct ConvGrad {
   int64_t k() const { return cg() * kh * kw; }
   /// Output positions of one image.
   int64_t p() const { return oh * ow; }
+  /// Output rows whose column matrix (k x rows * ow) fills about 128 KiB.
+  int64_t chunkRows() const {
+    return std::clamp<int64_t>((32 << 10) / std::max<int64_t>(1, k() * ow), 1,
+                               oh);
+  }
   /// The column matrix is the image itself.
   bool pointwise() const {
     return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 &&
@@ -63,24 +70,35 @@ void col2imAdd(const ConvGrad &g, const float *cols, float *dx) {
       }
 }
 
-/// colsT (p, k) = the transposed im2col matrix of x (cg, h, w): row p the
-/// window of output position p, zeros where it reads padding.
-void im2colTransposed(const ConvGrad &g, const float *x, float *colsT) {
-  int64_t k = g.k();
-  for (int64_t oy = 0; oy < g.oh; ++oy)
-    for (int64_t ox = 0; ox < g.ow; ++ox) {
-      float *out = colsT + (oy * g.ow + ox) * k;
-      for (int64_t c = 0; c < g.cg(); ++c)
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
+/// cols (k, p) = the im2col matrix of x (cg, h, w): row (c, ky, kx) the
+/// inputs that tap reads for every output position, zeros where it reads
+/// padding. Each row is copied a run of outputs at a time.
+void im2col(const ConvGrad &g, const float *x, int64_t oy0, int64_t oy1,
+            float *cols) {
+  int64_t p = (oy1 - oy0) * g.ow;
+  for (int64_t c = 0; c < g.cg(); ++c)
+    for (int64_t ky = 0; ky < g.kh; ++ky)
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        float *row = cols + ((c * g.kh + ky) * g.kw + kx) * p;
+        int64_t ox0, ox1, off = kx * g.dw - g.pw;
+        g.columns(kx, ox0, ox1);
+        for (int64_t oy = oy0; oy < oy1; ++oy) {
+          float *out = row + (oy - oy0) * g.ow;
           int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-          const float *in = x + (c * g.h + iy) * g.w;
-          bool rowInside = iy >= 0 && iy < g.h;
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-            *out++ = rowInside && ix >= 0 && ix < g.w ? in[ix] : 0.0f;
+          if (iy < 0 || iy >= g.h) {
+            std::fill(out, out + g.ow, 0.0f);
+            continue;
           }
+          const float *in = x + (c * g.h + iy) * g.w + off;
+          std::fill(out, out + ox0, 0.0f);
+          if (g.sw == 1)
+            std::copy(in + ox0, in + ox1, out + ox0);
+          else
+            for (int64_t ox = ox0; ox < ox1; ++ox)
+              out[ox] = in[ox * g.sw];
+          std::fill(out + ox1, out + g.ow, 0.0f);
         }
-    }
+      }
 }
 
 /// A plain GEMM problem C = A B with the given strides.
@@ -122,29 +140,56 @@ void gradDataOne(const ConvGrad &g, const float *dy, const float *weight,
   col2imAdd(g, cols, out);
 }
 
-/// dw (f, k) (+)= the weight gradient of images [begin, end).
+/// The weight gradient of images [begin, end), transposed: dwT (groups,
+/// k, fg) = the sum over them of, per group, the image's column matrix (k x p) times its dy
+/// transposed (p x fg). The column matrix is the GEMM's A, so it is read
+/// row by row as im2col writes it; dy, the small operand, is transposed.
 void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
-                   float *dw, bool accumulate, int64_t begin, int64_t end,
-                   int32_t threads) {
+                   float *dwT, int64_t begin, int64_t end, int32_t threads) {
   int64_t k = g.k(), p = g.p(), fg = g.fg();
+  // Output rows a chunk, so that a chunk's column matrix stays in cache
+  // between im2col and the GEMM's packing.
+  int64_t rows = g.chunkRows();
+  float *dyT = threadBuffer(Scratch::GradOutput, rows * g.ow * fg);
+  float *cols = threadBuffer(Scratch::GradColumns, k * rows * g.ow);
   for (int64_t img = begin; img < end; ++img)
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
-      const float *d = dy + (img * g.f + grp * fg) * p;
-      int32_t flags =
-          accumulate || img > begin ? MXRT_KERNEL_ACCUMULATE : 0;
-      // dw_g (fg x k) = dy_g (fg x p) colsT (p x k).
-      const float *b = xi;
-      int64_t bRs = 1, bCs = p; // the image (c, p) read transposed
-      if (!g.pointwise()) {
-        float *colsT = threadBuffer(Scratch::GradColumns, p * k);
-        im2colTransposed(g, xi, colsT);
-        b = colsT, bRs = k, bCs = 1;
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+      for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows) {
+        int64_t oy1 = std::min(g.oh, oy0 + rows), pc = (oy1 - oy0) * g.ow;
+        const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
+        const float *d = dy + (img * g.f + grp * fg) * p + oy0 * g.ow;
+        for (int64_t f = 0; f < fg; ++f)
+          for (int64_t q = 0; q < pc; ++q)
+            dyT[q * fg + f] = d[f * p + q];
+        // A pointwise convolution's columns are the image's.
+        const float *a = xi + oy0 * g.ow;
+        int64_t aRs = p;
+        if (!g.pointwise()) {
+          im2col(g, xi, oy0, oy1, cols);
+          a = cols, aRs = pc;
+        }
+        // Each group's first product overwrites its slice.
+        bool first = img == begin && oy0 == 0;
+        runProblem(gemm(k, fg, pc, a, aRs, 1, dyT, fg, 1, dwT + grp * k * fg,
+                        fg, first ? 0 : MXRT_KERNEL_ACCUMULATE),
+                   threads);
       }
-      runProblem(gemm(fg, k, p, d, p, 1, b, bRs, bCs, dw + grp * fg * k, k,
-                      flags),
-                 threads);
-    }
+}
+
+/// dw (groups, fg, k) (+)= the sum of `parts` transposed weight gradients
+/// (groups, k, fg) at `dwT`, each `size` floats apart, for the flat
+/// elements [begin, end) of dw.
+void addTransposed(const ConvGrad &g, const float *dwT, int64_t parts,
+                   float *dw, bool accumulate, int64_t begin, int64_t end) {
+  int64_t k = g.k(), fg = g.fg(), size = g.f * k;
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t grp = i / (fg * k), f = i / k % fg, kk = i % k;
+    int64_t at = (grp * k + kk) * fg + f;
+    float sum = accumulate ? dw[i] : 0.0f;
+    for (int64_t t = 0; t < parts; ++t)
+      sum += dwT[t * size + at];
+    dw[i] = sum;
+  }
 }
 
 } // namespace
@@ -201,43 +246,34 @@ extern "C" void mxrt_kernel_sconv2d_grad_weight(
       std::memset(dweight, 0, size * sizeof(float));
     return;
   }
+  // Each thread's run of images sums its transposed gradient into its
+  // own slice of one buffer of the caller's (a run the caller takes over
+  // from a late worker keeps its slice); the slices are added and
+  // transposed into dweight at the end.
   int32_t threads = mxrt::poolThreads();
   int64_t work = n * g.p() * g.k() * f;
-  if (n < threads || work < mxrt::kParallelMinWork) {
-    gradWeightRun(g, x, dy, dweight, accumulate, 0, n, threads);
-    return;
+  int32_t runs = n < threads || work < mxrt::kParallelMinWork ? 1 : threads;
+  float *dwT = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
+  if (runs == 1) {
+    gradWeightRun(g, x, dy, dwT, 0, n, threads);
+  } else {
+    struct Job {
+      const ConvGrad *g;
+      const float *x, *dy;
+      float *dwT;
+      int32_t runs;
+    } job{&g, x, dy, dwT, runs};
+    mxrt::ThreadPool::current()->parallelFor(
+        runs,
+        [](void *arg, int64_t t) {
+          const Job &jb = *static_cast<const Job *>(arg);
+          const ConvGrad &g = *jb.g;
+          mxrt::gradWeightRun(g, jb.x, jb.dy, jb.dwT + t * g.f * g.k(),
+                              t * g.n / jb.runs, (t + 1) * g.n / jb.runs, 1);
+        },
+        &job);
   }
-  // Each thread's run of images sums into its own slice: run 0 into
-  // dweight, the others into one buffer of the caller's (a run the caller
-  // takes over from a late worker keeps its slice), added at the end.
-  struct Job {
-    const ConvGrad *g;
-    const float *x, *dy;
-    float *dw, *partials;
-    bool accumulate;
-    int32_t runs;
-  } job{&g,
-        x,
-        dy,
-        dweight,
-        mxrt::threadBuffer(mxrt::Scratch::GradPartial, (threads - 1) * size),
-        accumulate,
-        threads};
-  mxrt::ThreadPool::current()->parallelFor(
-      threads,
-      [](void *arg, int64_t t) {
-        const Job &jb = *static_cast<const Job *>(arg);
-        const ConvGrad &g = *jb.g;
-        float *out = t == 0 ? jb.dw : jb.partials + (t - 1) * g.f * g.k();
-        mxrt::gradWeightRun(g, jb.x, jb.dy, out, jb.accumulate && t == 0,
-                            t * g.n / jb.runs, (t + 1) * g.n / jb.runs, 1);
-      },
-      &job);
-  mxrt::splitRuns(size, size * threads, [&](int64_t begin, int64_t end) {
-    for (int32_t t = 1; t < threads; ++t) {
-      const float *part = job.partials + (t - 1) * size;
-      for (int64_t i = begin; i < end; ++i)
-        dweight[i] += part[i];
-    }
+  mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
+    mxrt::addTransposed(g, dwT, runs, dweight, accumulate, begin, end);
   });
 }

@@ -134,8 +134,10 @@ enum class Scratch {
   /// A convolution gradient's im2col (or col2im) matrix of one image
   /// (conv_grad.cpp).
   GradColumns,
-  /// A thread's share of a weight gradient, summed at the end.
+  /// The threads' shares of a weight gradient, summed at the end.
   GradPartial,
+  /// A convolution gradient's output gradient of one image, transposed.
+  GradOutput,
   Count
 };
 

@@ -147,11 +147,10 @@ FailureOr<Value> lowerArgReduce(ArgReduceOp op, ArgReduceOp::Adaptor a,
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{initValue.getType(), initIndex.getType()},
       ValueRange{a.getData()}, ValueRange{initValue, initIndex},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(dataType.getRank()),
-                          space.outMap, space.outMap},
-      space.iters, [&](OpBuilder &nb, Location l, ValueRange args) {
+      ArrayRef<AffineMap>{space.loopIn, space.loopOut, space.loopOut},
+      space.loopIters, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value x = args[0], best = args[1], bestIndex = args[2];
-        Value i = loopIndexI64(nb, l, axis);
+        Value i = loopIndexI64(nb, l, space.loopOf[axis]);
         Value better, same;
         if (isa<FloatType>(et)) {
           using P = arith::CmpFPredicate;
