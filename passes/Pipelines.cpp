@@ -106,6 +106,7 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
             std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
   if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
+  fuse += "func.func(mxc-collapse-loops),canonicalize,";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // The CPU's choices on mx ops, then their target-independent lowering:
   // a graph rewrite (with fusion), then runtime kernels for the

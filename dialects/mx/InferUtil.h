@@ -170,6 +170,13 @@ mlir::LogicalResult checkGroups(std::optional<mlir::Location> loc,
                                 int64_t filters, int64_t groups,
                                 int64_t channels);
 
+/// bn_c1-c2, layernorm_c1-c2: `axis` is an axis of `data`, and each named
+/// per-channel operand is 1-D with its extent (`extent` words it).
+mlir::LogicalResult checkChannelOperands(
+    std::optional<mlir::Location> loc, mlir::RankedTensorType data,
+    int64_t axis, llvm::ArrayRef<std::pair<llvm::StringRef, mlir::Value>> operands,
+    llvm::StringRef extent);
+
 } // namespace mxc::mx::infer
 
 #endif // MXC_DIALECTS_MX_INFERUTIL_H

@@ -206,3 +206,33 @@ LogicalResult SliceGradOp::inferReturnTypes(MLIRContext *,
   results.push_back(RankedTensorType::get(shape, dy.getElementType()));
   return success();
 }
+
+LogicalResult BatchNormTrainOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(a.getData());
+  if (failed(checkChannelOperands(
+          loc, data, a.getAxis(),
+          {{"gamma", a.getGamma()}, {"beta", a.getBeta()}},
+          "the data's axis extent")))
+    return failure();
+  results.push_back(data);
+  results.append(2, a.getGamma().getType());
+  return success();
+}
+
+LogicalResult BatchNormTrainGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(a.getData());
+  if (tensorOf(a.getOutGrad()) != data)
+    return fail(loc, "out_grad must have the data's type");
+  if (failed(checkChannelOperands(
+          loc, data, a.getAxis(),
+          {{"gamma", a.getGamma()}, {"mean", a.getMean()}, {"var", a.getVar()}},
+          "the data's axis extent")))
+    return failure();
+  results.push_back(data);
+  results.append(2, a.getGamma().getType());
+  return success();
+}

@@ -143,6 +143,51 @@ def Mx_DropoutMaskOp : Mx_Op<"dropout_mask"> {
   let assemblyFormat = "$like `,` $counter attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_BatchNormTrainOp : Mx_Op<"BatchNormTrain"> {
+  let summary = "batch normalization with the batch's own statistics";
+  let description = [{
+    BatchNorm in training mode (what the gradient pass makes of one): mean
+    and var are the mean and the population variance over every axis but
+    `axis`, and output = (data - mean) / sqrt(var + eps) * gamma + beta
+    (gamma taken as 1 with fix_gamma). Its gradient is one
+    BatchNormTrainGrad.
+
+    C1: axis is in [-rank, rank); gamma and beta are 1-D with its extent.
+
+    ```mlir
+    %y, %mean, %var = mx.BatchNormTrain %x, %g, %b {eps = 1.0e-5 : f64}
+        : (tensor<8x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>)
+        -> (tensor<8x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins Mx_Tensor:$data, Mx_Tensor:$gamma, Mx_Tensor:$beta,
+                   DefaultValuedAttr<F64Attr, "1e-3">:$eps,
+                   DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
+                   DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Mx_Tensor:$output, Mx_Tensor:$mean, Mx_Tensor:$var);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_BatchNormTrainGradOp : Mx_Op<"BatchNormTrainGrad"> {
+  let summary = "gradients of BatchNormTrain's data, gamma and beta";
+  let description = [{
+    With xhat = (data - mean) / sqrt(var + eps), M the elements per channel
+    and the sums over every axis but `axis`: beta_grad = sum(dy),
+    gamma_grad = sum(dy * xhat) (0 with fix_gamma) and data_grad = gamma /
+    sqrt(var + eps) * (dy - beta_grad / M - xhat * sum(dy * xhat) / M).
+
+    C1: as BatchNormTrain's; mean and var are 1-D with the axis's extent.
+  }];
+  let arguments = (ins Mx_Tensor:$out_grad, Mx_Tensor:$data, Mx_Tensor:$gamma,
+                   Mx_Tensor:$mean, Mx_Tensor:$var,
+                   DefaultValuedAttr<F64Attr, "1e-3">:$eps,
+                   DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
+                   DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Mx_Tensor:$data_grad, Mx_Tensor:$gamma_grad,
+                      Mx_Tensor:$beta_grad);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Mx_PoolingGradOp : Mx_Op<"PoolingGrad"> {
   let summary = "backward of Pooling (MXNet _backward_Pooling)";
   let description = [{

@@ -900,6 +900,21 @@ Grads gradientOf(EmbeddingOp op, OpBuilder &b, ValueRange dys) {
                         i64Attr(b, "output_dim", op.getOutputDim())})};
 }
 
+/// One BatchNormTrainGrad: data, gamma (none with fix_gamma) and beta.
+Grads gradientOf(BatchNormTrainOp op, OpBuilder &b, ValueRange dys) {
+  NamedAttrList attrs;
+  attrs.set("eps", op.getEpsAttr());
+  attrs.set("fix_gamma", op.getFixGammaAttr());
+  attrs.set("axis", op.getAxisAttr());
+  auto grad = BatchNormTrainGradOp::create(
+      b, op.getLoc(),
+      ValueRange{dys[0], op.getData(), op.getGamma(), op.getMean(),
+                 op.getVar()},
+      attrs.getAttrs());
+  return {grad.getDataGrad(), op.getFixGamma() ? Value() : grad.getGammaGrad(),
+          grad.getBetaGrad()};
+}
+
 /// Attaches `gradientOf(OpTy, ...)` to OpTy.
 template <typename OpTy>
 struct GradientModel
@@ -926,5 +941,5 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
          SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
          CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp,
          ScatterElementsOp, GatherNDOp, ScatterNDOp, DeconvolutionOp,
-         MaxPoolWithIndicesOp>(ctx);
+         MaxPoolWithIndicesOp, BatchNormTrainOp>(ctx);
 }

@@ -47,22 +47,6 @@ LogicalResult checkFilters(std::optional<Location> loc, Adaptor adaptor,
                    biasShape);
 }
 
-/// bn_c1-c2, layernorm_c1-c2: `axis` is an axis of `data`, and each named
-/// per-channel operand is 1-D with its extent (`extent` words it).
-LogicalResult checkChannelOperands(
-    std::optional<Location> loc, RankedTensorType data, int64_t axis,
-    ArrayRef<std::pair<StringRef, Value>> operands, StringRef extent) {
-  auto wrapped = normalizeAxis(loc, axis, data.getRank());
-  if (failed(wrapped))
-    return failure();
-  int64_t c = data.getDimSize(*wrapped);
-  for (auto [name, v] : operands)
-    if (failed(checkShape(loc, name, tensorOf(v).getShape(), {c},
-                          extent + " " + shapeStr({c}))))
-      return failure();
-  return success();
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//

@@ -68,42 +68,31 @@ ChannelAxis channelAxis(Value x, int64_t axis) {
   return {axis, shape};
 }
 
-/// Rewrites a BatchNorm in training mode into mx reductions over the batch
-/// statistics (so that its gradient is derived like any composition) and
-/// returns the updated moving mean and variance.
+/// Replaces a BatchNorm in training mode by a BatchNormTrain (normalizing
+/// with the batch's statistics; its gradient is one fused op) and returns
+/// the updated moving mean and variance.
 std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  ChannelAxis channel = channelAxis(op.getData(), op.getAxis());
-  int64_t axis = channel.axis, c = channel.shape[axis];
-  ArrayRef<int64_t> chShape = channel.shape;
-  auto mean = [&](Value v) {
-    return createInferred<ReduceOp>(
-        b, loc, v,
-        {b.getNamedAttr("op", b.getStringAttr("mean")),
-         b.getNamedAttr("axis", b.getDenseI64ArrayAttr({axis})),
-         b.getNamedAttr("exclude", b.getBoolAttr(true)),
-         b.getNamedAttr("keepdims", b.getBoolAttr(true))});
-  };
-  Value mu = mean(op.getData());
-  Value xc = binary(b, loc, "sub", op.getData(), mu);
-  Value var = mean(binary(b, loc, "mul", xc, xc));
-  Value inv =
-      build::unary(b, loc, "rsqrt",
-                   scalar(b, loc, "add", var, op.getEps().convertToDouble()));
-  Value y = binary(b, loc, "mul", xc, inv);
-  if (!op.getFixGamma())
-    y = binary(b, loc, "mul", y, reshape(b, loc, op.getGamma(), chShape));
-  y = binary(b, loc, "add", y, reshape(b, loc, op.getBeta(), chShape));
-  op.getOutput().replaceAllUsesWith(y);
+  NamedAttrList attrs;
+  attrs.set("eps", op.getEpsAttr());
+  attrs.set("fix_gamma", op.getFixGammaAttr());
+  attrs.set("axis", op.getAxisAttr());
+  BatchNormTrainOp::populateDefaultAttrs(
+      OperationName(BatchNormTrainOp::getOperationName(), b.getContext()),
+      attrs);
+  auto train = BatchNormTrainOp::create(
+      b, loc, ValueRange{op.getData(), op.getGamma(), op.getBeta()},
+      attrs.getAttrs());
+  op.getOutput().replaceAllUsesWith(train.getOutput());
   double m = op.getMomentum().convertToDouble();
   auto update = [&](Value old, Value stat) {
-    Value s = createInferred<BlockGradOp>(b, loc, reshape(b, loc, stat, {c}));
+    Value s = createInferred<BlockGradOp>(b, loc, stat);
     return binary(b, loc, "add", scalar(b, loc, "mul", old, m),
                   scalar(b, loc, "mul", s, 1.0 - m));
   };
-  std::pair<Value, Value> updates = {update(op.getMovingMean(), mu),
-                                     update(op.getMovingVar(), var)};
+  std::pair<Value, Value> updates = {update(op.getMovingMean(), train.getMean()),
+                                     update(op.getMovingVar(), train.getVar())};
   op.erase();
   return updates;
 }

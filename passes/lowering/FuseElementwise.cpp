@@ -4,7 +4,9 @@
 // nest that keeps each element in registers, instead of one loop nest and
 // one intermediate buffer per op. A producer fuses only into its single
 // consumer: a value that another op also reads is computed once, not
-// recomputed per consumer.
+// recomputed per consumer. Nor does a producer fuse into a consumer that
+// broadcasts it (a per-channel scale read by every element of an image):
+// fused, its work would be repeated for every element that reads it.
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -25,7 +27,9 @@ struct FuseElementwisePass
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return producer && producer->hasOneUse() && consumer &&
+                 consumer.getMatchingIndexingMap(fused).isPermutation();
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

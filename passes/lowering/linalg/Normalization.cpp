@@ -25,11 +25,22 @@ struct AxisNormalization {
   int64_t axis;
   double eps;
 
+  AxisNormalization(RankedTensorType type, int64_t axis, APFloat eps)
+      : type(type), et(type.getElementType()), rank(type.getRank()),
+        axis(normalizeAxis(axis, rank)), eps(eps.convertToDouble()) {}
   template <typename OpTy>
   explicit AxisNormalization(OpTy op)
-      : type(cast<RankedTensorType>(op.getType())), et(type.getElementType()),
-        rank(type.getRank()), axis(normalizeAxis(op.getAxis(), rank)),
-        eps(op.getEps().convertToDouble()) {}
+      : AxisNormalization(cast<RankedTensorType>(op.getType()), op.getAxis(),
+                          op.getEps()) {}
+
+  /// The reduction over every axis but the channels'.
+  ReductionSpace perChannel(MLIRContext *ctx) const {
+    SmallVector<int64_t> others;
+    for (unsigned i = 0; i < rank; ++i)
+      if (int64_t(i) != axis)
+        others.push_back(i);
+    return ReductionSpace(ctx, type.getShape(), others);
+  }
 
   /// 1 / sqrt(variance + eps).
   Value inverseStd(OpBuilder &b, Location l, Value variance) const {
@@ -166,8 +177,146 @@ FailureOr<Value> lowerLRN(LRNOp op, LRNOp::Adaptor a, OpBuilder &b) {
 
 } // namespace
 
+/// Per-channel values (1-D, `c` long) from per-channel `inputs`.
+Value perChannelMap(OpBuilder &b, Location loc, int64_t c, Type et,
+                    ValueRange inputs, BodyFn fn) {
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(1));
+  return generic(b, loc, {c}, et, inputs, maps, parallel(1), fn);
+}
+
+/// BatchNormTrain: the mean, then the population variance about it (two
+/// reductions whose loops run the channels outermost), and the data times
+/// a per-channel scale plus shift.
+FailureOr<SmallVector<Value>>
+lowerBatchNormTrain(BatchNormTrainOp op, BatchNormTrainOp::Adaptor a,
+                    OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = a.getData();
+  AxisNormalization norm(tensorType(x), op.getAxis(), op.getEps());
+  ReductionSpace space = norm.perChannel(b.getContext());
+  int64_t c = space.shape[0];
+  Type et = norm.et;
+  Value zero = constFloat(b, loc, et, 0.0);
+  Value count = constFloat(b, loc, et, double(space.count));
+  Value sum = reduction(
+      b, loc, x, space, zero,
+      [](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) -> Value {
+        return arith::AddFOp::create(nb, l, e, acc);
+      });
+  auto divide = [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+    return arith::DivFOp::create(nb, l, args[0], count);
+  };
+  Value mean = perChannelMap(b, loc, c, et, {sum}, divide);
+  Value squares = reduction(b, loc, x, space, zero,
+                            [](OpBuilder &nb, Location l, Value e, Value acc,
+                               ValueRange extras) -> Value {
+                              Value d = arith::SubFOp::create(nb, l, e,
+                                                              extras[0]);
+                              return arith::AddFOp::create(
+                                  nb, l, acc, arith::MulFOp::create(nb, l, d, d));
+                            },
+                            {mean});
+  Value var = perChannelMap(b, loc, c, et, {squares}, divide);
+  bool fixGamma = op.getFixGamma();
+  Value scale = perChannelMap(
+      b, loc, c, et, {var, a.getGamma()},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value r = norm.inverseStd(nb, l, args[0]);
+        return fixGamma ? r
+                        : arith::MulFOp::create(nb, l, r, args[1]).getResult();
+      });
+  Value shift = perChannelMap(
+      b, loc, c, et, {a.getBeta(), mean, scale},
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::SubFOp::create(
+            nb, l, args[0], arith::MulFOp::create(nb, l, args[1], args[2]));
+      });
+  AffineMap cm = channelMap(b.getContext(), norm.rank, norm.axis);
+  Value y = norm.map(b, loc, x, {scale, shift}, {cm, cm},
+                     [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       Value m = arith::MulFOp::create(nb, l, args[0], args[1]);
+                       return arith::AddFOp::create(nb, l, m, args[2]);
+                     });
+  return SmallVector<Value>{y, mean, var};
+}
+
+/// BatchNormTrainGrad: sum(dy) and sum(dy * (x - mean)) in one pass (one
+/// generic, two results), then dx = a * dy - b - (x - mean) * c with
+/// per-channel a = gamma / std, b = a * sum(dy) / M and c = a / var' *
+/// sum(dy * (x - mean)) / M (var' = var + eps).
+FailureOr<SmallVector<Value>>
+lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
+                        BatchNormTrainGradOp::Adaptor a, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = a.getData(), dy = a.getOutGrad();
+  AxisNormalization norm(tensorType(x), op.getAxis(), op.getEps());
+  ReductionSpace space = norm.perChannel(b.getContext());
+  int64_t c = space.shape[0];
+  Type et = norm.et;
+  Value init = filledTensor(b, loc, space.shape, constFloat(b, loc, et, 0.0));
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType(), init.getType()},
+      ValueRange{dy, x, a.getMean()}, ValueRange{init, init},
+      ArrayRef<AffineMap>{space.loopIn, space.loopIn, space.loopOut,
+                          space.loopOut, space.loopOut},
+      space.loopIters, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
+        Value sdy = arith::AddFOp::create(nb, l, args[3], args[0]);
+        Value sdyx = arith::AddFOp::create(
+            nb, l, args[4], arith::MulFOp::create(nb, l, args[0], d));
+        linalg::YieldOp::create(nb, l, ValueRange{sdy, sdyx});
+      });
+  Value sdy = sums.getResult(0), sdyx = sums.getResult(1);
+  bool fixGamma = op.getFixGamma();
+  double inverseCount = 1.0 / double(space.count);
+  auto mul = [](OpBuilder &nb, Location l, Value u, Value v) -> Value {
+    return arith::MulFOp::create(nb, l, u, v);
+  };
+  Value invStd = perChannelMap(
+      b, loc, c, et, {a.getVar()},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return norm.inverseStd(nb, l, args[0]);
+      });
+  Value ka = perChannelMap(
+      b, loc, c, et, {invStd, a.getGamma()},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return fixGamma ? args[0] : mul(nb, l, args[0], args[1]);
+      });
+  Value kb = perChannelMap(
+      b, loc, c, et, {ka, sdy},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return mul(nb, l, mul(nb, l, args[0], args[1]),
+                   constFloat(nb, l, et, inverseCount));
+      });
+  Value kc = perChannelMap(
+      b, loc, c, et, {ka, invStd, sdyx},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value v = mul(nb, l, mul(nb, l, args[0], args[1]), args[1]);
+        return mul(nb, l, mul(nb, l, v, args[2]),
+                   constFloat(nb, l, et, inverseCount));
+      });
+  AffineMap cm = channelMap(b.getContext(), norm.rank, norm.axis);
+  Value dx = norm.map(
+      b, loc, dy, {x, a.getMean(), ka, kb, kc},
+      {b.getMultiDimIdentityMap(norm.rank), cm, cm, cm, cm},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
+        Value t = arith::SubFOp::create(nb, l, mul(nb, l, args[3], args[0]),
+                                        args[4]);
+        return arith::SubFOp::create(nb, l, t, mul(nb, l, d, args[5]));
+      });
+  Value dgamma = perChannelMap(
+      b, loc, c, et, {sdyx, invStd},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return fixGamma ? constFloat(nb, l, et, 0.0)
+                        : mul(nb, l, args[0], args[1]);
+      });
+  return SmallVector<Value>{dx, dgamma, sdy};
+}
+
 void populateNormalizationPatterns(RewritePatternSet &patterns) {
-  addLowerings(patterns, lowerBatchNorm, lowerLayerNorm, lowerLRN);
+  addLowerings(patterns, lowerBatchNorm, lowerLayerNorm, lowerLRN,
+               lowerBatchNormTrain, lowerBatchNormTrainGrad);
 }
 
 } // namespace mxc::lowering
