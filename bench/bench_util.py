@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the Python benchmarks share, as bench_util.h does for the C ones: the
 start of their command line (where the built mxc and mxrun are) and the mxc
-version line their reports cite."""
+version line their reports cite, and the OpenBLAS settings under PyTorch
+(import this module before torch)."""
 import argparse
+import ctypes
 import os
 import subprocess
 
@@ -23,3 +25,36 @@ def mxc_version(mxc):
     """The first line of `mxc --version`."""
     return subprocess.run([mxc, "--version"], capture_output=True,
                           text=True).stdout.strip().splitlines()[0]
+
+
+def openblas_coretype():
+    """The OpenBLAS kernels for this CPU's SIMD: SkylakeX with AVX-512,
+    Haswell with AVX2, else None (let OpenBLAS choose)."""
+    try:
+        flags = open("/proc/cpuinfo").read().split()
+    except OSError:
+        return None
+    if "avx512f" in flags:
+        return "SkylakeX"
+    return "Haswell" if "avx2" in flags else None
+
+
+# Debian's OpenBLAS (the SGEMM peer, and PyTorch's BLAS) is built with
+# DYNAMIC_ARCH: it picks its kernels by CPU model and falls back to
+# Prescott (SSE3) on a model it does not know, as on VMs that report a
+# generic "Intel(R) Xeon(R) Processor" (26 against ~100 GFLOP/s). Name the
+# kernels for the SIMD the CPU has, unless the caller did; this must happen
+# before torch loads OpenBLAS.
+if openblas_coretype() and "OPENBLAS_CORETYPE" not in os.environ:
+    os.environ["OPENBLAS_CORETYPE"] = openblas_coretype()
+
+
+def set_openblas_threads(threads):
+    """Limits the OpenBLAS that PyTorch's matrix products call (Debian's
+    torch links libopenblas, which has its own pthreads pool and takes
+    every core whatever torch.set_num_threads says: its SGEMM ran faster
+    on "one thread" than one core's peak)."""
+    try:
+        ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(threads)
+    except (OSError, AttributeError):
+        pass

@@ -31,46 +31,12 @@ import tempfile
 import textwrap
 import time
 
-
-
-def openblas_coretype():
-    """The OpenBLAS kernels for this CPU's SIMD: SkylakeX with AVX-512,
-    Haswell with AVX2, else None (let OpenBLAS choose)."""
-    try:
-        flags = open("/proc/cpuinfo").read().split()
-    except OSError:
-        return None
-    if "avx512f" in flags:
-        return "SkylakeX"
-    return "Haswell" if "avx2" in flags else None
-
-
-# Debian's OpenBLAS (the SGEMM peer, and PyTorch's BLAS) is built with
-# DYNAMIC_ARCH: it picks its kernels by CPU model and falls back to
-# Prescott (SSE3) on a model it does not know, as on VMs that report a
-# generic "Intel(R) Xeon(R) Processor" (26 against ~100 GFLOP/s). Name the
-# kernels for the SIMD the CPU has, unless the caller did; set before torch
-# loads OpenBLAS.
-if openblas_coretype() and "OPENBLAS_CORETYPE" not in os.environ:
-    os.environ["OPENBLAS_CORETYPE"] = openblas_coretype()
-
-import ctypes  # noqa: E402
+import bench_util  # noqa: E402  (names OpenBLAS's kernels before torch loads it)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-
-def set_openblas_threads(threads):
-    """Limits the OpenBLAS that PyTorch's matrix products call (Debian's
-    torch links libopenblas, which has its own pthreads pool and takes
-    every core whatever torch.set_num_threads says: its SGEMM ran faster
-    on "one thread" than one core's peak)."""
-    try:
-        ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(threads)
-    except (OSError, AttributeError):
-        pass
-
-import bench_util  # noqa: E402
+from bench_util import set_openblas_threads  # noqa: E402
 import perf_models as models  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

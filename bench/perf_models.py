@@ -8,8 +8,6 @@ import struct
 import numpy as np
 import torch
 
-import train_bench
-
 SEED = 0
 OPSET = 13
 
@@ -21,10 +19,13 @@ def mlp():
 
 
 def lenet():
-    """LeNet as examples/models/lenet.json and bench/train_bench.py have it:
-    conv 20 5x5, tanh, max pool, conv 50 5x5, tanh, max pool, FC 500, tanh,
-    FC 10."""
-    return train_bench.lenet()
+    """LeNet as examples/models/lenet.json has it: conv 20 5x5, tanh, max
+    pool, conv 50 5x5, tanh, max pool, FC 500, tanh, FC 10."""
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 20, 5), torch.nn.Tanh(), torch.nn.MaxPool2d(2, 2),
+        torch.nn.Conv2d(20, 50, 5), torch.nn.Tanh(), torch.nn.MaxPool2d(2, 2),
+        torch.nn.Flatten(), torch.nn.Linear(800, 500), torch.nn.Tanh(),
+        torch.nn.Linear(500, 10))
 
 
 def resnet18():

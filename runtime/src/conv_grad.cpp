@@ -26,10 +26,13 @@ struct ConvGrad {
   int64_t k() const { return cg() * kh * kw; }
   /// Output positions of one image.
   int64_t p() const { return oh * ow; }
-  /// Output rows whose column matrix (k x rows * ow) fills about 128 KiB.
-  int64_t chunkRows() const {
-    return std::clamp<int64_t>((32 << 10) / std::max<int64_t>(1, k() * ow), 1,
-                               oh);
+  /// Output positions a weight-gradient GEMM takes at once (its k): at
+  /// least 256, where each product's k x fg result is read and written
+  /// once per 256 multiply-adds per element (LeNet's 8x8 images are four
+  /// to a product), and no more than a column matrix of about 256 KiB,
+  /// which stays in cache from im2col to the GEMM's packing.
+  int64_t chunkPositions() const {
+    return std::max<int64_t>({256, (64 << 10) / k(), ow});
   }
   /// The column matrix is the image itself.
   bool pointwise() const {
@@ -70,16 +73,16 @@ void col2imAdd(const ConvGrad &g, const float *cols, float *dx) {
       }
 }
 
-/// cols (k, p) = the im2col matrix of x (cg, h, w): row (c, ky, kx) the
-/// inputs that tap reads for every output position, zeros where it reads
-/// padding. Each row is copied a run of outputs at a time.
+/// cols (k rows `ld` apart) = the im2col matrix of x (cg, h, w) for the
+/// output rows [oy0, oy1): row (c, ky, kx) the inputs that tap reads for
+/// each of their positions, zeros where it reads padding. Each row is
+/// copied a run of outputs at a time.
 void im2col(const ConvGrad &g, const float *x, int64_t oy0, int64_t oy1,
-            float *cols) {
-  int64_t p = (oy1 - oy0) * g.ow;
+            float *cols, int64_t ld) {
   for (int64_t c = 0; c < g.cg(); ++c)
     for (int64_t ky = 0; ky < g.kh; ++ky)
       for (int64_t kx = 0; kx < g.kw; ++kx) {
-        float *row = cols + ((c * g.kh + ky) * g.kw + kx) * p;
+        float *row = cols + ((c * g.kh + ky) * g.kw + kx) * ld;
         int64_t ox0, ox1, off = kx * g.dw - g.pw;
         g.columns(kx, ox0, ox1);
         for (int64_t oy = oy0; oy < oy1; ++oy) {
@@ -147,33 +150,38 @@ void gradDataOne(const ConvGrad &g, const float *dy, const float *weight,
 void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
                    float *dwT, int64_t begin, int64_t end, int32_t threads) {
   int64_t k = g.k(), p = g.p(), fg = g.fg();
-  // Output rows a chunk, so that a chunk's column matrix stays in cache
-  // between im2col and the GEMM's packing.
-  int64_t rows = g.chunkRows();
-  float *dyT = threadBuffer(Scratch::GradOutput, rows * g.ow * fg);
-  float *cols = threadBuffer(Scratch::GradColumns, k * rows * g.ow);
-  for (int64_t img = begin; img < end; ++img)
-    for (int64_t grp = 0; grp < g.groups; ++grp)
-      for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows) {
-        int64_t oy1 = std::min(g.oh, oy0 + rows), pc = (oy1 - oy0) * g.ow;
-        const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
-        const float *d = dy + (img * g.f + grp * fg) * p + oy0 * g.ow;
+  int64_t capacity = g.chunkPositions();
+  float *dyT = threadBuffer(Scratch::GradOutput, capacity * fg);
+  float *cols = threadBuffer(Scratch::GradColumns, k * capacity);
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    // Whole output rows of one image or more, `filled` positions so far.
+    int64_t filled = 0;
+    bool first = true;
+    auto multiply = [&] {
+      runProblem(gemm(k, fg, filled, cols, capacity, 1, dyT, fg, 1,
+                      dwT + grp * k * fg, fg,
+                      first ? 0 : MXRT_KERNEL_ACCUMULATE),
+                 threads);
+      first = false, filled = 0;
+    };
+    for (int64_t img = begin; img < end; ++img) {
+      const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
+      const float *d = dy + (img * g.f + grp * fg) * p;
+      for (int64_t oy0 = 0; oy0 < g.oh;) {
+        int64_t rows = std::min(g.oh - oy0, (capacity - filled) / g.ow);
+        int64_t count = rows * g.ow;
+        im2col(g, xi, oy0, oy0 + rows, cols + filled, capacity);
         for (int64_t f = 0; f < fg; ++f)
-          for (int64_t q = 0; q < pc; ++q)
-            dyT[q * fg + f] = d[f * p + q];
-        // A pointwise convolution's columns are the image's.
-        const float *a = xi + oy0 * g.ow;
-        int64_t aRs = p;
-        if (!g.pointwise()) {
-          im2col(g, xi, oy0, oy1, cols);
-          a = cols, aRs = pc;
-        }
-        // Each group's first product overwrites its slice.
-        bool first = img == begin && oy0 == 0;
-        runProblem(gemm(k, fg, pc, a, aRs, 1, dyT, fg, 1, dwT + grp * k * fg,
-                        fg, first ? 0 : MXRT_KERNEL_ACCUMULATE),
-                   threads);
+          for (int64_t q = 0; q < count; ++q)
+            dyT[(filled + q) * fg + f] = d[f * p + oy0 * g.ow + q];
+        filled += count, oy0 += rows;
+        if (capacity - filled < g.ow)
+          multiply();
       }
+    }
+    if (filled)
+      multiply();
+  }
 }
 
 /// dw (groups, fg, k) (+)= the sum of `parts` transposed weight gradients
