@@ -55,18 +55,19 @@ def FuseElementwisePass
 def CollapseLoopsPass : Pass<"mxc-collapse-loops", "::mlir::func::FuncOp"> {
   let summary = "Merge the loops of linalg.generic ops that walk memory in order";
   let description = [{
-    Each run of consecutive loops of a linalg.generic on tensors (same
-    iterator type, contiguous in every operand: the h and w of an NCHW
-    elementwise op, or all its axes) becomes one loop (MLIR's
-    collapse-dimensions pattern, with reshapes of the operands), so the
-    innermost loop is long and unit-stride. With the short static loops of
-    a 32x32 image, LLVM otherwise unrolls the innermost loop whole and
-    vectorizes the one outside it with gathers. Ops that read their loop
-    indices, and windows (maps other than projected permutations), keep
-    their loops.
+    After bufferization and the memory plan: each run of consecutive loops
+    of a linalg.generic on memrefs (same iterator type, contiguous in every
+    operand: the h and w of an NCHW elementwise op, or all its axes) becomes
+    one loop (MLIR's collapse-dimensions pattern, with memref.collapse_shape
+    views of the operands), so the innermost loop is long and unit-stride.
+    With the short static loops of a 32x32 image, LLVM otherwise unrolls the
+    innermost loop whole and vectorizes the one outside it with gathers.
+    Ops that read their loop indices, and windows (maps other than projected
+    permutations), keep their loops. (On tensors, before the plan, the
+    reshapes it adds kept the planner from sharing buffers in place.)
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {

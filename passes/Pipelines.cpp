@@ -31,6 +31,7 @@ constexpr const char *kCpuPipeline =
     "buffer-deallocation-pipeline,"
     "mxc-kernels-to-calls,"
     "mxc-memref-copy-to-linalg,"
+    "func.func(mxc-collapse-loops),"
     "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-parallel-loops,"
     "mxc-outline-parallel-loops{min-work=@MINWORK@},"
@@ -106,7 +107,6 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
             std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
   if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
-  fuse += "func.func(mxc-collapse-loops),canonicalize,";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // The CPU's choices on mx ops, then their target-independent lowering:
   // a graph rewrite (with fusion), then runtime kernels for the

@@ -19,7 +19,7 @@ namespace {
 /// The maximal runs (two loops or more) of consecutive loops of `op` with
 /// one iterator type that every indexing map keeps contiguous and in order.
 SmallVector<ReassociationIndices> collapsibleRuns(linalg::LinalgOp op) {
-  if (!isa<linalg::GenericOp>(op) || !op.hasPureTensorSemantics() ||
+  if (!isa<linalg::GenericOp>(op) || !op.hasPureBufferSemantics() ||
       !op.getBlock()->getOps<linalg::IndexOp>().empty())
     return {};
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();

@@ -186,6 +186,7 @@ struct Isa {
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
+#include "conv_grad_impl.inc"
 // clang-format on
 } // namespace avx512
 #if defined(__clang__)
@@ -256,6 +257,7 @@ struct Isa {
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
+#include "conv_grad_impl.inc"
 // clang-format on
 } // namespace avx2
 #if defined(__clang__)
@@ -299,6 +301,7 @@ struct Isa {
 #include "conv_nhwc_impl.inc"
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
+#include "conv_grad_impl.inc"
 // clang-format on
 } // namespace portable
 
@@ -311,7 +314,8 @@ struct Isa {
         ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
         ns::nhwcWinogradFilterSize,                                            \
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
-        ns::smallWinogradFilterSize, ns::packSmallWinograd, #ns                \
+        ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
+        ns::gradWeightDirect, ns::Isa::VL, #ns                                 \
   }
 
 } // namespace

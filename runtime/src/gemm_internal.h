@@ -138,6 +138,8 @@ enum class Scratch {
   GradPartial,
   /// A convolution gradient's output gradient of one image, transposed.
   GradOutput,
+  /// A data gradient's flipped, transposed filters.
+  GradWeights,
   Count
 };
 
@@ -166,6 +168,20 @@ using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
 using NhwcWinogradFn = void (*)(const NhwcWinograd &, int64_t, int64_t);
 using SmallWinogradFn = void (*)(const SmallWinograd &, int64_t, int64_t);
 
+/// A unit-stride, undilated convolution's weight gradient over a run of
+/// images, computed directly (conv_grad_impl.inc). Per image, xp holds
+/// the group's cg channels zero-padded to hp x wp (hp = oh + kh - 1, wp >=
+/// owr + kw - 1) and dyp the group's fg filters' oh x owr rows, zero past
+/// ow (owr: ow rounded up to whole vectors). acc holds, per (filter,
+/// channel, tap), Isa::VL partial sums (added to; their lanes are summed
+/// by the caller).
+struct GradDirect {
+  const float *xp, *dyp;
+  float *acc;
+  int64_t images, cg, fg, oh, owr, kh, kw, hp, wp;
+};
+using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
+
 struct Target {
   GemmFn gemm;
   PackAllFn packAll;
@@ -190,6 +206,11 @@ struct Target {
   SmallWinogradFn smallWinogradBlocks;
   NhwcFilterSizeFn smallWinogradFilterSize;
   NhwcPackFn packSmallWinograd;
+  /// Filters [f0, f1) of a direct weight gradient; false for kernel sizes
+  /// it has no version for.
+  GradWeightDirectFn gradWeightDirect;
+  /// Floats per vector (GradDirect's lanes).
+  int64_t vectorLanes;
   /// The namespace's name: avx512, avx2 or portable.
   const char *isa;
 };
