@@ -62,7 +62,9 @@ def CollapseLoopsPass : Pass<"mxc-collapse-loops", "::mlir::func::FuncOp"> {
     views of the operands), so the innermost loop is long and unit-stride.
     With the short static loops of a 32x32 image, LLVM otherwise unrolls the
     innermost loop whole and vectorizes the one outside it with gathers.
-    Ops that read their loop indices, and windows (maps other than projected
+    The first loop of more than one trip stays as it is (the one
+    mxc-outline-parallel-loops splits over the threads). Ops that read
+    their loop indices, and windows (maps other than projected
     permutations), keep their loops. (On tensors, before the plan, the
     reshapes it adds kept the planner from sharing buffers in place.)
   }];

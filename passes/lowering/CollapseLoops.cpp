@@ -29,13 +29,23 @@ SmallVector<ReassociationIndices> collapsibleRuns(linalg::LinalgOp op) {
       }))
     return {};
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  // The first loop of more than one trip stays alone: mxc-outline-parallel-
+  // loops splits it over the threads, each running its part with the
+  // loops inside whole (merged into it, every thread would walk the whole
+  // range, masked).
+  SmallVector<int64_t> trips = op.getStaticLoopRanges();
+  int64_t n = op.getNumLoops(), split = 0;
+  while (split < n && trips[split] == 1)
+    ++split;
+  if (split + 2 >= n)
+    return {};
   SmallVector<ReassociationIndices> runs;
-  ReassociationIndices run = {0};
+  ReassociationIndices run = {split + 1};
   auto close = [&] {
     if (run.size() > 1)
       runs.push_back(run);
   };
-  for (int64_t d = 1, n = op.getNumLoops(); d < n; ++d) {
+  for (int64_t d = split + 2; d < n; ++d) {
     ReassociationIndices longer = run;
     longer.push_back(d);
     if (iters[d] == iters[run.back()] &&

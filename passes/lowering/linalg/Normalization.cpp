@@ -184,6 +184,91 @@ Value perChannelMap(OpBuilder &b, Location loc, int64_t c, Type et,
   return generic(b, loc, {c}, et, inputs, maps, parallel(1), fn);
 }
 
+/// Per-channel sums over every axis but `norm.axis` of `inputs` (tensors of
+/// the data's shape): `count` sums, `step` giving the new ones from the
+/// inputs' elements, `extras` (per-channel tensors) read at the element's
+/// channel, and the current sums. Where the axes after the channel's hold
+/// a multiple of kLanes elements, each sum is kept in kLanes partial sums
+/// (the innermost loop runs over lanes, which LLVM vectorizes; a single
+/// float accumulator is a serial chain it may not reorder), added up at
+/// the end; else one accumulator as `reduction` does.
+constexpr int64_t kLanes = 16;
+using SumStep = llvm::function_ref<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange elements, ValueRange extras,
+    ValueRange sums)>;
+SmallVector<Value> channelSums(OpBuilder &b, Location loc,
+                               const AxisNormalization &norm,
+                               ValueRange inputs, ValueRange extras,
+                               unsigned count, SumStep step) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> shape = norm.type.getShape();
+  int64_t axis = norm.axis, c = shape[axis], inner = 1;
+  for (int64_t d = axis + 1; d < int64_t(norm.rank); ++d)
+    inner *= shape[d];
+  Type et = norm.et;
+  Value zero = constFloat(b, loc, et, 0.0);
+  auto body = [&](OpBuilder &nb, Location l, ValueRange args) {
+    unsigned ni = inputs.size(), ne = extras.size();
+    SmallVector<Value> next = step(nb, l, args.take_front(ni),
+                                   args.slice(ni, ne), args.take_back(count));
+    linalg::YieldOp::create(nb, l, next);
+  };
+  SmallVector<Value> ins(inputs), allInputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iters;
+  SmallVector<int64_t> accShape;
+  AffineMap accMap;
+  bool lanes = inner % kLanes == 0;
+  if (lanes) {
+    // Loops: c (parallel), the axes before it, blocks of lanes (reductions),
+    // lanes (parallel); the data as (before..., c, inner / kLanes, kLanes).
+    SmallVector<int64_t> split(shape.take_front(axis));
+    split.append({c, inner / kLanes, kLanes});
+    for (Value &v : ins)
+      v = reshapeTo(b, loc, v, split);
+    unsigned nl = axis + 3;
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> in;
+    for (int64_t i = 0; i < axis; ++i)
+      in.push_back(d(1 + i));
+    in.append({d(0), d(nl - 2), d(nl - 1)});
+    maps.append(ins.size(), AffineMap::get(nl, 0, in, ctx));
+    maps.append(extras.size(), AffineMap::get(nl, 0, {d(0)}, ctx));
+    accMap = AffineMap::get(nl, 0, {d(0), d(nl - 1)}, ctx);
+    iters = {utils::IteratorType::parallel};
+    iters.append(axis + 1, utils::IteratorType::reduction);
+    iters.push_back(utils::IteratorType::parallel);
+    accShape = {c, kLanes};
+  } else {
+    ReductionSpace space = norm.perChannel(ctx);
+    maps.append(ins.size(), space.loopIn);
+    maps.append(extras.size(), space.loopOut);
+    accMap = space.loopOut;
+    iters = space.loopIters;
+    accShape = {c};
+  }
+  allInputs = ins;
+  llvm::append_range(allInputs, extras);
+  Value init = filledTensor(b, loc, accShape, zero);
+  SmallVector<Value> inits(count, init);
+  maps.append(count, accMap);
+  auto sums = linalg::GenericOp::create(
+      b, loc, SmallVector<Type>(count, init.getType()), allInputs, inits, maps,
+      iters, body);
+  SmallVector<Value> results(sums.getResults());
+  if (!lanes)
+    return results;
+  for (Value &r : results)
+    r = generic(b, loc, {c}, et, {r}, {b.getMultiDimIdentityMap(2)},
+                iterators(1, 1),
+                [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                  return arith::AddFOp::create(nb, l, args[0], args[1]);
+                },
+                filledTensor(b, loc, {c}, zero),
+                AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
+  return results;
+}
+
 /// BatchNormTrain: the mean, then the population variance about it (two
 /// reductions whose loops run the channels outermost), and the data times
 /// a per-channel scale plus shift.
@@ -198,24 +283,23 @@ lowerBatchNormTrain(BatchNormTrainOp op, BatchNormTrainOp::Adaptor a,
   Type et = norm.et;
   Value zero = constFloat(b, loc, et, 0.0);
   Value count = constFloat(b, loc, et, double(space.count));
-  Value sum = reduction(
-      b, loc, x, space, zero,
-      [](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) -> Value {
-        return arith::AddFOp::create(nb, l, e, acc);
-      });
+  Value sum = channelSums(b, loc, norm, {x}, {}, 1,
+                          [](OpBuilder &nb, Location l, ValueRange e,
+                             ValueRange, ValueRange acc) -> SmallVector<Value> {
+                            return {arith::AddFOp::create(nb, l, e[0], acc[0])};
+                          })[0];
   auto divide = [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
     return arith::DivFOp::create(nb, l, args[0], count);
   };
   Value mean = perChannelMap(b, loc, c, et, {sum}, divide);
-  Value squares = reduction(b, loc, x, space, zero,
-                            [](OpBuilder &nb, Location l, Value e, Value acc,
-                               ValueRange extras) -> Value {
-                              Value d = arith::SubFOp::create(nb, l, e,
-                                                              extras[0]);
-                              return arith::AddFOp::create(
-                                  nb, l, acc, arith::MulFOp::create(nb, l, d, d));
-                            },
-                            {mean});
+  Value squares =
+      channelSums(b, loc, norm, {x}, {mean}, 1,
+                  [](OpBuilder &nb, Location l, ValueRange e, ValueRange m,
+                     ValueRange acc) -> SmallVector<Value> {
+                    Value d = arith::SubFOp::create(nb, l, e[0], m[0]);
+                    return {arith::AddFOp::create(
+                        nb, l, acc[0], arith::MulFOp::create(nb, l, d, d))};
+                  })[0];
   Value var = perChannelMap(b, loc, c, et, {squares}, divide);
   bool fixGamma = op.getFixGamma();
   Value scale = perChannelMap(
@@ -253,20 +337,16 @@ lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
   ReductionSpace space = norm.perChannel(b.getContext());
   int64_t c = space.shape[0];
   Type et = norm.et;
-  Value init = filledTensor(b, loc, space.shape, constFloat(b, loc, et, 0.0));
-  auto sums = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType(), init.getType()},
-      ValueRange{dy, x, a.getMean()}, ValueRange{init, init},
-      ArrayRef<AffineMap>{space.loopIn, space.loopIn, space.loopOut,
-                          space.loopOut, space.loopOut},
-      space.loopIters, [](OpBuilder &nb, Location l, ValueRange args) {
-        Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
-        Value sdy = arith::AddFOp::create(nb, l, args[3], args[0]);
-        Value sdyx = arith::AddFOp::create(
-            nb, l, args[4], arith::MulFOp::create(nb, l, args[0], d));
-        linalg::YieldOp::create(nb, l, ValueRange{sdy, sdyx});
+  SmallVector<Value> sums = channelSums(
+      b, loc, norm, {dy, x}, {a.getMean()}, 2,
+      [](OpBuilder &nb, Location l, ValueRange e, ValueRange m,
+         ValueRange acc) -> SmallVector<Value> {
+        Value d = arith::SubFOp::create(nb, l, e[1], m[0]);
+        return {arith::AddFOp::create(nb, l, acc[0], e[0]),
+                arith::AddFOp::create(nb, l, acc[1],
+                                      arith::MulFOp::create(nb, l, e[0], d))};
       });
-  Value sdy = sums.getResult(0), sdyx = sums.getResult(1);
+  Value sdy = sums[0], sdyx = sums[1];
   bool fixGamma = op.getFixGamma();
   double inverseCount = 1.0 / double(space.count);
   auto mul = [](OpBuilder &nb, Location l, Value u, Value v) -> Value {
