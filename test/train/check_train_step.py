@@ -85,9 +85,11 @@ def mlp_logits():
     return nodes[:-2], shape
 
 
-def conv_bn():
-    """data(8x2x6x6) -> conv 3 3x3 -> BatchNorm -> relu -> max pool 2 ->
-    flatten -> FC 4 -> SoftmaxOutput."""
+def conv_bn(size=6):
+    """data(8x2xSIZExSIZE) -> conv 3 3x3 -> BatchNorm -> relu -> max pool 2
+    -> flatten -> FC 4 -> SoftmaxOutput. At size 10 the BatchNorm's 8x8
+    planes take the lowering's partial sums in lanes (a multiple of 64
+    elements after the channel axis); at 6 (4x4) its single sums."""
     nodes = [node("null", "data", []), node("null", "conv_weight", []),
              node("null", "conv_bias", []),
              node("Convolution", "conv", [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
@@ -104,7 +106,7 @@ def conv_bn():
              node("FullyConnected", "fc", [[11, 0, 0], [12, 0, 0], [13, 0, 0]], num_hidden=4),
              node("null", "softmax_label", []),
              node("SoftmaxOutput", "softmax", [[14, 0, 0], [15, 0, 0]])]
-    return nodes, (BATCH, 2, 6, 6)
+    return nodes, (BATCH, 2, size, size)
 
 
 def conv_net(batch):
@@ -176,11 +178,11 @@ class TorchMlp(torch.nn.Module):
 
 
 class TorchConvBn(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, size=6):
         super().__init__()
         self.conv = torch.nn.Conv2d(2, 3, 3)
         self.bn = torch.nn.BatchNorm2d(3, eps=1e-5)
-        self.fc = torch.nn.Linear(12, 4)
+        self.fc = torch.nn.Linear(3 * ((size - 2) // 2) ** 2, 4)
         self.batch_stats = []
 
     def forward(self, x):
@@ -384,6 +386,8 @@ def main():
     check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "adam", 0.01)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "sgd", 0.0)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001)
+    check(mxc, mxrun, work, "convbn10", lambda: conv_bn(10), lambda: TorchConvBn(10),
+          "momentum", 0.0)
     for loss in ("softmax-ce", "l2", "l1", "sigmoid-bce"):
         check(mxc, mxrun, work, "mlp", mlp_logits, TorchMlp, "sgd", 0.0, loss)
     for batch in (BATCH, 1):

@@ -192,7 +192,7 @@ Value perChannelMap(OpBuilder &b, Location loc, int64_t c, Type et,
 /// (the innermost loop runs over lanes, which LLVM vectorizes; a single
 /// float accumulator is a serial chain it may not reorder), added up at
 /// the end; else one accumulator as `reduction` does.
-constexpr int64_t kLanes = 16;
+constexpr int64_t kLanes = 64;
 using SumStep = llvm::function_ref<SmallVector<Value>(
     OpBuilder &, Location, ValueRange elements, ValueRange extras,
     ValueRange sums)>;
