@@ -9,7 +9,7 @@
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
 // An argument (resnet18, resnet20 or lenet64, or "all") times that
 // network's layers only; a second, grad-data or grad-weight, times the
-// training kernels (mxrt_kernel_sconv2d_grad_*) instead of the forward one,
+// training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the forward one,
 // and a third sets every layer's batch. MXRT_KERNEL_CONV=im2col|direct
 // limits the forward's methods (see conv.cpp).
 #include "mxrt/kernels.h"
@@ -115,14 +115,12 @@ int main(int argc, char **argv) {
           mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k,
                               l->k, l->s, l->s, l->p, l->p, 1, 1, 1, x, wt,
                               bias, y, MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
-        else if (kernel[5] == 'd') // dy in y, dx into x
-          mxrt_kernel_sconv2d_grad_data(l->n, l->c, l->h, l->w, l->f, oh, ow,
-                                        l->k, l->k, l->s, l->s, l->p, l->p, 1,
-                                        1, 1, y, wt, x, 0);
-        else // dweight into wt
-          mxrt_kernel_sconv2d_grad_weight(l->n, l->c, l->h, l->w, l->f, oh,
-                                          ow, l->k, l->k, l->s, l->s, l->p,
-                                          l->p, 1, 1, 1, x, y, wt, 0);
+        else // dy in y; dx into x or dweight into wt
+          mxrt_kernel_sconv2d_backward(
+              l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k, l->s, l->s,
+              l->p, l->p, 1, 1, 1, kernel[5] == 'd' ? NULL : x,
+              kernel[5] == 'd' ? wt : NULL, y, kernel[5] == 'd' ? x : NULL,
+              kernel[5] == 'd' ? NULL : wt, 0);
       if (r >= 0)
         times[r] = (now() - t0) / reps;
     }

@@ -9,9 +9,10 @@ Every network is an MXNet symbol (examples/models, and the CIFAR ResNet-20
 of the shared test data with `--loss softmax-ce`, as Gluon exports end at
 their logits). PyTorch runs the same graph through a module that executes
 the symbol's nodes with torch operators, on the parameters mxc initialized
-(read back with `mxrun --save-params`). Before timing, one step of each from
-the same parameters and batch must give the same updated parameters (within
-1e-4 of each tensor's largest magnitude), or the row fails.
+(read back with `mxrun --save-params`). Before timing, one step from the
+same parameters and batch must give mxc's updated parameters within 10x of
+PyTorch's float32 error against its float64 step (or 1e-4 of the tensor's
+largest magnitude), or the row fails.
 
 The runs come in interleaved rounds (mxc, then PyTorch, for every row and
 thread count, then the next round); each time is the median of the rounds'
@@ -223,25 +224,39 @@ class Row:
         return times
 
     def check(self):
-        """One step of each from the same parameters: the same result."""
+        """One step of each from the same parameters: mxc's updated
+        parameters must be as close to PyTorch's float64 step as PyTorch's
+        own float32 step is (within 10x its error), or within 1e-4 of the
+        tensor's largest magnitude. (A parameter that starts at zero, a
+        BatchNorm beta, is its one update: a sum of terms that cancel, whose
+        float32 rounding PyTorch itself gets wrong by percents.)"""
         out = os.path.join(self.dir, "step.params")
         run([self.mxrun, self.lib, "--function", "train_step", "--steps", "1",
              "--save-params", out] + self.inputs)
         got = read_mxnet_params(out)
         torch.set_num_threads(2)
-        model = self.torch_model()
-        self.torch_steps(model, torch.optim.SGD(model.parameters(), lr=LR), 1)
-        worst = 0.0
-        for name, p in model.learned.items():
-            want = p.detach().numpy()
-            name = next(k for k in got if k.replace(".", "_") == name)
-            scale = max(float(np.abs(want).max()), 1e-12)
-            err = float(np.abs(got[name] - want).max()) / scale
-            worst = max(worst, err)
-            if err > 1e-4:
-                sys.exit("train_bench: %s: after one step, %s differs from PyTorch's by %.2g "
-                         "of its largest magnitude" % (self.title, name, err))
-        self.agreement = worst
+        steps = {}
+        for dtype in (torch.float64, torch.float32):
+            model = self.torch_model().to(dtype)
+            model.aux = {k: v.to(dtype) for k, v in model.aux.items()}
+            x = torch.from_numpy(self.x).to(dtype)
+            opt = torch.optim.SGD(model.parameters(), lr=LR)
+            opt.zero_grad()
+            F.cross_entropy(model(x), torch.from_numpy(self.y).long(),
+                            reduction="sum").div(self.batch).backward()
+            opt.step()
+            steps[dtype] = {k: p.detach().double().numpy() for k, p in model.learned.items()}
+        self.agreement = 0.0  # worst mxc error / allowed error
+        for name, want in steps[torch.float64].items():
+            mxc_name = next(k for k in got if k.replace(".", "_") == name)
+            err = float(np.abs(got[mxc_name] - want).max())
+            torch_err = float(np.abs(steps[torch.float32][name] - want).max())
+            allowed = max(1e-4 * float(np.abs(want).max()), 10 * torch_err, 1e-30)
+            self.agreement = max(self.agreement, err / allowed)
+            if err > allowed:
+                sys.exit("train_bench: %s: after one step, %s is %.3g from PyTorch's float64 "
+                         "step (PyTorch's float32 step: %.3g)" % (self.title, mxc_name, err,
+                                                                 torch_err))
 
     def time_mxc(self, threads, runs):
         out = run([self.mxrun, self.lib, "--function", "train_step", "--threads",
@@ -311,8 +326,9 @@ def main():
             q = statistics.median(row.times[("torch", t)])
             print("| %s | %d | %d | %.0f | %.0f | %.2f |"
                   % (row.title, row.batch, t, row.batch * 1e3 / m, row.batch * 1e3 / q, m / q))
-    print("\nOne step of each agreed within %.1g of each parameter's largest magnitude "
-          "(worst row); compile times: %s." % (
+    print("\nOne step's parameters agreed with PyTorch's float64 step within %.2f of the "
+          "allowed error (worst row; allowed: 10x PyTorch float32's error or 1e-4 of the "
+          "tensor's magnitude); compile times: %s." % (
               max(r.agreement for r in rows),
               ", ".join("%s %.1f s" % (r.title, r.compile_s) for r in rows)))
 

@@ -76,6 +76,17 @@ LogicalResult verifyWindowOp(Operation *op, ArrayRef<Value> operands,
   return success();
 }
 
+/// verifyWindowOp for a convolution's strides, pads and dilations.
+template <typename ConvOp>
+LogicalResult verifyConvWindow(ConvOp op, ArrayRef<Value> operands,
+                               const char *rankError) {
+  return verifyWindowOp(op, operands, rankError,
+                        {{op.getStrides(), 1, "strides must be positive"},
+                         {op.getDilations(), 1, "dilations must be positive"},
+                         {op.getPads(), 0, "pads must not be negative"}},
+                        "strides, pads and dilations need 2 values each");
+}
+
 ArrayRef<int64_t> shapeOfValue(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
@@ -162,15 +173,13 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
   MatmulKernelOp::attachInterface<KernelBufferization<MatmulKernelOp>>(*ctx);
   Conv2DKernelOp::attachInterface<KernelBufferization<Conv2DKernelOp>>(*ctx);
   Pool2DKernelOp::attachInterface<KernelBufferization<Pool2DKernelOp>>(*ctx);
-  Conv2DGradDataKernelOp::attachInterface<
-      KernelBufferization<Conv2DGradDataKernelOp>>(*ctx);
-  Conv2DGradWeightKernelOp::attachInterface<
-      KernelBufferization<Conv2DGradWeightKernelOp>>(*ctx);
+  Conv2DGradKernelOp::attachInterface<KernelBufferization<Conv2DGradKernelOp>>(
+      *ctx);
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp,
-             Conv2DGradDataKernelOp, Conv2DGradWeightKernelOp>(op);
+             Conv2DGradKernelOp>(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,12 +227,8 @@ void MatmulKernelOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 LogicalResult Conv2DKernelOp::verify() {
-  if (failed(verifyWindowOp(*this, {getX(), getWeight(), getInit()},
-                            "x, weight and init must have rank 4",
-                            {{getStrides(), 1, "strides must be positive"},
-                             {getDilations(), 1, "dilations must be positive"},
-                             {getPads(), 0, "pads must not be negative"}},
-                            "strides, pads and dilations need 2 values each")))
+  if (failed(verifyConvWindow(*this, {getX(), getWeight(), getInit()},
+                              "x, weight and init must have rank 4")))
     return failure();
   ArrayRef<int64_t> xs = shapeOfValue(getX()), ws = shapeOfValue(getWeight()),
                     ys = shapeOfValue(getInit());
@@ -291,57 +296,34 @@ void Pool2DKernelOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
-// kernel.conv2d_grad_data, kernel.conv2d_grad_weight
+// kernel.conv2d_grad
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The form of a convolution gradient: the forward's x (N, C, H, W),
-/// weight (F, C / groups, KH, KW) and dy (N, F, OH, OW), one of them init.
-template <typename OpTy>
-LogicalResult verifyConvGrad(OpTy op, Value x, Value weight, Value dy) {
-  if (failed(verifyWindowOp(op, {x, weight, dy},
-                            "x, weight and dy must have rank 4",
-                            {{op.getStrides(), 1, "strides must be positive"},
-                             {op.getDilations(), 1,
-                              "dilations must be positive"},
-                             {op.getPads(), 0, "pads must not be negative"}},
-                            "strides, pads and dilations need 2 values each")))
+/// The forward's x (N, C, H, W), weight (F, C / groups, KH, KW) and dy
+/// (N, F, OH, OW), one of x and weight being init.
+LogicalResult Conv2DGradKernelOp::verify() {
+  if (getWrt() != "data" && getWrt() != "weight")
+    return emitOpError("wrt must be data or weight, not '") << getWrt() << "'";
+  Value x = getX(), weight = getWeight(), dy = getDy();
+  if (failed(verifyConvWindow(*this, {x, weight, dy},
+                              "x, weight and dy must have rank 4")))
     return failure();
   ArrayRef<int64_t> xs = shapeOfValue(x), ws = shapeOfValue(weight),
                     ys = shapeOfValue(dy);
-  int64_t g = op.getGroups();
+  int64_t g = getGroups();
   if (g < 1 || xs[1] % g != 0 || ws[0] % g != 0 || ws[1] * g != xs[1] ||
       ys[0] != xs[0] || ys[1] != ws[0])
-    return op.emitOpError("shapes do not match: x ")
+    return emitOpError("shapes do not match: x ")
            << shapeOf(x) << ", weight " << shapeOf(weight) << ", dy "
            << shapeOf(dy) << ", groups " << g;
   return success();
 }
-} // namespace
 
-LogicalResult Conv2DGradDataKernelOp::verify() {
-  return verifyConvGrad(*this, getInit(), getWeight(), getDy());
-}
-
-int32_t Conv2DGradDataKernelOp::getKernelFlags() {
+int32_t Conv2DGradKernelOp::getKernelFlags() {
   return getAccumulate() ? kKernelAccumulate : 0;
 }
 
-void Conv2DGradDataKernelOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  kernelEffects(*this, effects);
-}
-
-LogicalResult Conv2DGradWeightKernelOp::verify() {
-  return verifyConvGrad(*this, getX(), getInit(), getDy());
-}
-
-int32_t Conv2DGradWeightKernelOp::getKernelFlags() {
-  return getAccumulate() ? kKernelAccumulate : 0;
-}
-
-void Conv2DGradWeightKernelOp::getEffects(
+void Conv2DGradKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -78,39 +78,41 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
   }];
 }
 
-def Mx_Conv2DGradDataKernelOp : Mx_KernelOp<"kernel.conv2d_grad_data"> {
-  let summary = "init = the data gradient of kernel.conv2d, NCHW";
+def Mx_Conv2DGradKernelOp : Mx_KernelOp<"kernel.conv2d_grad"> {
+  let summary = "init = a gradient of kernel.conv2d, NCHW";
   let description = [{
-    From dy (N, F, OH, OW) and weight (F, C / groups, KH, KW), init
-    (N, C, H, W) = the transposed convolution of dy (what kernel.conv2d's
-    x receives from dy), plus init's old value when accumulate.
-  }];
-  let arguments = (ins Mx_KernelOperand:$dy, Mx_KernelOperand:$weight,
-                   Mx_KernelOperand:$init, DenseI64ArrayAttr:$strides,
-                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$groups,
-                   DefaultValuedAttr<BoolAttr, "false">:$accumulate);
-  let assemblyFormat = [{
-    $dy `,` $weight `into` $init attr-dict `:` type($dy) `,` type($weight)
-    `into` type($init) (`->` type($result)^)?
-  }];
-}
+    From dy (N, F, OH, OW) of a kernel.conv2d (x (N, C, H, W), weight
+    (F, C / groups, KH, KW)): with wrt = "data", source is the weight and
+    init (N, C, H, W) = the transposed convolution of dy, what x receives;
+    with wrt = "weight", source is x and init (F, C / groups, KH, KW) = the
+    sum over the batch and the output positions of dy times the window of x
+    it came from. Plus init's old value when accumulate.
 
-def Mx_Conv2DGradWeightKernelOp : Mx_KernelOp<"kernel.conv2d_grad_weight"> {
-  let summary = "init = the weight gradient of kernel.conv2d, NCHW";
-  let description = [{
-    From x (N, C, H, W) and dy (N, F, OH, OW), init (F, C / groups, KH, KW)
-    = the sum over the batch and the output positions of dy times the
-    window of x it came from, plus init's old value when accumulate.
+    ```mlir
+    %dx = mx.kernel.conv2d_grad %dy, %w into %init {wrt = "data",
+        strides = array<i64: 1, 1>, pads = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>} : tensor<8x16x32x32xf32>,
+        tensor<16x3x3x3xf32> into tensor<8x3x32x32xf32> -> tensor<8x3x32x32xf32>
+    ```
   }];
-  let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$dy,
-                   Mx_KernelOperand:$init, DenseI64ArrayAttr:$strides,
-                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+  let arguments = (ins Mx_KernelOperand:$dy, Mx_KernelOperand:$source,
+                   Mx_KernelOperand:$init, StrAttr:$wrt,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$groups,
                    DefaultValuedAttr<BoolAttr, "false">:$accumulate);
   let assemblyFormat = [{
-    $x `,` $dy `into` $init attr-dict `:` type($x) `,` type($dy)
+    $dy `,` $source `into` $init attr-dict `:` type($dy) `,` type($source)
     `into` type($init) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    int32_t getKernelFlags();
+    /// The forward's x and weight (one of them is init).
+    mlir::Value getX() { return getWrt() == "data" ? getInit() : getSource(); }
+    mlir::Value getWeight() {
+      return getWrt() == "data" ? getSource() : getInit();
+    }
   }];
 }
 

@@ -139,6 +139,20 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
   return ab.args;
 }
 
+/// The geometry arguments every convolution kernel starts with: n, c, h,
+/// w (`nchw`), f, oh, ow, kh, kw (of the weight `ws`), strides, pads,
+/// dilations and groups.
+template <typename ConvOp>
+void addConvGeometry(ArgBuilder &ab, ConvOp op, ArrayRef<int64_t> nchw,
+                     ArrayRef<int64_t> ws, int64_t oh, int64_t ow) {
+  for (int64_t v :
+       {nchw[0], nchw[1], nchw[2], nchw[3], ws[0], oh, ow, ws[2], ws[3],
+        op.getStrides()[0], op.getStrides()[1], op.getPads()[0],
+        op.getPads()[1], op.getDilations()[0], op.getDilations()[1],
+        int64_t(op.getGroups())})
+    ab.add(v);
+}
+
 /// mxrt_kernel_sconv2d's arguments for `op` (contiguous NCHW buffers, or
 /// NHWC).
 SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
@@ -149,11 +163,7 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   bool last = op.getNhwc();
   int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
   int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
-  for (int64_t v :
-       {xs[0], c, h, w, ws[0], oh, ow, ws[2], ws[3], op.getStrides()[0],
-        op.getStrides()[1], op.getPads()[0], op.getPads()[1],
-        op.getDilations()[0], op.getDilations()[1], int64_t(op.getGroups())})
-    ab.add(v);
+  addConvGeometry(ab, op, {xs[0], c, h, w}, ws, oh, ow);
   ab.add(ab.view(op.getX()).first);
   ab.add(ab.view(op.getWeight()).first);
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
@@ -162,22 +172,21 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   return ab.args;
 }
 
-/// mxrt_kernel_sconv2d_grad_data's / _grad_weight's arguments for `op`:
-/// the forward's geometry from x (N, C, H, W), weight (F, C / groups, KH,
-/// KW) and dy (N, F, OH, OW), then the two inputs and init.
-template <typename OpTy>
-SmallVector<Value> sconv2dGradArgs(OpBuilder &b, OpTy op, Value x,
-                                   Value weight, Value dy) {
+/// mxrt_kernel_sconv2d_backward's arguments for `op`: the forward's
+/// geometry, then x, weight, dy, dx and dweight, the two that `op` does not
+/// read or write NULL.
+SmallVector<Value> sconv2dBackwardArgs(OpBuilder &b, Conv2DGradKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
-  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(weight), ys = shapeOf(dy);
-  for (int64_t v :
-       {xs[0], xs[1], xs[2], xs[3], ws[0], ys[2], ys[3], ws[2], ws[3],
-        op.getStrides()[0], op.getStrides()[1], op.getPads()[0],
-        op.getPads()[1], op.getDilations()[0], op.getDilations()[1],
-        int64_t(op.getGroups())})
-    ab.add(v);
-  for (Value v : op->getOperands())
-    ab.add(ab.view(v).first);
+  ArrayRef<int64_t> ys = shapeOf(op.getDy());
+  addConvGeometry(ab, op, shapeOf(op.getX()), shapeOf(op.getWeight()), ys[2],
+                  ys[3]);
+  bool data = op.getWrt() == "data";
+  auto pointer = [&](Value v) { return ab.view(v).first; };
+  ab.add(data ? ab.null() : pointer(op.getX()));
+  ab.add(data ? pointer(op.getWeight()) : ab.null());
+  ab.add(pointer(op.getDy()));
+  ab.add(data ? pointer(op.getInit()) : ab.null());
+  ab.add(data ? ab.null() : pointer(op.getInit()));
   ab.addFlags(op.getKernelFlags());
   return ab.args;
 }
@@ -250,13 +259,9 @@ struct KernelsToCallsPass
             op->emitOpError("needs contiguous buffers, got ") << v.getType();
             return signalPassFailure();
           }
-        if (auto gd = dyn_cast<Conv2DGradDataKernelOp>(op)) {
-          args = sconv2dGradArgs(b, gd, gd.getInit(), gd.getWeight(),
-                                 gd.getDy());
-          callee = "mxrt_kernel_sconv2d_grad_data";
-        } else if (auto gw = dyn_cast<Conv2DGradWeightKernelOp>(op)) {
-          args = sconv2dGradArgs(b, gw, gw.getX(), gw.getInit(), gw.getDy());
-          callee = "mxrt_kernel_sconv2d_grad_weight";
+        if (auto grad = dyn_cast<Conv2DGradKernelOp>(op)) {
+          args = sconv2dBackwardArgs(b, grad);
+          callee = "mxrt_kernel_sconv2d_backward";
         } else {
           args = sconv2dArgs(b, cast<Conv2DKernelOp>(op));
           callee = "mxrt_kernel_sconv2d";

@@ -266,18 +266,11 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
 
 using mxrt::ConvGrad;
 
-extern "C" void mxrt_kernel_sconv2d_grad_data(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
-    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const float *dy, const float *weight, float *dx,
-    int32_t flags) {
-  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || groups <= 0)
-    return;
-  ConvGrad g{n,     c,     h,        w,        f,      oh,
-             ow,    kh,    kw,       stride_h, stride_w, pad_h,
-             pad_w, dilate_h, dilate_w, groups};
-  bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+/// The data gradient (mxrt_kernel_sconv2d_backward's dx).
+static void gradData(const ConvGrad &g, const float *dy, const float *weight,
+                     float *dx, bool accumulate) {
+  int64_t n = g.n, c = g.c, h = g.h, w = g.w, f = g.f, oh = g.oh, ow = g.ow;
+  int64_t kh = g.kh, kw = g.kw, pad_h = g.ph, pad_w = g.pw, groups = g.groups;
   if (f <= 0 || oh <= 0 || ow <= 0) { // nothing flows back
     if (!accumulate)
       std::memset(dx, 0, n * c * h * w * sizeof(float));
@@ -304,7 +297,7 @@ extern "C" void mxrt_kernel_sconv2d_grad_data(
         }
     mxrt_kernel_sconv2d(n, f, oh, ow, c, h, w, kh, kw, 1, 1, kh - 1 - pad_h,
                         kw - 1 - pad_w, 1, 1, groups, dy, flipped, nullptr, dx,
-                        flags & MXRT_KERNEL_ACCUMULATE);
+                        accumulate ? MXRT_KERNEL_ACCUMULATE : 0);
     return;
   }
   int64_t count = n * groups;
@@ -359,18 +352,10 @@ static void directGradWeight(const ConvGrad &g, const float *x,
   });
 }
 
-extern "C" void mxrt_kernel_sconv2d_grad_weight(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
-    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const float *x, const float *dy, float *dweight,
-    int32_t flags) {
-  if (f <= 0 || c <= 0 || groups <= 0 || kh <= 0 || kw <= 0)
-    return;
-  ConvGrad g{n,     c,     h,        w,        f,      oh,
-             ow,    kh,    kw,       stride_h, stride_w, pad_h,
-             pad_w, dilate_h, dilate_w, groups};
-  bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+/// The weight gradient (mxrt_kernel_sconv2d_backward's dweight).
+static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
+                       float *dweight, bool accumulate) {
+  int64_t n = g.n, f = g.f, oh = g.oh, ow = g.ow;
   int64_t size = f * g.k();
   if (n <= 0 || oh <= 0 || ow <= 0) {
     if (!accumulate)
@@ -409,4 +394,22 @@ extern "C" void mxrt_kernel_sconv2d_grad_weight(
   mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
     mxrt::addTransposed(g, dwT, runs, dweight, accumulate, begin, end);
   });
+}
+
+extern "C" void mxrt_kernel_sconv2d_backward(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *x, const float *weight, const float *dy,
+    float *dx, float *dweight, int32_t flags) {
+  if (n < 0 || c <= 0 || f <= 0 || groups <= 0 || kh <= 0 || kw <= 0)
+    return;
+  ConvGrad g{n,     c,     h,        w,        f,      oh,
+             ow,    kh,    kw,       stride_h, stride_w, pad_h,
+             pad_w, dilate_h, dilate_w, groups};
+  bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+  if (dx && h > 0 && w > 0)
+    gradData(g, dy, weight, dx, accumulate);
+  if (dweight)
+    gradWeight(g, x, dy, dweight, accumulate);
 }

@@ -85,3 +85,20 @@ func.func @pool(%nhwc: memref<2x6x5x3xf32>, %y: memref<2x3x3x3xf32>) {
   mx.kernel.pool2d %x into %y {kernel = array<i64: 2, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 1>, pool_type = "avg", count_include_pad = true, relu = true} : memref<2x3x6x5xf32, strided<[90, 1, 15, 3]>> into memref<2x3x3x3xf32>
   return
 }
+
+// -----
+
+// Convolution gradients call mxrt_kernel_sconv2d_backward with the
+// forward's geometry (n c h w, f oh ow, kh kw, strides, pads, dilations,
+// groups), then x, weight, dy, dx, dweight: NULL where the gradient does
+// not read or write them.
+// CHECK: func.func private @mxrt_kernel_sconv2d_backward(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32)
+// CHECK-LABEL: func.func @conv_grads
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @mxrt_kernel_sconv2d_backward(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %c6_i64, %c4_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c2_i64, %[[NULL]], %[[W:.*]], %[[DY:.*]], %[[DX:.*]], %[[NULL]], %c0_i32)
+// CHECK: call @mxrt_kernel_sconv2d_backward(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %c6_i64, %c4_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c2_i64, %[[X:.*]], %[[NULL]], %{{.*}}, %[[NULL]], %[[DW:.*]], %c1_i32)
+func.func @conv_grads(%x: memref<2x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %dy: memref<2x6x4x4xf32>, %dx: memref<2x4x8x8xf32>, %dw: memref<6x2x3x3xf32>) {
+  mx.kernel.conv2d_grad %dy, %w into %dx {wrt = "data", strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : memref<2x6x4x4xf32>, memref<6x2x3x3xf32> into memref<2x4x8x8xf32>
+  mx.kernel.conv2d_grad %dy, %x into %dw {wrt = "weight", strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, accumulate = true} : memref<2x6x4x4xf32>, memref<2x4x8x8xf32> into memref<6x2x3x3xf32>
+  return
+}

@@ -42,3 +42,18 @@ func.func @pools(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x
   %b = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
   return %a, %b : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A 2-D float32 convolution's gradients become mx.kernel.conv2d_grad, one
+// per gradient, with the forward's geometry (MXNet's pad per axis, strides
+// and dilations defaulted to 1).
+// CHECK-LABEL: func.func @conv_grads
+// CHECK: mx.kernel.conv2d_grad %{{.*}}, %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, pads = array<i64: 1, 1>, strides = array<i64: 2, 2>, wrt = "data"} : tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32> into tensor<2x4x8x8xf32>
+// CHECK: mx.kernel.conv2d_grad %{{.*}}, %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, pads = array<i64: 1, 1>, strides = array<i64: 2, 2>, wrt = "weight"} : tensor<2x6x4x4xf32>, tensor<2x4x8x8xf32> into tensor<6x2x3x3xf32>
+// CHECK-NOT: mx.Convolution
+func.func @conv_grads(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %dy: tensor<2x6x4x4xf32>) -> (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>) {
+  %dx = mx.ConvolutionGradData %dy, %w {data_shape = array<i64: 2, 4, 8, 8>, kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %dw = mx.ConvolutionGradWeight %x, %dy {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<6x2x3x3xf32>
+  return %dx, %dw : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>
+}

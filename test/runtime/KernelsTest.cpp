@@ -5,6 +5,7 @@
 // dilations and groups; serially and on a thread pool. CTest runs this
 // program once per instruction set (MXRT_KERNEL_ISA).
 
+#include "KernelReference.h"
 #include "mxrt/kernels.h"
 #include "threadpool.h"
 
@@ -22,22 +23,8 @@
 
 namespace {
 
-std::vector<float> randomVector(std::mt19937 &rng, size_t n) {
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = u(rng);
-  return v;
-}
-
-void expectNear(const std::vector<float> &got, const std::vector<double> &want,
-                const char *what, int trial) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i]) // equal infinities pass (empty pooling windows)
-      ASSERT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i])))
-          << what << " trial " << trial << " element " << i;
-}
+using mxrt_test::expectNear;
+using mxrt_test::randomVector;
 
 /// Random GEMM problems, checked against a float64 reference.
 void checkGemm(int trials, uint32_t seed) {
@@ -88,10 +75,7 @@ void checkGemm(int trials, uint32_t seed) {
   }
 }
 
-/// A convolution's extents (mxrt_kernel_sconv2d's order).
-struct ConvShape {
-  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, g;
-};
+using mxrt_test::ConvShape;
 
 /// The float64 result of mxrt_kernel_sconv2d(shape, x, weight, bias, y,
 /// flags), y holding the old output; and in `scale` each output's sum of
@@ -102,39 +86,22 @@ std::vector<double> referenceConv(const ConvShape &cs,
                                   const float *bias,
                                   const std::vector<float> &y, int32_t flags,
                                   std::vector<double> &scale) {
-  int64_t cg = cs.c / cs.g, fg = cs.f / cs.g;
-  std::vector<double> want(y.begin(), y.end());
+  std::vector<double> want(y.size(), 0.0);
   scale.assign(y.size(), 0.0);
-  for (int64_t img = 0; img < cs.n; ++img)
-    for (int64_t fi = 0; fi < cs.f; ++fi)
-      for (int64_t oy = 0; oy < cs.oh; ++oy)
-        for (int64_t ox = 0; ox < cs.ow; ++ox) {
-          double sum = bias ? bias[fi] : 0.0, magnitude = std::fabs(sum);
-          int64_t group = fi / fg;
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t r = 0; r < cs.kh; ++r)
-              for (int64_t s = 0; s < cs.kw; ++s) {
-                int64_t iy = oy * cs.sh - cs.ph + r * cs.dh,
-                        ix = ox * cs.sw - cs.pw + s * cs.dw;
-                if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w)
-                  continue;
-                double term =
-                    double(
-                        x[((img * cs.c + group * cg + ci) * cs.h + iy) * cs.w +
-                          ix]) *
-                    weight[((fi * cg + ci) * cs.kh + r) * cs.kw + s];
-                sum += term;
-                magnitude += std::fabs(term);
-              }
-          int64_t at = ((img * cs.f + fi) * cs.oh + oy) * cs.ow + ox;
-          double &out = want[at];
-          if (flags & MXRT_KERNEL_ACCUMULATE) {
-            sum += out;
-            magnitude += std::fabs(out);
-          }
-          scale[at] = magnitude;
-          out = flags & MXRT_KERNEL_RELU ? std::max(sum, 0.0) : sum;
-        }
+  mxrt_test::forEachConvTerm(cs, [&](int64_t xi, int64_t wi, int64_t yi) {
+    double term = double(x[xi]) * weight[wi];
+    want[yi] += term;
+    scale[yi] += std::fabs(term);
+  });
+  for (size_t at = 0; at < want.size(); ++at) {
+    double extra = bias ? bias[at / (cs.oh * cs.ow) % cs.f] : 0.0;
+    if (flags & MXRT_KERNEL_ACCUMULATE)
+      extra += y[at];
+    want[at] += extra;
+    scale[at] += std::fabs(extra);
+    if (flags & MXRT_KERNEL_RELU)
+      want[at] = std::max(want[at], 0.0);
+  }
   return want;
 }
 

@@ -135,21 +135,21 @@ FailureOr<Value> selectMatMul(MatMulOp op, MatMulOp::Adaptor a, OpBuilder &b) {
   return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
 }
 
-/// The 2-D float32 convolution gradients through libmxrt's GEMM (im2col
-/// and col2im around it; mxrt_kernel_sconv2d_grad_*), in place of the
-/// generic loop nests: LeNet's first-layer weight gradient was half its
-/// training step as loops.
-template <typename KernelOp, typename GradOp>
-FailureOr<Value> convGradKernel(GradOp op, OpBuilder &b, Value first,
-                                Value second) {
+/// The 2-D float32 convolution gradients through libmxrt's kernels
+/// (mxrt_kernel_sconv2d_backward: direct, or the GEMM with im2col and
+/// col2im around it), in place of the generic loop nests: LeNet's
+/// first-layer weight gradient was half its training step as loops.
+template <typename GradOp>
+FailureOr<Value> convGradKernel(GradOp op, OpBuilder &b, StringRef wrt,
+                                Value dy, Value source) {
   auto type = cast<RankedTensorType>(op.getType());
   if (!isF32(op.getResult()) || type.getRank() != 4 ||
       op.getKernel().size() != 2)
     return failure();
   WindowGeometry geo = windowOf(op);
-  return KernelOp::create(
-             b, op.getLoc(), type, first, second,
-             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+  return Conv2DGradKernelOp::create(
+             b, op.getLoc(), type, dy, source,
+             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()), wrt,
              geo.stride, geo.pad, geo.dilate, op.getNumGroup(),
              /*accumulate=*/false)
       .getResult();
@@ -158,15 +158,13 @@ FailureOr<Value> convGradKernel(GradOp op, OpBuilder &b, Value first,
 FailureOr<Value> selectConvolutionGradData(ConvolutionGradDataOp op,
                                            ConvolutionGradDataOp::Adaptor a,
                                            OpBuilder &b) {
-  return convGradKernel<Conv2DGradDataKernelOp>(op, b, a.getOutGrad(),
-                                                a.getWeight());
+  return convGradKernel(op, b, "data", a.getOutGrad(), a.getWeight());
 }
 
 FailureOr<Value> selectConvolutionGradWeight(ConvolutionGradWeightOp op,
                                              ConvolutionGradWeightOp::Adaptor a,
                                              OpBuilder &b) {
-  return convGradKernel<Conv2DGradWeightKernelOp>(op, b, a.getData(),
-                                                  a.getOutGrad());
+  return convGradKernel(op, b, "weight", a.getOutGrad(), a.getData());
 }
 
 struct SelectCpuKernelsPass

@@ -281,7 +281,6 @@ lowerBatchNormTrain(BatchNormTrainOp op, BatchNormTrainOp::Adaptor a,
   ReductionSpace space = norm.perChannel(b.getContext());
   int64_t c = space.shape[0];
   Type et = norm.et;
-  Value zero = constFloat(b, loc, et, 0.0);
   Value count = constFloat(b, loc, et, double(space.count));
   Value sum = channelSums(b, loc, norm, {x}, {}, 1,
                           [](OpBuilder &nb, Location l, ValueRange e,

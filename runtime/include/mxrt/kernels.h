@@ -72,24 +72,19 @@ MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   const float *bias, float *y, int32_t flags);
 
 /** The gradients of mxrt_kernel_sconv2d (NCHW, the same geometry
- *  arguments), for training: from dy (n, f, oh, ow), the data gradient dx
- *  (n, c, h, w) = the transposed convolution of dy with the weight, and the
- *  weight gradient dweight (f, c / groups, kh, kw) = the sum over the batch
- *  of dy times x's windows. The result overwrites dx / dweight, or adds to
- *  them with MXRT_KERNEL_ACCUMULATE (the only flag they take); it must not
- *  overlap the inputs. */
-MXRT_API void mxrt_kernel_sconv2d_grad_data(
+ *  arguments), for training, from dy (n, f, oh, ow): with dx non-NULL, the
+ *  data gradient dx (n, c, h, w) = the transposed convolution of dy with the
+ *  weight; with dweight non-NULL, the weight gradient dweight (f, c /
+ *  groups, kh, kw) = the sum over the batch of dy times x's windows (x and
+ *  weight may be NULL where nothing reads them). Each result overwrites its
+ *  buffer, or adds to it with MXRT_KERNEL_ACCUMULATE (the only flag they
+ *  take), and must not overlap the inputs. */
+MXRT_API void mxrt_kernel_sconv2d_backward(
     int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
     int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
     int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const float *dy, const float *weight, float *dx,
-    int32_t flags);
-MXRT_API void mxrt_kernel_sconv2d_grad_weight(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
-    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const float *x, const float *dy, float *dweight,
-    int32_t flags);
+    int64_t groups, const float *x, const float *weight, const float *dy,
+    float *dx, float *dweight, int32_t flags);
 
 /** 2-D pooling of n x c planes: y[i, j, oy, ox] = the maximum (or with
  *  MXRT_KERNEL_POOL_AVG the mean, MXRT_KERNEL_POOL_SUM the sum) of x[i, j,

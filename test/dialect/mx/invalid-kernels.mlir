@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Negative cases of the mx.kernel.* verifiers (MxKernelOps.cpp).
+// RUN: %mxc-opt --split-input-file --verify-diagnostics %s
+
+// The verifier: wrt names one of the two gradients; the shapes are a
+// convolution's.
+func.func @bad_wrt(%dy: memref<1x2x3x3xf32>, %w: memref<2x1x3x3xf32>, %dx: memref<1x1x5x5xf32>) {
+  // expected-error @+1 {{wrt must be data or weight, not 'bias'}}
+  mx.kernel.conv2d_grad %dy, %w into %dx {wrt = "bias", strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>} : memref<1x2x3x3xf32>, memref<2x1x3x3xf32> into memref<1x1x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @bad_shapes(%dy: memref<1x3x3x3xf32>, %w: memref<2x1x3x3xf32>, %dx: memref<1x1x5x5xf32>) {
+  // expected-error @+1 {{shapes do not match: x memref<1x1x5x5xf32>, weight memref<2x1x3x3xf32>, dy memref<1x3x3x3xf32>, groups 1}}
+  mx.kernel.conv2d_grad %dy, %w into %dx {wrt = "data", strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>} : memref<1x3x3x3xf32>, memref<2x1x3x3xf32> into memref<1x1x5x5xf32>
+  return
+}
