@@ -87,9 +87,10 @@ def mlp_logits():
 
 def conv_bn(size=6):
     """data(8x2xSIZExSIZE) -> conv 3 3x3 -> BatchNorm -> relu -> max pool 2
-    -> flatten -> FC 4 -> SoftmaxOutput. At size 10 the BatchNorm's 8x8
-    planes take the lowering's partial sums in lanes (a multiple of 64
-    elements after the channel axis); at 6 (4x4) its single sums."""
+    -> flatten -> FC 4 -> SoftmaxOutput. At sizes 6 and 10 the BatchNorm's
+    4x4 and 8x8 planes take the lowering's partial sums in lanes (a
+    multiple of 16 elements after the channel axis); at 5 (3x3) its single
+    sums."""
     nodes = [node("null", "data", []), node("null", "conv_weight", []),
              node("null", "conv_bias", []),
              node("Convolution", "conv", [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
@@ -386,8 +387,9 @@ def main():
     check(mxc, mxrun, work, "mlp", mlp, TorchMlp, "adam", 0.01)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "sgd", 0.0)
     check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001)
-    check(mxc, mxrun, work, "convbn10", lambda: conv_bn(10), lambda: TorchConvBn(10),
-          "momentum", 0.0)
+    for size in (5, 10):
+        check(mxc, mxrun, work, "convbn%d" % size, lambda: conv_bn(size),
+              lambda: TorchConvBn(size), "momentum", 0.0)
     for loss in ("softmax-ce", "l2", "l1", "sigmoid-bce"):
         check(mxc, mxrun, work, "mlp", mlp_logits, TorchMlp, "sgd", 0.0, loss)
     for batch in (BATCH, 1):
