@@ -175,11 +175,13 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
   Pool2DKernelOp::attachInterface<KernelBufferization<Pool2DKernelOp>>(*ctx);
   Conv2DGradKernelOp::attachInterface<KernelBufferization<Conv2DGradKernelOp>>(
       *ctx);
+  Pool2DGradKernelOp::attachInterface<KernelBufferization<Pool2DGradKernelOp>>(
+      *ctx);
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp,
-             Conv2DGradKernelOp>(op);
+             Conv2DGradKernelOp, Pool2DGradKernelOp>(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -263,30 +265,49 @@ void Conv2DKernelOp::getEffects(
 // kernel.pool2d
 //===----------------------------------------------------------------------===//
 
-LogicalResult Pool2DKernelOp::verify() {
+/// The form of a pooling kernel op: `operands` of rank 4, the window's
+/// attributes, the pool type, and the outputs' (N, C) = the input's.
+template <typename PoolOp>
+LogicalResult verifyPool(PoolOp op, ArrayRef<Value> operands,
+                         const char *rankError, Value x,
+                         ArrayRef<Value> outputs) {
   if (failed(verifyWindowOp(
-          *this, {getX(), getInit()}, "x and init must have rank 4",
-          {{getKernel(), 1, "kernel extents must be positive"},
-           {getStrides(), 1, "strides must be positive"},
-           {getPads(), 0, "pads must not be negative"}},
+          op, operands, rankError,
+          {{op.getKernel(), 1, "kernel extents must be positive"},
+           {op.getStrides(), 1, "strides must be positive"},
+           {op.getPads(), 0, "pads must not be negative"}},
           "kernel, strides and pads need 2 values each")))
     return failure();
-  ArrayRef<int64_t> xs = shapeOfValue(getX()), ys = shapeOfValue(getInit());
-  StringRef type = getPoolType();
+  StringRef type = op.getPoolType();
   if (type != "max" && type != "avg" && type != "sum")
-    return emitOpError("pool_type must be max, avg or sum, not '")
+    return op.emitOpError("pool_type must be max, avg or sum, not '")
            << type << "'";
-  if (ys[0] != xs[0] || ys[1] != xs[1])
-    return emitOpError("shapes do not match: x ")
-           << shapeOf(getX()) << " into " << shapeOf(getInit());
+  ArrayRef<int64_t> xs = shapeOfValue(x);
+  for (Value out : outputs) {
+    ArrayRef<int64_t> ys = shapeOfValue(out);
+    if (ys[0] != xs[0] || ys[1] != xs[1])
+      return op.emitOpError("shapes do not match: x ")
+             << shapeOf(x) << " and " << shapeOf(out);
+  }
   return success();
 }
 
-int32_t Pool2DKernelOp::getKernelFlags() {
-  StringRef type = getPoolType();
-  return flagsOf(*this) | (type == "avg" ? kKernelPoolAvg : 0) |
+/// MXRT_KERNEL_POOL_* of a pooling kernel op, and accumulate.
+template <typename PoolOp> int32_t poolFlags(PoolOp op) {
+  StringRef type = op.getPoolType();
+  return (op.getAccumulate() ? kKernelAccumulate : 0) |
+         (type == "avg" ? kKernelPoolAvg : 0) |
          (type == "sum" ? kKernelPoolSum : 0) |
-         (getCountIncludePad() ? kKernelPoolCountPad : 0);
+         (op.getCountIncludePad() ? kKernelPoolCountPad : 0);
+}
+
+LogicalResult Pool2DKernelOp::verify() {
+  return verifyPool(*this, {getX(), getInit()}, "x and init must have rank 4",
+                    getX(), {getInit()});
+}
+
+int32_t Pool2DKernelOp::getKernelFlags() {
+  return poolFlags(*this) | (getRelu() ? kKernelRelu : 0);
 }
 
 void Pool2DKernelOp::getEffects(
@@ -324,6 +345,29 @@ int32_t Conv2DGradKernelOp::getKernelFlags() {
 }
 
 void Conv2DGradKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.pool2d_grad
+//===----------------------------------------------------------------------===//
+
+LogicalResult Pool2DGradKernelOp::verify() {
+  if (failed(verifyPool(*this, {getX(), getY(), getDy(), getInit()},
+                        "x, y, dy and init must have rank 4", getX(),
+                        {getY(), getDy(), getInit()})))
+    return failure();
+  if (getY().getType() != getDy().getType() ||
+      getX().getType() != getInit().getType())
+    return emitOpError("dy must have y's type and init x's");
+  return success();
+}
+
+int32_t Pool2DGradKernelOp::getKernelFlags() { return poolFlags(*this); }
+
+void Pool2DGradKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -147,4 +147,30 @@ def Mx_Pool2DKernelOp : Mx_KernelOp<"kernel.pool2d"> {
   }];
 }
 
+def Mx_Pool2DGradKernelOp : Mx_KernelOp<"kernel.pool2d_grad"> {
+  let summary = "init = the gradient of kernel.pool2d's x, NCHW";
+  let description = [{
+    From kernel.pool2d's x (N, C, H, W), its output y and the output's
+    gradient dy (N, C, OH, OW), init (N, C, H, W) = each dy sent to its
+    window's taps inside the input: for "max" to the taps equal to y (all
+    of them), for "avg" divided as the forward divided, for "sum" whole.
+    Plus init's old value when accumulate.
+  }];
+  let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$y,
+                   Mx_KernelOperand:$dy, Mx_KernelOperand:$init,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads,
+                   DefaultValuedAttr<StrAttr, "\"max\"">:$pool_type,
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $y `,` $dy `into` $init attr-dict `:` type($x) `,` type($y) `,`
+    type($dy) `into` type($init) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    int32_t getKernelFlags();
+  }];
+}
+
 #endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mxc {
 #define GEN_PASS_DEF_KERNELSTOCALLSPASS
@@ -191,20 +192,37 @@ SmallVector<Value> sconv2dBackwardArgs(OpBuilder &b, Conv2DGradKernelOp op) {
   return ab.args;
 }
 
-/// mxrt_kernel_spool2d's arguments for `op` (any strides).
-SmallVector<Value> spool2dArgs(OpBuilder &b, Pool2DKernelOp op) {
-  ArgBuilder ab{b, op.getLoc(), {}};
-  ArrayRef<int64_t> xs = shapeOf(op.getX()), ys = shapeOf(op.getInit());
+/// The geometry arguments both pooling kernels start with: n, c, h, w (of
+/// x), oh, ow (of the output `y`), the kernel, strides and pads.
+template <typename PoolOp>
+void addPoolGeometry(ArgBuilder &ab, PoolOp op, Value y) {
+  ArrayRef<int64_t> xs = shapeOf(op.getX()), ys = shapeOf(y);
   for (int64_t v : {xs[0], xs[1], xs[2], xs[3], ys[2], ys[3], op.getKernel()[0],
                     op.getKernel()[1], op.getStrides()[0], op.getStrides()[1],
                     op.getPads()[0], op.getPads()[1]})
     ab.add(v);
+}
+
+/// mxrt_kernel_spool2d's arguments for `op` (any strides).
+SmallVector<Value> spool2dArgs(OpBuilder &b, Pool2DKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  addPoolGeometry(ab, op, op.getInit());
   for (Value v : {op.getX(), op.getInit()}) {
     auto [ptr, strides] = ab.view(v);
     ab.add(ptr);
     for (Value s : strides)
       ab.add(s);
   }
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
+/// mxrt_kernel_spool2d_backward's arguments for `op` (contiguous buffers).
+SmallVector<Value> spool2dBackwardArgs(OpBuilder &b, Pool2DGradKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  addPoolGeometry(ab, op, op.getY());
+  for (Value v : op->getOperands())
+    ab.add(ab.view(v).first);
   ab.addFlags(op.getKernelFlags());
   return ab.args;
 }
@@ -245,28 +263,35 @@ struct KernelsToCallsPass
         return signalPassFailure();
       }
       OpBuilder b(op);
-      SmallVector<Value> args;
-      StringRef callee;
-      if (auto mm = dyn_cast<MatmulKernelOp>(op)) {
-        args = sgemmArgs(b, mm);
-        callee = "mxrt_kernel_sgemm";
-      } else if (auto pool = dyn_cast<Pool2DKernelOp>(op)) {
-        args = spool2dArgs(b, pool);
-        callee = "mxrt_kernel_spool2d";
-      } else {
+      // The convolution kernels and the pooling gradient read contiguous
+      // buffers; the GEMM and the forward pooling take strides.
+      if (!isa<MatmulKernelOp, Pool2DKernelOp>(op))
         for (Value v : op->getOperands())
           if (!isContiguous(v)) {
             op->emitOpError("needs contiguous buffers, got ") << v.getType();
             return signalPassFailure();
           }
-        if (auto grad = dyn_cast<Conv2DGradKernelOp>(op)) {
-          args = sconv2dBackwardArgs(b, grad);
-          callee = "mxrt_kernel_sconv2d_backward";
-        } else {
-          args = sconv2dArgs(b, cast<Conv2DKernelOp>(op));
-          callee = "mxrt_kernel_sconv2d";
-        }
-      }
+      using Call = std::pair<StringRef, SmallVector<Value>>;
+      Call call =
+          llvm::TypeSwitch<Operation *, Call>(op)
+              .Case([&](MatmulKernelOp k) -> Call {
+                return {"mxrt_kernel_sgemm", sgemmArgs(b, k)};
+              })
+              .Case([&](Pool2DKernelOp k) -> Call {
+                return {"mxrt_kernel_spool2d", spool2dArgs(b, k)};
+              })
+              .Case([&](Conv2DKernelOp k) -> Call {
+                return {"mxrt_kernel_sconv2d", sconv2dArgs(b, k)};
+              })
+              .Case([&](Conv2DGradKernelOp k) -> Call {
+                return {"mxrt_kernel_sconv2d_backward",
+                        sconv2dBackwardArgs(b, k)};
+              })
+              .Case([&](Pool2DGradKernelOp k) -> Call {
+                return {"mxrt_kernel_spool2d_backward",
+                        spool2dBackwardArgs(b, k)};
+              });
+      auto &[callee, args] = call;
       func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
                            args);
       op->erase();

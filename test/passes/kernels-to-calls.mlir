@@ -102,3 +102,15 @@ func.func @conv_grads(%x: memref<2x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %dy: mem
   mx.kernel.conv2d_grad %dy, %x into %dw {wrt = "weight", strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, accumulate = true} : memref<2x6x4x4xf32>, memref<2x4x8x8xf32> into memref<6x2x3x3xf32>
   return
 }
+
+// -----
+
+// The pooling gradient: the forward's geometry, then x, y, dy and dx; avg
+// with count_include_pad and accumulate gives flags 32 | 128 | 1.
+// CHECK: func.func private @mxrt_kernel_spool2d_backward(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32)
+// CHECK-LABEL: func.func @pool_grad
+// CHECK: call @mxrt_kernel_spool2d_backward(%c2_i64, %c3_i64, %c8_i64, %c8_i64, %c4_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c161_i32)
+func.func @pool_grad(%x: memref<2x3x8x8xf32>, %y: memref<2x3x4x4xf32>, %dy: memref<2x3x4x4xf32>, %dx: memref<2x3x8x8xf32>) {
+  mx.kernel.pool2d_grad %x, %y, %dy into %dx {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, pool_type = "avg", count_include_pad = true, accumulate = true} : memref<2x3x8x8xf32>, memref<2x3x4x4xf32>, memref<2x3x4x4xf32> into memref<2x3x8x8xf32>
+  return
+}

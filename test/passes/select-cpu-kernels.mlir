@@ -57,3 +57,17 @@ func.func @conv_grads(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %dy: ten
   %dw = mx.ConvolutionGradWeight %x, %dy {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<6x2x3x3xf32>
   return %dx, %dw : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>
 }
+
+// -----
+
+// Max pooling's gradient becomes mx.kernel.pool2d_grad with the forward's
+// window; a global pooling's stays for the loops.
+// CHECK-LABEL: func.func @pool_grads
+// CHECK: mx.kernel.pool2d_grad %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {kernel = array<i64: 2, 2>, pads = array<i64: 0, 0>, strides = array<i64: 2, 2>} : tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32> into tensor<2x3x8x8xf32>
+// CHECK: mx.PoolingGrad %{{.*}}, %{{.*}}, %{{.*}} {global_pool = true
+func.func @pool_grads(%x: tensor<2x3x8x8xf32>, %y: tensor<2x3x4x4xf32>, %dy: tensor<2x3x4x4xf32>, %g: tensor<2x3x1x1xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>) {
+  %dx = mx.PoolingGrad %x, %y, %dy {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  %gy = mx.Pooling %x {global_pool = true, kernel = array<i64: 1, 1>, pool_type = "avg"} : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+  %gx = mx.PoolingGrad %x, %gy, %g {global_pool = true, kernel = array<i64: 1, 1>, pool_type = "avg"} : (tensor<2x3x8x8xf32>, tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x8x8xf32>
+  return %dx, %gx : tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>
+}

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -180,6 +181,75 @@ TEST(ConvGradKernels, RandomShapes) {
     s.dh = draw(2, 1), s.dw = draw(2, 1);
     if (s.oh() > 0 && s.ow() > 0)
       checkGradients(s, 1000 + trial);
+  }
+}
+
+/// mxrt_kernel_spool2d_backward against loops written from its
+/// definition: every output's gradient to its window's taps inside the
+/// input (max: the taps equal to the output, ties all of them; avg: over
+/// the forward's divisor; sum: whole), onto zeros and accumulating.
+void checkPoolGrad(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
+                   int64_t stride, int64_t pad, int32_t type, uint32_t seed) {
+  SCOPED_TRACE(::testing::Message() << "pool " << n << "x" << c << "x" << h
+                                    << "x" << w << " kernel " << k << " stride "
+                                    << stride << " pad " << pad << " flags "
+                                    << type);
+  int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+  std::mt19937 rng(seed);
+  std::vector<float> x = randomVector(rng, n * c * h * w),
+                     dy = randomVector(rng, n * c * oh * ow),
+                     y(n * c * oh * ow);
+  if (type == 0) // a tie in every plane's first window
+    for (int64_t p = 0; p < n * c && h > 1 && pad == 0; ++p)
+      x[p * h * w + w] = x[p * h * w];
+  mxrt_kernel_spool2d(n, c, h, w, oh, ow, k, k, stride, stride, pad, pad,
+                      x.data(), c * h * w, h * w, w, 1, y.data(), c * oh * ow,
+                      oh * ow, ow, 1, type);
+  std::vector<double> want(x.size(), 0.0);
+  bool countPad = type & MXRT_KERNEL_POOL_COUNT_PAD;
+  for (int64_t p = 0; p < n * c; ++p)
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        int64_t y0 = oy * stride - pad, x0 = ox * stride - pad;
+        int64_t y1 = std::min(y0 + k, h + (countPad ? pad : 0)),
+                x1 = std::min(x0 + k, w + (countPad ? pad : 0));
+        int64_t rows = countPad ? y1 - y0 : std::min(y1, h) - std::max<int64_t>(y0, 0);
+        int64_t cols = countPad ? x1 - x0 : std::min(x1, w) - std::max<int64_t>(x0, 0);
+        double g = dy[(p * oh + oy) * ow + ox];
+        if (type & MXRT_KERNEL_POOL_AVG)
+          g /= double(std::max<int64_t>(rows, 1) * std::max<int64_t>(cols, 1));
+        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + k, h); ++iy)
+          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + k, w); ++ix) {
+            int64_t at = (p * h + iy) * w + ix;
+            if (type != 0 || x[at] == y[(p * oh + oy) * ow + ox])
+              want[at] += g;
+          }
+      }
+  std::vector<float> dx = randomVector(rng, x.size());
+  mxrt_kernel_spool2d_backward(n, c, h, w, oh, ow, k, k, stride, stride, pad,
+                               pad, x.data(), y.data(), dy.data(), dx.data(),
+                               type);
+  expectClose(dx, want, "pooling dx");
+  std::vector<float> old = randomVector(rng, x.size()), acc = old;
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] += old[i];
+  mxrt_kernel_spool2d_backward(n, c, h, w, oh, ow, k, k, stride, stride, pad,
+                               pad, x.data(), y.data(), dy.data(), acc.data(),
+                               type | MXRT_KERNEL_ACCUMULATE);
+  expectClose(acc, want, "accumulated pooling dx");
+}
+
+TEST(PoolGradKernels, AsNetworksHaveThem) {
+  mxrt::ThreadPool pool(2);
+  mxrt::ThreadPool::Scope scope(&pool);
+  uint32_t seed = 1;
+  for (int32_t type : {int32_t(0), int32_t(MXRT_KERNEL_POOL_AVG),
+                       int32_t(MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_COUNT_PAD),
+                       int32_t(MXRT_KERNEL_POOL_SUM)}) {
+    checkPoolGrad(4, 20, 24, 24, 2, 2, 0, type, seed++); // LeNet
+    checkPoolGrad(2, 3, 13, 11, 3, 2, 1, type, seed++);  // ResNet's stem pool
+    checkPoolGrad(1, 2, 7, 9, 3, 1, 1, type, seed++);    // Inception's 3x3/1
+    checkPoolGrad(3, 1, 5, 5, 2, 3, 0, type, seed++);    // gaps between windows
   }
 }
 

@@ -167,6 +167,29 @@ FailureOr<Value> selectConvolutionGradWeight(ConvolutionGradWeightOp op,
   return convGradKernel(op, b, "weight", a.getOutGrad(), a.getData());
 }
 
+/// 2-D float32 max, avg or sum pooling's gradient (undilated, not global)
+/// through mxrt_kernel_spool2d_backward: one pass over the windows where
+/// the loops made one strided pass over the whole input per tap (LeNet's
+/// 2x2 poolings: a third of its training step).
+FailureOr<Value> selectPoolingGrad(PoolingGradOp op, PoolingGradOp::Adaptor a,
+                                   OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  StringRef poolType = op.getPoolType();
+  WindowGeometry geo = windowOf(op);
+  if (!isF32(op.getResult()) || type.getRank() != 4 || op.getGlobalPool() ||
+      geo.numSpatial() != 2 ||
+      llvm::any_of(geo.dilate, [](int64_t d) { return d != 1; }) ||
+      (poolType != "max" && poolType != "avg" && poolType != "sum"))
+    return failure();
+  return Pool2DGradKernelOp::create(
+             b, op.getLoc(), type, a.getData(), a.getOutput(), a.getOutGrad(),
+             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
+             geo.kernel, geo.stride, geo.pad, poolType,
+             /*count_include_pad=*/poolType == "avg" && op.getCountIncludePad(),
+             /*accumulate=*/false)
+      .getResult();
+}
+
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
@@ -197,5 +220,5 @@ void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   addLowerings<kBenefit>(patterns, selectFullyConnected, selectConvolution,
                          selectPooling, selectDot, selectMatMul,
                          selectConvolutionGradData,
-                         selectConvolutionGradWeight);
+                         selectConvolutionGradWeight, selectPoolingGrad);
 }

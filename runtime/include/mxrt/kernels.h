@@ -108,6 +108,19 @@ MXRT_API void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
  *  are made in (until its next call); the parsers record the first string
  *  that is not a number, which fails the call, and return NaN or 0 for it.
  *  Compiled code declares the pointers as 64-bit integers. */
+/** The gradient of mxrt_kernel_spool2d (the same geometry; contiguous
+ *  NCHW x (n, c, h, w), y and dy (n, c, oh, ow), dx like x): each output's
+ *  gradient dy goes to its window's taps inside the input, for max pooling
+ *  to those equal to y (every one of them), for MXRT_KERNEL_POOL_AVG
+ *  divided by the forward's divisor (MXRT_KERNEL_POOL_COUNT_PAD as there),
+ *  for MXRT_KERNEL_POOL_SUM whole. dx is overwritten, or added to with
+ *  MXRT_KERNEL_ACCUMULATE; it must not overlap the inputs. */
+MXRT_API void mxrt_kernel_spool2d_backward(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
+    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+    int64_t pad_w, const float *x, const float *y, const float *dy, float *dx,
+    int32_t flags);
+
 /** Shortest decimal text that reads back as `value` of a float of `bits`
  *  (64: double, else float), NumPy's style: positional ("0.5", "100.0")
  *  for 1e-4 <= |x| < 1e16, else scientific ("1e-05"); "NaN", "INF",
