@@ -9,9 +9,9 @@
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
 // An argument (resnet18, resnet20 or lenet64, or "all") times that
 // network's layers only; a second, grad-data or grad-weight, times the
-// training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the forward one,
-// and a third sets every layer's batch. MXRT_KERNEL_CONV=im2col|direct
-// limits the forward's methods (see conv.cpp).
+// training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the
+// forward one, and a third sets every layer's batch.
+// MXRT_KERNEL_CONV=im2col|direct limits the forward's methods (see conv.cpp).
 #include "mxrt/kernels.h"
 
 #include <stdint.h>
@@ -74,8 +74,10 @@ int main(int argc, char **argv) {
   long batch = argc > 3 ? atol(argv[3]) : 0;
   if (strcmp(kernel, "forward") && strcmp(kernel, "grad-data") &&
       strcmp(kernel, "grad-weight")) {
-    fprintf(stderr, "conv_layers: kernel '%s': expected forward, grad-data "
-                    "or grad-weight\n", kernel);
+    fprintf(stderr,
+            "conv_layers: kernel '%s': expected forward, grad-data "
+            "or grad-weight\n",
+            kernel);
     return 1;
   }
   printf("| net | layer (n c h w -> f, k s p) | x | ms | GFLOP/s |\n"
@@ -112,9 +114,9 @@ int main(int argc, char **argv) {
       double t0 = now();
       for (int j = 0; j < reps; ++j)
         if (kernel[0] == 'f')
-          mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k,
-                              l->k, l->s, l->s, l->p, l->p, 1, 1, 1, x, wt,
-                              bias, y, MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
+          mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
+                              l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
+                              MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
         else // dy in y; dx into x or dweight into wt
           mxrt_kernel_sconv2d_backward(
               l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k, l->s, l->s,

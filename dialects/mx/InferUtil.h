@@ -174,7 +174,8 @@ mlir::LogicalResult checkGroups(std::optional<mlir::Location> loc,
 /// per-channel operand is 1-D with its extent (`extent` words it).
 mlir::LogicalResult checkChannelOperands(
     std::optional<mlir::Location> loc, mlir::RankedTensorType data,
-    int64_t axis, llvm::ArrayRef<std::pair<llvm::StringRef, mlir::Value>> operands,
+    int64_t axis,
+    llvm::ArrayRef<std::pair<llvm::StringRef, mlir::Value>> operands,
     llvm::StringRef extent);
 
 } // namespace mxc::mx::infer

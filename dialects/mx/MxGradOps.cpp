@@ -55,9 +55,10 @@ LogicalResult LogisticRegressionOutputOp::inferReturnTypes(
   return inferRegression(loc, a.getData(), a.getLabel(), results);
 }
 
-LogicalResult MAERegressionOutputOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+MAERegressionOutputOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc, Adaptor a,
+                                        SmallVectorImpl<Type> &results) {
   return inferRegression(loc, a.getData(), a.getLabel(), results);
 }
 
@@ -207,23 +208,24 @@ LogicalResult SliceGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult BatchNormTrainOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+BatchNormTrainOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor a, SmallVectorImpl<Type> &results) {
   auto data = tensorOf(a.getData());
-  if (failed(checkChannelOperands(
-          loc, data, a.getAxis(),
-          {{"gamma", a.getGamma()}, {"beta", a.getBeta()}},
-          "the data's axis extent")))
+  if (failed(
+          checkChannelOperands(loc, data, a.getAxis(),
+                               {{"gamma", a.getGamma()}, {"beta", a.getBeta()}},
+                               "the data's axis extent")))
     return failure();
   results.push_back(data);
   results.append(2, a.getGamma().getType());
   return success();
 }
 
-LogicalResult BatchNormTrainGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+BatchNormTrainGradOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc, Adaptor a,
+                                       SmallVectorImpl<Type> &results) {
   auto data = tensorOf(a.getData());
   if (tensorOf(a.getOutGrad()) != data)
     return fail(loc, "out_grad must have the data's type");

@@ -935,11 +935,10 @@ void mxc::mx::registerGradientModels(MLIRContext *ctx) {
   attach<FullyConnectedOp, ConvolutionOp, PoolingOp, ActivationOp, UnaryOp,
          LeakyReLUOp, DropoutOp, SoftmaxOp, SoftmaxOutputOp,
          LinearRegressionOutputOp, LogisticRegressionOutputOp,
-         MAERegressionOutputOp, MakeLossOp,
-         BinaryOp, ScalarOp, ClipOp, DotOp, ReduceOp, FlattenOp, ReshapeOp,
-         ExpandDimsOp, SqueezeOp, TransposeOp, ConcatOp, SliceOp,
-         SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp, WhereOp, TriluOp,
-         CumSumOp, PadOp, MatMulOp, GatherOp, GatherElementsOp,
-         ScatterElementsOp, GatherNDOp, ScatterNDOp, DeconvolutionOp,
-         MaxPoolWithIndicesOp, BatchNormTrainOp>(ctx);
+         MAERegressionOutputOp, MakeLossOp, BinaryOp, ScalarOp, ClipOp, DotOp,
+         ReduceOp, FlattenOp, ReshapeOp, ExpandDimsOp, SqueezeOp, TransposeOp,
+         ConcatOp, SliceOp, SliceChannelOp, EmbeddingOp, BroadcastToOp, CastOp,
+         WhereOp, TriluOp, CumSumOp, PadOp, MatMulOp, GatherOp,
+         GatherElementsOp, ScatterElementsOp, GatherNDOp, ScatterNDOp,
+         DeconvolutionOp, MaxPoolWithIndicesOp, BatchNormTrainOp>(ctx);
 }

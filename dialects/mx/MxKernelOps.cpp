@@ -180,8 +180,8 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
-  return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp,
-             Conv2DGradKernelOp, Pool2DGradKernelOp>(op);
+  return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
+             Pool2DGradKernelOp>(op);
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,8 +45,8 @@ Value filled(OpBuilder &b, Location loc, Value like, double value) {
 bool isDataOperand(OpOperand &use) {
   Operation *op = use.getOwner();
   unsigned i = use.getOperandNumber();
-  if (isa<SoftmaxOutputOp, LinearRegressionOutputOp,
-          LogisticRegressionOutputOp, MAERegressionOutputOp>(op))
+  if (isa<SoftmaxOutputOp, LinearRegressionOutputOp, LogisticRegressionOutputOp,
+          MAERegressionOutputOp>(op))
     return i == 1;
   if (isa<EmbeddingOp>(op))
     return i == 0;
@@ -91,8 +91,9 @@ std::pair<Value, Value> expandTrainingBatchNorm(OpBuilder &b, BatchNormOp op) {
     return binary(b, loc, "add", scalar(b, loc, "mul", old, m),
                   scalar(b, loc, "mul", s, 1.0 - m));
   };
-  std::pair<Value, Value> updates = {update(op.getMovingMean(), train.getMean()),
-                                     update(op.getMovingVar(), train.getVar())};
+  std::pair<Value, Value> updates = {
+      update(op.getMovingMean(), train.getMean()),
+      update(op.getMovingVar(), train.getVar())};
   op.erase();
   return updates;
 }

@@ -146,11 +146,10 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
 template <typename ConvOp>
 void addConvGeometry(ArgBuilder &ab, ConvOp op, ArrayRef<int64_t> nchw,
                      ArrayRef<int64_t> ws, int64_t oh, int64_t ow) {
-  for (int64_t v :
-       {nchw[0], nchw[1], nchw[2], nchw[3], ws[0], oh, ow, ws[2], ws[3],
-        op.getStrides()[0], op.getStrides()[1], op.getPads()[0],
-        op.getPads()[1], op.getDilations()[0], op.getDilations()[1],
-        int64_t(op.getGroups())})
+  for (int64_t v : {nchw[0], nchw[1], nchw[2], nchw[3], ws[0], oh, ow, ws[2],
+                    ws[3], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
+                    op.getDilations()[1], int64_t(op.getGroups())})
     ab.add(v);
 }
 
@@ -272,25 +271,24 @@ struct KernelsToCallsPass
             return signalPassFailure();
           }
       using Call = std::pair<StringRef, SmallVector<Value>>;
-      Call call =
-          llvm::TypeSwitch<Operation *, Call>(op)
-              .Case([&](MatmulKernelOp k) -> Call {
-                return {"mxrt_kernel_sgemm", sgemmArgs(b, k)};
-              })
-              .Case([&](Pool2DKernelOp k) -> Call {
-                return {"mxrt_kernel_spool2d", spool2dArgs(b, k)};
-              })
-              .Case([&](Conv2DKernelOp k) -> Call {
-                return {"mxrt_kernel_sconv2d", sconv2dArgs(b, k)};
-              })
-              .Case([&](Conv2DGradKernelOp k) -> Call {
-                return {"mxrt_kernel_sconv2d_backward",
-                        sconv2dBackwardArgs(b, k)};
-              })
-              .Case([&](Pool2DGradKernelOp k) -> Call {
-                return {"mxrt_kernel_spool2d_backward",
-                        spool2dBackwardArgs(b, k)};
-              });
+      Call call = llvm::TypeSwitch<Operation *, Call>(op)
+                      .Case([&](MatmulKernelOp k) -> Call {
+                        return {"mxrt_kernel_sgemm", sgemmArgs(b, k)};
+                      })
+                      .Case([&](Pool2DKernelOp k) -> Call {
+                        return {"mxrt_kernel_spool2d", spool2dArgs(b, k)};
+                      })
+                      .Case([&](Conv2DKernelOp k) -> Call {
+                        return {"mxrt_kernel_sconv2d", sconv2dArgs(b, k)};
+                      })
+                      .Case([&](Conv2DGradKernelOp k) -> Call {
+                        return {"mxrt_kernel_sconv2d_backward",
+                                sconv2dBackwardArgs(b, k)};
+                      })
+                      .Case([&](Pool2DGradKernelOp k) -> Call {
+                        return {"mxrt_kernel_spool2d_backward",
+                                spool2dBackwardArgs(b, k)};
+                      });
       auto &[callee, args] = call;
       func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
                            args);

@@ -148,9 +148,10 @@ void gradDataOne(const ConvGrad &g, const float *dy, const float *weight,
 }
 
 /// The weight gradient of images [begin, end), transposed: dwT (groups,
-/// k, fg) = the sum over them of, per group, the image's column matrix (k x p) times its dy
-/// transposed (p x fg). The column matrix is the GEMM's A, so it is read
-/// row by row as im2col writes it; dy, the small operand, is transposed.
+/// k, fg) = the sum over them of, per group, the image's column matrix (k x p)
+/// times its dy transposed (p x fg). The column matrix is the GEMM's A, so it
+/// is read row by row as im2col writes it; dy, the small operand, is
+/// transposed.
 void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
                    float *dwT, int64_t begin, int64_t end, int32_t threads) {
   int64_t k = g.k(), p = g.p(), fg = g.fg();
@@ -211,8 +212,7 @@ void addTransposed(const ConvGrad &g, const float *dwT, int64_t parts,
 /// ms to 2.0 and 2.1).
 bool directWeightGradient(const ConvGrad &g) {
   return g.unitStride() && g.kh == g.kw &&
-         (g.kh == 1 || g.kh == 3 || g.kh == 5) &&
-         g.ow >= target().vectorLanes;
+         (g.kh == 1 || g.kh == 3 || g.kh == 5) && g.ow >= target().vectorLanes;
 }
 
 /// The direct weight gradient of images [begin, end), filters [f0, f1) of
@@ -226,8 +226,8 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
   int64_t owr = (g.ow + vl - 1) / vl * vl;
   int64_t hp = g.oh + g.kh - 1, wp = owr + g.kw - 1;
   int64_t xImage = cg * hp * wp, dyImage = fg * g.oh * owr;
-  int64_t chunk = std::clamp<int64_t>((256 << 10) / (xImage + dyImage), 1,
-                                      end - begin);
+  int64_t chunk =
+      std::clamp<int64_t>((256 << 10) / (xImage + dyImage), 1, end - begin);
   float *xp = threadBuffer(Scratch::GradColumns, chunk * xImage);
   float *dyp = threadBuffer(Scratch::GradOutput, chunk * dyImage);
   for (int64_t grp = 0; grp < g.groups; ++grp)
@@ -255,8 +255,10 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
             std::copy(src, src + g.ow, dyp + ((i * fg + f) * g.oh + oy) * owr);
           }
       }
-      GradDirect d{xp,   dyp, acc + grp * fg * cg * g.kh * g.kw * vl,
-                   images, cg,  fg, g.oh, owr, g.kh, g.kw, hp, wp};
+      GradDirect d{xp,     dyp, acc + grp * fg * cg * g.kh * g.kw * vl,
+                   images, cg,  fg,
+                   g.oh,   owr, g.kh,
+                   g.kw,   hp,  wp};
       t.gradWeightDirect(d, f0, f1);
     }
 }
@@ -285,8 +287,8 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
     // padding is no wider than the forward's: LeNet's unpadded 5x5 would
     // become padded by 4, 1.3x wider grid rows (2.0 -> 3.9 ms).
     int64_t cg = g.cg(), fg = g.fg(), taps = kh * kw;
-    float *flipped = mxrt::threadBuffer(mxrt::Scratch::GradWeights,
-                                        c * fg * taps);
+    float *flipped =
+        mxrt::threadBuffer(mxrt::Scratch::GradWeights, c * fg * taps);
     for (int64_t grp = 0; grp < groups; ++grp)
       for (int64_t fi = 0; fi < fg; ++fi)
         for (int64_t ci = 0; ci < cg; ++ci) {
@@ -316,9 +318,8 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
 
 /// The weight gradient by gradWeightDirectRun: images split over the pool
 /// (each run into its own lane sums) when there are enough, else filters.
-static void directGradWeight(const ConvGrad &g, const float *x,
-                             const float *dy, float *dweight,
-                             bool accumulate) {
+static void directGradWeight(const ConvGrad &g, const float *x, const float *dy,
+                             float *dweight, bool accumulate) {
   int64_t vl = mxrt::target().vectorLanes;
   int64_t size = g.f * g.k(), lanes = size * vl, fg = g.fg();
   int32_t threads = mxrt::poolThreads();
@@ -404,9 +405,8 @@ extern "C" void mxrt_kernel_sconv2d_backward(
     float *dx, float *dweight, int32_t flags) {
   if (n < 0 || c <= 0 || f <= 0 || groups <= 0 || kh <= 0 || kw <= 0)
     return;
-  ConvGrad g{n,     c,     h,        w,        f,      oh,
-             ow,    kh,    kw,       stride_h, stride_w, pad_h,
-             pad_w, dilate_h, dilate_w, groups};
+  ConvGrad g{n,  c,        h,        w,     f,     oh,       ow,       kh,
+             kw, stride_h, stride_w, pad_h, pad_w, dilate_h, dilate_w, groups};
   bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
   if (dx && h > 0 && w > 0)
     gradData(g, dy, weight, dx, accumulate);

@@ -310,15 +310,15 @@ void poolGradPlanes(void *arg, int64_t begin, int64_t end) {
     for (int64_t oy = 0; oy < p.oh; ++oy) {
       int64_t kyLo = std::max<int64_t>(0, p.ph - oy * p.sh);
       int64_t kyHi = std::min<int64_t>(p.kh, p.h + p.ph - oy * p.sh);
-      float rows = avg ? static_cast<float>(windowCount(oy, p.sh, p.ph, p.kh,
-                                                        p.h, countPad))
+      float rows = avg ? static_cast<float>(
+                             windowCount(oy, p.sh, p.ph, p.kh, p.h, countPad))
                        : 1.0f;
       for (int64_t ox = 0; ox < p.ow; ++ox) {
         int64_t at = oy * p.ow + ox;
         float g = dy[at];
         if (avg)
-          g /= rows * static_cast<float>(windowCount(ox, p.sw, p.pw, p.kw,
-                                                     p.w, countPad));
+          g /= rows * static_cast<float>(
+                          windowCount(ox, p.sw, p.pw, p.kw, p.w, countPad));
         int64_t kxLo = std::max<int64_t>(0, p.pw - ox * p.sw);
         int64_t kxHi = std::min<int64_t>(p.kw, p.w + p.pw - ox * p.sw);
         for (int64_t ky = kyLo; ky < kyHi; ++ky) {
@@ -334,15 +334,16 @@ void poolGradPlanes(void *arg, int64_t begin, int64_t end) {
 
 } // namespace
 
-extern "C" void mxrt_kernel_spool2d_backward(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
-    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-    int64_t pad_w, const float *x, const float *y, const float *dy, float *dx,
-    int32_t flags) {
+extern "C" void
+mxrt_kernel_spool2d_backward(int64_t n, int64_t c, int64_t h, int64_t w,
+                             int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                             int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                             int64_t pad_w, const float *x, const float *y,
+                             const float *dy, float *dx, int32_t flags) {
   if (n <= 0 || c <= 0 || h <= 0 || w <= 0)
     return;
-  PoolGradJob job{c,     h,     w,      oh,       ow,       kh, kw, stride_h,
-                  stride_w, pad_h, pad_w, x,        y,        dy, dx, flags};
+  PoolGradJob job{c,        h,     w,     oh, ow, kh, kw, stride_h,
+                  stride_w, pad_h, pad_w, x,  y,  dy, dx, flags};
   if (oh <= 0 || ow <= 0) {
     if (!(flags & MXRT_KERNEL_ACCUMULATE))
       std::fill(dx, dx + n * c * h * w, 0.0f);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The convolution gradient kernel (mxrt_kernel_sconv2d_backward, each
-// gradient alone: the other's inputs are NULL) against float64 loops written from the definition, and
-// against the forward kernel through the adjoint identity
-// <conv(x, w), dy> = <x, dx> = <w, dw> (a convolution is linear in each of
-// x and w, so its gradients are exactly its adjoints): strides, padding,
-// dilation, groups, depthwise, 1x1, odd sizes, batch 1, accumulation;
+// gradient alone: the other's inputs are NULL) against float64 loops written
+// from the definition, and against the forward kernel through the adjoint
+// identity <conv(x, w), dy> = <x, dx> = <w, dw> (a convolution is linear in
+// each of x and w, so its gradients are exactly its adjoints): strides,
+// padding, dilation, groups, depthwise, 1x1, odd sizes, batch 1, accumulation;
 // serially and on pools of two and three threads (CTest runs it once per
 // instruction set: the direct weight gradient's vectors differ).
 
@@ -59,19 +59,17 @@ void checkGradients(const Geometry &s, uint32_t seed) {
                      w = randomVector(rng, s.wSize()),
                      dy = randomVector(rng, s.ySize());
   std::vector<double> dxWant(x.size()), dwWant(w.size());
-  mxrt_test::ConvShape shape{s.n,  s.c,  s.h,  s.w,  s.f,  s.oh(),
-                            s.ow(), s.kh, s.kw, s.sh, s.sw, s.ph,
-                            s.pw, s.dh, s.dw, s.g};
+  mxrt_test::ConvShape shape{s.n,  s.c,  s.h,  s.w,  s.f,  s.oh(), s.ow(), s.kh,
+                             s.kw, s.sh, s.sw, s.ph, s.pw, s.dh,   s.dw,   s.g};
   mxrt_test::forEachConvTerm(shape, [&](int64_t xi, int64_t wi, int64_t yi) {
     dxWant[xi] += double(dy[yi]) * w[wi];
     dwWant[wi] += double(dy[yi]) * x[xi];
   });
   auto backward = [&](float *dx, float *dw, int32_t flags) {
-    mxrt_kernel_sconv2d_backward(s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(),
-                                 s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.dh,
-                                 s.dw, s.g, dx ? nullptr : x.data(),
-                                 dx ? w.data() : nullptr, dy.data(), dx, dw,
-                                 flags);
+    mxrt_kernel_sconv2d_backward(
+        s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh, s.kw, s.sh, s.sw, s.ph,
+        s.pw, s.dh, s.dw, s.g, dx ? nullptr : x.data(), dx ? w.data() : nullptr,
+        dy.data(), dx, dw, flags);
   };
   auto gradData = [&](std::vector<float> &dx, int32_t flags) {
     backward(dx.data(), nullptr, flags);
@@ -97,9 +95,9 @@ void checkGradients(const Geometry &s, uint32_t seed) {
 
   // <conv(x, w), dy> through the forward kernel.
   std::vector<float> y(s.ySize());
-  mxrt_kernel_sconv2d(s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh, s.kw,
-                      s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g, x.data(),
-                      w.data(), nullptr, y.data(), 0);
+  mxrt_kernel_sconv2d(s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh, s.kw, s.sh,
+                      s.sw, s.ph, s.pw, s.dh, s.dw, s.g, x.data(), w.data(),
+                      nullptr, y.data(), 0);
   double forward = dot(y, dy), tolerance = 1e-4 * (1.0 + std::fabs(forward));
   EXPECT_NEAR(dot(x, dx), forward, tolerance) << "<x, dx>";
   EXPECT_NEAR(dot(w, dw), forward, tolerance) << "<w, dweight>";
@@ -190,11 +188,12 @@ TEST(ConvGradKernels, RandomShapes) {
 /// the forward's divisor; sum: whole), onto zeros and accumulating.
 void checkPoolGrad(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
                    int64_t stride, int64_t pad, int32_t type, uint32_t seed) {
-  SCOPED_TRACE(::testing::Message() << "pool " << n << "x" << c << "x" << h
-                                    << "x" << w << " kernel " << k << " stride "
-                                    << stride << " pad " << pad << " flags "
-                                    << type);
-  int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+  SCOPED_TRACE(::testing::Message()
+               << "pool " << n << "x" << c << "x" << h << "x" << w << " kernel "
+               << k << " stride " << stride << " pad " << pad << " flags "
+               << type);
+  int64_t oh = (h + 2 * pad - k) / stride + 1,
+          ow = (w + 2 * pad - k) / stride + 1;
   std::mt19937 rng(seed);
   std::vector<float> x = randomVector(rng, n * c * h * w),
                      dy = randomVector(rng, n * c * oh * ow),
@@ -213,13 +212,17 @@ void checkPoolGrad(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
         int64_t y0 = oy * stride - pad, x0 = ox * stride - pad;
         int64_t y1 = std::min(y0 + k, h + (countPad ? pad : 0)),
                 x1 = std::min(x0 + k, w + (countPad ? pad : 0));
-        int64_t rows = countPad ? y1 - y0 : std::min(y1, h) - std::max<int64_t>(y0, 0);
-        int64_t cols = countPad ? x1 - x0 : std::min(x1, w) - std::max<int64_t>(x0, 0);
+        int64_t rows =
+            countPad ? y1 - y0 : std::min(y1, h) - std::max<int64_t>(y0, 0);
+        int64_t cols =
+            countPad ? x1 - x0 : std::min(x1, w) - std::max<int64_t>(x0, 0);
         double g = dy[(p * oh + oy) * ow + ox];
         if (type & MXRT_KERNEL_POOL_AVG)
           g /= double(std::max<int64_t>(rows, 1) * std::max<int64_t>(cols, 1));
-        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + k, h); ++iy)
-          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + k, w); ++ix) {
+        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + k, h);
+             ++iy)
+          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + k, w);
+               ++ix) {
             int64_t at = (p * h + iy) * w + ix;
             if (type != 0 || x[at] == y[(p * oh + oy) * ow + ox])
               want[at] += g;
@@ -243,9 +246,10 @@ TEST(PoolGradKernels, AsNetworksHaveThem) {
   mxrt::ThreadPool pool(2);
   mxrt::ThreadPool::Scope scope(&pool);
   uint32_t seed = 1;
-  for (int32_t type : {int32_t(0), int32_t(MXRT_KERNEL_POOL_AVG),
-                       int32_t(MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_COUNT_PAD),
-                       int32_t(MXRT_KERNEL_POOL_SUM)}) {
+  for (int32_t type :
+       {int32_t(0), int32_t(MXRT_KERNEL_POOL_AVG),
+        int32_t(MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_COUNT_PAD),
+        int32_t(MXRT_KERNEL_POOL_SUM)}) {
     checkPoolGrad(4, 20, 24, 24, 2, 2, 0, type, seed++); // LeNet
     checkPoolGrad(2, 3, 13, 11, 3, 2, 1, type, seed++);  // ResNet's stem pool
     checkPoolGrad(1, 2, 7, 9, 3, 1, 1, type, seed++);    // Inception's 3x3/1

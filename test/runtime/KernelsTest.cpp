@@ -5,8 +5,8 @@
 // dilations and groups; serially and on a thread pool. CTest runs this
 // program once per instruction set (MXRT_KERNEL_ISA).
 
-#include "KernelReference.h"
 #include "mxrt/kernels.h"
+#include "KernelReference.h"
 #include "threadpool.h"
 
 #include <gtest/gtest.h>

@@ -140,7 +140,8 @@ static cl::opt<std::string>
                   "them (Gluon and ONNX exports): softmax-ce (label "
                   "softmax_label, class indices), l2, l1 or sigmoid-bce "
                   "(label softmax_label, the output's shape)"),
-         cl::value_desc("softmax-ce|l2|l1|sigmoid-bce"), cl::cat(trainCategory));
+         cl::value_desc("softmax-ce|l2|l1|sigmoid-bce"),
+         cl::cat(trainCategory));
 
 static cl::opt<uint64_t>
     initSeed("seed",

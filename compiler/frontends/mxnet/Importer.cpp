@@ -773,8 +773,7 @@ llvm::Expected<Value> Importer::attachLoss(Value out,
   std::string name = outName + "_label";
   std::vector<int64_t> shape(outShape.begin(),
                              outShape.end() - (classes ? 1 : 0));
-  if (auto given = opts.inputShapes.find(name);
-      given != opts.inputShapes.end())
+  if (auto given = opts.inputShapes.find(name); given != opts.inputShapes.end())
     shape = given->second;
   Location loc = NameLoc::get(b.getStringAttr(name));
   Value label = body->insertArgument(
@@ -842,10 +841,10 @@ llvm::Expected<ImportedModel> Importer::run() {
         return nodeError(node, "the model already ends in a loss head; "
                                "--loss is for models that end at their "
                                "outputs");
-      auto withLoss = attachLoss(
-          v, graph.heads.size() == 1
-                 ? std::string("softmax")
-                 : outputName(graph, h, values[h.node].size()));
+      auto withLoss =
+          attachLoss(v, graph.heads.size() == 1
+                            ? std::string("softmax")
+                            : outputName(graph, h, values[h.node].size()));
       if (!withLoss)
         return withLoss.takeError();
       v = *withLoss;

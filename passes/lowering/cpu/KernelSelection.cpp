@@ -219,6 +219,6 @@ void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   constexpr unsigned kBenefit = 2;
   addLowerings<kBenefit>(patterns, selectFullyConnected, selectConvolution,
                          selectPooling, selectDot, selectMatMul,
-                         selectConvolutionGradData,
-                         selectConvolutionGradWeight, selectPoolingGrad);
+                         selectConvolutionGradData, selectConvolutionGradWeight,
+                         selectPoolingGrad);
 }

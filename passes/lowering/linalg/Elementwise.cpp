@@ -235,10 +235,9 @@ FailureOr<Value> lowerTrilu(TriluOp op, TriluOp::Adaptor a, OpBuilder &b) {
 void populateElementwisePatterns(RewritePatternSet &patterns) {
   addLowerings(patterns, forwardData<DropoutOp>, forwardData<BlockGradOp>,
                forwardData<MakeLossOp>, forwardData<LinearRegressionOutputOp>,
-               forwardData<MAERegressionOutputOp>,
-               lowerActivation, lowerUnary, lowerLeakyReLU, lowerBinary,
-               lowerCompare, lowerWhere, lowerBroadcastTo, lowerScalar,
-               lowerClip, lowerCast, lowerTrilu);
+               forwardData<MAERegressionOutputOp>, lowerActivation, lowerUnary,
+               lowerLeakyReLU, lowerBinary, lowerCompare, lowerWhere,
+               lowerBroadcastTo, lowerScalar, lowerClip, lowerCast, lowerTrilu);
 }
 
 } // namespace mxc::lowering

@@ -200,9 +200,9 @@ using SumStep = llvm::function_ref<SmallVector<Value>(
     OpBuilder &, Location, ValueRange elements, ValueRange extras,
     ValueRange sums)>;
 SmallVector<Value> channelSums(OpBuilder &b, Location loc,
-                               const AxisNormalization &norm,
-                               ValueRange inputs, ValueRange extras,
-                               unsigned count, SumStep step) {
+                               const AxisNormalization &norm, ValueRange inputs,
+                               ValueRange extras, unsigned count,
+                               SumStep step) {
   MLIRContext *ctx = b.getContext();
   ArrayRef<int64_t> shape = norm.type.getShape();
   int64_t axis = norm.axis, c = shape[axis], inner = 1;
@@ -262,22 +262,22 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
   if (!lanes)
     return results;
   for (Value &r : results)
-    r = generic(b, loc, {c}, et, {r}, {b.getMultiDimIdentityMap(2)},
-                iterators(1, 1),
-                [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                  return arith::AddFOp::create(nb, l, args[0], args[1]);
-                },
-                filledTensor(b, loc, {c}, zero),
-                AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    r = generic(
+        b, loc, {c}, et, {r}, {b.getMultiDimIdentityMap(2)}, iterators(1, 1),
+        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          return arith::AddFOp::create(nb, l, args[0], args[1]);
+        },
+        filledTensor(b, loc, {c}, zero),
+        AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
   return results;
 }
 
 /// BatchNormTrain: the mean, then the population variance about it (two
 /// reductions whose loops run the channels outermost), and the data times
 /// a per-channel scale plus shift.
-FailureOr<SmallVector<Value>>
-lowerBatchNormTrain(BatchNormTrainOp op, BatchNormTrainOp::Adaptor a,
-                    OpBuilder &b) {
+FailureOr<SmallVector<Value>> lowerBatchNormTrain(BatchNormTrainOp op,
+                                                  BatchNormTrainOp::Adaptor a,
+                                                  OpBuilder &b) {
   Location loc = op.getLoc();
   Value x = a.getData();
   AxisNormalization norm(tensorType(x), op.getAxis(), op.getEps());
@@ -354,45 +354,46 @@ lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
   auto mul = [](OpBuilder &nb, Location l, Value u, Value v) -> Value {
     return arith::MulFOp::create(nb, l, u, v);
   };
-  Value invStd = perChannelMap(
-      b, loc, c, et, {a.getVar()},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return norm.inverseStd(nb, l, args[0]);
-      });
-  Value ka = perChannelMap(
-      b, loc, c, et, {invStd, a.getGamma()},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return fixGamma ? args[0] : mul(nb, l, args[0], args[1]);
-      });
-  Value kb = perChannelMap(
-      b, loc, c, et, {ka, sdy},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return mul(nb, l, mul(nb, l, args[0], args[1]),
-                   constFloat(nb, l, et, inverseCount));
-      });
-  Value kc = perChannelMap(
-      b, loc, c, et, {ka, invStd, sdyx},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value v = mul(nb, l, mul(nb, l, args[0], args[1]), args[1]);
-        return mul(nb, l, mul(nb, l, v, args[2]),
-                   constFloat(nb, l, et, inverseCount));
-      });
+  Value invStd =
+      perChannelMap(b, loc, c, et, {a.getVar()},
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      return norm.inverseStd(nb, l, args[0]);
+                    });
+  Value ka =
+      perChannelMap(b, loc, c, et, {invStd, a.getGamma()},
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      return fixGamma ? args[0] : mul(nb, l, args[0], args[1]);
+                    });
+  Value kb =
+      perChannelMap(b, loc, c, et, {ka, sdy},
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      return mul(nb, l, mul(nb, l, args[0], args[1]),
+                                 constFloat(nb, l, et, inverseCount));
+                    });
+  Value kc =
+      perChannelMap(b, loc, c, et, {ka, invStd, sdyx},
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      Value v =
+                          mul(nb, l, mul(nb, l, args[0], args[1]), args[1]);
+                      return mul(nb, l, mul(nb, l, v, args[2]),
+                                 constFloat(nb, l, et, inverseCount));
+                    });
   AffineMap cm = channelMap(b.getContext(), norm.rank, norm.axis);
-  Value dx = norm.map(
-      b, loc, dy, {x, a.getMean(), ka, kb, kc},
-      {b.getMultiDimIdentityMap(norm.rank), cm, cm, cm, cm},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
-        Value t = arith::SubFOp::create(nb, l, mul(nb, l, args[3], args[0]),
-                                        args[4]);
-        return arith::SubFOp::create(nb, l, t, mul(nb, l, d, args[5]));
-      });
-  Value dgamma = perChannelMap(
-      b, loc, c, et, {sdyx, invStd},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return fixGamma ? constFloat(nb, l, et, 0.0)
-                        : mul(nb, l, args[0], args[1]);
-      });
+  Value dx =
+      norm.map(b, loc, dy, {x, a.getMean(), ka, kb, kc},
+               {b.getMultiDimIdentityMap(norm.rank), cm, cm, cm, cm},
+               [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                 Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
+                 Value t = arith::SubFOp::create(
+                     nb, l, mul(nb, l, args[3], args[0]), args[4]);
+                 return arith::SubFOp::create(nb, l, t, mul(nb, l, d, args[5]));
+               });
+  Value dgamma =
+      perChannelMap(b, loc, c, et, {sdyx, invStd},
+                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                      return fixGamma ? constFloat(nb, l, et, 0.0)
+                                      : mul(nb, l, args[0], args[1]);
+                    });
   return SmallVector<Value>{dx, dgamma, sdy};
 }
 

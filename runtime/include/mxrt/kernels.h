@@ -115,11 +115,12 @@ MXRT_API void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
  *  divided by the forward's divisor (MXRT_KERNEL_POOL_COUNT_PAD as there),
  *  for MXRT_KERNEL_POOL_SUM whole. dx is overwritten, or added to with
  *  MXRT_KERNEL_ACCUMULATE; it must not overlap the inputs. */
-MXRT_API void mxrt_kernel_spool2d_backward(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
-    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-    int64_t pad_w, const float *x, const float *y, const float *dy, float *dx,
-    int32_t flags);
+MXRT_API void
+mxrt_kernel_spool2d_backward(int64_t n, int64_t c, int64_t h, int64_t w,
+                             int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                             int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                             int64_t pad_w, const float *x, const float *y,
+                             const float *dy, float *dx, int32_t flags);
 
 /** Shortest decimal text that reads back as `value` of a float of `bits`
  *  (64: double, else float), NumPy's style: positional ("0.5", "100.0")
