@@ -239,14 +239,11 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
         for (int64_t c = 0; c < cg; ++c) {
           const float *src = x + ((i0 + i) * g.c + grp * cg + c) * g.h * g.w;
           float *dst = xp + (i * cg + c) * hp * wp;
-          for (int64_t iy = 0; iy < g.h; ++iy) {
-            int64_t yy = iy + g.ph; // padded row
-            if (yy >= hp)
-              break;
-            int64_t cols = std::min(g.w, wp - g.pw);
-            std::copy(src + iy * g.w, src + iy * g.w + cols,
-                      dst + yy * wp + g.pw);
-          }
+          // Row iy at padded row iy + ph, column pw on (hp = h + 2 ph and
+          // wp >= w + 2 pw for stride 1).
+          for (int64_t iy = 0; iy < g.h; ++iy)
+            std::copy(src + iy * g.w, src + (iy + 1) * g.w,
+                      dst + (iy + g.ph) * wp + g.pw);
         }
         for (int64_t f = 0; f < fg; ++f)
           for (int64_t oy = 0; oy < g.oh; ++oy) {
@@ -273,7 +270,7 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
                      float *dx, bool accumulate) {
   int64_t n = g.n, c = g.c, h = g.h, w = g.w, f = g.f, oh = g.oh, ow = g.ow;
   int64_t kh = g.kh, kw = g.kw, pad_h = g.ph, pad_w = g.pw, groups = g.groups;
-  if (f <= 0 || oh <= 0 || ow <= 0) { // nothing flows back
+  if (oh <= 0 || ow <= 0) { // nothing flows back
     if (!accumulate)
       std::memset(dx, 0, n * c * h * w * sizeof(float));
     return;
@@ -316,28 +313,45 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
                   });
 }
 
+/// How many runs of images a weight gradient splits its batch into: one a
+/// thread when there are enough images and work, else 1. Each run sums
+/// into its own slice of one buffer of the caller's (a run the caller takes
+/// over from a late worker keeps its slice); the slices are added at the
+/// end.
+static int32_t imageRuns(const ConvGrad &g) {
+  int32_t threads = mxrt::poolThreads();
+  return g.n >= threads && g.n * g.p() * g.f * g.k() >= mxrt::kParallelMinWork
+             ? threads
+             : 1;
+}
+
+/// Runs run(r, first image, end image) for each of `runs` runs of images,
+/// one a thread.
+template <typename Run>
+static void forEachImageRun(const ConvGrad &g, int32_t runs, const Run &run) {
+  mxrt::splitRuns(runs, g.n * g.p() * g.f * g.k(), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      run(r, r * g.n / runs, (r + 1) * g.n / runs);
+  });
+}
+
 /// The weight gradient by gradWeightDirectRun: images split over the pool
 /// (each run into its own lane sums) when there are enough, else filters.
 static void directGradWeight(const ConvGrad &g, const float *x, const float *dy,
                              float *dweight, bool accumulate) {
   int64_t vl = mxrt::target().vectorLanes;
   int64_t size = g.f * g.k(), lanes = size * vl, fg = g.fg();
-  int32_t threads = mxrt::poolThreads();
-  int64_t work = g.n * g.p() * size;
-  bool byImages = g.n >= threads && work >= mxrt::kParallelMinWork;
-  int32_t runs = byImages ? threads : 1;
+  int32_t runs = imageRuns(g);
   float *acc = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * lanes);
   std::fill(acc, acc + runs * lanes, 0.0f);
-  if (byImages && threads > 1) {
-    mxrt::splitRuns(threads, work, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r)
-        mxrt::gradWeightDirectRun(g, x, dy, acc + r * lanes, r * g.n / runs,
-                                  (r + 1) * g.n / runs, 0, fg);
+  if (runs > 1) {
+    forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
+      mxrt::gradWeightDirectRun(g, x, dy, acc + r * lanes, begin, end, 0, fg);
     });
   } else {
     // Filters in blocks of 8 (a multiple of every version's block).
     int64_t blocks = (fg + 7) / 8;
-    mxrt::splitRuns(blocks, work, [&](int64_t b0, int64_t b1) {
+    mxrt::splitRuns(blocks, g.n * g.p() * size, [&](int64_t b0, int64_t b1) {
       mxrt::gradWeightDirectRun(g, x, dy, acc, 0, g.n, b0 * 8,
                                 std::min(fg, b1 * 8));
     });
@@ -363,35 +377,18 @@ static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
       std::memset(dweight, 0, size * sizeof(float));
     return;
   }
-  if (mxrt::directWeightGradient(g) && g.pw < g.kw && g.ph < g.kh)
+  if (mxrt::directWeightGradient(g))
     return directGradWeight(g, x, dy, dweight, accumulate);
-  // Each thread's run of images sums its transposed gradient into its
-  // own slice of one buffer of the caller's (a run the caller takes over
-  // from a late worker keeps its slice); the slices are added and
-  // transposed into dweight at the end.
-  int32_t threads = mxrt::poolThreads();
-  int64_t work = n * g.p() * g.k() * f;
-  int32_t runs = n < threads || work < mxrt::kParallelMinWork ? 1 : threads;
+  // Each run of images sums its transposed gradient (imageRuns); the
+  // slices are added and transposed into dweight at the end.
+  int32_t runs = imageRuns(g);
   float *dwT = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
-  if (runs == 1) {
-    gradWeightRun(g, x, dy, dwT, 0, n, threads);
-  } else {
-    struct Job {
-      const ConvGrad *g;
-      const float *x, *dy;
-      float *dwT;
-      int32_t runs;
-    } job{&g, x, dy, dwT, runs};
-    mxrt::ThreadPool::current()->parallelFor(
-        runs,
-        [](void *arg, int64_t t) {
-          const Job &jb = *static_cast<const Job *>(arg);
-          const ConvGrad &g = *jb.g;
-          mxrt::gradWeightRun(g, jb.x, jb.dy, jb.dwT + t * g.f * g.k(),
-                              t * g.n / jb.runs, (t + 1) * g.n / jb.runs, 1);
-        },
-        &job);
-  }
+  if (runs == 1)
+    gradWeightRun(g, x, dy, dwT, 0, n, mxrt::poolThreads());
+  else
+    forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
+      mxrt::gradWeightRun(g, x, dy, dwT + r * size, begin, end, 1);
+    });
   mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
     mxrt::addTransposed(g, dwT, runs, dweight, accumulate, begin, end);
   });
