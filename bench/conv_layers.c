@@ -10,7 +10,9 @@
 // An argument (resnet18, resnet20 or lenet64, or "all") times that
 // network's layers only; a second, grad-data or grad-weight, times the
 // training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the
-// forward one, and a third sets every layer's batch.
+// forward one, or forward-train the forward one with weights that change
+// between calls (no MXRT_KERNEL_CONST_A, as a training step passes them),
+// and a third sets every layer's batch.
 // MXRT_KERNEL_CONV=im2col|direct limits the forward's methods (see conv.cpp).
 #include "mxrt/kernels.h"
 
@@ -72,11 +74,11 @@ int main(int argc, char **argv) {
   const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
   const char *kernel = argc > 2 ? argv[2] : "forward";
   long batch = argc > 3 ? atol(argv[3]) : 0;
-  if (strcmp(kernel, "forward") && strcmp(kernel, "grad-data") &&
-      strcmp(kernel, "grad-weight")) {
+  if (strcmp(kernel, "forward") && strcmp(kernel, "forward-train") &&
+      strcmp(kernel, "grad-data") && strcmp(kernel, "grad-weight")) {
     fprintf(stderr,
-            "conv_layers: kernel '%s': expected forward, grad-data "
-            "or grad-weight\n",
+            "conv_layers: kernel '%s': expected forward, forward-train, "
+            "grad-data or grad-weight\n",
             kernel);
     return 1;
   }
@@ -116,7 +118,8 @@ int main(int argc, char **argv) {
         if (kernel[0] == 'f')
           mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
                               l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
-                              MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU);
+                              (kernel[7] ? 0 : MXRT_KERNEL_CONST_A) |
+                                  MXRT_KERNEL_RELU);
         else // dy in y; dx into x or dweight into wt
           mxrt_kernel_sconv2d_backward(
               l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k, l->s, l->s,

@@ -73,14 +73,13 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
 /// 1.55 -> 1.79: the epilogue transposes the tile buffer into C element by
 /// element. So: at least 64 filters (a panel) and at most 1024 pixels; 7
 /// or 6 pixels per tile, whichever leaves fewer rows over (49 = 7 x 7, 64
-/// = 6 x 11 - 2). Needs AVX-512 (R x 4 accumulators) and constant filters
-/// (packed transposed once). MXRT_KERNEL_CONV=pixels takes it wherever it
-/// can, grid never.
-int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups,
-                     int32_t flags) {
+/// = 6 x 11 - 2). Needs AVX-512 (R x 4 accumulators); the filters are
+/// packed transposed once (constant ones) or once per call (see
+/// packedAFor). MXRT_KERNEL_CONV=pixels takes it wherever it can, grid
+/// never.
+int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups) {
   const std::string &forced = convMethod();
-  if (!target().laneFilters || !(flags & MXRT_KERNEL_CONST_A) ||
-      forced == "grid" || forced == "im2col")
+  if (!target().laneFilters || forced == "grid" || forced == "im2col")
     return 0;
   auto rowsOver = [pixels](int64_t r) {
     return (pixels + r - 1) / r * r - pixels;
@@ -93,14 +92,16 @@ int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups,
 }
 
 /// Whether Winograd may compute a convolution (NCHW or NHWC): 3x3,
-/// stride 1, undilated, ungrouped, constant filters (transformed once),
-/// and MXRT_KERNEL_CONV does not rule it out.
+/// stride 1, undilated, ungrouped, and MXRT_KERNEL_CONV does not rule it
+/// out. Constant filters are transformed once, others once per call (a
+/// training step's: (m + 2)^2 / 9 of the weight's size, where the
+/// convolution does 9 multiply-adds per weight and output position).
 bool winogradApplies(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                     int64_t dw, int64_t groups, int32_t flags) {
+                     int64_t dw, int64_t groups) {
   const std::string &forced = convMethod();
   return kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
-         groups == 1 && (flags & MXRT_KERNEL_CONST_A) && forced != "im2col" &&
-         forced != "direct" && forced != "grid" && forced != "pixels";
+         groups == 1 && forced != "im2col" && forced != "direct" &&
+         forced != "grid" && forced != "pixels";
 }
 
 /// The tile size MXRT_KERNEL_CONV forces (winograd2 / winograd4), or 0.
@@ -111,25 +112,31 @@ int64_t forcedWinogradTile() {
 
 /// The tile size m of the Winograd F(m x m, 3 x 3) that computes a
 /// convolution, or 0 for none. Winograd applies to 3x3, stride-1,
-/// undilated, ungrouped convolutions with constant filters (transformed
-/// once, kept in the packed cache). Its GEMMs have (m + 2)^2 products per
-/// m x m tile over a grid one tile wider than the output; m is 4 where
-/// that has fewer GEMM columns and a grid of more than one panel, else 2
-/// (4 for ResNet-18's 56x56 and 28x28, 2 for its 14x14: 0.83 against 1.02
-/// ms and 0.66 against 0.81 on the first two), and Winograd is taken where
-/// those are under 0.7 of a direct convolution's (9 per output, over a grid of
-/// phase-plane width): the transforms cost the rest. A 7x7 image (16 tiles in a
-/// 32-column panel) stays direct, and so do layers of fewer than 64 channels or
-/// filters, whose GEMMs are too shallow to pay for the transforms
-/// (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034 ms;
+/// undilated, ungrouped convolutions (see winogradApplies). Its GEMMs have (m +
+/// 2)^2 products per m x m tile over a grid one tile wider than the output; m
+/// is 4 where that has fewer GEMM columns and a grid of more than one panel,
+/// else 2 (4 for ResNet-18's 56x56 and 28x28, 2 for its 14x14: 0.83
+/// against 1.02 ms and 0.66 against 0.81 on the first two), and Winograd is
+/// taken where those are under 0.7 of a direct convolution's (9 per output,
+/// over a grid of phase-plane width): the transforms cost the rest. A 7x7 image
+/// (16 tiles in a 32-column panel) stays direct, and so do layers of fewer than
+/// 64 channels or filters, whose GEMMs are too shallow to pay for the
+/// transforms (ResNet-20's 16 and 32-channel layers: 0.046 against 0.034 ms;
 /// bench/conv_layers.c), and images of one panel of tiles (8x8): no faster
 /// on one thread, and on two split by filters, each thread transforming
-/// the whole input (ResNet-20 0.59 against 0.56 ms).
+/// the whole input (ResNet-20 0.59 against 0.56 ms). Varying filters (a
+/// training step's, flags without MXRT_KERNEL_CONST_A) take F(2x2) only:
+/// F(4x4)'s larger rounding, amplified by BatchNorm's backward pass (small
+/// differences of large sums), put some of ResNet-18's one-step weight
+/// updates 7% of their size from PyTorch's float64 step, ten times its
+/// float32 step's error (bench/train_bench.py's check), where F(2x2)'s
+/// errors stay within a third of that bound; F(2x2) costs 7% more time on
+/// the training convolutions it takes (bench/conv_layers.c forward-train).
 int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
                      int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                      int64_t ph, int64_t pw, int64_t dh, int64_t dw,
                      int64_t groups, int32_t flags) {
-  if (!winogradApplies(kh, kw, sh, sw, dh, dw, groups, flags))
+  if (!winogradApplies(kh, kw, sh, sw, dh, dw, groups))
     return 0;
   const std::string &forced = convMethod();
   if (int64_t m = forcedWinogradTile())
@@ -142,8 +149,11 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   };
   auto columns = [&](int64_t m) { return (m + 2) * (m + 2) * round(tiles(m)); };
   // Of the tile sizes whose grid fills two panels, the one of fewer
-  // columns.
-  int64_t m = tiles(4) > nr && columns(4) < columns(2) ? 4 : 2;
+  // columns; varying filters F(2x2).
+  int64_t m =
+      (flags & MXRT_KERNEL_CONST_A) && tiles(4) > nr && columns(4) < columns(2)
+          ? 4
+          : 2;
   if (forced == "winograd")
     return m;
   int64_t gridWidth =
@@ -227,7 +237,7 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
                   int64_t f, int64_t oh, int64_t ow, int64_t ph, int64_t pw,
                   const float *x, const float *weight, const float *bias,
                   float *y, int32_t flags) {
-  const float *filters = packedCache().getWinograd(weight, f, c, m);
+  const float *filters = packedCache().getWinograd(weight, f, c, m, flags);
   if (!filters)
     return false;
   WinogradShape shape = {c, f, h, w, oh, ow, ph, pw, m, 0, 0, 0};
@@ -246,7 +256,7 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
 
 /// The tile size m of the Winograd F(m x m, 3 x 3) that computes an NHWC
 /// convolution, or 0 for direct. As winogradTile: 3x3, stride 1,
-/// undilated, ungrouped, constant filters; here also channels in whole
+/// undilated, ungrouped; here also channels in whole
 /// vectors of 16 and at least 16 channels and filters. Unlike NCHW's, the
 /// tiles need no spare grid column and no whole panels, so Winograd pays
 /// down to 8x8 images and 16 channels: against the NHWC direct kernel,
@@ -257,22 +267,23 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
 /// saves: 14x14 x 256 and 7x7 x 512 take F(2x2) (7x7: 1.0 against 1.6 ms
 /// on two threads).
 int64_t nhwcWinogradTile(const NhwcConv &cv) {
-  if (!winogradApplies(cv.kh, cv.kw, cv.sh, cv.sw, cv.dh, cv.dw, cv.groups,
-                       cv.flags) ||
+  if (!winogradApplies(cv.kh, cv.kw, cv.sh, cv.sw, cv.dh, cv.dw, cv.groups) ||
       cv.c % 16 != 0)
     return 0;
   if (int64_t m = forcedWinogradTile())
     return m;
   if (convMethod() != "winograd" && (cv.c < 16 || cv.f < 16))
     return 0;
-  return 36 * cv.c * cv.f * 4 > (int64_t{4} << 20) ? 2 : 4;
+  bool varying = !(cv.flags & MXRT_KERNEL_CONST_A); // see winogradTile
+  return varying || 36 * cv.c * cv.f * 4 > (int64_t{4} << 20) ? 2 : 4;
 }
 
 /// An NHWC convolution by Winograd: runs of consecutive tiles per thread.
 /// False when the transformed filters could not be allocated.
 bool nhwcWinogradConv(const NhwcConv &cv, const float *weight, int64_t m) {
-  NhwcWinograd wg = {&cv, packedCache().getNhwcWinograd(weight, cv.f, cv.c, m),
-                     m, (cv.oh + m - 1) / m, (cv.ow + m - 1) / m};
+  NhwcWinograd wg = {
+      &cv, packedCache().getNhwcWinograd(weight, cv.f, cv.c, m, cv.flags), m,
+      (cv.oh + m - 1) / m, (cv.ow + m - 1) / m};
   if (!wg.filters)
     return false;
   int64_t tiles = cv.n * wg.th * wg.tw;
@@ -320,9 +331,9 @@ void convNhwc(NhwcConv cv, const float *weight) {
 /// winograd4 never.
 bool smallWinogradTakes(int64_t c, int64_t f, int64_t oh, int64_t ow,
                         int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                        int64_t dh, int64_t dw, int64_t groups, int32_t flags) {
+                        int64_t dh, int64_t dw, int64_t groups) {
   int64_t block = target().smallWinogradFilters;
-  if (!block || !winogradApplies(kh, kw, sh, sw, dh, dw, groups, flags) ||
+  if (!block || !winogradApplies(kh, kw, sh, sw, dh, dw, groups) ||
       forcedWinogradTile() == 4 || oh > 8 || ow > 8 || c % 16 != 0 ||
       f % block != 0)
     return false;
@@ -338,7 +349,7 @@ bool smallWinogradTakes(int64_t c, int64_t f, int64_t oh, int64_t ow,
 /// when the packed filters could not be allocated.
 bool smallWinogradConv(const SmallWinograd &shape, const float *weight) {
   SmallWinograd s = shape;
-  s.filters = packedCache().getSmallWinograd(weight, s.f, s.c);
+  s.filters = packedCache().getSmallWinograd(weight, s.f, s.c, s.flags);
   if (!s.filters)
     return false;
   int64_t blocks = s.f / target().smallWinogradFilters;
@@ -370,7 +381,7 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
     return;
   }
   if (mxrt::smallWinogradTakes(c, f, oh, ow, kh, kw, stride_h, stride_w,
-                               dilate_h, dilate_w, groups, flags) &&
+                               dilate_h, dilate_w, groups) &&
       mxrt::smallWinogradConv({n, c, h, w, f, oh, ow, pad_h, pad_w,
                                (oh + 1) / 2, (ow + 1) / 2, x, nullptr, bias, y,
                                flags},
@@ -386,8 +397,7 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   int64_t gridWidth =
       mxrt::directGridWidth(h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
                             pad_w, dilate_h, dilate_w);
-  int64_t pixelRows =
-      gridWidth ? mxrt::pixelRowsFor(oh * ow, fg, groups, flags) : 0;
+  int64_t pixelRows = gridWidth ? mxrt::pixelRowsFor(oh * ow, fg, groups) : 0;
   // One problem per (image, group): the group's weight rows times the
   // im2col matrix of the group's channels.
   auto make = [&](int64_t i) {

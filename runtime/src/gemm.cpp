@@ -491,6 +491,12 @@ const float *packedAFor(const Problem &pr, bool reused) {
     return nullptr;
   // Once per call rather than once per problem; the pool's threads read
   // the caller's buffer until runBatch returns.
+  if (pr.isConv && pr.conv.gridWidth && pr.conv.pixelRows) {
+    float *packed =
+        threadBuffer(Scratch::SharedA, t.filterLanesSize(pr.m, pr.k));
+    t.packFilterLanes(pr, packed);
+    return packed;
+  }
   float *packed = threadBuffer(Scratch::SharedA, t.packedASize(pr.m, pr.k));
   t.packAll(pr, packed);
   return packed;

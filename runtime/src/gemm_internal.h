@@ -8,6 +8,7 @@
 #ifndef MXRT_SRC_GEMM_INTERNAL_H
 #define MXRT_SRC_GEMM_INTERNAL_H
 
+#include "mxrt/kernels.h"
 #include "threadpool.h"
 
 #include <algorithm>
@@ -140,6 +141,9 @@ enum class Scratch {
   GradOutput,
   /// A data gradient's flipped, transposed filters.
   GradWeights,
+  /// Filters that change between calls (no MXRT_KERNEL_CONST_A: a
+  /// training step's), transformed or packed once per call.
+  VaryingFilters,
   Count
 };
 
@@ -280,15 +284,17 @@ public:
                [&](float *packed) { t.packAll(pr, packed); });
   }
 
-  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
-  /// 3 x 3).
-  const float *getWinograd(const float *weight, int64_t f, int64_t c,
-                           int64_t m) {
+  /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3);
+  /// kept when they are constant (`flags`), else made for this call (see
+  /// filters()).
+  const float *getWinograd(const float *weight, int64_t f, int64_t c, int64_t m,
+                           int32_t flags) {
     const Target &t = target();
-    return get(
+    return filters(
         {weight, f, c, 9, 1, m == 4 ? Layout::Winograd4 : Layout::Winograd2},
         t.winogradFilterSize(f, c, m),
-        [&](float *packed) { t.winogradFilters(weight, f, c, m, packed); });
+        [&](float *packed) { t.winogradFilters(weight, f, c, m, packed); },
+        flags);
   }
 
   /// Constant filters weight (f x cg x taps, `groups` groups) packed for
@@ -302,31 +308,48 @@ public:
                });
   }
 
-  /// The F(m x m, 3 x 3) transform of constant filters weight (f x c x
-  /// 3 x 3) for an NHWC convolution.
+  /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3) for
+  /// an NHWC convolution, kept or per call as getWinograd.
   const float *getNhwcWinograd(const float *weight, int64_t f, int64_t c,
-                               int64_t m) {
+                               int64_t m, int32_t flags) {
     const Target &t = target();
-    return get({weight, f, c, 9, 1,
-                m == 4 ? Layout::NhwcWinograd4 : Layout::NhwcWinograd2},
-               t.nhwcWinogradFilterSize(f, c, m), [&](float *packed) {
-                 t.nhwcWinogradFilters(weight, f, c, m, packed);
-               });
+    return filters(
+        {weight, f, c, 9, 1,
+         m == 4 ? Layout::NhwcWinograd4 : Layout::NhwcWinograd2},
+        t.nhwcWinogradFilterSize(f, c, m),
+        [&](float *packed) { t.nhwcWinogradFilters(weight, f, c, m, packed); },
+        flags);
   }
 
-  /// Constant filters weight (f x c x 3 x 3) packed for a small-image
-  /// Winograd convolution.
-  const float *getSmallWinograd(const float *weight, int64_t f, int64_t c) {
+  /// Filters weight (f x c x 3 x 3) packed for a small-image Winograd
+  /// convolution, kept or per call as getWinograd.
+  const float *getSmallWinograd(const float *weight, int64_t f, int64_t c,
+                                int32_t flags) {
     const Target &t = target();
-    return get({weight, f, c, 9, 1, Layout::SmallWinograd},
-               t.smallWinogradFilterSize(f, c, 9, 1), [&](float *packed) {
-                 t.packSmallWinograd(weight, f, c, 9, 1, packed);
-               });
+    return filters(
+        {weight, f, c, 9, 1, Layout::SmallWinograd},
+        t.smallWinogradFilterSize(f, c, 9, 1),
+        [&](float *packed) { t.packSmallWinograd(weight, f, c, 9, 1, packed); },
+        flags);
   }
 
 private:
   using Key =
       std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, Layout>;
+
+  /// Filters laid out by fill: from the cache when MXRT_KERNEL_CONST_A is
+  /// in `flags`, else into this thread's VaryingFilters buffer, which the
+  /// pool's threads read until the call returns (a training step's
+  /// weights change every step, at the same address).
+  template <typename Fill>
+  const float *filters(const Key &key, int64_t floats, const Fill &fill,
+                       int32_t flags) {
+    if (flags & MXRT_KERNEL_CONST_A)
+      return get(key, floats, fill);
+    float *packed = threadBuffer(Scratch::VaryingFilters, floats);
+    fill(packed);
+    return packed;
+  }
 
   template <typename Fill>
   const float *get(const Key &key, int64_t floats, const Fill &fill) {
