@@ -16,7 +16,6 @@
 #include <string>
 
 namespace mxrt {
-namespace {
 
 /// MXRT_KERNEL_CONV picks convolution methods, for measurements and tests:
 /// im2col (neither direct nor Winograd), grid (direct with the grid in the
@@ -33,6 +32,8 @@ const std::string &convMethod() {
   }();
   return method;
 }
+
+namespace {
 
 bool directAllowed() { return convMethod() != "im2col"; }
 

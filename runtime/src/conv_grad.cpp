@@ -260,6 +260,157 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
     }
 }
 
+/// Whether the weight gradient takes Winograd F(2x2, 3x3)
+/// (gradWeightWinogradRun): 3x3, stride 1, undilated, ungrouped, with at
+/// least 32 channels and filters (MXRT_KERNEL_CONV=winograd / winograd2:
+/// wherever it applies; direct, grid, pixels, im2col, winograd4: never).
+bool winogradWeightGradient(const ConvGrad &g) {
+  if (!(g.kh == 3 && g.kw == 3 && g.unitStride() && g.groups == 1))
+    return false;
+  const std::string &forced = convMethod();
+  if (forced == "winograd" || forced == "winograd2")
+    return true;
+  return forced.empty() && g.c >= 32 && g.f >= 32;
+}
+
+/// The tiles of a Winograd weight gradient: th x tw 2x2 output tiles of an
+/// image, tile rows padded to whole vectors (twr) plus one column in the
+/// even- and odd-column planes (half floats a row).
+struct WinogradGradTiles {
+  int64_t th, tw, half, xRows, yRows;
+  explicit WinogradGradTiles(const ConvGrad &g) {
+    int64_t vl = target().vectorLanes;
+    th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2;
+    half = (tw + vl - 1) / vl * vl + 1;
+    xRows = 2 * th + 2, yRows = 2 * th;
+  }
+};
+
+/// Lays out x (c, h, w) as even- and odd-column planes of its padded rows
+/// (padded row r is input row r - ph, padded column q input column q - pw;
+/// zero outside the input), channel ci's at planes + 2 ci * xRows * half.
+void winogradGradInputPlanes(const ConvGrad &g, const WinogradGradTiles &t,
+                             const float *x, float *planes) {
+  int64_t plane = t.xRows * t.half;
+  for (int64_t ci = 0; ci < g.c; ++ci) {
+    float *even = planes + 2 * ci * plane, *odd = even + plane;
+    for (int64_t r = 0; r < t.xRows; ++r) {
+      float *e = even + r * t.half, *o = odd + r * t.half;
+      int64_t iy = r - g.ph;
+      if (iy < 0 || iy >= g.h) {
+        std::fill(e, e + t.half, 0.0f);
+        std::fill(o, o + t.half, 0.0f);
+        continue;
+      }
+      const float *row = x + (ci * g.h + iy) * g.w;
+      for (int64_t j = 0; j < t.half; ++j) {
+        int64_t q0 = 2 * j - g.pw, q1 = q0 + 1;
+        e[j] = q0 >= 0 && q0 < g.w ? row[q0] : 0.0f;
+        o[j] = q1 >= 0 && q1 < g.w ? row[q1] : 0.0f;
+      }
+    }
+  }
+}
+
+/// Lays out dy (f, oh, ow) as even- and odd-column planes, zero past the
+/// output, filter fi's at planes + 2 fi * yRows * half.
+void winogradGradOutputPlanes(const ConvGrad &g, const WinogradGradTiles &t,
+                              const float *dy, float *planes) {
+  int64_t plane = t.yRows * t.half;
+  for (int64_t fi = 0; fi < g.f; ++fi) {
+    float *even = planes + 2 * fi * plane, *odd = even + plane;
+    for (int64_t r = 0; r < t.yRows; ++r) {
+      float *e = even + r * t.half, *o = odd + r * t.half;
+      if (r >= g.oh) {
+        std::fill(e, e + t.half, 0.0f);
+        std::fill(o, o + t.half, 0.0f);
+        continue;
+      }
+      const float *row = dy + (fi * g.oh + r) * g.ow;
+      for (int64_t j = 0; j < t.half; ++j) {
+        e[j] = 2 * j < g.ow ? row[2 * j] : 0.0f;
+        o[j] = 2 * j + 1 < g.ow ? row[2 * j + 1] : 0.0f;
+      }
+    }
+  }
+}
+
+/// The Winograd F(2x2, 3x3) weight gradient of images [begin, end) into
+/// dU (16, f, c): for each of the 16 positions of the 4x4 transform, the
+/// sum over tiles of (A dY A^T)[pos] times (B^T d B)[pos], one GEMM per
+/// position and chunk of tiles (f x c, the tiles its depth), on `threads`.
+/// The filter gradient is G^T dU G (winogradGradFilters).
+void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
+                           float *dU, int64_t begin, int64_t end,
+                           int32_t threads) {
+  const Target &tg = target();
+  WinogradGradTiles t(g);
+  int64_t vl = tg.vectorLanes;
+  // Tiles a chunk holds: transformed inputs and output gradients of about
+  // 256 KiB per position set, at least 64 (the GEMMs' depth) and a row.
+  int64_t capacity =
+      std::max<int64_t>({t.tw, 64, (16 << 10) / (16 * (g.c + g.f))});
+  int64_t ld = capacity + vl; // a row's last vector may run past it
+  float *xPlanes =
+      threadBuffer(Scratch::GradColumns, 2 * g.c * t.xRows * t.half);
+  float *yPlanes =
+      threadBuffer(Scratch::GradOutput, 2 * g.f * t.yRows * t.half);
+  float *v = threadBuffer(Scratch::GradTransformedInput, 16 * g.c * ld);
+  float *u = threadBuffer(Scratch::GradTransformedOutput, 16 * g.f * ld);
+  int64_t filled = 0;
+  bool first = true;
+  auto multiply = [&] {
+    for (int pos = 0; pos < 16; ++pos)
+      runProblem(gemm(g.f, g.c, filled, u + pos * g.f * ld, ld, 1,
+                      v + pos * g.c * ld, 1, ld, dU + pos * g.f * g.c, g.c,
+                      first ? 0 : MXRT_KERNEL_ACCUMULATE),
+                 threads);
+    first = false, filled = 0;
+  };
+  for (int64_t img = begin; img < end; ++img) {
+    winogradGradInputPlanes(g, t, x + img * g.c * g.h * g.w, xPlanes);
+    winogradGradOutputPlanes(g, t, dy + img * g.f * g.p(), yPlanes);
+    for (int64_t ty = 0; ty < t.th; ++ty) {
+      if (filled + t.tw > capacity)
+        multiply();
+      tg.gradWinogradInput(
+          {xPlanes, g.c, t.xRows, t.half, ty, t.tw, v + filled, ld, g.c * ld});
+      tg.gradWinogradOutput(
+          {yPlanes, g.f, t.yRows, t.half, ty, t.tw, u + filled, ld, g.f * ld});
+      filled += t.tw;
+    }
+  }
+  if (filled)
+    multiply();
+  if (first) // no images
+    std::fill(dU, dU + 16 * g.f * g.c, 0.0f);
+}
+
+/// dw (f, c, 3, 3) (+)= G^T (the sum of `parts` dU (16, f, c), `size`
+/// floats apart) G for the filters [f0, f1).
+void winogradGradFilters(const ConvGrad &g, const float *dU, int32_t parts,
+                         float *dw, bool accumulate, int64_t f0, int64_t f1) {
+  static const double kG[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  int64_t fc = g.f * g.c;
+  for (int64_t fi = f0; fi < f1; ++fi)
+    for (int64_t ci = 0; ci < g.c; ++ci) {
+      double s[4][4] = {};
+      for (int32_t r = 0; r < parts; ++r)
+        for (int pos = 0; pos < 16; ++pos)
+          s[pos / 4][pos % 4] += dU[(r * 16 + pos) * fc + fi * g.c + ci];
+      float *out = dw + (fi * g.c + ci) * 9;
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) {
+          double sum = 0;
+          for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b)
+              sum += kG[a][k] * s[a][b] * kG[b][l];
+          out[k * 3 + l] = float((accumulate ? out[k * 3 + l] : 0.0) + sum);
+        }
+    }
+}
+
 } // namespace
 } // namespace mxrt
 
@@ -367,6 +518,26 @@ static void directGradWeight(const ConvGrad &g, const float *x, const float *dy,
   });
 }
 
+/// The weight gradient by Winograd F(2x2, 3x3): each run of images
+/// (imageRuns) into its own transformed sums, transformed back and added
+/// at the end.
+static void winogradGradWeight(const ConvGrad &g, const float *x,
+                               const float *dy, float *dweight,
+                               bool accumulate) {
+  int64_t size = 16 * g.f * g.c;
+  int32_t runs = imageRuns(g);
+  float *dU = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
+  if (runs == 1)
+    mxrt::gradWeightWinogradRun(g, x, dy, dU, 0, g.n, mxrt::poolThreads());
+  else
+    forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
+      mxrt::gradWeightWinogradRun(g, x, dy, dU + r * size, begin, end, 1);
+    });
+  mxrt::splitRuns(g.f, size * runs, [&](int64_t f0, int64_t f1) {
+    mxrt::winogradGradFilters(g, dU, runs, dweight, accumulate, f0, f1);
+  });
+}
+
 /// The weight gradient (mxrt_kernel_sconv2d_backward's dweight).
 static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
                        float *dweight, bool accumulate) {
@@ -377,6 +548,8 @@ static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
       std::memset(dweight, 0, size * sizeof(float));
     return;
   }
+  if (mxrt::winogradWeightGradient(g))
+    return winogradGradWeight(g, x, dy, dweight, accumulate);
   if (mxrt::directWeightGradient(g))
     return directGradWeight(g, x, dy, dweight, accumulate);
   // Each run of images sums its transposed gradient (imageRuns); the

@@ -315,7 +315,8 @@ struct Isa {
         ns::nhwcWinogradFilterSize,                                            \
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
         ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
-        ns::gradWeightDirect, ns::Isa::VL, #ns                                 \
+        ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \
+        ns::Isa::VL, #ns                                                       \
   }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -141,6 +142,10 @@ enum class Scratch {
   GradOutput,
   /// A data gradient's flipped, transposed filters.
   GradWeights,
+  /// A Winograd weight gradient's transformed inputs and output gradients
+  /// of a chunk of tiles.
+  GradTransformedInput,
+  GradTransformedOutput,
   /// Filters that change between calls (no MXRT_KERNEL_CONST_A: a
   /// training step's), transformed or packed once per call.
   VaryingFilters,
@@ -186,6 +191,19 @@ struct GradDirect {
 };
 using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
 
+/// One tile row of a Winograd F(2x2, 3x3) weight gradient (conv_grad.cpp):
+/// `count` channels (or filters), each an even-column plane then an
+/// odd-column plane of `planeRows` padded rows of `half` floats (at least
+/// whole vectors of tiles plus one); the 16 transformed values of tile tx
+/// of tile row ty go to out[pos * posStride + i * ld + tx] for channel i.
+struct GradWinogradRow {
+  const float *planes;
+  int64_t count, planeRows, half, ty, tw;
+  float *out;
+  int64_t ld, posStride;
+};
+using GradWinogradFn = void (*)(const GradWinogradRow &);
+
 struct Target {
   GemmFn gemm;
   PackAllFn packAll;
@@ -213,6 +231,9 @@ struct Target {
   /// Filters [f0, f1) of a direct weight gradient; false for kernel sizes
   /// it has no version for.
   GradWeightDirectFn gradWeightDirect;
+  /// A tile row's input transform B^T d B and output-gradient transform
+  /// A dY A^T for the Winograd weight gradient.
+  GradWinogradFn gradWinogradInput, gradWinogradOutput;
   /// Floats per vector (GradDirect's lanes).
   int64_t vectorLanes;
   /// The namespace's name: avx512, avx2 or portable.
@@ -222,6 +243,9 @@ struct Target {
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).
 const Target &target();
+
+/// MXRT_KERNEL_CONV's value, or "" (see conv.cpp).
+const std::string &convMethod();
 
 /// Solves one problem (or piece of one) on this thread. A direct
 /// convolution first lays out the input rows its grid columns read in
