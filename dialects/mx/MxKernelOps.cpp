@@ -359,9 +359,15 @@ LogicalResult Pool2DGradKernelOp::verify() {
                         "x, y, dy and init must have rank 4", getX(),
                         {getY(), getDy(), getInit()})))
     return failure();
-  if (getY().getType() != getDy().getType() ||
-      getX().getType() != getInit().getType())
-    return emitOpError("dy must have y's type and init x's");
+  // Shapes and element types; on buffers the layouts may differ (y or x
+  // may be a view of a Concat's buffer).
+  auto sameShape = [](Value a, Value b) {
+    auto ta = cast<ShapedType>(a.getType()), tb = cast<ShapedType>(b.getType());
+    return ta.getShape() == tb.getShape() &&
+           ta.getElementType() == tb.getElementType();
+  };
+  if (!sameShape(getY(), getDy()) || !sameShape(getX(), getInit()))
+    return emitOpError("dy must have y's shape and init x's");
   return success();
 }
 

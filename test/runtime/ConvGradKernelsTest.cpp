@@ -149,6 +149,9 @@ const std::vector<Geometry> kLayers = {
     {5, 32, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {1, 32, 20, 37, 33, 3, 3, 1, 1, 0, 2, 1, 1, 1},
     {2, 48, 5, 6, 32, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+    // Pointwise (one GEMM per image and group): grouped, batch 1.
+    {2, 8, 5, 7, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2},
+    {1, 24, 9, 9, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1},
 };
 
 void checkAll(uint32_t seed) {

@@ -143,6 +143,61 @@ def conv_net(batch):
     return nodes, (batch, 4, 9, 11)
 
 
+def branch_net():
+    """data(8x4x8x8) -> conv 32 3x3 pad 1 -> relu -> conv 32 3x3 pad 1 ->
+    relu -> [max pool 3x3 / 1 pad 1, conv 8 1x1] -> Concat -> avg pool 2
+    -> flatten -> FC 4 -> SoftmaxOutput: the Winograd weight gradient (32
+    channels and filters), the pointwise one, and a pooling gradient whose
+    output lives in the Concat's buffer (a strided view the kernel call
+    gets a contiguous copy of), as in Inception-BN."""
+    nodes = [node("null", "data", [])]
+    for name, filters in (("conv1", 32), ("conv2", 32)):
+        at = len(nodes) - 1
+        nodes += [node("null", name + "_weight", []), node("null", name + "_bias", []),
+                  node("Convolution", name, [[at, 0, 0], [at + 1, 0, 0], [at + 2, 0, 0]],
+                       kernel="(3, 3)", pad="(1, 1)", num_filter=filters),
+                  node("Activation", name + "_act", [[at + 3, 0, 0]], act_type="relu")]
+    trunk = len(nodes) - 1
+    nodes += [node("Pooling", "branch_pool", [[trunk, 0, 0]], kernel="(3, 3)",
+                   stride="(1, 1)", pad="(1, 1)", pool_type="max"),
+              node("null", "conv3_weight", []), node("null", "conv3_bias", []),
+              node("Convolution", "conv3", [[trunk, 0, 0], [trunk + 2, 0, 0],
+                                            [trunk + 3, 0, 0]],
+                   kernel="(1, 1)", num_filter=8)]
+    at = len(nodes) - 1
+    nodes += [node("Concat", "concat", [[trunk + 1, 0, 0], [at, 0, 0]], dim=1),
+              node("Pooling", "pool", [[at + 1, 0, 0]], kernel="(2, 2)", stride="(2, 2)",
+                   pool_type="avg"),
+              node("Flatten", "flat", [[at + 2, 0, 0]]),
+              node("null", "fc_weight", []), node("null", "fc_bias", []),
+              node("FullyConnected", "fc", [[at + 3, 0, 0], [at + 4, 0, 0], [at + 5, 0, 0]],
+                   num_hidden=4),
+              node("null", "softmax_label", []),
+              node("SoftmaxOutput", "softmax", [[at + 6, 0, 0], [at + 7, 0, 0]])]
+    return nodes, (BATCH, 4, 8, 8)
+
+
+class TorchBranchNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(4, 32, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(32, 32, 3, padding=1)
+        self.conv3 = torch.nn.Conv2d(32, 8, 1)
+        self.fc = torch.nn.Linear(40 * 4 * 4, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.conv2(torch.relu(self.conv1(x))))
+        h = torch.cat([torch.nn.functional.max_pool2d(h, 3, 1, 1), self.conv3(h)], 1)
+        return self.fc(torch.nn.functional.avg_pool2d(h, 2).flatten(1))
+
+    def named(self):
+        out = {}
+        for name in ("conv1", "conv2", "conv3", "fc"):
+            layer = getattr(self, name)
+            out[name + "_weight"], out[name + "_bias"] = layer.weight, layer.bias
+        return out
+
+
 class TorchConvNet(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -395,6 +450,7 @@ def main():
     for batch in (BATCH, 1):
         check(mxc, mxrun, work, "convnet%d" % batch, lambda: conv_net(batch),
               TorchConvNet, "sgd", 0.0)
+    check(mxc, mxrun, work, "branchnet", branch_net, TorchBranchNet, "sgd", 0.0)
 
 
 if __name__ == "__main__":
