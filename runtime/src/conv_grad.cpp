@@ -284,15 +284,18 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
 
 /// Whether the weight gradient takes Winograd F(2x2, 3x3)
 /// (gradWeightWinogradRun): 3x3, stride 1, undilated, ungrouped, with at
-/// least 32 channels and filters (MXRT_KERNEL_CONV=winograd / winograd2:
+/// least 64 channels and filters (MXRT_KERNEL_CONV=winograd / winograd2:
 /// wherever it applies; direct, grid, pixels, im2col, winograd4: never).
+/// Narrower layers' 16 GEMMs are too small: ResNet-20's 32-channel 16x16
+/// layers, batch 64, one thread, took 4.97 ms against 2.93 direct; its
+/// 64-channel 8x8 ones 5.5 either way (bench/conv_layers.c).
 bool winogradWeightGradient(const ConvGrad &g) {
   if (!(g.kh == 3 && g.kw == 3 && g.unitStride() && g.groups == 1))
     return false;
   const std::string &forced = convMethod();
   if (forced == "winograd" || forced == "winograd2")
     return true;
-  return forced.empty() && g.c >= 32 && g.f >= 32;
+  return forced.empty() && g.c >= 64 && g.f >= 64;
 }
 
 /// The tiles of a Winograd weight gradient: th x tw 2x2 output tiles of an

@@ -140,15 +140,15 @@ const std::vector<Geometry> kLayers = {
     {1, 4, 6, 33, 7, 3, 3, 1, 1, 0, 2, 1, 1, 1},
     {2, 6, 5, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 3},
     {3, 3, 20, 21, 5, 5, 5, 1, 1, 2, 2, 1, 1, 1},
-    // 3x3 stride 1 with 32+ channels and filters (the Winograd F(2x2, 3x3)
+    // 3x3 stride 1 with 64+ channels and filters (the Winograd F(2x2, 3x3)
     // weight gradient; CTest's *.winograd2 runs take it for every 3x3
     // stride-1 layer above): odd sizes (tiles past the output), images
     // smaller than a chunk (several to one) and larger (several chunks),
     // no, uneven and double padding, filters not a whole vector.
-    {2, 32, 9, 11, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-    {5, 32, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-    {1, 32, 20, 37, 33, 3, 3, 1, 1, 0, 2, 1, 1, 1},
-    {2, 48, 5, 6, 32, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+    {2, 64, 9, 11, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {5, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 64, 20, 37, 65, 3, 3, 1, 1, 0, 2, 1, 1, 1},
+    {2, 80, 5, 6, 64, 3, 3, 1, 1, 2, 2, 1, 1, 1},
     // Pointwise (one GEMM per image and group): grouped, batch 1.
     {2, 8, 5, 7, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2},
     {1, 24, 9, 9, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1},

@@ -144,14 +144,14 @@ def conv_net(batch):
 
 
 def branch_net():
-    """data(8x4x8x8) -> conv 32 3x3 pad 1 -> relu -> conv 32 3x3 pad 1 ->
+    """data(8x4x8x8) -> conv 64 3x3 pad 1 -> relu -> conv 64 3x3 pad 1 ->
     relu -> [max pool 3x3 / 1 pad 1, conv 8 1x1] -> Concat -> avg pool 2
-    -> flatten -> FC 4 -> SoftmaxOutput: the Winograd weight gradient (32
+    -> flatten -> FC 4 -> SoftmaxOutput: the Winograd weight gradient (64
     channels and filters), the pointwise one, and a pooling gradient whose
     output lives in the Concat's buffer (a strided view the kernel call
     gets a contiguous copy of), as in Inception-BN."""
     nodes = [node("null", "data", [])]
-    for name, filters in (("conv1", 32), ("conv2", 32)):
+    for name, filters in (("conv1", 64), ("conv2", 64)):
         at = len(nodes) - 1
         nodes += [node("null", name + "_weight", []), node("null", name + "_bias", []),
                   node("Convolution", name, [[at, 0, 0], [at + 1, 0, 0], [at + 2, 0, 0]],
@@ -180,10 +180,10 @@ def branch_net():
 class TorchBranchNet(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = torch.nn.Conv2d(4, 32, 3, padding=1)
-        self.conv2 = torch.nn.Conv2d(32, 32, 3, padding=1)
-        self.conv3 = torch.nn.Conv2d(32, 8, 1)
-        self.fc = torch.nn.Linear(40 * 4 * 4, 4)
+        self.conv1 = torch.nn.Conv2d(4, 64, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(64, 64, 3, padding=1)
+        self.conv3 = torch.nn.Conv2d(64, 8, 1)
+        self.fc = torch.nn.Linear(72 * 4 * 4, 4)
 
     def forward(self, x):
         h = torch.relu(self.conv2(torch.relu(self.conv1(x))))
