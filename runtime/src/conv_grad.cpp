@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace mxrt {
 namespace {
@@ -299,65 +300,54 @@ bool winogradWeightGradient(const ConvGrad &g) {
 }
 
 /// The tiles of a Winograd weight gradient: th x tw 2x2 output tiles of an
-/// image, tile rows padded to whole vectors (twr) plus one column in the
-/// even- and odd-column planes (half floats a row).
+/// image; the padded rows the transforms read are `width` floats (tile
+/// rows in whole vectors, two columns a tile, plus the last tile's two).
 struct WinogradGradTiles {
-  int64_t th, tw, half, xRows, yRows;
+  int64_t th, tw, width, xRows, yRows;
   explicit WinogradGradTiles(const ConvGrad &g) {
     int64_t vl = target().vectorLanes;
     th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2;
-    half = (tw + vl - 1) / vl * vl + 1;
+    width = 2 * ((tw + vl - 1) / vl * vl) + 2;
     xRows = 2 * th + 2, yRows = 2 * th;
   }
 };
 
-/// Lays out x (c, h, w) as even- and odd-column planes of its padded rows
-/// (padded row r is input row r - ph, padded column q input column q - pw;
-/// zero outside the input), channel ci's at planes + 2 ci * xRows * half.
-void winogradGradInputPlanes(const ConvGrad &g, const WinogradGradTiles &t,
-                             const float *x, float *planes) {
-  int64_t plane = t.xRows * t.half;
-  for (int64_t ci = 0; ci < g.c; ++ci) {
-    float *even = planes + 2 * ci * plane, *odd = even + plane;
+/// Lays out x (c, h, w) in padded rows (padded row r is input row r - ph,
+/// padded column q input column q - pw; zero outside the input), channel
+/// ci's at rows + ci * xRows * width.
+void winogradGradInputRows(const ConvGrad &g, const WinogradGradTiles &t,
+                           const float *x, float *rows) {
+  for (int64_t ci = 0; ci < g.c; ++ci)
     for (int64_t r = 0; r < t.xRows; ++r) {
-      float *e = even + r * t.half, *o = odd + r * t.half;
+      float *out = rows + (ci * t.xRows + r) * t.width;
       int64_t iy = r - g.ph;
       if (iy < 0 || iy >= g.h) {
-        std::fill(e, e + t.half, 0.0f);
-        std::fill(o, o + t.half, 0.0f);
+        std::fill(out, out + t.width, 0.0f);
         continue;
       }
-      const float *row = x + (ci * g.h + iy) * g.w;
-      for (int64_t j = 0; j < t.half; ++j) {
-        int64_t q0 = 2 * j - g.pw, q1 = q0 + 1;
-        e[j] = q0 >= 0 && q0 < g.w ? row[q0] : 0.0f;
-        o[j] = q1 >= 0 && q1 < g.w ? row[q1] : 0.0f;
-      }
+      // width >= 2 tw + 2 >= ow + 2 = w + 2 pw: the row fits.
+      const float *in = x + (ci * g.h + iy) * g.w;
+      std::fill(out, out + g.pw, 0.0f);
+      std::copy(in, in + g.w, out + g.pw);
+      std::fill(out + g.pw + g.w, out + t.width, 0.0f);
     }
-  }
 }
 
-/// Lays out dy (f, oh, ow) as even- and odd-column planes, zero past the
-/// output, filter fi's at planes + 2 fi * yRows * half.
-void winogradGradOutputPlanes(const ConvGrad &g, const WinogradGradTiles &t,
-                              const float *dy, float *planes) {
-  int64_t plane = t.yRows * t.half;
-  for (int64_t fi = 0; fi < g.f; ++fi) {
-    float *even = planes + 2 * fi * plane, *odd = even + plane;
+/// Lays out dy (f, oh, ow) in rows of `width`, zero past the output,
+/// filter fi's at rows + fi * yRows * width.
+void winogradGradOutputRows(const ConvGrad &g, const WinogradGradTiles &t,
+                            const float *dy, float *rows) {
+  for (int64_t fi = 0; fi < g.f; ++fi)
     for (int64_t r = 0; r < t.yRows; ++r) {
-      float *e = even + r * t.half, *o = odd + r * t.half;
+      float *out = rows + (fi * t.yRows + r) * t.width;
       if (r >= g.oh) {
-        std::fill(e, e + t.half, 0.0f);
-        std::fill(o, o + t.half, 0.0f);
+        std::fill(out, out + t.width, 0.0f);
         continue;
       }
-      const float *row = dy + (fi * g.oh + r) * g.ow;
-      for (int64_t j = 0; j < t.half; ++j) {
-        e[j] = 2 * j < g.ow ? row[2 * j] : 0.0f;
-        o[j] = 2 * j + 1 < g.ow ? row[2 * j + 1] : 0.0f;
-      }
+      const float *in = dy + (fi * g.oh + r) * g.ow;
+      std::copy(in, in + g.ow, out);
+      std::fill(out + g.ow, out + t.width, 0.0f);
     }
-  }
 }
 
 /// The Winograd F(2x2, 3x3) weight gradient of images [begin, end) into
@@ -376,10 +366,8 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
   int64_t capacity =
       std::max<int64_t>({t.tw, 64, (16 << 10) / (16 * (g.c + g.f))});
   int64_t ld = capacity + vl; // a row's last vector may run past it
-  float *xPlanes =
-      threadBuffer(Scratch::GradColumns, 2 * g.c * t.xRows * t.half);
-  float *yPlanes =
-      threadBuffer(Scratch::GradOutput, 2 * g.f * t.yRows * t.half);
+  float *xRows = threadBuffer(Scratch::GradColumns, g.c * t.xRows * t.width);
+  float *yRows = threadBuffer(Scratch::GradOutput, g.f * t.yRows * t.width);
   float *v = threadBuffer(Scratch::GradTransformedInput, 16 * g.c * ld);
   float *u = threadBuffer(Scratch::GradTransformedOutput, 16 * g.f * ld);
   int64_t filled = 0;
@@ -393,15 +381,15 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
     first = false, filled = 0;
   };
   for (int64_t img = begin; img < end; ++img) {
-    winogradGradInputPlanes(g, t, x + img * g.c * g.h * g.w, xPlanes);
-    winogradGradOutputPlanes(g, t, dy + img * g.f * g.p(), yPlanes);
+    winogradGradInputRows(g, t, x + img * g.c * g.h * g.w, xRows);
+    winogradGradOutputRows(g, t, dy + img * g.f * g.p(), yRows);
     for (int64_t ty = 0; ty < t.th; ++ty) {
       if (filled + t.tw > capacity)
         multiply();
       tg.gradWinogradInput(
-          {xPlanes, g.c, t.xRows, t.half, ty, t.tw, v + filled, ld, g.c * ld});
+          {xRows, g.c, t.xRows, t.width, ty, t.tw, v + filled, ld, g.c * ld});
       tg.gradWinogradOutput(
-          {yPlanes, g.f, t.yRows, t.half, ty, t.tw, u + filled, ld, g.f * ld});
+          {yRows, g.f, t.yRows, t.width, ty, t.tw, u + filled, ld, g.f * ld});
       filled += t.tw;
     }
   }
@@ -418,12 +406,21 @@ void winogradGradFilters(const ConvGrad &g, const float *dU, int32_t parts,
   static const double kG[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   int64_t fc = g.f * g.c;
-  for (int64_t fi = f0; fi < f1; ++fi)
+  std::vector<float> sums(16 * g.c); // a filter's row of each position
+  for (int64_t fi = f0; fi < f1; ++fi) {
+    for (int pos = 0; pos < 16; ++pos) {
+      float *row = sums.data() + pos * g.c;
+      std::copy_n(dU + pos * fc + fi * g.c, g.c, row);
+      for (int32_t r = 1; r < parts; ++r) {
+        const float *part = dU + (r * 16 + pos) * fc + fi * g.c;
+        for (int64_t ci = 0; ci < g.c; ++ci)
+          row[ci] += part[ci];
+      }
+    }
     for (int64_t ci = 0; ci < g.c; ++ci) {
-      double s[4][4] = {};
-      for (int32_t r = 0; r < parts; ++r)
-        for (int pos = 0; pos < 16; ++pos)
-          s[pos / 4][pos % 4] += dU[(r * 16 + pos) * fc + fi * g.c + ci];
+      double s[4][4];
+      for (int pos = 0; pos < 16; ++pos)
+        s[pos / 4][pos % 4] = sums[pos * g.c + ci];
       float *out = dw + (fi * g.c + ci) * 9;
       for (int k = 0; k < 3; ++k)
         for (int l = 0; l < 3; ++l) {
@@ -434,6 +431,7 @@ void winogradGradFilters(const ConvGrad &g, const float *dU, int32_t parts,
           out[k * 3 + l] = float((accumulate ? out[k * 3 + l] : 0.0) + sum);
         }
     }
+  }
 }
 
 } // namespace

@@ -192,13 +192,13 @@ struct GradDirect {
 using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
 
 /// One tile row of a Winograd F(2x2, 3x3) weight gradient (conv_grad.cpp):
-/// `count` channels (or filters), each an even-column plane then an
-/// odd-column plane of `planeRows` padded rows of `half` floats (at least
-/// whole vectors of tiles plus one); the 16 transformed values of tile tx
-/// of tile row ty go to out[pos * posStride + i * ld + tx] for channel i.
+/// `count` channels (or filters), each `planeRows` padded rows of `width`
+/// floats (whole vectors of tiles, two columns each, plus two); the 16
+/// transformed values of tile tx of tile row ty go to out[pos * posStride +
+/// i * ld + tx] for channel i.
 struct GradWinogradRow {
-  const float *planes;
-  int64_t count, planeRows, half, ty, tw;
+  const float *rows;
+  int64_t count, planeRows, width, ty, tw;
   float *out;
   int64_t ld, posStride;
 };
