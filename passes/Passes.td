@@ -115,6 +115,21 @@ def LowerStringsPass : Pass<"mxc-lower-strings", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ContiguousKernelOperandsPass
+    : Pass<"mxc-contiguous-kernel-operands", "::mlir::func::FuncOp"> {
+  let summary = "Give kernel ops that read contiguous buffers copies of "
+                "strided views";
+  let description = [{
+    The convolution kernels and the pooling gradient read contiguous NCHW
+    buffers. A bufferized kernel op given a strided view (a value that
+    bufferization placed in a slice of a Concat's buffer, as Inception-BN's
+    pooling outputs) gets a fresh buffer copied from the view before it,
+    and, for its init, copied back after it. Runs before mxc-plan-memory,
+    so the copies live in the arena like every other intermediate.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
   let summary = "Turn mx.kernel.* ops on memrefs into calls into libmxrt";
   let description = [{

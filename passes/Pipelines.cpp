@@ -27,6 +27,7 @@ constexpr const char *kCpuPipeline =
     "buffer-results-to-out-params{hoist-static-allocs=true "
     "modify-public-functions=true},"
     "canonicalize,"
+    "func.func(mxc-contiguous-kernel-operands),"
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
     "mxc-kernels-to-calls,"

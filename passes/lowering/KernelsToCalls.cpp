@@ -263,32 +263,14 @@ struct KernelsToCallsPass
       }
       OpBuilder b(op);
       // The convolution kernels and the pooling gradient read contiguous
-      // buffers; the GEMM and the forward pooling take strides. A strided
-      // view (a slice of a Concat's buffer, which the memory plan shares)
-      // is copied to a contiguous buffer for the call, and init back.
-      SmallVector<std::pair<Value, Value>> copiedInit; // (view, copy)
-      SmallVector<Value> copies;
+      // buffers (mxc-contiguous-kernel-operands gives them copies); the
+      // GEMM and the forward pooling take strides.
       if (!isa<MatmulKernelOp, Pool2DKernelOp>(op))
-        for (OpOperand &operand : op->getOpOperands()) {
-          Value v = operand.get();
-          if (isContiguous(v))
-            continue;
-          auto type = cast<MemRefType>(v.getType());
-          if (!type.hasStaticShape()) {
+        for (Value v : op->getOperands())
+          if (!isContiguous(v)) {
             op->emitOpError("needs contiguous buffers, got ") << v.getType();
             return signalPassFailure();
           }
-          Value copy = memref::AllocOp::create(
-              b, op->getLoc(),
-              MemRefType::get(type.getShape(), type.getElementType()),
-              b.getI64IntegerAttr(64));
-          // init (the last operand) may be accumulated onto: copied in too.
-          memref::CopyOp::create(b, op->getLoc(), v, copy);
-          if (operand.getOperandNumber() + 1 == op->getNumOperands())
-            copiedInit.push_back({v, copy});
-          copies.push_back(copy);
-          operand.set(copy);
-        }
       using Call = std::pair<StringRef, SmallVector<Value>>;
       Call call = llvm::TypeSwitch<Operation *, Call>(op)
                       .Case([&](MatmulKernelOp k) -> Call {
@@ -311,10 +293,6 @@ struct KernelsToCallsPass
       auto &[callee, args] = call;
       func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
                            args);
-      for (auto [view, copy] : copiedInit)
-        memref::CopyOp::create(b, op->getLoc(), copy, view);
-      for (Value copy : copies)
-        memref::DeallocOp::create(b, op->getLoc(), copy);
       op->erase();
     }
   }

@@ -115,23 +115,3 @@ func.func @pool_grad(%x: memref<2x3x8x8xf32>, %y: memref<2x3x4x4xf32>, %dy: memr
   return
 }
 
-// -----
-
-// Strided views (slices of a Concat's buffer) are copied to contiguous
-// buffers for the kernels that read only those: x before the call, dx
-// before it (it may be accumulated onto) and back after it.
-// CHECK-LABEL: func.func @pool_grad_strided
-// CHECK: %[[X:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3x8x8xf32>
-// CHECK: memref.copy %{{.*}}, %[[X]] : memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>> to memref<2x3x8x8xf32>
-// CHECK: %[[DX:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3x8x8xf32>
-// CHECK: memref.copy %[[BIG:.*]], %[[DX]] : memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>> to memref<2x3x8x8xf32>
-// CHECK: call @mxrt_kernel_spool2d_backward(
-// CHECK: memref.copy %[[DX]], %[[BIG]]
-// CHECK-DAG: memref.dealloc %[[X]]
-// CHECK-DAG: memref.dealloc %[[DX]]
-func.func @pool_grad_strided(%xcat: memref<2x5x8x8xf32>, %y: memref<2x3x4x4xf32>, %dy: memref<2x3x4x4xf32>, %dxcat: memref<2x5x8x8xf32>) {
-  %x = memref.subview %xcat[0, 2, 0, 0] [2, 3, 8, 8] [1, 1, 1, 1] : memref<2x5x8x8xf32> to memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>>
-  %dx = memref.subview %dxcat[0, 2, 0, 0] [2, 3, 8, 8] [1, 1, 1, 1] : memref<2x5x8x8xf32> to memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>>
-  mx.kernel.pool2d_grad %x, %y, %dy into %dx {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>, pool_type = "max"} : memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>>, memref<2x3x4x4xf32>, memref<2x3x4x4xf32> into memref<2x3x8x8xf32, strided<[320, 64, 8, 1], offset: 128>>
-  return
-}
