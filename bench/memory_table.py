@@ -155,6 +155,11 @@ data was at hand), so the comparison is with its stated ratios.
         print("|---:|---:|---:|---:|---:|---:|")
         print(f"| {mb(rss['tensors'])} | {mb(rss['arena'])} | {mb(rss['overhead'])} "
               f"| {mb(expected)} | {mb(rss['peak'])} | {rss['peak'] / expected:.3f} |")
+        print("\nThe peak above the sum is the kernels' per-thread scratch: a "
+              "convolution whose weights are inputs, as here, transforms them for "
+              "Winograd on every call into a scratch buffer as large as the largest "
+              "layer's transformed filters (constant weights are transformed once, "
+              "into the packed cache).")
 
 
 if __name__ == "__main__":
