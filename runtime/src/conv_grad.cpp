@@ -361,10 +361,10 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
   const Target &tg = target();
   WinogradGradTiles t(g);
   int64_t vl = tg.vectorLanes;
-  // Tiles a chunk holds: transformed inputs and output gradients of about
-  // 256 KiB per position set, at least 64 (the GEMMs' depth) and a row.
-  int64_t capacity =
-      std::max<int64_t>({t.tw, 64, (16 << 10) / (16 * (g.c + g.f))});
+  // Tiles a chunk holds (the GEMMs' depth): 64, or a tile row if longer.
+  // Chunks sized to 256 KiB or 1 MiB of transformed values were no faster
+  // on ResNet-18's layers, within this VM's noise (bench/conv_layers.c).
+  int64_t capacity = std::max<int64_t>(t.tw, 64);
   int64_t ld = capacity + vl; // a row's last vector may run past it
   float *xRows = threadBuffer(Scratch::GradColumns, g.c * t.xRows * t.width);
   float *yRows = threadBuffer(Scratch::GradOutput, g.f * t.yRows * t.width);
@@ -399,8 +399,8 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
     std::fill(dU, dU + 16 * g.f * g.c, 0.0f);
 }
 
-/// dw (f, c, 3, 3) (+)= G^T (the sum of `parts` dU (16, f, c), `size`
-/// floats apart) G for the filters [f0, f1).
+/// dw (f, c, 3, 3) (+)= G^T (the sum of `parts` dU (16, f, c), one after
+/// the other) G for the filters [f0, f1).
 void winogradGradFilters(const ConvGrad &g, const float *dU, int32_t parts,
                          float *dw, bool accumulate, int64_t f0, int64_t f1) {
   static const double kG[4][3] = {
