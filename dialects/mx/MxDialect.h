@@ -58,6 +58,14 @@ void registerGradientModels(mlir::MLIRContext *ctx);
 void registerKernelModels(mlir::MLIRContext *ctx);
 /// Whether `op` is one of the mx.kernel.* ops (calls into libmxrt).
 bool isKernelOp(mlir::Operation *op);
+
+/// Whether kernel op `op`'s runtime function reads and writes contiguous
+/// row-major buffers only (the convolution kernels and the pooling
+/// gradient; the GEMM and the forward pooling take strides).
+bool needsContiguousBuffers(mlir::Operation *op);
+
+/// Whether buffer `v` is row-major without gaps.
+bool isContiguousBuffer(mlir::Value v);
 /// Builds the registered op `name` generically (as frontends do, from a name
 /// and attributes): defaulted attributes are materialized and the op's
 /// inference gives the result types. On failure nothing is created and

@@ -184,6 +184,16 @@ bool mxc::mx::isKernelOp(Operation *op) {
              Pool2DGradKernelOp>(op);
 }
 
+bool mxc::mx::needsContiguousBuffers(Operation *op) {
+  return isKernelOp(op) && !isa<MatmulKernelOp, Pool2DKernelOp>(op);
+}
+
+bool mxc::mx::isContiguousBuffer(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  return type.getLayout().isIdentity() ||
+         type.areTrailingDimsContiguous(type.getRank());
+}
+
 //===----------------------------------------------------------------------===//
 // kernel.matmul
 //===----------------------------------------------------------------------===//

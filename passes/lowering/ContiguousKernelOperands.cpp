@@ -19,22 +19,13 @@ using namespace mxc::mx;
 
 namespace {
 
-/// Whether `v` is a row-major buffer without gaps.
-bool isContiguous(Value v) {
-  auto type = cast<MemRefType>(v.getType());
-  return type.getLayout().isIdentity() ||
-         type.areTrailingDimsContiguous(type.getRank());
-}
-
 struct ContiguousKernelOperandsPass
     : mxc::impl::ContiguousKernelOperandsPassBase<
           ContiguousKernelOperandsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> kernels;
     getOperation().walk([&](Operation *op) {
-      // The GEMM and the forward pooling take strides.
-      if (isKernelOp(op) && !isa<MatmulKernelOp, Pool2DKernelOp>(op) &&
-          op->getNumResults() == 0)
+      if (needsContiguousBuffers(op) && op->getNumResults() == 0)
         kernels.push_back(op);
     });
     for (Operation *op : kernels) {
@@ -42,7 +33,7 @@ struct ContiguousKernelOperandsPass
       for (OpOperand &operand : op->getOpOperands()) {
         Value view = operand.get();
         auto type = dyn_cast<MemRefType>(view.getType());
-        if (!type || !type.hasStaticShape() || isContiguous(view))
+        if (!type || !type.hasStaticShape() || isContiguousBuffer(view))
           continue; // (a dynamic one is mxc-kernels-to-calls' error)
         Value copy = memref::AllocOp::create(
             b, op->getLoc(),

@@ -226,14 +226,6 @@ SmallVector<Value> spool2dBackwardArgs(OpBuilder &b, Pool2DGradKernelOp op) {
   return ab.args;
 }
 
-/// Whether every buffer of `op` is contiguous row-major (what
-/// mxrt_kernel_sconv2d reads).
-bool isContiguous(Value v) {
-  auto type = cast<MemRefType>(v.getType());
-  return type.getLayout().isIdentity() ||
-         type.areTrailingDimsContiguous(type.getRank());
-}
-
 /// Declares `name` (void, taking `args`' types) in `module` once.
 func::FuncOp declare(ModuleOp module, StringRef name, ValueRange args) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
@@ -262,12 +254,11 @@ struct KernelsToCallsPass
         return signalPassFailure();
       }
       OpBuilder b(op);
-      // The convolution kernels and the pooling gradient read contiguous
-      // buffers (mxc-contiguous-kernel-operands gives them copies); the
-      // GEMM and the forward pooling take strides.
-      if (!isa<MatmulKernelOp, Pool2DKernelOp>(op))
+      // mxc-contiguous-kernel-operands gave the kernels that read only
+      // contiguous buffers copies of strided views.
+      if (needsContiguousBuffers(op))
         for (Value v : op->getOperands())
-          if (!isContiguous(v)) {
+          if (!isContiguousBuffer(v)) {
             op->emitOpError("needs contiguous buffers, got ") << v.getType();
             return signalPassFailure();
           }

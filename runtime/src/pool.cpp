@@ -182,18 +182,28 @@ __attribute__((target("avx2,fma"))) void poolPlanesAvx2(const PoolJob &p,
 }
 #endif
 
-/// The copy for the kernels' instruction set (mxrt::kernelIsa).
-PoolPlanesFn poolPlanes() {
-  static const PoolPlanesFn chosen = [] {
-    std::string isa = mxrt::kernelIsa();
+/// Of a function's portable, AVX2 and AVX-512 copies (nullptr: not
+/// compiled), the one for the kernels' instruction set (mxrt::kernelIsa).
+template <typename Fn> Fn forKernelIsa(Fn portable, Fn avx2, Fn avx512) {
+  std::string isa = mxrt::kernelIsa();
+  if (isa == "avx512" && avx512)
+    return avx512;
+  if (isa == "avx2" && avx2)
+    return avx2;
+  return portable;
+}
+
+// NAME##Portable, NAME##Avx2 and NAME##Avx512 for forKernelIsa.
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-    if (isa == "avx512")
-      return poolPlanesAvx512;
-    if (isa == "avx2")
-      return poolPlanesAvx2;
+#define MXRT_ISA_COPIES(name) name##Portable, name##Avx2, name##Avx512
+#else
+#define MXRT_ISA_COPIES(name) name##Portable, nullptr, nullptr
 #endif
-    return poolPlanesPortable;
-  }();
+
+/// The copy for the kernels' instruction set.
+PoolPlanesFn poolPlanes() {
+  static const PoolPlanesFn chosen =
+      forKernelIsa<PoolPlanesFn>(MXRT_ISA_COPIES(poolPlanes));
   return chosen;
 }
 
@@ -414,16 +424,7 @@ poolGradPlanesAvx2(const PoolGradJob &p, int64_t begin, int64_t end) {
 /// in the copy for the kernels' instruction set.
 void poolGradPlanes(void *arg, int64_t begin, int64_t end) {
   using Fn = void (*)(const PoolGradJob &, int64_t, int64_t);
-  static const Fn chosen = [] {
-    std::string isa = mxrt::kernelIsa();
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-    if (isa == "avx512")
-      return poolGradPlanesAvx512;
-    if (isa == "avx2")
-      return poolGradPlanesAvx2;
-#endif
-    return poolGradPlanesPortable;
-  }();
+  static const Fn chosen = forKernelIsa<Fn>(MXRT_ISA_COPIES(poolGradPlanes));
   chosen(*static_cast<const PoolGradJob *>(arg), begin, end);
 }
 

@@ -143,6 +143,15 @@ def conv_net(batch):
     return nodes, (batch, 4, 9, 11)
 
 
+def layer_params(module, names):
+    """The MXNet names of `module`'s layers' weights and biases."""
+    out = {}
+    for name in names:
+        layer = getattr(module, name)
+        out[name + "_weight"], out[name + "_bias"] = layer.weight, layer.bias
+    return out
+
+
 def branch_net():
     """data(8x4x8x8) -> conv 64 3x3 pad 1 -> relu -> conv 64 3x3 pad 1 ->
     relu -> [max pool 3x3 / 1 pad 1, conv 8 1x1] -> Concat -> avg pool 2
@@ -191,11 +200,7 @@ class TorchBranchNet(torch.nn.Module):
         return self.fc(torch.nn.functional.avg_pool2d(h, 2).flatten(1))
 
     def named(self):
-        out = {}
-        for name in ("conv1", "conv2", "conv3", "fc"):
-            layer = getattr(self, name)
-            out[name + "_weight"], out[name + "_bias"] = layer.weight, layer.bias
-        return out
+        return layer_params(self, ("conv1", "conv2", "conv3", "fc"))
 
 
 class TorchConvNet(torch.nn.Module):
@@ -213,11 +218,7 @@ class TorchConvNet(torch.nn.Module):
         return self.fc(torch.nn.functional.avg_pool2d(h, 2).flatten(1))
 
     def named(self):
-        out = {}
-        for name in ("conv1", "conv2", "conv3", "conv4", "fc"):
-            layer = getattr(self, name)
-            out[name + "_weight"], out[name + "_bias"] = layer.weight, layer.bias
-        return out
+        return layer_params(self, ("conv1", "conv2", "conv3", "conv4", "fc"))
 
 
 class TorchMlp(torch.nn.Module):
