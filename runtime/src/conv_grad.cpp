@@ -509,6 +509,19 @@ static void forEachImageRun(const ConvGrad &g, int32_t runs, const Run &run) {
   });
 }
 
+/// Runs run(slice, first image, end image, threads) over the batch in
+/// `runs` runs (imageRuns): one on the whole pool into `parts`, or one a
+/// thread, run r into parts + r * size.
+template <typename Run>
+static void intoImageRuns(const ConvGrad &g, int32_t runs, float *parts,
+                          int64_t size, const Run &run) {
+  if (runs == 1)
+    return run(parts, 0, g.n, mxrt::poolThreads());
+  forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
+    run(parts + r * size, begin, end, 1);
+  });
+}
+
 /// The weight gradient by gradWeightDirectRun: images split over the pool
 /// (each run into its own lane sums) when there are enough, else filters.
 static void directGradWeight(const ConvGrad &g, const float *x, const float *dy,
@@ -550,12 +563,11 @@ static void winogradGradWeight(const ConvGrad &g, const float *x,
   int64_t size = 16 * g.f * g.c;
   int32_t runs = imageRuns(g);
   float *dU = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
-  if (runs == 1)
-    mxrt::gradWeightWinogradRun(g, x, dy, dU, 0, g.n, mxrt::poolThreads());
-  else
-    forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
-      mxrt::gradWeightWinogradRun(g, x, dy, dU + r * size, begin, end, 1);
-    });
+  intoImageRuns(g, runs, dU, size,
+                [&](float *out, int64_t begin, int64_t end, int32_t threads) {
+                  mxrt::gradWeightWinogradRun(g, x, dy, out, begin, end,
+                                              threads);
+                });
   mxrt::splitRuns(g.f, size * runs, [&](int64_t f0, int64_t f1) {
     mxrt::winogradGradFilters(g, dU, runs, dweight, accumulate, f0, f1);
   });
@@ -569,14 +581,17 @@ static void pointwiseGradWeight(const ConvGrad &g, const float *x,
                                 bool accumulate) {
   int64_t size = g.f * g.cg();
   int32_t runs = imageRuns(g);
+  float *parts =
+      runs == 1 ? dweight
+                : mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
+  intoImageRuns(g, runs, parts, size,
+                [&](float *out, int64_t begin, int64_t end, int32_t threads) {
+                  mxrt::gradWeightPointwiseRun(g, x, dy, out,
+                                               runs == 1 && accumulate, begin,
+                                               end, threads);
+                });
   if (runs == 1)
-    return mxrt::gradWeightPointwiseRun(g, x, dy, dweight, accumulate, 0, g.n,
-                                        mxrt::poolThreads());
-  float *parts = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
-  forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
-    mxrt::gradWeightPointwiseRun(g, x, dy, parts + r * size, false, begin, end,
-                                 1);
-  });
+    return;
   mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       float sum = accumulate ? dweight[i] : 0.0f;
@@ -607,12 +622,10 @@ static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
   // slices are added and transposed into dweight at the end.
   int32_t runs = imageRuns(g);
   float *dwT = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
-  if (runs == 1)
-    gradWeightRun(g, x, dy, dwT, 0, n, mxrt::poolThreads());
-  else
-    forEachImageRun(g, runs, [&](int64_t r, int64_t begin, int64_t end) {
-      mxrt::gradWeightRun(g, x, dy, dwT + r * size, begin, end, 1);
-    });
+  intoImageRuns(g, runs, dwT, size,
+                [&](float *out, int64_t begin, int64_t end, int32_t threads) {
+                  mxrt::gradWeightRun(g, x, dy, out, begin, end, threads);
+                });
   mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
     mxrt::addTransposed(g, dwT, runs, dweight, accumulate, begin, end);
   });
