@@ -5,6 +5,7 @@
 // object emission and linking with ld.lld; the weights go beside the code
 // (WeightsWriter.h) or, in .ll and .o outputs, into it.
 #include "compiler/codegen/Codegen.h"
+#include "compiler/codegen/LoopAlias.h"
 #include "compiler/codegen/WeightsWriter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -13,7 +14,6 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Analysis/ScalarEvolutionAliasAnalysis.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -341,16 +341,11 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
   pto.LoopVectorization = level >= 2;
   pto.SLPVectorization = level >= 2;
   llvm::PassBuilder pb(&tm, pto);
-  // The default alias analyses plus SCEV's. The memory plan puts every
-  // intermediate buffer at a constant offset in one arena, and loops keep
-  // constant bounds, so scalar evolution proves two buffers' accesses
-  // disjoint where BasicAA, without the indices' ranges, cannot: LICM then
-  // keeps per-channel values and reduction accumulators in registers and
-  // the vectorizers take the loops (ResNet-20's training step: BatchNorm's
-  // sums and its gradient's maps were scalar code with memory
-  // accumulators, 17.6% of the step; see docs/training.md).
+  // The default alias analyses plus SCEV's in the outlined loops
+  // (LoopAlias.h).
   llvm::AAManager aa = pb.buildDefaultAAPipeline();
-  aa.registerFunctionAnalysis<llvm::SCEVAA>();
+  aa.registerFunctionAnalysis<LoopAlias>();
+  fam.registerPass([] { return LoopAlias(); });
   fam.registerPass([&] { return std::move(aa); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
