@@ -12,7 +12,8 @@
 // training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the
 // forward one, or forward-train the forward one with weights that change
 // between calls (no MXRT_KERNEL_CONST_A, as a training step passes them),
-// and a third sets every layer's batch.
+// a third sets every layer's batch, and a fourth, nhwc, passes
+// MXRT_KERNEL_NHWC (activations channels last, as --conv-layout=nhwc).
 // MXRT_KERNEL_CONV=im2col|direct limits the forward's methods (see conv.cpp).
 #include "mxrt/kernels.h"
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv) {
   const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
   const char *kernel = argc > 2 ? argv[2] : "forward";
   long batch = argc > 3 ? atol(argv[3]) : 0;
+  int32_t layout = argc > 4 && !strcmp(argv[4], "nhwc") ? MXRT_KERNEL_NHWC : 0;
   if (strcmp(kernel, "forward") && strcmp(kernel, "forward-train") &&
       strcmp(kernel, "grad-data") && strcmp(kernel, "grad-weight")) {
     fprintf(stderr,
@@ -119,13 +121,13 @@ int main(int argc, char **argv) {
           mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
                               l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
                               (kernel[7] ? 0 : MXRT_KERNEL_CONST_A) |
-                                  MXRT_KERNEL_RELU);
+                                  MXRT_KERNEL_RELU | layout);
         else // dy in y; dx into x or dweight into wt
           mxrt_kernel_sconv2d_backward(
               l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k, l->s, l->s,
               l->p, l->p, 1, 1, 1, kernel[5] == 'd' ? NULL : x,
               kernel[5] == 'd' ? wt : NULL, y, kernel[5] == 'd' ? x : NULL,
-              kernel[5] == 'd' ? NULL : wt, 0);
+              kernel[5] == 'd' ? NULL : wt, layout);
       if (r >= 0)
         times[r] = (now() - t0) / reps;
     }

@@ -228,7 +228,8 @@ def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
     function. There each thread's share of a layer is one contiguous
     block, which keeps two threads on far cores from fighting over cache
     lines (docs/kernels.md). `policy`: auto (as above), all (every
-    convolution, for tests) or none.
+    convolution and every convolution gradient, x and dy channels last)
+    or none.
   }];
   let options = [
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",

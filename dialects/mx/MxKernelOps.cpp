@@ -331,7 +331,8 @@ void Pool2DKernelOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 /// The forward's x (N, C, H, W), weight (F, C / groups, KH, KW) and dy
-/// (N, F, OH, OW), one of x and weight being init.
+/// (N, F, OH, OW) (x and dy channels last with nhwc), one of x and weight
+/// being init.
 LogicalResult Conv2DGradKernelOp::verify() {
   if (getWrt() != "data" && getWrt() != "weight")
     return emitOpError("wrt must be data or weight, not '") << getWrt() << "'";
@@ -342,8 +343,9 @@ LogicalResult Conv2DGradKernelOp::verify() {
   ArrayRef<int64_t> xs = shapeOfValue(x), ws = shapeOfValue(weight),
                     ys = shapeOfValue(dy);
   int64_t g = getGroups();
-  if (g < 1 || xs[1] % g != 0 || ws[0] % g != 0 || ws[1] * g != xs[1] ||
-      ys[0] != xs[0] || ys[1] != ws[0])
+  int64_t c = getNhwc() ? xs[3] : xs[1], f = getNhwc() ? ys[3] : ys[1];
+  if (g < 1 || c % g != 0 || ws[0] % g != 0 || ws[1] * g != c ||
+      ys[0] != xs[0] || f != ws[0])
     return emitOpError("shapes do not match: x ")
            << shapeOf(x) << ", weight " << shapeOf(weight) << ", dy "
            << shapeOf(dy) << ", groups " << g;
@@ -351,7 +353,8 @@ LogicalResult Conv2DGradKernelOp::verify() {
 }
 
 int32_t Conv2DGradKernelOp::getKernelFlags() {
-  return getAccumulate() ? kKernelAccumulate : 0;
+  return (getAccumulate() ? kKernelAccumulate : 0) |
+         (getNhwc() ? kKernelNhwc : 0);
 }
 
 void Conv2DGradKernelOp::getEffects(

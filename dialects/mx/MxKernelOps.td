@@ -79,14 +79,16 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
 }
 
 def Mx_Conv2DGradKernelOp : Mx_KernelOp<"kernel.conv2d_grad"> {
-  let summary = "init = a gradient of kernel.conv2d, NCHW";
+  let summary = "init = a gradient of kernel.conv2d, NCHW or NHWC";
   let description = [{
     From dy (N, F, OH, OW) of a kernel.conv2d (x (N, C, H, W), weight
     (F, C / groups, KH, KW)): with wrt = "data", source is the weight and
     init (N, C, H, W) = the transposed convolution of dy, what x receives;
     with wrt = "weight", source is x and init (F, C / groups, KH, KW) = the
     sum over the batch and the output positions of dy times the window of x
-    it came from. Plus init's old value when accumulate.
+    it came from. Plus init's old value when accumulate. With nhwc, x and
+    dy are channels last, (N, H, W, C) and (N, OH, OW, F), as kernel.conv2d
+    with nhwc; the weight keeps its layout.
 
     ```mlir
     %dx = mx.kernel.conv2d_grad %dy, %w into %init {wrt = "data",
@@ -100,7 +102,8 @@ def Mx_Conv2DGradKernelOp : Mx_KernelOp<"kernel.conv2d_grad"> {
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$groups,
-                   DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+                   DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                   DefaultValuedAttr<BoolAttr, "false">:$nhwc);
   let assemblyFormat = [{
     $dy `,` $source `into` $init attr-dict `:` type($dy) `,` type($source)
     `into` type($init) (`->` type($result)^)?

@@ -102,8 +102,7 @@ bool fitsChannelsLast(Conv2DKernelOp op) {
   return isSmall(op) || takesWinograd(op) || directFits(op);
 }
 
-SmallVector<int64_t> permuted(ArrayRef<int64_t> shape,
-                              ArrayRef<int64_t> perm) {
+SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
   SmallVector<int64_t> out;
   for (int64_t axis : perm)
     out.push_back(shape[axis]);
@@ -193,6 +192,40 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
       backs.push_back(back.getDefiningOp());
       op.getResult().replaceAllUsesWith(back);
       Operation *oldInit = op.getInit().getDefiningOp<tensor::EmptyOp>();
+      op.erase();
+      if (oldInit && oldInit->use_empty())
+        oldInit->erase();
+    }
+    // With policy=all the gradients too: dy and x (a weight gradient's
+    // source) channels last, a data gradient's result back to NCHW.
+    SmallVector<Conv2DGradKernelOp> grads;
+    if (every)
+      getOperation().walk([&](Conv2DGradKernelOp op) {
+        if (op.getResult() && !op.getNhwc())
+          grads.push_back(op);
+      });
+    for (Conv2DGradKernelOp op : grads) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      bool data = op.getWrt() == "data";
+      Value dy = toNhwc(b, op, op.getDy());
+      Value source = data ? op.getSource() : toNhwc(b, op, op.getSource());
+      Value init = op.getInit();
+      if (data)
+        init = op.getAccumulate() ? toNhwc(b, op, init)
+                                  : transposed(b, loc, init, kToNhwc, kToNchw);
+      auto grad = Conv2DGradKernelOp::create(
+          b, loc, init.getType(), dy, source, init, op.getWrt(),
+          op.getStrides(), op.getPads(), op.getDilations(), op.getGroups(),
+          op.getAccumulate(), /*nhwc=*/true);
+      Value result = grad.getResult();
+      if (data) {
+        result = transposed(b, loc, result, kToNchw, kToNhwc);
+        backs.push_back(result.getDefiningOp());
+      }
+      op.getResult().replaceAllUsesWith(result);
+      Operation *oldInit =
+          data ? op.getInit().getDefiningOp<tensor::EmptyOp>() : nullptr;
       op.erase();
       if (oldInit && oldInit->use_empty())
         oldInit->erase();

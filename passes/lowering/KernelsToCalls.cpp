@@ -141,15 +141,20 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
 }
 
 /// The geometry arguments every convolution kernel starts with: n, c, h,
-/// w (`nchw`), f, oh, ow, kh, kw (of the weight `ws`), strides, pads,
-/// dilations and groups.
+/// w (of the forward's input `x`), f, oh, ow (its output `y`: the forward's
+/// result or the gradient's dy), kh, kw (of the weight), strides, pads,
+/// dilations and groups; x and y channels last where the op is nhwc.
 template <typename ConvOp>
-void addConvGeometry(ArgBuilder &ab, ConvOp op, ArrayRef<int64_t> nchw,
-                     ArrayRef<int64_t> ws, int64_t oh, int64_t ow) {
-  for (int64_t v : {nchw[0], nchw[1], nchw[2], nchw[3], ws[0], oh, ow, ws[2],
-                    ws[3], op.getStrides()[0], op.getStrides()[1],
-                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
-                    op.getDilations()[1], int64_t(op.getGroups())})
+void addConvGeometry(ArgBuilder &ab, ConvOp op, Value x, Value y) {
+  ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(y),
+                    ws = shapeOf(op.getWeight());
+  bool last = op.getNhwc();
+  int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
+  int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
+  for (int64_t v :
+       {xs[0], c, h, w, ws[0], oh, ow, ws[2], ws[3], op.getStrides()[0],
+        op.getStrides()[1], op.getPads()[0], op.getPads()[1],
+        op.getDilations()[0], op.getDilations()[1], int64_t(op.getGroups())})
     ab.add(v);
 }
 
@@ -157,13 +162,7 @@ void addConvGeometry(ArgBuilder &ab, ConvOp op, ArrayRef<int64_t> nchw,
 /// NHWC).
 SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
-  ArrayRef<int64_t> xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
-                    ys = shapeOf(op.getInit());
-  // (n, c, h, w) and (oh, ow) whichever the layout.
-  bool last = op.getNhwc();
-  int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
-  int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
-  addConvGeometry(ab, op, {xs[0], c, h, w}, ws, oh, ow);
+  addConvGeometry(ab, op, op.getX(), op.getInit());
   ab.add(ab.view(op.getX()).first);
   ab.add(ab.view(op.getWeight()).first);
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
@@ -177,9 +176,7 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
 /// read or write NULL.
 SmallVector<Value> sconv2dBackwardArgs(OpBuilder &b, Conv2DGradKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
-  ArrayRef<int64_t> ys = shapeOf(op.getDy());
-  addConvGeometry(ab, op, shapeOf(op.getX()), shapeOf(op.getWeight()), ys[2],
-                  ys[3]);
+  addConvGeometry(ab, op, op.getX(), op.getDy());
   bool data = op.getWrt() == "data";
   auto pointer = [&](Value v) { return ab.view(v).first; };
   ab.add(data ? ab.null() : pointer(op.getX()));

@@ -7,7 +7,9 @@
 // image's im2col matrix times dy transposed, summed over each thread's run
 // of the batch, the runs added (and transposed) at the end, or where the
 // stride is 1 directly (conv_grad_impl.inc: dy's rows times x's shifted
-// rows, vector accumulators per tap).
+// rows, vector accumulators per tap). Channels last (MXRT_KERNEL_NHWC) the
+// same GEMMs run on a column matrix with each tap's channels contiguous,
+// and the stride-1 data gradient through the NHWC forward kernels.
 #include "mxrt/kernels.h"
 
 #include "gemm_internal.h"
@@ -434,6 +436,151 @@ void winogradGradFilters(const ConvGrad &g, const float *dU, int32_t parts,
   }
 }
 
+// Channels last (MXRT_KERNEL_NHWC): x and dx (n, h, w, c), dy (n, oh, ow,
+// f). The column matrix of an image and group is (p, taps * cg), a row per
+// output position holding, tap by tap, the cg channels that tap reads:
+// each tap's channels are one contiguous run of x, copied (im2col) or
+// added back (col2im) whole.
+
+/// Floats in a row of the NHWC column matrix.
+int64_t nhwcColumns(const ConvGrad &g) { return g.kh * g.kw * g.cg(); }
+
+/// cols (rows of nhwcColumns(g) floats) = the NHWC column matrix of group
+/// `grp` of image x (h, w, c) for the output rows [oy0, oy1), zeros where a
+/// tap reads padding.
+void nhwcIm2col(const ConvGrad &g, const float *x, int64_t grp, int64_t oy0,
+                int64_t oy1, float *cols) {
+  int64_t cg = g.cg(), ld = nhwcColumns(g);
+  for (int64_t oy = oy0; oy < oy1; ++oy)
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+      bool inside = iy >= 0 && iy < g.h;
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        int64_t ox0 = 0, ox1 = 0, off = kx * g.dw - g.pw;
+        if (inside)
+          g.columns(kx, ox0, ox1);
+        float *out = cols + (oy - oy0) * g.ow * ld + (ky * g.kw + kx) * cg;
+        const float *in = inside ? x + (iy * g.w + off) * g.c + grp * cg : x;
+        for (int64_t ox = 0; ox < g.ow; ++ox, out += ld)
+          if (ox >= ox0 && ox < ox1)
+            std::memcpy(out, in + ox * g.sw * g.c, cg * sizeof(float));
+          else
+            std::memset(out, 0, cg * sizeof(float));
+      }
+    }
+}
+
+/// dx (h, w, c), group `grp`'s channels, += col2im of cols (p rows of
+/// nhwcColumns(g) floats).
+void nhwcCol2imAdd(const ConvGrad &g, const float *cols, int64_t grp,
+                   float *dx) {
+  int64_t cg = g.cg(), ld = nhwcColumns(g);
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+      if (iy < 0 || iy >= g.h)
+        continue;
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        int64_t ox0, ox1, off = kx * g.dw - g.pw;
+        g.columns(kx, ox0, ox1);
+        const float *in = cols + oy * g.ow * ld + (ky * g.kw + kx) * cg;
+        float *out = dx + (iy * g.w + off) * g.c + grp * cg;
+        for (int64_t ox = ox0; ox < ox1; ++ox) {
+          const float *src = in + ox * ld;
+          float *dst = out + ox * g.sw * g.c;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            dst[ci] += src[ci];
+        }
+      }
+    }
+}
+
+/// wt (f, taps, cg) = the weight (f, cg, taps) with each tap's channels
+/// together: the B of the NHWC data gradient's GEMM.
+void nhwcTapMajorWeight(const ConvGrad &g, const float *weight, float *wt) {
+  int64_t taps = g.kh * g.kw, cg = g.cg();
+  for (int64_t fi = 0; fi < g.f; ++fi)
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t t = 0; t < taps; ++t)
+        wt[(fi * taps + t) * cg + ci] = weight[(fi * cg + ci) * taps + t];
+}
+
+/// The NHWC dx of image-and-group `i` (of n * groups) from wt
+/// (nhwcTapMajorWeight), its GEMM on `threads`: cols (p x taps cg) = dy_g
+/// (p x fg, rows f apart) wt_g (fg x taps cg), added back by col2im; a
+/// pointwise convolution's product is dx itself.
+void nhwcGradDataOne(const ConvGrad &g, const float *dy, const float *wt,
+                     float *dx, bool accumulate, int64_t i, int32_t threads) {
+  int64_t img = i / g.groups, grp = i % g.groups, ld = nhwcColumns(g);
+  int64_t p = g.p(), fg = g.fg(), cg = g.cg();
+  float *out = dx + img * g.h * g.w * g.c + grp * cg;
+  const float *d = dy + img * p * g.f + grp * fg;
+  const float *b = wt + grp * fg * ld;
+  if (g.pointwise()) {
+    runProblem(gemm(p, cg, fg, d, g.f, 1, b, ld, 1, out, g.c,
+                    accumulate ? MXRT_KERNEL_ACCUMULATE : 0),
+               threads);
+    return;
+  }
+  float *cols = threadBuffer(Scratch::GradColumns, p * ld);
+  runProblem(gemm(p, ld, fg, d, g.f, 1, b, ld, 1, cols, ld, 0), threads);
+  if (!accumulate)
+    for (int64_t q = 0; q < g.h * g.w; ++q)
+      std::memset(out + q * g.c, 0, cg * sizeof(float));
+  nhwcCol2imAdd(g, cols, grp, out - grp * cg);
+}
+
+/// The NHWC weight gradient of images [begin, end) into dwt (groups, fg,
+/// taps, cg): per group, dy_g transposed (fg x positions: the positions of
+/// consecutive images are consecutive rows of dy) times the column matrix
+/// of those positions, in chunks of whole output rows.
+void nhwcGradWeightRun(const ConvGrad &g, const float *x, const float *dy,
+                       float *dwt, int64_t begin, int64_t end,
+                       int32_t threads) {
+  int64_t ld = nhwcColumns(g), fg = g.fg(), p = g.p();
+  int64_t capacity = g.chunkPositions();
+  float *cols = threadBuffer(Scratch::GradColumns, capacity * ld);
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    // Positions [start, start + filled) of the batch are in cols.
+    int64_t start = begin * p, filled = 0;
+    bool first = true;
+    auto multiply = [&] {
+      runProblem(gemm(fg, ld, filled, dy + start * g.f + grp * fg, 1, g.f, cols,
+                      ld, 1, dwt + grp * fg * ld, ld,
+                      first ? 0 : MXRT_KERNEL_ACCUMULATE),
+                 threads);
+      first = false, start += filled, filled = 0;
+    };
+    for (int64_t img = begin; img < end; ++img) {
+      const float *xi = x + img * g.h * g.w * g.c;
+      for (int64_t oy0 = 0; oy0 < g.oh;) {
+        int64_t rows = std::min(g.oh - oy0, (capacity - filled) / g.ow);
+        nhwcIm2col(g, xi, grp, oy0, oy0 + rows, cols + filled * ld);
+        filled += rows * g.ow, oy0 += rows;
+        if (capacity - filled < g.ow)
+          multiply();
+      }
+    }
+    if (filled)
+      multiply();
+  }
+}
+
+/// dw (f, cg, taps) (+)= the sum of `parts` NHWC weight gradients (f,
+/// taps, cg) at `dwt`, each `size` floats apart, for the flat elements
+/// [begin, end) of dw.
+void addTapMajor(const ConvGrad &g, const float *dwt, int64_t parts, float *dw,
+                 bool accumulate, int64_t begin, int64_t end) {
+  int64_t taps = g.kh * g.kw, cg = g.cg(), size = g.f * taps * cg;
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t fi = i / (cg * taps), ci = i / taps % cg, t = i % taps;
+    int64_t at = (fi * taps + t) * cg + ci;
+    float sum = accumulate ? dw[i] : 0.0f;
+    for (int64_t r = 0; r < parts; ++r)
+      sum += dwt[r * size + at];
+    dw[i] = sum;
+  }
+}
 } // namespace
 } // namespace mxrt
 
@@ -441,7 +588,7 @@ using mxrt::ConvGrad;
 
 /// The data gradient (mxrt_kernel_sconv2d_backward's dx).
 static void gradData(const ConvGrad &g, const float *dy, const float *weight,
-                     float *dx, bool accumulate) {
+                     float *dx, bool accumulate, bool nhwc) {
   int64_t n = g.n, c = g.c, h = g.h, w = g.w, f = g.f, oh = g.oh, ow = g.ow;
   int64_t kh = g.kh, kw = g.kw, pad_h = g.ph, pad_w = g.pw, groups = g.groups;
   if (oh <= 0 || ow <= 0) { // nothing flows back
@@ -470,20 +617,35 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
         }
     mxrt_kernel_sconv2d(n, f, oh, ow, c, h, w, kh, kw, 1, 1, kh - 1 - pad_h,
                         kw - 1 - pad_w, 1, 1, groups, dy, flipped, nullptr, dx,
-                        accumulate ? MXRT_KERNEL_ACCUMULATE : 0);
+                        (accumulate ? MXRT_KERNEL_ACCUMULATE : 0) |
+                            (nhwc ? MXRT_KERNEL_NHWC : 0));
     return;
   }
+  // Else GEMM and col2im per image and group; NHWC's GEMM reads the weight
+  // tap-major (nhwcTapMajorWeight).
+  const float *b = weight;
+  if (nhwc) {
+    float *wt = mxrt::threadBuffer(mxrt::Scratch::GradWeights, f * g.k());
+    mxrt::nhwcTapMajorWeight(g, weight, wt);
+    b = wt;
+  }
+  auto one = [&](int64_t i, int32_t threads) {
+    if (nhwc)
+      mxrt::nhwcGradDataOne(g, dy, b, dx, accumulate, i, threads);
+    else
+      gradDataOne(g, dy, b, dx, accumulate, i, threads);
+  };
   int64_t count = n * groups;
   int32_t threads = mxrt::poolThreads();
   if (count < threads) { // few images: each GEMM split over the pool
     for (int64_t i = 0; i < count; ++i)
-      gradDataOne(g, dy, weight, dx, accumulate, i, threads);
+      one(i, threads);
     return;
   }
   mxrt::splitRuns(count, count * g.k() * g.p() * g.fg(),
                   [&](int64_t begin, int64_t end) {
                     for (int64_t i = begin; i < end; ++i)
-                      gradDataOne(g, dy, weight, dx, accumulate, i, 1);
+                      one(i, 1);
                   });
 }
 
@@ -602,9 +764,25 @@ static void pointwiseGradWeight(const ConvGrad &g, const float *x,
   });
 }
 
+/// The NHWC weight gradient: each run of images (imageRuns) into its own
+/// tap-major slice, the slices added and reordered at the end.
+static void nhwcGradWeight(const ConvGrad &g, const float *x, const float *dy,
+                           float *dweight, bool accumulate) {
+  int64_t size = g.f * g.k();
+  int32_t runs = imageRuns(g);
+  float *dwt = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
+  intoImageRuns(g, runs, dwt, size,
+                [&](float *out, int64_t begin, int64_t end, int32_t threads) {
+                  mxrt::nhwcGradWeightRun(g, x, dy, out, begin, end, threads);
+                });
+  mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
+    mxrt::addTapMajor(g, dwt, runs, dweight, accumulate, begin, end);
+  });
+}
+
 /// The weight gradient (mxrt_kernel_sconv2d_backward's dweight).
 static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
-                       float *dweight, bool accumulate) {
+                       float *dweight, bool accumulate, bool nhwc) {
   int64_t n = g.n, f = g.f, oh = g.oh, ow = g.ow;
   int64_t size = f * g.k();
   if (n <= 0 || oh <= 0 || ow <= 0) {
@@ -612,6 +790,8 @@ static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
       std::memset(dweight, 0, size * sizeof(float));
     return;
   }
+  if (nhwc)
+    return nhwcGradWeight(g, x, dy, dweight, accumulate);
   if (mxrt::winogradWeightGradient(g))
     return winogradGradWeight(g, x, dy, dweight, accumulate);
   if (g.pointwise())
@@ -642,8 +822,9 @@ extern "C" void mxrt_kernel_sconv2d_backward(
   ConvGrad g{n,  c,        h,        w,     f,     oh,       ow,       kh,
              kw, stride_h, stride_w, pad_h, pad_w, dilate_h, dilate_w, groups};
   bool accumulate = flags & MXRT_KERNEL_ACCUMULATE;
+  bool nhwc = flags & MXRT_KERNEL_NHWC;
   if (dx && h > 0 && w > 0)
-    gradData(g, dy, weight, dx, accumulate);
+    gradData(g, dy, weight, dx, accumulate, nhwc);
   if (dweight)
-    gradWeight(g, x, dy, dweight, accumulate);
+    gradWeight(g, x, dy, dweight, accumulate, nhwc);
 }

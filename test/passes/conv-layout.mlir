@@ -126,3 +126,25 @@ func.func @inner_result(%x: tensor<1x4x6x6xf32>, %w1: tensor<8x4x3x3xf32>, %w2: 
   %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x6x6xf32>
   return %c1, %c2 : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
 }
+
+// -----
+
+// Gradients stay NCHW by default; policy=all runs them channels last too:
+// dy and the weight gradient's x transposed once each (one transpose of dy
+// serves both), the data gradient's result transposed back, the weights
+// as they are.
+// CHECK-LABEL: func.func @grads
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: nhwc = true
+// ALL-LABEL: func.func @grads
+// ALL-DAG: %[[DY:.*]] = linalg.transpose ins(%arg2 : tensor<2x6x4x4xf32>) outs(%{{.*}} : tensor<2x4x4x6xf32>) permutation = [0, 2, 3, 1]
+// ALL-DAG: %[[X:.*]] = linalg.transpose ins(%arg0 : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<2x8x8x4xf32>) permutation = [0, 2, 3, 1]
+// ALL-DAG: %[[DX:.*]] = mx.kernel.conv2d_grad %[[DY]], %arg1 into %{{.*}} {{{.*}}nhwc = true{{.*}}wrt = "data"} : tensor<2x4x4x6xf32>, tensor<6x2x3x3xf32> into tensor<2x8x8x4xf32>
+// ALL-DAG: %[[DW:.*]] = mx.kernel.conv2d_grad %[[DY]], %[[X]] into %{{.*}} {{{.*}}nhwc = true{{.*}}wrt = "weight"} : tensor<2x4x4x6xf32>, tensor<2x8x8x4xf32> into tensor<6x2x3x3xf32>
+// ALL-DAG: %[[DXT:.*]] = linalg.transpose ins(%[[DX]] : tensor<2x8x8x4xf32>) outs(%{{.*}} : tensor<2x4x8x8xf32>) permutation = [0, 3, 1, 2]
+// ALL: return %[[DXT]], %[[DW]]
+func.func @grads(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %dy: tensor<2x6x4x4xf32>) -> (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>) {
+  %dx = mx.ConvolutionGradData %dy, %w {data_shape = array<i64: 2, 4, 8, 8>, kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %dw = mx.ConvolutionGradWeight %x, %dy {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<6x2x3x3xf32>
+  return %dx, %dw : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>
+}

@@ -105,6 +105,18 @@ func.func @conv_grads(%x: memref<2x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %dy: mem
 
 // -----
 
+// Channels last: the same geometry read from the NHWC shapes, flag 16.
+// CHECK-LABEL: func.func @conv_grads_nhwc
+// CHECK: call @mxrt_kernel_sconv2d_backward(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %c6_i64, %c4_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c16_i32)
+// CHECK: call @mxrt_kernel_sconv2d_backward(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %c6_i64, %c4_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c17_i32)
+func.func @conv_grads_nhwc(%x: memref<2x8x8x4xf32>, %w: memref<6x2x3x3xf32>, %dy: memref<2x4x4x6xf32>, %dx: memref<2x8x8x4xf32>, %dw: memref<6x2x3x3xf32>) {
+  mx.kernel.conv2d_grad %dy, %w into %dx {wrt = "data", strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, nhwc = true} : memref<2x4x4x6xf32>, memref<6x2x3x3xf32> into memref<2x8x8x4xf32>
+  mx.kernel.conv2d_grad %dy, %x into %dw {wrt = "weight", strides = array<i64: 2, 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, accumulate = true, nhwc = true} : memref<2x4x4x6xf32>, memref<2x8x8x4xf32> into memref<6x2x3x3xf32>
+  return
+}
+
+// -----
+
 // The pooling gradient: the forward's geometry, then x, y, dy and dx; avg
 // with count_include_pad and accumulate gives flags 32 | 128 | 1.
 // CHECK: func.func private @mxrt_kernel_spool2d_backward(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32)

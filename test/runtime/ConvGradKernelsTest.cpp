@@ -4,9 +4,9 @@
 // from the definition, and against the forward kernel through the adjoint
 // identity <conv(x, w), dy> = <x, dx> = <w, dw> (a convolution is linear in
 // each of x and w, so its gradients are exactly its adjoints): strides,
-// padding, dilation, groups, depthwise, 1x1, odd sizes, batch 1, accumulation;
-// serially and on pools of two and three threads (CTest runs it once per
-// instruction set: the direct and Winograd weight gradients' vectors
+// padding, dilation, groups, depthwise, 1x1, odd sizes, batch 1, accumulation,
+// NCHW and NHWC; serially and on pools of two and three threads (CTest runs it
+// once per instruction set: the direct and Winograd weight gradients' vectors
 // differ).
 
 #include "KernelReference.h"
@@ -46,15 +46,29 @@ double dot(const std::vector<float> &a, const std::vector<float> &b) {
   return sum;
 }
 
+/// v (n, c, h, w) channels last: (n, h, w, c).
+template <typename T>
+std::vector<T> channelsLast(const std::vector<T> &v, int64_t n, int64_t c,
+                            int64_t h, int64_t w) {
+  std::vector<T> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t p = 0; p < h * w; ++p)
+        out[(i * h * w + p) * c + j] = v[(i * c + j) * h * w + p];
+  return out;
+}
+
 /// Both gradients of `s` (overwriting, then accumulating onto random
-/// contents) against the loops, and the adjoint identity.
-void checkGradients(const Geometry &s, uint32_t seed) {
+/// contents) against the loops, and the adjoint identity; with `layout`
+/// MXRT_KERNEL_NHWC, x, dx and dy channels last (the loops' results
+/// reordered).
+void checkGradients(const Geometry &s, uint32_t seed, int32_t layout = 0) {
   SCOPED_TRACE(::testing::Message()
-               << "n " << s.n << " c " << s.c << " h " << s.h << " w " << s.w
-               << " f " << s.f << " kernel " << s.kh << "x" << s.kw
-               << " stride " << s.sh << "," << s.sw << " pad " << s.ph << ","
-               << s.pw << " dilate " << s.dh << "," << s.dw << " groups "
-               << s.g);
+               << (layout ? "NHWC " : "") << "n " << s.n << " c " << s.c
+               << " h " << s.h << " w " << s.w << " f " << s.f << " kernel "
+               << s.kh << "x" << s.kw << " stride " << s.sh << "," << s.sw
+               << " pad " << s.ph << "," << s.pw << " dilate " << s.dh << ","
+               << s.dw << " groups " << s.g);
   std::mt19937 rng(seed);
   std::vector<float> x = randomVector(rng, s.xSize()),
                      w = randomVector(rng, s.wSize()),
@@ -66,11 +80,16 @@ void checkGradients(const Geometry &s, uint32_t seed) {
     dxWant[xi] += double(dy[yi]) * w[wi];
     dwWant[wi] += double(dy[yi]) * x[xi];
   });
+  if (layout) {
+    x = channelsLast(x, s.n, s.c, s.h, s.w);
+    dxWant = channelsLast(dxWant, s.n, s.c, s.h, s.w);
+    dy = channelsLast(dy, s.n, s.f, s.oh(), s.ow());
+  }
   auto backward = [&](float *dx, float *dw, int32_t flags) {
     mxrt_kernel_sconv2d_backward(
         s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh, s.kw, s.sh, s.sw, s.ph,
         s.pw, s.dh, s.dw, s.g, dx ? nullptr : x.data(), dx ? w.data() : nullptr,
-        dy.data(), dx, dw, flags);
+        dy.data(), dx, dw, flags | layout);
   };
   auto gradData = [&](std::vector<float> &dx, int32_t flags) {
     backward(dx.data(), nullptr, flags);
@@ -90,7 +109,7 @@ void checkGradients(const Geometry &s, uint32_t seed) {
   mxrt_kernel_sconv2d_backward(s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh,
                                s.kw, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
                                x.data(), w.data(), dy.data(), dxBoth.data(),
-                               dwBoth.data(), 0);
+                               dwBoth.data(), layout);
   expectClose(dxBoth, dxWant, "dx beside dweight");
   expectClose(dwBoth, dwWant, "dweight beside dx");
 
@@ -98,7 +117,7 @@ void checkGradients(const Geometry &s, uint32_t seed) {
   std::vector<float> y(s.ySize());
   mxrt_kernel_sconv2d(s.n, s.c, s.h, s.w, s.f, s.oh(), s.ow(), s.kh, s.kw, s.sh,
                       s.sw, s.ph, s.pw, s.dh, s.dw, s.g, x.data(), w.data(),
-                      nullptr, y.data(), 0);
+                      nullptr, y.data(), layout);
   double forward = dot(y, dy), tolerance = 1e-4 * (1.0 + std::fabs(forward));
   EXPECT_NEAR(dot(x, dx), forward, tolerance) << "<x, dx>";
   EXPECT_NEAR(dot(w, dw), forward, tolerance) << "<w, dweight>";
@@ -157,6 +176,8 @@ const std::vector<Geometry> kLayers = {
 void checkAll(uint32_t seed) {
   for (const Geometry &s : kLayers)
     checkGradients(s, seed++);
+  for (const Geometry &s : kLayers)
+    checkGradients(s, seed++, MXRT_KERNEL_NHWC);
 }
 
 TEST(ConvGradKernels, Serial) { checkAll(1); }
@@ -191,7 +212,7 @@ TEST(ConvGradKernels, RandomShapes) {
     s.sh = draw(2, 1), s.sw = draw(3, 1), s.ph = draw(2, 0), s.pw = draw(3, 0);
     s.dh = draw(2, 1), s.dw = draw(2, 1);
     if (s.oh() > 0 && s.ow() > 0)
-      checkGradients(s, 1000 + trial);
+      checkGradients(s, 1000 + trial, trial % 2 ? MXRT_KERNEL_NHWC : 0);
   }
 }
 

@@ -314,9 +314,10 @@ def torch_loss(loss, out, y):
 
 
 def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd,
-          loss=None):
+          loss=None, layout=None):
     rng = np.random.default_rng(7)
     case = "%s_%s_wd%g" % (model_name, optimizer, wd) + ("_" + loss if loss else "")
+    case += "_" + layout if layout else ""
     d = os.path.join(work, case)
     os.makedirs(d, exist_ok=True)
     nodes, dshape = make_graph()
@@ -351,7 +352,8 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd,
     run([mxc, os.path.join(d, "symbol.json"), "--params", os.path.join(d, "init.params"),
          "--input", "data=" + "x".join(map(str, dshape)), "--train",
          "--optimizer", optimizer, "--wd", str(wd), "-o", lib]
-        + (["--loss", loss] if loss else []))
+        + (["--loss", loss] if loss else [])
+        + (["--conv-layout", layout] if layout else []))
     out = os.path.join(d, "out.params")
     run([mxrun, lib, "--function", "train_step", "--steps", str(STEPS),
          "--input", "data=" + os.path.join(d, "x.npy"),
@@ -448,10 +450,16 @@ def main():
               lambda: TorchConvBn(size), "momentum", 0.0)
     for loss in ("softmax-ce", "l2", "l1", "sigmoid-bce"):
         check(mxc, mxrun, work, "mlp", mlp_logits, TorchMlp, "sgd", 0.0, loss)
-    for batch in (BATCH, 1):
-        check(mxc, mxrun, work, "convnet%d" % batch, lambda: conv_net(batch),
-              TorchConvNet, "sgd", 0.0)
-    check(mxc, mxrun, work, "branchnet", branch_net, TorchBranchNet, "sgd", 0.0)
+    # The convolution nets again with every convolution and gradient
+    # channels last (the NHWC gradient kernels).
+    for layout in (None, "nhwc"):
+        for batch in (BATCH, 1):
+            check(mxc, mxrun, work, "convnet%d" % batch, lambda: conv_net(batch),
+                  TorchConvNet, "sgd", 0.0, layout=layout)
+        check(mxc, mxrun, work, "branchnet", branch_net, TorchBranchNet, "sgd", 0.0,
+              layout=layout)
+    check(mxc, mxrun, work, "convbn", conv_bn, TorchConvBn, "momentum", 0.001,
+          layout="nhwc")
 
 
 if __name__ == "__main__":

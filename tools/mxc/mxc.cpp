@@ -91,7 +91,8 @@ static cl::opt<std::string> convLayout(
     "conv-layout",
     cl::desc("Layout of the convolutions' activations: auto (chains of "
              "convolutions the NHWC kernels run faster channels last, the "
-             "rest NCHW; default), nhwc (every convolution) or nchw"),
+             "rest NCHW; default), nhwc (every convolution, and with --train "
+             "every convolution gradient) or nchw"),
     cl::init("auto"), cl::cat(category));
 static cl::opt<std::string> target("target",
                                    cl::desc("What the library runs on: cpu"),

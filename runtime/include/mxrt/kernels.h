@@ -77,8 +77,10 @@ MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
  *  weight; with dweight non-NULL, the weight gradient dweight (f, c /
  *  groups, kh, kw) = the sum over the batch of dy times x's windows (x and
  *  weight may be NULL where nothing reads them). Each result overwrites its
- *  buffer, or adds to it with MXRT_KERNEL_ACCUMULATE (the only flag they
- *  take), and must not overlap the inputs. */
+ *  buffer, or adds to it with MXRT_KERNEL_ACCUMULATE; with MXRT_KERNEL_NHWC
+ *  x, dx (n, h, w, c) and dy (n, oh, ow, f) are channels last (the weight
+ *  keeps its layout). No other flags; the results must not overlap the
+ *  inputs. */
 MXRT_API void mxrt_kernel_sconv2d_backward(
     int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
     int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
