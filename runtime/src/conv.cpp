@@ -345,16 +345,30 @@ bool smallWinogradTakes(int64_t c, int64_t f, int64_t oh, int64_t ow,
          (oh >= 7 && ow >= 7 && c * f >= int64_t{256} * 256);
 }
 
-/// An NCHW convolution by Winograd for small images: blocks of filters
-/// split among the threads, each transforming the input itself. False
-/// when the packed filters could not be allocated.
+/// An NCHW convolution by Winograd for small images: with a batch of at
+/// least two images a thread, the images split among the threads, each
+/// transforming its own; else blocks of filters, each thread transforming
+/// every image itself. False when the packed filters could not be
+/// allocated.
 bool smallWinogradConv(const SmallWinograd &shape, const float *weight) {
   SmallWinograd s = shape;
   s.filters = packedCache().getSmallWinograd(weight, s.f, s.c, s.flags);
   if (!s.filters)
     return false;
   int64_t blocks = s.f / target().smallWinogradFilters;
-  splitRuns(blocks, s.n * 256 * s.c * s.f, [&s](int64_t begin, int64_t end) {
+  int64_t work = s.n * 256 * s.c * s.f;
+  ThreadPool *pool = ThreadPool::current();
+  if (pool && s.n >= 2 * pool->size()) {
+    splitRuns(s.n, work, [&s, blocks](int64_t begin, int64_t end) {
+      SmallWinograd run = s;
+      run.n = end - begin;
+      run.x = s.x + begin * s.c * s.h * s.w;
+      run.y = s.y + begin * s.f * s.oh * s.ow;
+      target().smallWinogradBlocks(run, 0, blocks);
+    });
+    return true;
+  }
+  splitRuns(blocks, work, [&s](int64_t begin, int64_t end) {
     target().smallWinogradBlocks(s, begin, end);
   });
   return true;

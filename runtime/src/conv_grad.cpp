@@ -151,27 +151,28 @@ void gradDataOne(const ConvGrad &g, const float *dy, const float *weight,
   col2imAdd(g, cols, out);
 }
 
-/// The weight gradient of images [begin, end), transposed: dwT (groups,
-/// k, fg) = the sum over them of, per group, the image's column matrix (k x p)
-/// times its dy transposed (p x fg). The column matrix is the GEMM's A, so it
-/// is read row by row as im2col writes it; dy, the small operand, is
-/// transposed.
+/// The weight gradient of images [begin, end): dw (groups, fg, k) (+)=
+/// the sum over them of, per group, dy (fg x p) times the image's column
+/// matrix (k x p) transposed. Whole output rows of one image or more go in
+/// a chunk: im2col writes their columns, dy's rows are copied beside each
+/// other (row copies; transposing dy instead cost as much as im2col), and
+/// the GEMM's packing transposes the column matrix in vector blocks.
 void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
-                   float *dwT, int64_t begin, int64_t end, int32_t threads) {
+                   float *dw, bool accumulate, int64_t begin, int64_t end,
+                   int32_t threads) {
   int64_t k = g.k(), p = g.p(), fg = g.fg();
   int64_t capacity = g.chunkPositions();
-  float *dyT = threadBuffer(Scratch::GradOutput, capacity * fg);
+  float *dyc = threadBuffer(Scratch::GradOutput, fg * capacity);
   float *cols = threadBuffer(Scratch::GradColumns, k * capacity);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
-    // Whole output rows of one image or more, `filled` positions so far.
+    // `filled` positions so far.
     int64_t filled = 0;
-    bool first = true;
+    bool add = accumulate;
     auto multiply = [&] {
-      runProblem(gemm(k, fg, filled, cols, capacity, 1, dyT, fg, 1,
-                      dwT + grp * k * fg, fg,
-                      first ? 0 : MXRT_KERNEL_ACCUMULATE),
+      runProblem(gemm(fg, k, filled, dyc, capacity, 1, cols, 1, capacity,
+                      dw + grp * fg * k, k, add ? MXRT_KERNEL_ACCUMULATE : 0),
                  threads);
-      first = false, filled = 0;
+      add = true, filled = 0;
     };
     for (int64_t img = begin; img < end; ++img) {
       const float *xi = x + (img * g.c + grp * g.cg()) * g.h * g.w;
@@ -181,8 +182,8 @@ void gradWeightRun(const ConvGrad &g, const float *x, const float *dy,
         int64_t count = rows * g.ow;
         im2col(g, xi, oy0, oy0 + rows, cols + filled, capacity);
         for (int64_t f = 0; f < fg; ++f)
-          for (int64_t q = 0; q < count; ++q)
-            dyT[(filled + q) * fg + f] = d[f * p + oy0 * g.ow + q];
+          std::memcpy(dyc + f * capacity + filled, d + f * p + oy0 * g.ow,
+                      count * sizeof(float));
         filled += count, oy0 += rows;
         if (capacity - filled < g.ow)
           multiply();
@@ -212,22 +213,6 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
                       cg, add ? MXRT_KERNEL_ACCUMULATE : 0),
                  threads);
     }
-}
-
-/// dw (groups, fg, k) (+)= the sum of `parts` transposed weight gradients
-/// (groups, k, fg) at `dwT`, each `size` floats apart, for the flat
-/// elements [begin, end) of dw.
-void addTransposed(const ConvGrad &g, const float *dwT, int64_t parts,
-                   float *dw, bool accumulate, int64_t begin, int64_t end) {
-  int64_t k = g.k(), fg = g.fg(), size = g.f * k;
-  for (int64_t i = begin; i < end; ++i) {
-    int64_t grp = i / (fg * k), f = i / k % fg, kk = i % k;
-    int64_t at = (grp * k + kk) * fg + f;
-    float sum = accumulate ? dw[i] : 0.0f;
-    for (int64_t t = 0; t < parts; ++t)
-      sum += dwT[t * size + at];
-    dw[i] = sum;
-  }
 }
 
 /// Whether target().gradWeightDirect computes `g`'s weight gradient: it
@@ -735,22 +720,21 @@ static void winogradGradWeight(const ConvGrad &g, const float *x,
   });
 }
 
-/// The weight gradient of a pointwise convolution: each run of images
-/// (imageRuns) into its own slice, the slices added at the end; one run
-/// straight into dweight.
-static void pointwiseGradWeight(const ConvGrad &g, const float *x,
-                                const float *dy, float *dweight,
-                                bool accumulate) {
-  int64_t size = g.f * g.cg();
+/// A weight gradient that run(out, accumulate, first image, end image,
+/// threads) computes into dw's layout (the GEMM and pointwise paths): each
+/// run of images (imageRuns) into its own slice, the slices added at the
+/// end; one run straight into dweight.
+template <typename Run>
+static void inSlices(const ConvGrad &g, float *dweight, bool accumulate,
+                     const Run &run) {
+  int64_t size = g.f * g.k();
   int32_t runs = imageRuns(g);
   float *parts =
       runs == 1 ? dweight
                 : mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
   intoImageRuns(g, runs, parts, size,
                 [&](float *out, int64_t begin, int64_t end, int32_t threads) {
-                  mxrt::gradWeightPointwiseRun(g, x, dy, out,
-                                               runs == 1 && accumulate, begin,
-                                               end, threads);
+                  run(out, runs == 1 && accumulate, begin, end, threads);
                 });
   if (runs == 1)
     return;
@@ -794,21 +778,17 @@ static void gradWeight(const ConvGrad &g, const float *x, const float *dy,
     return nhwcGradWeight(g, x, dy, dweight, accumulate);
   if (mxrt::winogradWeightGradient(g))
     return winogradGradWeight(g, x, dy, dweight, accumulate);
-  if (g.pointwise())
-    return pointwiseGradWeight(g, x, dy, dweight, accumulate);
-  if (mxrt::directWeightGradient(g))
+  bool pointwise = g.pointwise();
+  if (!pointwise && mxrt::directWeightGradient(g))
     return directGradWeight(g, x, dy, dweight, accumulate);
-  // Each run of images sums its transposed gradient (imageRuns); the
-  // slices are added and transposed into dweight at the end.
-  int32_t runs = imageRuns(g);
-  float *dwT = mxrt::threadBuffer(mxrt::Scratch::GradPartial, runs * size);
-  intoImageRuns(g, runs, dwT, size,
-                [&](float *out, int64_t begin, int64_t end, int32_t threads) {
-                  mxrt::gradWeightRun(g, x, dy, out, begin, end, threads);
-                });
-  mxrt::splitRuns(size, size * runs, [&](int64_t begin, int64_t end) {
-    mxrt::addTransposed(g, dwT, runs, dweight, accumulate, begin, end);
-  });
+  inSlices(
+      g, dweight, accumulate,
+      [&](float *out, bool add, int64_t begin, int64_t end, int32_t threads) {
+        if (pointwise)
+          mxrt::gradWeightPointwiseRun(g, x, dy, out, add, begin, end, threads);
+        else
+          mxrt::gradWeightRun(g, x, dy, out, add, begin, end, threads);
+      });
 }
 
 extern "C" void mxrt_kernel_sconv2d_backward(
