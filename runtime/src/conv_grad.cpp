@@ -244,6 +244,11 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
   bool inPlace = owr == g.ow && g.groups == 1;
   float *dyp =
       inPlace ? nullptr : threadBuffer(Scratch::GradOutput, chunk * dyImage);
+  // The padding is zeroed once: every chunk writes the same interior.
+  int64_t first = std::min(chunk, end - begin);
+  std::fill(xp, xp + first * xImage, 0.0f);
+  if (dyp)
+    std::fill(dyp, dyp + first * dyImage, 0.0f);
   for (int64_t grp = 0; grp < g.groups; ++grp)
     for (int64_t i0 = begin; i0 < end; i0 += chunk) {
       int64_t images = std::min(chunk, end - i0);
@@ -252,26 +257,20 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
           const float *src = x + ((i0 + i) * g.c + grp * cg + c) * g.h * g.w;
           float *dst = xp + (i * cg + c) * hp * wp;
           // Row iy at padded row iy + ph, column pw on (hp = h + 2 ph and
-          // wp >= w + 2 pw for stride 1), zeros around.
-          std::fill(dst, dst + g.ph * wp, 0.0f);
-          for (int64_t iy = 0; iy < g.h; ++iy) {
-            float *row = dst + (iy + g.ph) * wp;
-            std::fill(row, row + g.pw, 0.0f);
-            std::copy(src + iy * g.w, src + (iy + 1) * g.w, row + g.pw);
-            std::fill(row + g.pw + g.w, row + wp, 0.0f);
-          }
-          std::fill(dst + (g.h + g.ph) * wp, dst + hp * wp, 0.0f);
+          // wp >= w + 2 pw for stride 1).
+          for (int64_t iy = 0; iy < g.h; ++iy)
+            std::copy(src + iy * g.w, src + (iy + 1) * g.w,
+                      dst + (iy + g.ph) * wp + g.pw);
         }
         if (inPlace)
           continue;
         float *d = dyp + i * dyImage;
         for (int64_t f = 0; f < fg; ++f)
-          for (int64_t oy = 0; oy < g.oh; ++oy, d += owr) {
-            const float *src =
-                dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy) * g.ow;
-            std::copy(src, src + g.ow, d);
-            std::fill(d + g.ow, d + owr, 0.0f);
-          }
+          for (int64_t oy = 0; oy < g.oh; ++oy, d += owr)
+            std::copy(dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy) * g.ow,
+                      dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy + 1) *
+                               g.ow,
+                      d);
       }
       const float *dyRows = inPlace ? dy + i0 * dyImage : dyp;
       GradDirect d{xp,     dyRows, acc + grp * fg * cg * g.kh * g.kw * vl,
