@@ -104,6 +104,9 @@ void im2col(const ConvGrad &g, const float *x, int64_t oy0, int64_t oy1,
           std::fill(out, out + ox0, 0.0f);
           if (g.sw == 1)
             std::copy(in + ox0, in + ox1, out + ox0);
+          else if (g.sw == 2) // a constant stride: vectorized by shuffles
+            for (int64_t ox = ox0; ox < ox1; ++ox)
+              out[ox] = in[ox * 2];
           else
             for (int64_t ox = ox0; ox < ox1; ++ox)
               out[ox] = in[ox * g.sw];
