@@ -301,54 +301,113 @@ bool winogradWeightGradient(const ConvGrad &g) {
 }
 
 /// The tiles of a Winograd weight gradient: th x tw 2x2 output tiles of an
-/// image; the padded rows the transforms read are `width` floats (tile
-/// rows in whole vectors, two columns a tile, plus the last tile's two).
+/// image, laid out for the transforms in rows of `width` floats, vtw tiles
+/// a row (whole vectors, two columns a tile), vth rows of them. Normally a
+/// layout row is a padded image row (plus the last tile's two columns;
+/// the shifted columns a tile reads are `shift` = 2 floats on). An image
+/// at most half a vector of tiles wide puts `group` tile rows side by side
+/// in a row instead, each in a segment of `seg` floats (tw rounded up to a
+/// power of two, two columns a tile), so that the transforms' vectors are
+/// full: 8x8 images filled a quarter of them. The shifted columns then
+/// come from a second copy of the rows, `shift` floats on, whose segments
+/// start two columns later.
 struct WinogradGradTiles {
-  int64_t th, tw, width, xRows, yRows;
+  int64_t th, tw, group, seg, vth, vtw, width, xRows, yRows, shift;
   explicit WinogradGradTiles(const ConvGrad &g) {
     int64_t vl = target().vectorLanes;
     th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2;
-    width = 2 * ((tw + vl - 1) / vl * vl) + 2;
-    xRows = 2 * th + 2, yRows = 2 * th;
+    int64_t twr = 1;
+    while (twr < tw)
+      twr *= 2;
+    // Only where tw is that power of two: other widths would leave empty
+    // tiles in every segment, which the GEMMs would multiply (ResNet-18's
+    // 14x14 x 256, 7 tiles in 8: 29-36 -> 35-45 ms).
+    group = twr == tw && 2 * twr <= vl ? vl / twr : 1;
+    if (group == 1) {
+      seg = 0, vth = th, vtw = tw;
+      width = 2 * ((tw + vl - 1) / vl * vl) + 2;
+      xRows = 2 * th + 2, yRows = 2 * th, shift = 2;
+      return;
+    }
+    // Per virtual tile row: the 4 rows of its patches (and the 4 shifted
+    // ones after all of them), and the 2 rows of its output gradients.
+    seg = 2 * twr, vth = (th + group - 1) / group, vtw = vl, width = 2 * vl;
+    xRows = 8 * vth, yRows = 2 * vth, shift = 4 * vth * width;
   }
+  /// The tile row argument of the input transform for virtual row vty: it
+  /// starts at layout row 2 ty (4 rows a virtual tile row when grouped).
+  int64_t inputRow(int64_t vty) const { return group == 1 ? vty : 2 * vty; }
 };
 
 /// Lays out x (c, h, w) in padded rows (padded row r is input row r - ph,
 /// padded column q input column q - pw; zero outside the input), channel
-/// ci's at rows + ci * xRows * width.
+/// ci's at rows + ci * xRows * width; grouped as WinogradGradTiles says.
 void winogradGradInputRows(const ConvGrad &g, const WinogradGradTiles &t,
                            const float *x, float *rows) {
-  for (int64_t ci = 0; ci < g.c; ++ci)
-    for (int64_t r = 0; r < t.xRows; ++r) {
-      float *out = rows + (ci * t.xRows + r) * t.width;
-      int64_t iy = r - g.ph;
-      if (iy < 0 || iy >= g.h) {
-        std::fill(out, out + t.width, 0.0f);
-        continue;
-      }
-      // width >= 2 tw + 2 >= ow + 2 = w + 2 pw: the row fits.
-      const float *in = x + (ci * g.h + iy) * g.w;
-      std::fill(out, out + g.pw, 0.0f);
-      std::copy(in, in + g.w, out + g.pw);
-      std::fill(out + g.pw + g.w, out + t.width, 0.0f);
+  // Padded row r, columns [q0, q0 + n), into out (zeros outside x).
+  auto copyRow = [&](int64_t ci, int64_t r, int64_t q0, int64_t n, float *out) {
+    int64_t iy = r - g.ph;
+    int64_t a = std::clamp<int64_t>(g.pw - q0, 0, n);
+    int64_t b = std::clamp<int64_t>(g.pw + g.w - q0, a, n);
+    if (iy < 0 || iy >= g.h)
+      a = b = 0, iy = 0;
+    const float *in = x + (ci * g.h + iy) * g.w + q0 - g.pw;
+    std::fill(out, out + a, 0.0f);
+    std::copy(in + a, in + b, out + a);
+    std::fill(out + b, out + n, 0.0f);
+  };
+
+  for (int64_t ci = 0; ci < g.c; ++ci) {
+    float *plane = rows + ci * t.xRows * t.width;
+    if (t.group == 1) {
+      for (int64_t r = 0; r < t.xRows; ++r)
+        copyRow(ci, r, 0, t.width, plane + r * t.width);
+      continue;
     }
+    for (int64_t vty = 0; vty < t.vth; ++vty)
+      for (int64_t i = 0; i < 4; ++i)
+        for (int64_t sg = 0; sg < t.group; ++sg) {
+          float *out = plane + (4 * vty + i) * t.width + sg * t.seg;
+          int64_t ty = vty * t.group + sg, r = 2 * ty + i;
+          bool inside = ty < t.th;
+          for (int64_t copy = 0; copy < 2; ++copy) // plain, shifted by 2
+            if (inside)
+              copyRow(ci, r, 2 * copy, t.seg, out + copy * t.shift);
+            else
+              std::fill(out + copy * t.shift, out + copy * t.shift + t.seg,
+                        0.0f);
+        }
+  }
 }
 
 /// Lays out dy (f, oh, ow) in rows of `width`, zero past the output,
-/// filter fi's at rows + fi * yRows * width.
+/// filter fi's at rows + fi * yRows * width; grouped as WinogradGradTiles
+/// says.
 void winogradGradOutputRows(const ConvGrad &g, const WinogradGradTiles &t,
                             const float *dy, float *rows) {
-  for (int64_t fi = 0; fi < g.f; ++fi)
-    for (int64_t r = 0; r < t.yRows; ++r) {
-      float *out = rows + (fi * t.yRows + r) * t.width;
-      if (r >= g.oh) {
-        std::fill(out, out + t.width, 0.0f);
-        continue;
-      }
-      const float *in = dy + (fi * g.oh + r) * g.ow;
-      std::copy(in, in + g.ow, out);
-      std::fill(out + g.ow, out + t.width, 0.0f);
+  // Row r of dy into out, n floats (zeros past it).
+  auto copyRow = [&](int64_t fi, int64_t r, int64_t n, float *out) {
+    int64_t b = r < g.oh ? std::min(g.ow, n) : 0;
+    const float *in = dy + (fi * g.oh + std::min(r, g.oh - 1)) * g.ow;
+    std::copy(in, in + b, out);
+    std::fill(out + b, out + n, 0.0f);
+  };
+
+  for (int64_t fi = 0; fi < g.f; ++fi) {
+    float *plane = rows + fi * t.yRows * t.width;
+    if (t.group == 1) {
+      for (int64_t r = 0; r < t.yRows; ++r)
+        copyRow(fi, r, t.width, plane + r * t.width);
+      continue;
     }
+    for (int64_t vty = 0; vty < t.vth; ++vty)
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t sg = 0; sg < t.group; ++sg) {
+          int64_t ty = vty * t.group + sg;
+          copyRow(fi, ty < t.th ? 2 * ty + i : g.oh, t.seg,
+                  plane + (2 * vty + i) * t.width + sg * t.seg);
+        }
+  }
 }
 
 /// The Winograd F(2x2, 3x3) weight gradient of images [begin, end) into
@@ -365,7 +424,7 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
   // Tiles a chunk holds (the GEMMs' depth): 64, or a tile row if longer.
   // Chunks sized to 256 KiB or 1 MiB of transformed values were no faster
   // on ResNet-18's layers, within this VM's noise (bench/conv_layers.c).
-  int64_t capacity = std::max<int64_t>(t.tw, 64);
+  int64_t capacity = std::max<int64_t>(t.vtw, 64);
   int64_t ld = capacity + vl; // a row's last vector may run past it
   float *xRows = threadBuffer(Scratch::GradColumns, g.c * t.xRows * t.width);
   float *yRows = threadBuffer(Scratch::GradOutput, g.f * t.yRows * t.width);
@@ -384,14 +443,14 @@ void gradWeightWinogradRun(const ConvGrad &g, const float *x, const float *dy,
   for (int64_t img = begin; img < end; ++img) {
     winogradGradInputRows(g, t, x + img * g.c * g.h * g.w, xRows);
     winogradGradOutputRows(g, t, dy + img * g.f * g.p(), yRows);
-    for (int64_t ty = 0; ty < t.th; ++ty) {
-      if (filled + t.tw > capacity)
+    for (int64_t vty = 0; vty < t.vth; ++vty) {
+      if (filled + t.vtw > capacity)
         multiply();
-      tg.gradWinogradInput(
-          {xRows, g.c, t.xRows, t.width, ty, t.tw, v + filled, ld, g.c * ld});
-      tg.gradWinogradOutput(
-          {yRows, g.f, t.yRows, t.width, ty, t.tw, u + filled, ld, g.f * ld});
-      filled += t.tw;
+      tg.gradWinogradInput({xRows, g.c, t.xRows, t.width, t.inputRow(vty),
+                            t.vtw, v + filled, ld, g.c * ld, t.shift});
+      tg.gradWinogradOutput({yRows, g.f, t.yRows, t.width, vty, t.vtw,
+                             u + filled, ld, g.f * ld, 0});
+      filled += t.vtw;
     }
   }
   if (filled)

@@ -193,14 +193,16 @@ using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
 
 /// One tile row of a Winograd F(2x2, 3x3) weight gradient (conv_grad.cpp):
 /// `count` channels (or filters), each `planeRows` padded rows of `width`
-/// floats (whole vectors of tiles, two columns each, plus two); the 16
-/// transformed values of tile tx of tile row ty go to out[pos * posStride +
-/// i * ld + tx] for channel i.
+/// floats (whole vectors of tiles, two columns each, plus two), the tile
+/// row's from row 2 ty; the 16 transformed values of tile tx go to
+/// out[pos * posStride + i * ld + tx] for channel i. The input transform
+/// reads a tile's third and fourth columns `shift` floats after its first
+/// two (2 in a plain padded row; WinogradGradTiles).
 struct GradWinogradRow {
   const float *rows;
   int64_t count, planeRows, width, ty, tw;
   float *out;
-  int64_t ld, posStride;
+  int64_t ld, posStride, shift;
 };
 using GradWinogradFn = void (*)(const GradWinogradRow &);
 

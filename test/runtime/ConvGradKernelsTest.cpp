@@ -168,6 +168,11 @@ const std::vector<Geometry> kLayers = {
     {5, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {1, 64, 20, 37, 65, 3, 3, 1, 1, 0, 2, 1, 1, 1},
     {2, 80, 5, 6, 64, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+    // Images at most half a vector of tiles wide, tile rows side by side
+    // in the transforms' vectors: 8x8 (ResNet-20's last stage; every tile
+    // column used), 12x10 (two rows a vector, one empty tile column).
+    {3, 64, 8, 8, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 64, 12, 10, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     // Pointwise (one GEMM per image and group): grouped, batch 1.
     {2, 8, 5, 7, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2},
     {1, 24, 9, 9, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1},
