@@ -207,6 +207,7 @@ class Row:
         with open(symbol) as f:
             self.graph = json.load(f)
         self.times = {}  # (peer, threads) -> [round medians]
+        self.torch_state = {}  # threads -> (model, optimizer), warmed up
 
     def torch_model(self):
         return SymbolNet(self.graph, self.init)
@@ -266,11 +267,17 @@ class Row:
         return json.loads(out)["bench"]["median_ms"]
 
     def time_torch(self, threads, runs):
+        """The median of `runs` steps; the model and optimizer of a thread
+        count are made and warmed up (3 steps, as mxrun's --bench) once
+        and kept across rounds, so that short rounds time a steady state."""
         torch.set_num_threads(threads)
         set_openblas_threads(threads)
-        model = self.torch_model()
-        opt = torch.optim.SGD(model.parameters(), lr=LR)
-        self.torch_steps(model, opt, 2)  # warm-up
+        if threads not in self.torch_state:
+            model = self.torch_model()
+            opt = torch.optim.SGD(model.parameters(), lr=LR)
+            self.torch_steps(model, opt, 3)
+            self.torch_state[threads] = (model, opt)
+        model, opt = self.torch_state[threads]
         return statistics.median(self.torch_steps(model, opt, runs))
 
 
