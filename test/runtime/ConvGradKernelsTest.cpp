@@ -46,18 +46,6 @@ double dot(const std::vector<float> &a, const std::vector<float> &b) {
   return sum;
 }
 
-/// v (n, c, h, w) channels last: (n, h, w, c).
-template <typename T>
-std::vector<T> channelsLast(const std::vector<T> &v, int64_t n, int64_t c,
-                            int64_t h, int64_t w) {
-  std::vector<T> out(v.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < c; ++j)
-      for (int64_t p = 0; p < h * w; ++p)
-        out[(i * h * w + p) * c + j] = v[(i * c + j) * h * w + p];
-  return out;
-}
-
 /// Both gradients of `s` (overwriting, then accumulating onto random
 /// contents) against the loops, and the adjoint identity; with `layout`
 /// MXRT_KERNEL_NHWC, x, dx and dy channels last (the loops' results
@@ -81,9 +69,9 @@ void checkGradients(const Geometry &s, uint32_t seed, int32_t layout = 0) {
     dwWant[wi] += double(dy[yi]) * x[xi];
   });
   if (layout) {
-    x = channelsLast(x, s.n, s.c, s.h, s.w);
-    dxWant = channelsLast(dxWant, s.n, s.c, s.h, s.w);
-    dy = channelsLast(dy, s.n, s.f, s.oh(), s.ow());
+    x = mxrt_test::toChannelsLast(x, s.n, s.c, s.h, s.w);
+    dxWant = mxrt_test::toChannelsLast(dxWant, s.n, s.c, s.h, s.w);
+    dy = mxrt_test::toChannelsLast(dy, s.n, s.f, s.oh(), s.ow());
   }
   auto backward = [&](float *dx, float *dw, int32_t flags) {
     mxrt_kernel_sconv2d_backward(

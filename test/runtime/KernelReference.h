@@ -65,6 +65,18 @@ void forEachConvTerm(const ConvShape &s, const Tap &tap) {
               }
 }
 
+/// v (n, c, h, w) channels last: (n, h, w, c).
+template <typename T>
+std::vector<T> toChannelsLast(const std::vector<T> &v, int64_t n, int64_t c,
+                              int64_t h, int64_t w) {
+  std::vector<T> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t p = 0; p < h * w; ++p)
+        out[(i * h * w + p) * c + j] = v[(i * c + j) * h * w + p];
+  return out;
+}
+
 } // namespace mxrt_test
 
 #endif // MXRT_TEST_KERNELREFERENCE_H

@@ -105,17 +105,6 @@ std::vector<double> referenceConv(const ConvShape &cs,
   return want;
 }
 
-/// a (n, c, h, w) as (n, h, w, c).
-std::vector<float> toChannelsLast(const std::vector<float> &a, int64_t n,
-                                  int64_t c, int64_t h, int64_t w) {
-  std::vector<float> t(a.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ci = 0; ci < c; ++ci)
-      for (int64_t p = 0; p < h * w; ++p)
-        t[(i * h * w + p) * c + ci] = a[(i * c + ci) * h * w + p];
-  return t;
-}
-
 /// Runs the kernel on `cs` and checks y against referenceConv (with
 /// MXRT_KERNEL_NHWC in channels-last, converted here): within
 /// 1e-4 relative, plus `perTerm` times the output's sum of term magnitudes
@@ -137,8 +126,10 @@ void checkOneConv(const ConvShape &cs, const std::vector<float> &x,
   if (flags & MXRT_KERNEL_NHWC) {
     // The reference is NCHW: x and y go to channels-last for the kernel,
     // and y comes back.
-    std::vector<float> xt = toChannelsLast(x, cs.n, cs.c, cs.h, cs.w),
-                       yt = toChannelsLast(y, cs.n, cs.f, cs.oh, cs.ow);
+    std::vector<float> xt =
+                           mxrt_test::toChannelsLast(x, cs.n, cs.c, cs.h, cs.w),
+                       yt = mxrt_test::toChannelsLast(y, cs.n, cs.f, cs.oh,
+                                                      cs.ow);
     mxrt_kernel_sconv2d(cs.n, cs.c, cs.h, cs.w, cs.f, cs.oh, cs.ow, cs.kh,
                         cs.kw, cs.sh, cs.sw, cs.ph, cs.pw, cs.dh, cs.dw, cs.g,
                         xt.data(), weight.data(), bias, yt.data(), flags);
