@@ -3,12 +3,12 @@
 // The gradients of mxrt_kernel_sconv2d (NCHW) through the packed GEMM:
 // the data gradient as W^T dy into an image's column matrix, scattered back
 // (col2im) onto the input, or where the stride is 1 as the forward kernel's
-// convolution of dy with the flipped filters; the weight gradient as the
-// image's im2col matrix times dy transposed, summed over each thread's run
-// of the batch, the runs added (and transposed) at the end, or where the
-// stride is 1 directly (conv_grad_impl.inc: dy's rows times x's shifted
-// rows, vector accumulators per tap). Channels last (MXRT_KERNEL_NHWC) the
-// same GEMMs run on a column matrix with each tap's channels contiguous,
+// convolution of dy with the flipped filters; the weight gradient as dy
+// times the image's im2col matrix transposed, summed over each thread's run
+// of the batch, the runs added at the end, or where the stride is 1 by
+// Winograd (64+ channels) or directly (conv_grad_impl.inc: dy's rows times x's
+// shifted rows, vector accumulators per tap). Channels last (MXRT_KERNEL_NHWC)
+// the same GEMMs run on a column matrix with each tap's channels contiguous,
 // and the stride-1 data gradient through the NHWC forward kernels.
 #include "mxrt/kernels.h"
 
@@ -269,11 +269,11 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
           continue;
         float *d = dyp + i * dyImage;
         for (int64_t f = 0; f < fg; ++f)
-          for (int64_t oy = 0; oy < g.oh; ++oy, d += owr)
-            std::copy(dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy) * g.ow,
-                      dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy + 1) *
-                               g.ow,
-                      d);
+          for (int64_t oy = 0; oy < g.oh; ++oy, d += owr) {
+            const float *src =
+                dy + (((i0 + i) * g.f + grp * fg + f) * g.oh + oy) * g.ow;
+            std::copy(src, src + g.ow, d);
+          }
       }
       const float *dyRows = inPlace ? dy + i0 * dyImage : dyp;
       GradDirect d{xp,     dyRows, acc + grp * fg * cg * g.kh * g.kw * vl,
@@ -367,15 +367,11 @@ void winogradGradInputRows(const ConvGrad &g, const WinogradGradTiles &t,
     for (int64_t vty = 0; vty < t.vth; ++vty)
       for (int64_t i = 0; i < 4; ++i)
         for (int64_t sg = 0; sg < t.group; ++sg) {
+          // Tile rows past the image read a row above it: zeros.
           float *out = plane + (4 * vty + i) * t.width + sg * t.seg;
-          int64_t ty = vty * t.group + sg, r = 2 * ty + i;
-          bool inside = ty < t.th;
+          int64_t ty = vty * t.group + sg, r = ty < t.th ? 2 * ty + i : -1;
           for (int64_t copy = 0; copy < 2; ++copy) // plain, shifted by 2
-            if (inside)
-              copyRow(ci, r, 2 * copy, t.seg, out + copy * t.shift);
-            else
-              std::fill(out + copy * t.shift, out + copy * t.shift + t.seg,
-                        0.0f);
+            copyRow(ci, r, 2 * copy, t.seg, out + copy * t.shift);
         }
   }
 }
@@ -403,7 +399,7 @@ void winogradGradOutputRows(const ConvGrad &g, const WinogradGradTiles &t,
     for (int64_t vty = 0; vty < t.vth; ++vty)
       for (int64_t i = 0; i < 2; ++i)
         for (int64_t sg = 0; sg < t.group; ++sg) {
-          int64_t ty = vty * t.group + sg;
+          int64_t ty = vty * t.group + sg; // past the image: zeros
           copyRow(fi, ty < t.th ? 2 * ty + i : g.oh, t.seg,
                   plane + (2 * vty + i) * t.width + sg * t.seg);
         }
