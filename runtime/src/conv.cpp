@@ -161,11 +161,16 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
       directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
   int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
   // Narrow layers (16-63 channels, e.g. CIFAR ResNets) gain from F(4x4) on
-  // one thread; on more, its few tile panels split unevenly.
+  // one thread; on more, its few tile panels split unevenly. Where 512-bit
+  // multiply-adds run as two halves (halfWidthFma), F(2x2) pays on them
+  // too, on any number of threads: ResNet-20's 16- and 32-channel layers
+  // with varying filters, batch 64, one thread, 3.56 -> 3.09 and 3.56 ->
+  // 2.47 ms against direct (AMD EPYC family 19h; bench/conv_layers.c
+  // forward-train, docs/training.md).
   ThreadPool *pool = ThreadPool::current();
   bool single = !pool || pool->size() == 1;
   bool wide = c >= 64 && f >= 64;
-  bool narrow = single && m == 4 && c >= 16 && f >= 16;
+  bool narrow = (m == 4 ? single : halfWidthFma()) && c >= 16 && f >= 16;
   bool worth =
       (wide || narrow) && tiles(m) > nr && 10 * columns(m) < 7 * direct;
   return worth ? m : 0;
@@ -244,14 +249,26 @@ bool winogradConv(int64_t m, int64_t n, int64_t c, int64_t h, int64_t w,
   WinogradShape shape = {c, f, h, w, oh, ow, ph, pw, m, 0, 0, 0};
   shape.th = (oh + m - 1) / m, shape.tw = (ow + m - 1) / m;
   shape.wq = shape.tw + 1;
-  ThreadPool *pool = ThreadPool::current();
-  int32_t threads = pool ? pool->size() : 1;
-  for (int64_t i = 0; i < n; ++i) {
-    WinogradPiece whole = {
+  auto image = [&](int64_t i) {
+    return WinogradPiece{
         &shape, x + i * c * h * w,   filters, bias, y + i * f * oh * ow, flags,
         0,      shape.th * shape.wq, 0,       f};
-    winogradImage(whole, threads);
+  };
+  ThreadPool *pool = ThreadPool::current();
+  int32_t threads = pool ? pool->size() : 1;
+  // A batch of at least two images a thread: whole images per thread, no
+  // hand-off inside an image (ResNet-20's 32-channel 16x16 layers, batch
+  // 64, two threads, split by tile rows: see docs/training.md).
+  if (threads > 1 && n >= 2 * threads) {
+    int64_t work = n * (m + 2) * (m + 2) * c * f * shape.th * shape.wq;
+    splitRuns(n, work, [&image](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        winogradPiece(image(i));
+    });
+    return true;
   }
+  for (int64_t i = 0; i < n; ++i)
+    winogradImage(image(i), threads);
   return true;
 }
 

@@ -219,26 +219,43 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
 }
 
 /// Whether target().gradWeightDirect computes `g`'s weight gradient: it
-/// has the kernel size, and the output rows fill a vector at least (8x8
-/// images in 16 lanes took 4.7 ms where the GEMM takes 3.5: ResNet-20's
-/// last stage, batch 64; its 16- and 32-wide stages went from 7.5 and 4.2
-/// ms to 2.0 and 2.1).
+/// has the kernel size, no dilation, and the output rows fill a vector at
+/// least (8x8 images in 16 lanes took 4.7 ms where the GEMM takes 3.5:
+/// ResNet-20's last stage, batch 64; its 16- and 32-wide stages went from
+/// 7.5 and 4.2 ms to 2.0 and 2.1). Stride 2 (both ways) where the GEMM
+/// is starved by at most 64 filters a group: ResNet-20's 3x3/2 16 -> 32
+/// 4.1 -> 2.1 ms, its 1x1/2 1.07 -> 0.8 (one thread, batch 64); ResNet-18's
+/// 128-512 filters ran about as fast either way.
 bool directWeightGradient(const ConvGrad &g) {
-  return g.unitStride() && g.kh == g.kw &&
+  bool stride = g.sh == g.sw && (g.sh == 1 || (g.sh == 2 && g.fg() <= 64));
+  return stride && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
          (g.kh == 1 || g.kh == 3 || g.kh == 5) && g.ow >= target().vectorLanes;
+}
+
+/// even[j] = src[2 j], odd[j] = src[2 j + 1] for j < n (one vector loop:
+/// the three do not overlap).
+void deinterleave(const float *__restrict src, float *__restrict even,
+                  float *__restrict odd, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
 }
 
 /// The direct weight gradient of images [begin, end), filters [f0, f1) of
 /// every group, added to acc (GradDirect's lanes, groups one after the
-/// other). The images go in chunks whose padded copies fit in cache.
+/// other). The images go in chunks whose padded copies (split into stride
+/// phases) fit in cache.
 void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
                          float *acc, int64_t begin, int64_t end, int64_t f0,
                          int64_t f1) {
   const Target &t = target();
-  int64_t vl = t.vectorLanes, cg = g.cg(), fg = g.fg();
+  int64_t vl = t.vectorLanes, cg = g.cg(), fg = g.fg(), s = g.sh;
   int64_t owr = (g.ow + vl - 1) / vl * vl;
-  int64_t hp = g.oh + g.kh - 1, wp = owr + g.kw - 1;
-  int64_t xImage = cg * hp * wp, dyImage = fg * g.oh * owr;
+  int64_t hp = g.oh + (g.kh - 1) / s, wp = owr + (g.kw - 1) / s;
+  int64_t phH = std::min(s, g.kh), phW = std::min(s, g.kw);
+  int64_t phase = hp * wp, xPlane = phH * phW * phase;
+  int64_t xImage = cg * xPlane, dyImage = fg * g.oh * owr;
   int64_t chunk =
       std::clamp<int64_t>((256 << 10) / (xImage + dyImage), 1, end - begin);
   float *xp = threadBuffer(Scratch::GradColumns, chunk * xImage);
@@ -252,18 +269,45 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
   std::fill(xp, xp + first * xImage, 0.0f);
   if (dyp)
     std::fill(dyp, dyp + first * dyImage, 0.0f);
+  // Input row iy is padded row r = iy + ph: phase row r % s, row r / s of
+  // it; input column ix is padded column q = ix + pw, phase column q % s,
+  // column q / s. Rows and columns past the planes are never read. With
+  // stride 2, even input columns go to phase column pw % 2 from column
+  // pw / 2 on, odd ones to the other from (pw + 1) / 2 (phase column 1
+  // exists only for kernels wider than one).
+  int64_t evenPhase = g.pw % 2, evenAt = g.pw / 2, oddAt = (g.pw + 1) / 2;
+  bool evens = evenPhase < phW, odds = 1 - evenPhase < phW;
+  int64_t evenCount = std::min((g.w + 1) / 2, wp - evenAt),
+          oddCount = std::min(g.w / 2, wp - oddAt);
+  int64_t pairs = evens && odds ? std::min(evenCount, oddCount) : 0;
+  auto copyRow = [&](const float *src, float *plane, int64_t row) {
+    if (s == 1) {
+      std::copy(src, src + std::min(g.w, wp - g.pw), plane + row * wp + g.pw);
+      return;
+    }
+    float *even = plane + evenPhase * phase + row * wp + evenAt;
+    float *odd = plane + (1 - evenPhase) * phase + row * wp + oddAt;
+    deinterleave(src, even, odd, pairs);
+    if (evens)
+      for (int64_t j = pairs; j < evenCount; ++j)
+        even[j] = src[2 * j];
+    if (odds)
+      for (int64_t j = pairs; j < oddCount; ++j)
+        odd[j] = src[2 * j + 1];
+  };
+  int shift = s == 2 ? 1 : 0;
   for (int64_t grp = 0; grp < g.groups; ++grp)
     for (int64_t i0 = begin; i0 < end; i0 += chunk) {
       int64_t images = std::min(chunk, end - i0);
       for (int64_t i = 0; i < images; ++i) {
         for (int64_t c = 0; c < cg; ++c) {
           const float *src = x + ((i0 + i) * g.c + grp * cg + c) * g.h * g.w;
-          float *dst = xp + (i * cg + c) * hp * wp;
-          // Row iy at padded row iy + ph, column pw on (hp = h + 2 ph and
-          // wp >= w + 2 pw for stride 1).
-          for (int64_t iy = 0; iy < g.h; ++iy)
-            std::copy(src + iy * g.w, src + (iy + 1) * g.w,
-                      dst + (iy + g.ph) * wp + g.pw);
+          float *dst = xp + (i * cg + c) * xPlane;
+          for (int64_t iy = 0; iy < g.h; ++iy) {
+            int64_t r = iy + g.ph, a = r & (s - 1), row = r >> shift;
+            if (a < phH && row < hp)
+              copyRow(src + iy * g.w, dst + a * phW * phase, row);
+          }
         }
         if (inPlace)
           continue;
@@ -279,7 +323,8 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
       GradDirect d{xp,     dyRows, acc + grp * fg * cg * g.kh * g.kw * vl,
                    images, cg,     fg,
                    g.oh,   owr,    g.kh,
-                   g.kw,   hp,     wp};
+                   g.kw,   hp,     wp,
+                   s};
       t.gradWeightDirect(d, f0, f1);
     }
 }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -320,6 +321,27 @@ struct Isa {
   }
 
 } // namespace
+
+bool halfWidthFma() {
+  static const bool half = [] {
+#if defined(__x86_64__)
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+      return false;
+    bool amd = ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;
+    if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+      return false;
+    unsigned family = (eax >> 8) & 0xf;
+    if (family == 0xf)
+      family += (eax >> 20) & 0xff;
+    __builtin_cpu_init();
+    return family == 0x19 && __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+  }();
+  return half;
+}
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).

@@ -177,17 +177,19 @@ using NhwcPackFn = void (*)(const float *, int64_t, int64_t, int64_t, int64_t,
 using NhwcWinogradFn = void (*)(const NhwcWinograd &, int64_t, int64_t);
 using SmallWinogradFn = void (*)(const SmallWinograd &, int64_t, int64_t);
 
-/// A unit-stride, undilated convolution's weight gradient over a run of
-/// images, computed directly (conv_grad_impl.inc). Per image, xp holds
-/// the group's cg channels zero-padded to hp x wp (hp = oh + kh - 1, wp >=
-/// owr + kw - 1) and dyp the group's fg filters' oh x owr rows, zero past
-/// ow (owr: ow rounded up to whole vectors). acc holds, per (filter,
-/// channel, tap), Isa::VL partial sums (added to; their lanes are summed
-/// by the caller).
+/// An undilated convolution's weight gradient over a run of images, stride
+/// s (1 or 2) both ways, computed directly (conv_grad_impl.inc). Per image,
+/// xp holds the group's cg channels zero-padded and split into stride
+/// phases: min(s, kh) x min(s, kw) planes of hp x wp each, phase (a, b)'s
+/// row i column j the padded input's row s i + a, column s j + b (hp = oh
+/// + (kh - 1) / s, wp >= owr + (kw - 1) / s; one plane for stride 1). dyp
+/// holds the group's fg filters' oh x owr rows, zero past ow (owr: ow
+/// rounded up to whole vectors). acc holds, per (filter, channel, tap),
+/// Isa::VL partial sums (added to; their lanes are summed by the caller).
 struct GradDirect {
   const float *xp, *dyp;
   float *acc;
-  int64_t images, cg, fg, oh, owr, kh, kw, hp, wp;
+  int64_t images, cg, fg, oh, owr, kh, kw, hp, wp, s;
 };
 using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
 
@@ -245,6 +247,13 @@ struct Target {
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).
 const Target &target();
+
+/// Whether this CPU runs a 512-bit multiply-add as two 256-bit halves
+/// (AMD's Zen 4, family 19h with AVX-512), so that multiply-adds cost
+/// twice as much against loads, shuffles and adds as on CPUs with full
+/// 512-bit units; the kernels that trade multiply-adds for transforms
+/// (Winograd) pay sooner there.
+bool halfWidthFma();
 
 /// MXRT_KERNEL_CONV's value, or "" (see conv.cpp).
 const std::string &convMethod();

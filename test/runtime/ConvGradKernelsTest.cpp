@@ -147,6 +147,17 @@ const std::vector<Geometry> kLayers = {
     {1, 4, 6, 33, 7, 3, 3, 1, 1, 0, 2, 1, 1, 1},
     {2, 6, 5, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 3},
     {3, 3, 20, 21, 5, 5, 5, 1, 1, 2, 2, 1, 1, 1},
+    // Stride 2 with rows of a vector or more (the direct weight gradient
+    // on stride-phase planes): ResNet-20's 3x3/2 and 1x1/2 at 32x32 (rows
+    // of exactly 16, dy read in place), odd sizes and a row tail, uneven
+    // padding, 5x5, groups.
+    {2, 6, 32, 32, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {2, 8, 32, 32, 6, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+    {2, 5, 35, 37, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {1, 4, 9, 34, 5, 3, 3, 2, 2, 0, 2, 1, 1, 1},
+    {2, 3, 40, 39, 4, 5, 5, 2, 2, 2, 2, 1, 1, 1},
+    {2, 6, 17, 36, 9, 3, 3, 2, 2, 1, 1, 1, 1, 3},
+    {1, 4, 13, 35, 6, 1, 1, 2, 2, 1, 0, 1, 1, 1},
     // 3x3 stride 1 with 64+ channels and filters (the Winograd F(2x2, 3x3)
     // weight gradient; CTest's *.winograd2 runs take it for every 3x3
     // stride-1 layer above): odd sizes (tiles past the output), images
