@@ -163,10 +163,10 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   // Narrow layers (16-63 channels, e.g. CIFAR ResNets) gain from F(4x4) on
   // one thread; on more, its few tile panels split unevenly. Where 512-bit
   // multiply-adds run as two halves (halfWidthFma), F(2x2) pays on them
-  // too, on any number of threads: ResNet-20's 16- and 32-channel layers
-  // with varying filters, batch 64, one thread, 3.56 -> 3.09 and 3.56 ->
-  // 2.47 ms against direct (AMD EPYC family 19h; bench/conv_layers.c
-  // forward-train, docs/training.md).
+  // too: ResNet-20's 16- and 32-channel layers with varying filters, batch
+  // 64, one thread, 4.09 -> 3.55 and 3.77 -> 2.95 ms against direct (AMD
+  // EPYC family 19h; bench/conv_layers.c forward-train, docs/training.md;
+  // on two threads with winogradConv's split by images).
   ThreadPool *pool = ThreadPool::current();
   bool single = !pool || pool->size() == 1;
   bool wide = c >= 64 && f >= 64;

@@ -224,8 +224,8 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
 /// ResNet-20's last stage, batch 64; its 16- and 32-wide stages went from
 /// 7.5 and 4.2 ms to 2.0 and 2.1). Stride 2 (both ways) where the GEMM
 /// is starved by at most 64 filters a group: ResNet-20's 3x3/2 16 -> 32
-/// 4.1 -> 2.1 ms, its 1x1/2 1.07 -> 0.8 (one thread, batch 64); ResNet-18's
-/// 128-512 filters ran about as fast either way.
+/// 3.8-4.0 -> 2.1-2.5 ms, its 1x1/2 0.81-0.92 -> 0.52-0.57 (one thread,
+/// batch 64); ResNet-18's 128-512 filters ran about as fast either way.
 bool directWeightGradient(const ConvGrad &g) {
   bool stride = g.sh == g.sw && (g.sh == 1 || (g.sh == 2 && g.fg() <= 64));
   return stride && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&

@@ -325,17 +325,15 @@ struct Isa {
 bool halfWidthFma() {
   static const bool half = [] {
 #if defined(__x86_64__)
+    __builtin_cpu_init();
     unsigned eax, ebx, ecx, edx;
-    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
-      return false;
-    bool amd = ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;
-    if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    if (!__builtin_cpu_is("amd") || !__builtin_cpu_supports("avx512f") ||
+        !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
       return false;
     unsigned family = (eax >> 8) & 0xf;
     if (family == 0xf)
       family += (eax >> 20) & 0xff;
-    __builtin_cpu_init();
-    return family == 0x19 && __builtin_cpu_supports("avx512f");
+    return family == 0x19;
 #else
     return false;
 #endif
