@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// libmxrt_kvstore: the KVStore of mxrt/kvstore.h on the dependency engine,
+// with Open MPI for the distributed types. Each key has an engine variable;
+// a push writes it, a pull reads it, so each key's operations keep their
+// order while different keys' run side by side. Collectives are made by one
+// communication thread in the order of the calls that asked for them (the
+// same order on every worker), and a watchdog ends the job with a message
+// naming the rank and key when one makes no progress within the timeout.
+
+#include "mxrt/kvstore.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string shapeOf(const mxrt_tensor *t) {
+  int32_t ndim = mxrt_tensor_ndim(t);
+  if (ndim == 0)
+    return "scalar";
+  std::string s;
+  for (int32_t d = 0; d < ndim; ++d)
+    s += (d ? "x" : "") + std::to_string(mxrt_tensor_shape(t)[d]);
+  return s;
+}
+
+bool sameLayout(const mxrt_tensor *a, const mxrt_tensor *b) {
+  if (mxrt_tensor_dtype(a) != mxrt_tensor_dtype(b) ||
+      mxrt_tensor_ndim(a) != mxrt_tensor_ndim(b))
+    return false;
+  return std::equal(mxrt_tensor_shape(a),
+                    mxrt_tensor_shape(a) + mxrt_tensor_ndim(a),
+                    mxrt_tensor_shape(b));
+}
+
+struct TensorDeleter {
+  void operator()(mxrt_tensor *t) const { mxrt_tensor_release(t); }
+};
+using TensorPtr = std::unique_ptr<mxrt_tensor, TensorDeleter>;
+
+mxrt_status newLike(const mxrt_tensor *like, TensorPtr &out) {
+  mxrt_tensor *t;
+  if (mxrt_status status =
+          mxrt_tensor_create(mxrt_tensor_dtype(like), mxrt_tensor_ndim(like),
+                             mxrt_tensor_shape(like), &t))
+    return status;
+  std::memset(mxrt_tensor_data(t), 0, mxrt_tensor_size_bytes(t));
+  out.reset(t);
+  return MXRT_OK;
+}
+
+float *floats(mxrt_tensor *t) {
+  return static_cast<float *>(mxrt_tensor_data(t));
+}
+
+/// One key's value, the scratch its pushes merge into, and its optimizer
+/// state.
+struct Entry {
+  TensorPtr value;
+  TensorPtr merged;
+  std::vector<TensorPtr> states;
+  int64_t updates = 0;
+  mxrt_var *var = nullptr;
+};
+
+/// The built-in update rules, the formulas of passes/graph/TrainStep.cpp.
+struct Optimizer {
+  std::string name;
+  mxrt_optimizer_options o;
+
+  size_t numStates() const {
+    return name == "sgd" ? 0 : name == "adam" ? 2 : 1;
+  }
+
+  void apply(const float *grad, float *w, Entry &entry, int64_t n) const {
+    ++entry.updates;
+    float *s0 =
+        entry.states.size() > 0 ? floats(entry.states[0].get()) : nullptr;
+    float *s1 =
+        entry.states.size() > 1 ? floats(entry.states[1].get()) : nullptr;
+    double t = double(entry.updates);
+    float adamLr =
+        float(o.learning_rate * std::sqrt(1.0 - std::pow(o.beta2, t)) /
+              (1.0 - std::pow(o.beta1, t)));
+    for (int64_t i = 0; i < n; ++i) {
+      float g = grad[i] * o.rescale_grad;
+      if (o.clip_gradient > 0)
+        g = std::min(std::max(g, -o.clip_gradient), o.clip_gradient);
+      g += o.weight_decay * w[i];
+      if (name == "sgd") {
+        w[i] -= o.learning_rate * g;
+      } else if (name == "momentum") {
+        s0[i] = o.momentum * s0[i] - o.learning_rate * g;
+        w[i] += s0[i];
+      } else if (name == "adam") {
+        s0[i] = o.beta1 * s0[i] + (1 - o.beta1) * g;
+        s1[i] = o.beta2 * s1[i] + (1 - o.beta2) * g * g;
+        w[i] -= adamLr * s0[i] / (std::sqrt(s1[i]) + o.epsilon);
+      } else { // rmsprop
+        s0[i] = o.rho * s0[i] + (1 - o.rho) * g * g;
+        w[i] -= o.learning_rate * g / std::sqrt(s0[i] + o.epsilon);
+      }
+    }
+  }
+};
+
+/// The MPI side of a dist store: its communicator, the communication
+/// thread that makes its collectives in call order, and the watchdog.
+class Comm {
+public:
+  /// A collective: `run` makes it (on the communication thread) and
+  /// returns its status; `what` names it for the watchdog ("pushpull of key
+  /// 3").
+  struct Request {
+    std::function<mxrt_status()> run;
+    std::function<void(mxrt_status, const std::string &)> done;
+    std::string what;
+  };
+
+  mxrt_status start(double timeoutSeconds) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    int provided = 0;
+    if (!initialized) {
+      if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) !=
+          MPI_SUCCESS)
+        return mxrt_set_error(MXRT_INTERNAL,
+                              "mxrt_kvstore_create: MPI_Init_thread failed");
+      std::atexit(finalizeAtExit);
+    } else {
+      MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_MULTIPLE)
+      return mxrt_set_error(
+          MXRT_UNSUPPORTED,
+          "mxrt_kvstore_create: this MPI gives thread level %d, the store "
+          "needs MPI_THREAD_MULTIPLE (%d)",
+          provided, int(MPI_THREAD_MULTIPLE));
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    timeout = timeoutSeconds;
+    thread = std::thread([this] { loop(); });
+    watchdog = std::thread([this] { watch(); });
+    return MXRT_OK;
+  }
+
+  void stop() {
+    if (!thread.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    thread.join();
+    watchdog.join();
+    MPI_Comm_free(&comm);
+  }
+
+  /// The sequence number of the next collective, taken when the call that
+  /// needs it is made.
+  uint64_t reserve() { return nextReserved++; }
+
+  /// Hands over collective `seq`; they run in sequence order.
+  void submit(uint64_t seq, Request request) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      requests.emplace(seq, std::move(request));
+    }
+    wake.notify_all();
+  }
+
+  /// Runs a collective now (its sequence number reserved by the caller)
+  /// and waits for it.
+  mxrt_status runNow(uint64_t seq, std::function<mxrt_status()> run,
+                     std::string what) {
+    std::mutex m;
+    std::condition_variable cv;
+    bool finished = false;
+    mxrt_status result = MXRT_OK;
+    std::string message;
+    submit(seq, {std::move(run),
+                 [&](mxrt_status status, const std::string &text) {
+                   std::lock_guard<std::mutex> lock(m);
+                   result = status;
+                   message = text;
+                   finished = true;
+                   cv.notify_all();
+                 },
+                 std::move(what)});
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return finished; });
+    if (result != MXRT_OK)
+      return mxrt_set_error(result, "%s", message.c_str());
+    return MXRT_OK;
+  }
+
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 1;
+
+private:
+  static void finalizeAtExit() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Finalize();
+  }
+
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      wake.wait(lock, [&] { return stopping || requests.count(nextToRun); });
+      auto it = requests.find(nextToRun);
+      if (it == requests.end())
+        return;
+      Request request = std::move(it->second);
+      requests.erase(it);
+      ++nextToRun;
+      current = request.what;
+      since = Clock::now();
+      busy = true;
+      lock.unlock();
+      mxrt_set_error(MXRT_OK, "%s", "");
+      mxrt_status status = request.run();
+      std::string message = status ? mxrt_last_error() : "";
+      lock.lock();
+      busy = false;
+      lock.unlock();
+      request.done(status, message);
+      lock.lock();
+    }
+  }
+
+  /// Ends the job when a collective makes no progress within the timeout:
+  /// a worker that died or stalled leaves the others inside it for ever.
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopping) {
+      wake.wait_for(lock, std::chrono::milliseconds(100));
+      if (busy && timeout > 0 &&
+          std::chrono::duration<double>(Clock::now() - since).count() >
+              timeout) {
+        std::fprintf(stderr,
+                     "mxrt kvstore: rank %d of %d: %s made no progress for "
+                     "%.0f s: another worker died or stalled; aborting the "
+                     "job (MXRT_KVSTORE_TIMEOUT sets the limit)\n",
+                     rank, size, current.c_str(), timeout);
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+        std::_Exit(3);
+      }
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::map<uint64_t, Request> requests;
+  std::atomic<uint64_t> nextReserved{0};
+  uint64_t nextToRun = 0;
+  bool stopping = false;
+  bool busy = false;
+  std::string current;
+  Clock::time_point since;
+  double timeout = 0;
+  std::thread thread, watchdog;
+};
+
+MPI_Datatype mpiType(mxrt_dtype dtype) {
+  return dtype == MXRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+} // namespace
+
+struct mxrt_kvstore {
+  std::string type;
+  bool dist = false;
+  mxrt_engine *engine = nullptr;
+  std::map<int32_t, Entry> keys;
+  std::mutex varsMutex;
+  std::unordered_map<const mxrt_tensor *, mxrt_var *> tensorVars;
+  std::unique_ptr<Optimizer> optimizer;
+  mxrt_kvstore_updater updater = nullptr;
+  void *updaterArg = nullptr;
+  Comm comm;
+
+  mxrt_var *varOf(const mxrt_tensor *t) {
+    std::lock_guard<std::mutex> lock(varsMutex);
+    mxrt_var *&var = tensorVars[t];
+    if (!var && mxrt_engine_new_var(engine, &var) != MXRT_OK)
+      var = nullptr;
+    return var;
+  }
+
+  /// The entry of `key`, or NOT_FOUND naming the call.
+  mxrt_status find(const char *what, int32_t key, Entry *&out) {
+    auto it = keys.find(key);
+    if (it == keys.end())
+      return mxrt_set_error(MXRT_NOT_FOUND,
+                            "%s: key %d was never initialized (%s store, "
+                            "rank %d)",
+                            what, key, type.c_str(), comm.rank);
+    out = &it->second;
+    return MXRT_OK;
+  }
+
+  mxrt_status checkTensors(const char *what, int32_t key, const Entry &entry,
+                           mxrt_tensor *const *tensors, size_t n,
+                           const char *role) {
+    if (n == 0 || !tensors)
+      return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: key %d: no %s given",
+                            what, key, role);
+    for (size_t i = 0; i < n; ++i) {
+      if (!tensors[i])
+        return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                              "%s: key %d: %s %zu is NULL", what, key, role, i);
+      if (!sameLayout(tensors[i], entry.value.get()))
+        return mxrt_set_error(
+            MXRT_INVALID_ARGUMENT,
+            "%s: key %d: %s %zu is %s %s, the key holds %s %s (rank %d)", what,
+            key, role, i, mxrt_dtype_name(mxrt_tensor_dtype(tensors[i])),
+            shapeOf(tensors[i]).c_str(),
+            mxrt_dtype_name(mxrt_tensor_dtype(entry.value.get())),
+            shapeOf(entry.value.get()).c_str(), comm.rank);
+    }
+    return MXRT_OK;
+  }
+
+  /// Applies the update (or the assignment) of `key` from entry.merged.
+  mxrt_status update(int32_t key, Entry &entry) {
+    if (updater)
+      return updater(key, entry.merged.get(), entry.value.get(), updaterArg);
+    int64_t n = mxrt_tensor_num_elements(entry.value.get());
+    if (optimizer) {
+      optimizer->apply(floats(entry.merged.get()), floats(entry.value.get()),
+                       entry, n);
+      return MXRT_OK;
+    }
+    std::memcpy(mxrt_tensor_data(entry.value.get()),
+                mxrt_tensor_data(entry.merged.get()),
+                mxrt_tensor_size_bytes(entry.value.get()));
+    return MXRT_OK;
+  }
+};
+
+namespace {
+
+/// Sums `values` into `merged`.
+void sumInto(mxrt_tensor *merged, const std::vector<mxrt_tensor *> &values) {
+  size_t bytes = mxrt_tensor_size_bytes(merged);
+  std::memcpy(mxrt_tensor_data(merged), mxrt_tensor_data(values[0]), bytes);
+  int64_t n = mxrt_tensor_num_elements(merged);
+  for (size_t v = 1; v < values.size(); ++v) {
+    if (mxrt_tensor_dtype(merged) == MXRT_F64) {
+      auto *out = static_cast<double *>(mxrt_tensor_data(merged));
+      auto *in = static_cast<const double *>(mxrt_tensor_data(values[v]));
+      for (int64_t i = 0; i < n; ++i)
+        out[i] += in[i];
+    } else {
+      float *out = floats(merged);
+      const float *in = floats(values[v]);
+      for (int64_t i = 0; i < n; ++i)
+        out[i] += in[i];
+    }
+  }
+}
+
+struct PushJob {
+  mxrt_kvstore *store;
+  int32_t key;
+  Entry *entry;
+  std::vector<mxrt_tensor *> values;
+  uint64_t seq;
+};
+
+mxrt_status pushLocal(void *arg) {
+  auto *job = static_cast<PushJob *>(arg);
+  sumInto(job->entry->merged.get(), job->values);
+  return job->store->update(job->key, *job->entry);
+}
+
+/// dist_sync: merge this worker's tensors, then hand the allreduce and the
+/// update to the communication thread, which completes the operation.
+void pushDist(void *arg, mxrt_engine_done *done) {
+  auto *job = static_cast<PushJob *>(arg);
+  sumInto(job->entry->merged.get(), job->values);
+  mxrt_kvstore *store = job->store;
+  Entry *entry = job->entry;
+  int32_t key = job->key;
+  store->comm.submit(
+      job->seq,
+      {[store, entry, key]() -> mxrt_status {
+         mxrt_tensor *merged = entry->merged.get();
+         if (MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(merged),
+                           int(mxrt_tensor_num_elements(merged)),
+                           mpiType(mxrt_tensor_dtype(merged)), MPI_SUM,
+                           store->comm.comm) != MPI_SUCCESS)
+           return mxrt_set_error(MXRT_INTERNAL,
+                                 "push of key %d: MPI_Allreduce failed on "
+                                 "rank %d",
+                                 key, store->comm.rank);
+         return store->update(key, *entry);
+       },
+       [done](mxrt_status status, const std::string &message) {
+         mxrt_engine_complete(done, status, message.c_str());
+       },
+       "push of key " + std::to_string(key)});
+}
+
+struct PullJob {
+  Entry *entry;
+  std::vector<mxrt_tensor *> outs;
+};
+
+mxrt_status pullCopy(void *arg) {
+  auto *job = static_cast<PullJob *>(arg);
+  for (mxrt_tensor *out : job->outs)
+    std::memcpy(mxrt_tensor_data(out),
+                mxrt_tensor_data(job->entry->value.get()),
+                mxrt_tensor_size_bytes(out));
+  return MXRT_OK;
+}
+
+template <typename T> void deleteJob(void *arg) {
+  delete static_cast<T *>(arg);
+}
+
+/// What push and pull check before they queue anything: the store, the key
+/// and the tensors' layout against the key's.
+mxrt_status checkCall(mxrt_kvstore *store, const char *what, int32_t key,
+                      mxrt_tensor *const *tensors, size_t n, const char *role,
+                      Entry *&entry) {
+  if (!store)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: store is NULL", what);
+  if (mxrt_status status = store->find(what, key, entry))
+    return status;
+  return store->checkTensors(what, key, *entry, tensors, n, role);
+}
+
+} // namespace
+
+extern "C" {
+
+void mxrt_optimizer_options_init(mxrt_optimizer_options *o) {
+  if (!o)
+    return;
+  *o = {0.01f, 0.0f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.9f, 1.0f, 0.0f};
+}
+
+mxrt_status mxrt_kvstore_create(const char *type, int32_t num_threads,
+                                mxrt_kvstore **out_store) {
+  if (!type || !out_store)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_create: %s is NULL",
+                          type ? "out_store" : "type");
+  std::string t = type;
+  if (t != "local" && t != "dist_sync")
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_create: unknown type '%s' (local, "
+                          "dist_sync)",
+                          type);
+  auto store = std::make_unique<mxrt_kvstore>();
+  store->type = t;
+  store->dist = t != "local";
+  if (mxrt_status status =
+          mxrt_engine_create(num_threads > 0 ? num_threads : 2, &store->engine))
+    return status;
+  if (store->dist) {
+    double timeout = 120;
+    if (const char *env = std::getenv("MXRT_KVSTORE_TIMEOUT"))
+      timeout = std::atof(env);
+    if (mxrt_status status = store->comm.start(timeout)) {
+      mxrt_engine_release(store->engine);
+      return status;
+    }
+  }
+  *out_store = store.release();
+  return MXRT_OK;
+}
+
+void mxrt_kvstore_release(mxrt_kvstore *store) {
+  if (!store)
+    return;
+  mxrt_engine_release(store->engine); // runs what is pending first
+  store->comm.stop();
+  delete store;
+}
+
+const char *mxrt_kvstore_type(const mxrt_kvstore *store) {
+  return store ? store->type.c_str() : "";
+}
+int32_t mxrt_kvstore_rank(const mxrt_kvstore *store) {
+  return store ? store->comm.rank : 0;
+}
+int32_t mxrt_kvstore_num_workers(const mxrt_kvstore *store) {
+  return store ? store->comm.size : 0;
+}
+mxrt_engine *mxrt_kvstore_engine(mxrt_kvstore *store) {
+  return store ? store->engine : nullptr;
+}
+
+mxrt_status mxrt_kvstore_init(mxrt_kvstore *store, int32_t key,
+                              const mxrt_tensor *value) {
+  const char *what = "mxrt_kvstore_init";
+  if (!store || !value)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          store ? "value" : "store");
+  mxrt_dtype dtype = mxrt_tensor_dtype(value);
+  if (dtype != MXRT_F32 && dtype != MXRT_F64)
+    return mxrt_set_error(MXRT_UNSUPPORTED,
+                          "%s: key %d: dtype %s (float32 and float64 only)",
+                          what, key, mxrt_dtype_name(dtype));
+  if (store->keys.count(key))
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "%s: key %d is already initialized", what, key);
+  Entry entry;
+  if (mxrt_status status = newLike(value, entry.value))
+    return status;
+  if (mxrt_status status = newLike(value, entry.merged))
+    return status;
+  std::memcpy(mxrt_tensor_data(entry.value.get()),
+              mxrt_tensor_data(const_cast<mxrt_tensor *>(value)),
+              mxrt_tensor_size_bytes(value));
+  if (store->optimizer)
+    for (size_t s = 0; s < store->optimizer->numStates(); ++s) {
+      entry.states.emplace_back();
+      if (mxrt_status status = newLike(value, entry.states.back()))
+        return status;
+    }
+  if (mxrt_status status = mxrt_engine_new_var(store->engine, &entry.var))
+    return status;
+  if (store->dist) {
+    mxrt_tensor *v = entry.value.get();
+    MPI_Comm comm = store->comm.comm;
+    if (mxrt_status status = store->comm.runNow(
+            store->comm.reserve(),
+            [v, comm]() -> mxrt_status {
+              return MPI_Bcast(
+                         mxrt_tensor_data(v), int(mxrt_tensor_num_elements(v)),
+                         mpiType(mxrt_tensor_dtype(v)), 0, comm) == MPI_SUCCESS
+                         ? MXRT_OK
+                         : mxrt_set_error(MXRT_INTERNAL, "MPI_Bcast failed");
+            },
+            "init of key " + std::to_string(key)))
+      return status;
+  }
+  store->keys.emplace(key, std::move(entry));
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_kvstore_push(mxrt_kvstore *store, int32_t key,
+                              mxrt_tensor *const *values, size_t num_values,
+                              int32_t priority) {
+  Entry *entry;
+  if (mxrt_status status = checkCall(store, "mxrt_kvstore_push", key, values,
+                                     num_values, "value", entry))
+    return status;
+  auto job = std::make_unique<PushJob>();
+  job->store = store;
+  job->key = key;
+  job->entry = entry;
+  job->values.assign(values, values + num_values);
+  std::vector<mxrt_var *> reads;
+  for (mxrt_tensor *v : job->values)
+    reads.push_back(store->varOf(v));
+  std::string name = "push of key " + std::to_string(key);
+  mxrt_status status;
+  if (store->dist) {
+    job->seq = store->comm.reserve();
+    status = mxrt_engine_push_async(
+        store->engine, pushDist, job.get(), deleteJob<PushJob>, reads.data(),
+        reads.size(), &entry->var, 1, priority, name.c_str());
+  } else {
+    status = mxrt_engine_push(store->engine, pushLocal, job.get(),
+                              deleteJob<PushJob>, reads.data(), reads.size(),
+                              &entry->var, 1, priority, name.c_str());
+  }
+  if (status == MXRT_OK) {
+    job.release();
+  } else if (store->dist) {
+    // Its sequence number is taken: release it, or this worker's later
+    // collectives would wait for it for ever. (The other workers, which
+    // make this collective, then wait until the watchdog ends the job.)
+    store->comm.submit(job->seq,
+                       {[] { return MXRT_OK; },
+                        [](mxrt_status, const std::string &) {}, name});
+  }
+  return status;
+}
+
+mxrt_status mxrt_kvstore_pull(mxrt_kvstore *store, int32_t key,
+                              mxrt_tensor *const *outs, size_t num_outs,
+                              int32_t priority) {
+  Entry *entry;
+  if (mxrt_status status = checkCall(store, "mxrt_kvstore_pull", key, outs,
+                                     num_outs, "output", entry))
+    return status;
+  auto job = std::make_unique<PullJob>();
+  job->entry = entry;
+  job->outs.assign(outs, outs + num_outs);
+  std::vector<mxrt_var *> writes;
+  for (mxrt_tensor *out : job->outs)
+    writes.push_back(store->varOf(out));
+  std::string name = "pull of key " + std::to_string(key);
+  mxrt_status status = mxrt_engine_push(
+      store->engine, pullCopy, job.get(), deleteJob<PullJob>, &entry->var, 1,
+      writes.data(), writes.size(), priority, name.c_str());
+  if (status == MXRT_OK)
+    job.release();
+  return status;
+}
+
+mxrt_status mxrt_kvstore_pushpull(mxrt_kvstore *store, int32_t key,
+                                  mxrt_tensor *const *values, size_t num_values,
+                                  mxrt_tensor *const *outs, size_t num_outs,
+                                  int32_t priority) {
+  if (mxrt_status status =
+          mxrt_kvstore_push(store, key, values, num_values, priority))
+    return status;
+  return mxrt_kvstore_pull(store, key, outs, num_outs, priority);
+}
+
+mxrt_status mxrt_kvstore_set_optimizer(mxrt_kvstore *store, const char *name,
+                                       const mxrt_optimizer_options *options) {
+  const char *what = "mxrt_kvstore_set_optimizer";
+  if (!store || !name)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          store ? "name" : "store");
+  std::string n = name;
+  if (n != "sgd" && n != "momentum" && n != "adam" && n != "rmsprop")
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "%s: unknown optimizer '%s' (sgd, momentum, adam, "
+                          "rmsprop)",
+                          what, name);
+  if (!store->keys.empty())
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "%s: set the optimizer before the first init", what);
+  auto optimizer = std::make_unique<Optimizer>();
+  optimizer->name = n;
+  if (options)
+    optimizer->o = *options;
+  else
+    mxrt_optimizer_options_init(&optimizer->o);
+  store->optimizer = std::move(optimizer);
+  store->updater = nullptr;
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_kvstore_set_updater(mxrt_kvstore *store,
+                                     mxrt_kvstore_updater updater, void *arg) {
+  if (!store || !updater)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_set_updater: %s is NULL",
+                          store ? "updater" : "store");
+  store->updater = updater;
+  store->updaterArg = arg;
+  store->optimizer.reset();
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_kvstore_tensor_var(mxrt_kvstore *store,
+                                    const mxrt_tensor *tensor,
+                                    mxrt_var **out_var) {
+  if (!store || !tensor || !out_var)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_tensor_var: an argument is NULL");
+  mxrt_var *var = store->varOf(tensor);
+  if (!var)
+    return mxrt_set_error(MXRT_OUT_OF_MEMORY, "mxrt_kvstore_tensor_var: out "
+                                              "of memory");
+  *out_var = var;
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_kvstore_wait_all(mxrt_kvstore *store) {
+  if (!store)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_wait_all: store is NULL");
+  return mxrt_engine_wait_all(store->engine);
+}
+
+mxrt_status mxrt_kvstore_barrier(mxrt_kvstore *store) {
+  if (mxrt_status status = mxrt_kvstore_wait_all(store))
+    return status;
+  if (!store->dist)
+    return MXRT_OK;
+  MPI_Comm comm = store->comm.comm;
+  return store->comm.runNow(
+      store->comm.reserve(),
+      [comm]() -> mxrt_status {
+        return MPI_Barrier(comm) == MPI_SUCCESS
+                   ? MXRT_OK
+                   : mxrt_set_error(MXRT_INTERNAL, "MPI_Barrier failed");
+      },
+      "barrier");
+}
+
+} // extern "C"

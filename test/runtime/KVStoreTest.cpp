@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The KVStore: a local store's sums and update rules against values worked
+// out here, its errors, and dist_sync across real processes (`mpirun -np 2`
+// and `-np 4` of kvstore_worker, which checks itself against one process
+// doing the same steps), including a worker that dies or stalls.
+
+#include "mxrt/kvstore.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Tensor {
+  mxrt_tensor *t = nullptr;
+  explicit Tensor(std::vector<float> values) {
+    int64_t shape[1] = {int64_t(values.size())};
+    EXPECT_EQ(mxrt_tensor_create(MXRT_F32, 1, shape, &t), MXRT_OK);
+    std::memcpy(mxrt_tensor_data(t), values.data(), values.size() * 4);
+  }
+  ~Tensor() { mxrt_tensor_release(t); }
+  float operator[](int i) const {
+    return static_cast<float *>(mxrt_tensor_data(t))[i];
+  }
+};
+
+struct Store {
+  mxrt_kvstore *s = nullptr;
+  Store() { EXPECT_EQ(mxrt_kvstore_create("local", 2, &s), MXRT_OK); }
+  ~Store() { mxrt_kvstore_release(s); }
+};
+
+TEST(KVStoreTest, LocalSumsFourContextsThenAssigns) {
+  Store store;
+  EXPECT_STREQ(mxrt_kvstore_type(store.s), "local");
+  EXPECT_EQ(mxrt_kvstore_rank(store.s), 0);
+  EXPECT_EQ(mxrt_kvstore_num_workers(store.s), 1);
+  Tensor init({0, 0, 0});
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 7, init.t), MXRT_OK);
+  Tensor a({1, 2, 3}), b({10, 20, 30}), c({100, 200, 300}), d({-1, -2, -3});
+  mxrt_tensor *values[] = {a.t, b.t, c.t, d.t};
+  Tensor out1({0, 0, 0}), out2({0, 0, 0});
+  mxrt_tensor *outs[] = {out1.t, out2.t};
+  ASSERT_EQ(mxrt_kvstore_pushpull(store.s, 7, values, 4, outs, 2, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+  for (int i = 0; i < 3; ++i) {
+    float sum = (1 + 10 + 100 - 1) * float(i + 1);
+    EXPECT_EQ(out1[i], sum);
+    EXPECT_EQ(out2[i], sum);
+  }
+}
+
+TEST(KVStoreTest, PushesOfOneKeyApplyInOrder) {
+  Store store;
+  mxrt_optimizer_options options;
+  mxrt_optimizer_options_init(&options);
+  options.learning_rate = 0.5f;
+  options.momentum = 0.5f;
+  ASSERT_EQ(mxrt_kvstore_set_optimizer(store.s, "momentum", &options), MXRT_OK);
+  Tensor w({1.0f});
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 0, w.t), MXRT_OK);
+  // Gradients 1, 2, 3, pushed without waiting: m = .5 m - .5 g; w += m.
+  Tensor g1({1}), g2({2}), g3({3});
+  for (Tensor *g : {&g1, &g2, &g3})
+    ASSERT_EQ(mxrt_kvstore_push(store.s, 0, &g->t, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_pull(store.s, 0, &w.t, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+  float m = 0, ref = 1;
+  for (float g : {1.0f, 2.0f, 3.0f}) {
+    m = 0.5f * m - 0.5f * g;
+    ref += m;
+  }
+  EXPECT_FLOAT_EQ(w[0], ref);
+}
+
+/// One step of each built-in rule with weight decay, rescale and clipping,
+/// against the formulas of docs/training.md written out.
+TEST(KVStoreTest, BuiltInRulesMatchTheirFormulas) {
+  for (const char *name : {"sgd", "momentum", "adam", "rmsprop"}) {
+    SCOPED_TRACE(name);
+    Store store;
+    mxrt_optimizer_options o;
+    mxrt_optimizer_options_init(&o);
+    o.learning_rate = 0.1f;
+    o.weight_decay = 0.01f;
+    o.rescale_grad = 0.5f;
+    o.clip_gradient = 1.0f;
+    ASSERT_EQ(mxrt_kvstore_set_optimizer(store.s, name, &o), MXRT_OK);
+    std::vector<float> w0 = {0.5f, -1.0f, 2.0f}, grad = {4.0f, -0.6f, 1.0f};
+    Tensor w(w0), g(grad);
+    ASSERT_EQ(mxrt_kvstore_init(store.s, 0, w.t), MXRT_OK);
+    for (int step = 0; step < 2; ++step)
+      ASSERT_EQ(mxrt_kvstore_push(store.s, 0, &g.t, 1, 0), MXRT_OK);
+    ASSERT_EQ(mxrt_kvstore_pull(store.s, 0, &w.t, 1, 0), MXRT_OK);
+    ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+    for (int i = 0; i < 3; ++i) {
+      double p = w0[i], s0 = 0, s1 = 0;
+      for (int t = 1; t <= 2; ++t) {
+        double gi = std::min(std::max(grad[i] * 0.5, -1.0), 1.0) + 0.01 * p;
+        std::string n = name;
+        if (n == "sgd") {
+          p -= 0.1 * gi;
+        } else if (n == "momentum") {
+          s0 = 0.9 * s0 - 0.1 * gi;
+          p += s0;
+        } else if (n == "adam") {
+          s0 = 0.9 * s0 + 0.1 * gi;
+          s1 = 0.999 * s1 + 0.001 * gi * gi;
+          double lr =
+              0.1 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+          p -= lr * s0 / (std::sqrt(s1) + 1e-8);
+        } else {
+          s0 = 0.9 * s0 + 0.1 * gi * gi;
+          p -= 0.1 * gi / std::sqrt(s0 + 1e-8);
+        }
+      }
+      EXPECT_NEAR(w[i], p, 1e-5 * std::max(1.0, std::fabs(p)));
+    }
+  }
+}
+
+TEST(KVStoreTest, UserUpdaterRunsOnTheMergedGradient) {
+  Store store;
+  auto updater = [](int32_t key, const mxrt_tensor *grad, mxrt_tensor *stored,
+                    void *arg) -> mxrt_status {
+    ++*static_cast<int *>(arg);
+    auto *w = static_cast<float *>(mxrt_tensor_data(stored));
+    auto *g = static_cast<const float *>(
+        mxrt_tensor_data(const_cast<mxrt_tensor *>(grad)));
+    w[0] = w[0] * 10 + g[0] + float(key);
+    return MXRT_OK;
+  };
+  int calls = 0;
+  ASSERT_EQ(mxrt_kvstore_set_updater(store.s, updater, &calls), MXRT_OK);
+  Tensor w({1}), a({2}), b({3});
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 4, w.t), MXRT_OK);
+  mxrt_tensor *values[] = {a.t, b.t};
+  ASSERT_EQ(mxrt_kvstore_pushpull(store.s, 4, values, 2, &w.t, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(w[0], 1 * 10 + 5 + 4);
+}
+
+TEST(KVStoreTest, BadCallsReturnErrorsNamingTheKey) {
+  Store store;
+  Tensor w({1, 2}), wrong({1, 2, 3});
+  mxrt_kvstore *bad;
+  EXPECT_EQ(mxrt_kvstore_create("dist_mystery", 0, &bad),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "dist_mystery"), nullptr);
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 1, w.t), MXRT_OK);
+  EXPECT_EQ(mxrt_kvstore_init(store.s, 1, w.t), MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_kvstore_push(store.s, 1, &wrong.t, 1, 0),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "key 1"), nullptr)
+      << mxrt_last_error();
+  EXPECT_NE(std::strstr(mxrt_last_error(), "float32 3"), nullptr)
+      << mxrt_last_error();
+  EXPECT_EQ(mxrt_kvstore_pull(store.s, 9, &w.t, 1, 0), MXRT_NOT_FOUND);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "key 9"), nullptr);
+  EXPECT_EQ(mxrt_kvstore_set_optimizer(store.s, "lion", nullptr),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_kvstore_barrier(store.s), MXRT_OK);
+}
+
+/// Runs kvstore_worker under mpirun; returns its exit status and output.
+int runWorkers(int np, const std::string &args, std::string &output,
+               const std::string &env = "") {
+  std::string command = "timeout 120 mpirun --oversubscribe";
+  if (geteuid() == 0)
+    command += " --allow-run-as-root";
+  // Containers often forbid the cross-memory attach vader uses by default.
+  command += " --mca btl_vader_single_copy_mechanism none";
+  if (!env.empty())
+    command += " -x " + env;
+  command += " -np " + std::to_string(np) + " " MXRT_KVSTORE_WORKER " " + args +
+             " 2>&1";
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe)
+    return -1;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(DistKVStoreTest, SyncEqualsOneProcessOnTheGlobalBatch) {
+  for (int np : {2, 4}) {
+    std::string output;
+    EXPECT_EQ(runWorkers(np, "sync 6", output), 0) << output;
+    EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+  }
+}
+
+TEST(DistKVStoreTest, WrongShapesAndUnknownKeysFail) {
+  std::string output;
+  EXPECT_EQ(runWorkers(2, "errors", output), 0) << output;
+  EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+}
+
+TEST(DistKVStoreTest, AKilledWorkerEndsTheJobNamingIt) {
+  std::string output;
+  EXPECT_NE(runWorkers(2, "kill", output), 0) << output;
+  // mpirun names the rank that died.
+  EXPECT_NE(output.find("rank 1"), std::string::npos) << output;
+  EXPECT_EQ(output.find("should have ended"), std::string::npos) << output;
+}
+
+TEST(DistKVStoreTest, AStalledWorkerTimesOutNamingTheKey) {
+  std::string output;
+  int status = runWorkers(2, "stall", output, "MXRT_KVSTORE_TIMEOUT=3");
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(status, 124) << "the job hung until timeout(1) ended it\n"
+                         << output;
+  EXPECT_NE(output.find("rank 0 of 2: push of key 0 made no progress"),
+            std::string::npos)
+      << output;
+}
+
+} // namespace

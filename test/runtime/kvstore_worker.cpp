@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// One worker of the multi-process KVStore tests, started by
+// KVStoreTest.cpp through `mpirun -np N`. Modes:
+//   sync K   K momentum steps of least squares, each worker on its shard of
+//            the global batch through a dist_sync store; rank 0 checks the
+//            parameters against one process doing the same K steps on the
+//            whole batch (plain loops, no store) to 1e-5 relative.
+//   errors   a push of the wrong shape and a pull of an unknown key fail
+//            with messages naming the key.
+//   kill     rank 1 kills itself after init; the others keep pushing.
+//   stall    rank 1 stops itself (SIGSTOP) after init; the others' watchdog
+//            must end the job.
+// Prints "PASS" on rank 0 and exits 0 when its checks hold.
+
+#include "mxrt/kvstore.h"
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+constexpr int kDim = 8;
+constexpr int kBatch = 24; // divisible by 1, 2, 3, 4 workers
+constexpr float kLr = 0.1f, kMomentum = 0.9f;
+
+void check(mxrt_status status, const char *what) {
+  if (status != MXRT_OK) {
+    std::fprintf(stderr, "%s failed: %s\n", what, mxrt_last_error());
+    std::exit(1);
+  }
+}
+
+mxrt_tensor *tensor(const std::vector<float> &values) {
+  int64_t shape[1] = {int64_t(values.size())};
+  mxrt_tensor *t;
+  check(mxrt_tensor_create(MXRT_F32, 1, shape, &t), "mxrt_tensor_create");
+  std::memcpy(mxrt_tensor_data(t), values.data(), values.size() * 4);
+  return t;
+}
+
+float *data(mxrt_tensor *t) {
+  return static_cast<float *>(mxrt_tensor_data(t));
+}
+
+/// The same pseudo-random data on every worker.
+struct Problem {
+  std::vector<float> x, y;
+  Problem() {
+    uint32_t state = 12345;
+    auto next = [&] {
+      state = state * 1664525u + 1013904223u;
+      return float(state >> 8) / float(1 << 24) - 0.5f;
+    };
+    for (int i = 0; i < kBatch * kDim; ++i)
+      x.push_back(next());
+    for (int i = 0; i < kBatch; ++i)
+      y.push_back(next());
+  }
+  /// Gradient sum of rows [begin, end) of 1/2 (x w + b - y)^2.
+  void gradient(const std::vector<float> &w, float b, int begin, int end,
+                std::vector<float> &gw, float &gb) const {
+    gw.assign(kDim, 0.0f);
+    gb = 0;
+    for (int i = begin; i < end; ++i) {
+      float r = b - y[i];
+      for (int d = 0; d < kDim; ++d)
+        r += x[i * kDim + d] * w[d];
+      for (int d = 0; d < kDim; ++d)
+        gw[d] += r * x[i * kDim + d];
+      gb += r;
+    }
+  }
+};
+
+int runSync(mxrt_kvstore *store, int steps) {
+  int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
+  Problem problem;
+  mxrt_optimizer_options options;
+  mxrt_optimizer_options_init(&options);
+  options.learning_rate = kLr;
+  options.momentum = kMomentum;
+  options.rescale_grad = 1.0f / kBatch;
+  check(mxrt_kvstore_set_optimizer(store, "momentum", &options), "optimizer");
+  std::vector<float> w0(kDim, 0.1f);
+  // Every rank passes its own initial values: init must give rank 0's.
+  std::vector<float> mine(kDim, float(rank));
+  mxrt_tensor *w = tensor(rank == 0 ? w0 : mine);
+  mxrt_tensor *b = tensor({0.0f});
+  check(mxrt_kvstore_init(store, 0, w), "init w");
+  check(mxrt_kvstore_init(store, 1, b), "init b");
+  check(mxrt_kvstore_pull(store, 0, &w, 1, 0), "pull w");
+  check(mxrt_kvstore_pull(store, 1, &b, 1, 0), "pull b");
+  check(mxrt_kvstore_wait_all(store), "wait");
+  mxrt_tensor *gw = tensor(std::vector<float>(kDim));
+  mxrt_tensor *gb = tensor({0.0f});
+  int shard = kBatch / size;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<float> wv(data(w), data(w) + kDim), g;
+    float gbv;
+    problem.gradient(wv, data(b)[0], rank * shard, (rank + 1) * shard, g, gbv);
+    std::memcpy(data(gw), g.data(), kDim * 4);
+    data(gb)[0] = gbv;
+    check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &w, 1, 0), "pushpull w");
+    check(mxrt_kvstore_pushpull(store, 1, &gb, 1, &b, 1, 1), "pushpull b");
+    check(mxrt_kvstore_wait_all(store), "wait");
+  }
+  if (rank != 0)
+    return 0;
+  // One process, the whole batch, the same rule written out.
+  std::vector<float> rw = w0, mw(kDim, 0.0f), g;
+  float rb = 0, mb = 0, grb;
+  for (int step = 0; step < steps; ++step) {
+    problem.gradient(rw, rb, 0, kBatch, g, grb);
+    for (int d = 0; d < kDim; ++d) {
+      mw[d] = kMomentum * mw[d] - kLr * g[d] / kBatch;
+      rw[d] += mw[d];
+    }
+    mb = kMomentum * mb - kLr * grb / kBatch;
+    rb += mb;
+  }
+  int bad = 0;
+  auto near = [](float a, float e) {
+    return std::fabs(a - e) <= 1e-5f * std::max(1.0f, std::fabs(e));
+  };
+  for (int d = 0; d < kDim; ++d)
+    if (!near(data(w)[d], rw[d])) {
+      std::fprintf(stderr, "w[%d] = %.8g, single process %.8g\n", d, data(w)[d],
+                   rw[d]);
+      ++bad;
+    }
+  if (!near(data(b)[0], rb)) {
+    std::fprintf(stderr, "b = %.8g, single process %.8g\n", data(b)[0], rb);
+    ++bad;
+  }
+  // The parameters moved: a store that never updated would fail above,
+  // unless the steps did nothing.
+  if (near(rw[0], w0[0]))
+    ++bad;
+  return bad;
+}
+
+int runErrors(mxrt_kvstore *store) {
+  mxrt_tensor *w = tensor(std::vector<float>(kDim, 1.0f));
+  mxrt_tensor *wrong = tensor(std::vector<float>(kDim + 1, 1.0f));
+  check(mxrt_kvstore_init(store, 3, w), "init");
+  int bad = 0;
+  if (mxrt_kvstore_push(store, 3, &wrong, 1, 0) != MXRT_INVALID_ARGUMENT ||
+      !std::strstr(mxrt_last_error(), "key 3")) {
+    std::fprintf(stderr, "wrong shape: %s\n", mxrt_last_error());
+    ++bad;
+  }
+  if (mxrt_kvstore_pull(store, 42, &w, 1, 0) != MXRT_NOT_FOUND ||
+      !std::strstr(mxrt_last_error(), "key 42")) {
+    std::fprintf(stderr, "unknown key: %s\n", mxrt_last_error());
+    ++bad;
+  }
+  check(mxrt_kvstore_barrier(store), "barrier");
+  return bad;
+}
+
+/// Rank 1 dies or stops after init; the others push until the job ends.
+int runFailure(mxrt_kvstore *store, bool stall) {
+  mxrt_tensor *w = tensor(std::vector<float>(kDim, 1.0f));
+  check(mxrt_kvstore_init(store, 0, w), "init");
+  if (mxrt_kvstore_rank(store) == 1)
+    std::raise(stall ? SIGSTOP : SIGKILL);
+  for (int i = 0; i < 1000; ++i) {
+    check(mxrt_kvstore_pushpull(store, 0, &w, 1, &w, 1, 0), "pushpull");
+    check(mxrt_kvstore_wait_all(store), "wait");
+    usleep(10000);
+  }
+  std::fprintf(stderr, "rank %d: the job should have ended\n",
+               mxrt_kvstore_rank(store));
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s sync K | errors | kill | stall\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[1];
+  mxrt_kvstore *store;
+  check(mxrt_kvstore_create("dist_sync", 0, &store), "mxrt_kvstore_create");
+  int bad;
+  if (mode == "sync")
+    bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5);
+  else if (mode == "errors")
+    bad = runErrors(store);
+  else
+    bad = runFailure(store, mode == "stall");
+  int rank = mxrt_kvstore_rank(store);
+  mxrt_kvstore_release(store);
+  if (rank == 0 && bad == 0)
+    std::printf("PASS\n");
+  return bad ? 1 : 0;
+}
