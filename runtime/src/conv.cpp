@@ -161,16 +161,16 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
       directGridWidth(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw);
   int64_t direct = 9 * round(oh * (gridWidth ? gridWidth : ow));
   // Narrow layers (16-63 channels, e.g. CIFAR ResNets) gain from F(4x4) on
-  // one thread; on more, its few tile panels split unevenly. Where 512-bit
-  // multiply-adds run as two halves (halfWidthFma), F(2x2) pays on them
-  // too: ResNet-20's 16- and 32-channel layers with varying filters, batch
-  // 64, one thread, 4.09 -> 3.55 and 3.77 -> 2.95 ms against direct (AMD
-  // EPYC family 19h; bench/conv_layers.c forward-train, docs/training.md;
-  // on two threads with winogradConv's split by images).
+  // one thread; on more, its few tile panels split unevenly. F(2x2) pays on
+  // them too: ResNet-20's 16- and 32-channel layers with varying filters,
+  // batch 64, one thread, 4.09 -> 3.55 and 3.77 -> 2.95 ms against direct
+  // on Zen 4 (bench/conv_layers.c forward-train, docs/training.md); on an
+  // Intel Xeon (family 6 model 167) ResNet-20's whole training step 190 ->
+  // 183 ms on one thread, 97.0 -> 95.7 on two (alternating runs).
   ThreadPool *pool = ThreadPool::current();
   bool single = !pool || pool->size() == 1;
   bool wide = c >= 64 && f >= 64;
-  bool narrow = (m == 4 ? single : halfWidthFma()) && c >= 16 && f >= 16;
+  bool narrow = (m == 2 || single) && c >= 16 && f >= 16;
   bool worth =
       (wide || narrow) && tiles(m) > nr && 10 * columns(m) < 7 * direct;
   return worth ? m : 0;

@@ -322,24 +322,6 @@ struct Isa {
 
 } // namespace
 
-bool halfWidthFma() {
-  static const bool half = [] {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    unsigned eax, ebx, ecx, edx;
-    if (!__builtin_cpu_is("amd") || !__builtin_cpu_supports("avx512f") ||
-        !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-      return false;
-    unsigned family = (eax >> 8) & 0xf;
-    if (family == 0xf)
-      family += (eax >> 20) & 0xff;
-    return family == 0x19;
-#else
-    return false;
-#endif
-  }();
-  return half;
-}
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).

@@ -248,12 +248,6 @@ struct Target {
 /// one (for tests and measurements).
 const Target &target();
 
-/// Whether this CPU runs a 512-bit multiply-add as two 256-bit halves
-/// (AMD's Zen 4, family 19h with AVX-512), so that multiply-adds cost
-/// twice as much against loads, shuffles and adds as on CPUs with full
-/// 512-bit units; the kernels that trade multiply-adds for transforms
-/// (Winograd) pay sooner there.
-bool halfWidthFma();
 
 /// MXRT_KERNEL_CONV's value, or "" (see conv.cpp).
 const std::string &convMethod();
