@@ -87,8 +87,17 @@ struct Optimizer {
   std::string name;
   mxrt_optimizer_options o;
 
-  size_t numStates() const {
-    return name == "sgd" ? 0 : name == "adam" ? 2 : 1;
+  size_t numStates() const { return stateNames().size(); }
+
+  /// What each state is saved as.
+  std::vector<std::string> stateNames() const {
+    if (name == "momentum")
+      return {"momentum"};
+    if (name == "adam")
+      return {"mean", "var"};
+    if (name == "rmsprop")
+      return {"sqavg"};
+    return {};
   }
 
   void apply(const float *grad, float *w, Entry &entry, int64_t n) const {
@@ -713,6 +722,129 @@ mxrt_status mxrt_kvstore_barrier(mxrt_kvstore *store) {
                    : mxrt_set_error(MXRT_INTERNAL, "MPI_Barrier failed");
       },
       "barrier");
+}
+
+mxrt_status mxrt_kvstore_save(mxrt_kvstore *store, const char *path) {
+  if (!store || !path)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_save: %s is NULL",
+                          store ? "path" : "store");
+  if (mxrt_status status = mxrt_kvstore_wait_all(store))
+    return status;
+  mxrt_status saved = MXRT_OK;
+  std::string message;
+  if (store->comm.rank == 0) {
+    std::vector<std::string> names;
+    std::vector<const mxrt_tensor *> tensors;
+    std::vector<TensorPtr> counts;
+    std::vector<std::string> stateNames = store->optimizer
+                                              ? store->optimizer->stateNames()
+                                              : std::vector<std::string>();
+    for (auto &[key, entry] : store->keys) {
+      std::string base = "key:" + std::to_string(key);
+      names.push_back(base);
+      tensors.push_back(entry.value.get());
+      for (size_t i = 0; i < entry.states.size(); ++i) {
+        names.push_back(base + ":" + stateNames[i]);
+        tensors.push_back(entry.states[i].get());
+      }
+      mxrt_tensor *count;
+      if (mxrt_status status = mxrt_tensor_create(MXRT_I64, 0, nullptr, &count))
+        return status;
+      counts.emplace_back(count);
+      *static_cast<int64_t *>(mxrt_tensor_data(count)) = entry.updates;
+      names.push_back(base + ":updates");
+      tensors.push_back(count);
+    }
+    std::vector<const char *> cNames;
+    for (const std::string &name : names)
+      cNames.push_back(name.c_str());
+    saved = mxrt_params_save(path, names.size(), cNames.data(), tensors.data());
+    if (saved)
+      message = mxrt_last_error();
+  }
+  if (store->dist) {
+    // Everyone learns whether rank 0's save worked.
+    MPI_Comm comm = store->comm.comm;
+    int status = int(saved);
+    if (mxrt_status failed = store->comm.runNow(
+            store->comm.reserve(),
+            [comm, &status]() -> mxrt_status {
+              return MPI_Bcast(&status, 1, MPI_INT, 0, comm) == MPI_SUCCESS
+                         ? MXRT_OK
+                         : mxrt_set_error(MXRT_INTERNAL, "MPI_Bcast failed");
+            },
+            "save"))
+      return failed;
+    if (status != MXRT_OK && store->comm.rank != 0)
+      return mxrt_set_error(mxrt_status(status),
+                            "mxrt_kvstore_save: rank 0 could not write '%s'",
+                            path);
+  }
+  if (saved)
+    return mxrt_set_error(saved, "%s", message.c_str());
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_kvstore_load(mxrt_kvstore *store, const char *path) {
+  const char *what = "mxrt_kvstore_load";
+  if (!store || !path)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          store ? "path" : "store");
+  if (mxrt_status status = mxrt_kvstore_wait_all(store))
+    return status;
+  mxrt_params *raw;
+  if (mxrt_status status = mxrt_params_load(path, &raw))
+    return status;
+  std::unique_ptr<mxrt_params, void (*)(mxrt_params *)> params(
+      raw, mxrt_params_release);
+  std::vector<std::string> stateNames = store->optimizer
+                                            ? store->optimizer->stateNames()
+                                            : std::vector<std::string>();
+  // Check everything before changing anything.
+  struct Copy {
+    mxrt_tensor *to;
+    const mxrt_tensor *from;
+  };
+  std::vector<Copy> copies;
+  std::vector<std::pair<Entry *, int64_t>> updates;
+  for (auto &[key, entry] : store->keys) {
+    std::string base = "key:" + std::to_string(key);
+    std::vector<std::pair<std::string, mxrt_tensor *>> wanted = {
+        {base, entry.value.get()}};
+    for (size_t i = 0; i < entry.states.size(); ++i)
+      wanted.push_back({base + ":" + stateNames[i], entry.states[i].get()});
+    for (auto &[name, to] : wanted) {
+      const mxrt_tensor *from = mxrt_params_find(params.get(), name.c_str());
+      if (!from)
+        return mxrt_set_error(MXRT_NOT_FOUND,
+                              "%s: '%s' holds no '%s' (rank %d)", what, path,
+                              name.c_str(), store->comm.rank);
+      if (!sameLayout(from, to))
+        return mxrt_set_error(
+            MXRT_INVALID_ARGUMENT,
+            "%s: '%s': '%s' is %s %s, the key holds %s %s (rank %d)", what,
+            path, name.c_str(), mxrt_dtype_name(mxrt_tensor_dtype(from)),
+            shapeOf(from).c_str(), mxrt_dtype_name(mxrt_tensor_dtype(to)),
+            shapeOf(to).c_str(), store->comm.rank);
+      copies.push_back({to, from});
+    }
+    const mxrt_tensor *count =
+        mxrt_params_find(params.get(), (base + ":updates").c_str());
+    int64_t n = 0;
+    if (count && mxrt_tensor_dtype(count) == MXRT_I64 &&
+        mxrt_tensor_num_elements(count) == 1)
+      n = *static_cast<const int64_t *>(
+          mxrt_tensor_data(const_cast<mxrt_tensor *>(count)));
+    updates.emplace_back(&entry, n);
+  }
+  for (const Copy &c : copies)
+    std::memcpy(mxrt_tensor_data(c.to),
+                mxrt_tensor_data(const_cast<mxrt_tensor *>(c.from)),
+                mxrt_tensor_size_bytes(c.to));
+  for (auto &[entry, n] : updates)
+    entry->updates = n;
+  return mxrt_kvstore_barrier(store);
 }
 
 } // extern "C"

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -376,18 +377,24 @@ std::string savedName(const mxrt_tensor_desc &param) {
          std::string(param.name);
 }
 
-mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
-  if (mxrt_status status =
-          mxrt::checkNotNull("mxrt_instance_save_params",
-                             {{"instance", instance}, {"path", path}}))
-    return status;
-  const mxrt_model_desc *desc = instance->model->desc;
-  int64_t count = desc->num_params;
+/// One array of a .params file being written.
+struct SaveItem {
+  std::string name;
+  int32_t dtype;
+  int32_t ndim;
+  const int64_t *shape;
+  const void *data;
+  size_t sizeBytes;
+};
+
+/// Writes `items` as a named NDArray list, atomically.
+mxrt_status writeParams(const char *path, const std::vector<SaveItem> &items) {
+  size_t count = items.size();
   // As MXNet does: V2 records, or V3 (NumPy shape semantics) for all records
   // when one is a 0-d scalar, which V2 would read back as a none array.
   bool numpyShape = false;
-  for (int64_t i = 0; i < count; ++i)
-    numpyShape = numpyShape || desc->params[i].ndim == 0;
+  for (const SaveItem &item : items)
+    numpyShape = numpyShape || item.ndim == 0;
 
   // Small pieces first, then chunks pointing at them: the strings must not
   // move once a chunk points into them.
@@ -397,29 +404,66 @@ mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
   appendLE<uint64_t>(headers[0], uint64_t(count));
   std::string &names = headers[count + 1];
   appendLE<uint64_t>(names, uint64_t(count));
-  for (int64_t i = 0; i < count; ++i) {
-    const mxrt_tensor_desc &param = desc->params[i];
+  for (size_t i = 0; i < count; ++i) {
+    const SaveItem &item = items[i];
     std::string &header = headers[i + 1];
     appendLE<uint32_t>(header, numpyShape ? v3Magic : v2Magic);
     appendLE<int32_t>(header, 0); // dense storage
-    appendLE<int32_t>(header, int32_t(param.ndim));
-    for (int64_t d = 0; d < param.ndim; ++d)
-      appendLE<int64_t>(header, param.shape[d]);
+    appendLE<int32_t>(header, item.ndim);
+    for (int32_t d = 0; d < item.ndim; ++d)
+      appendLE<int64_t>(header, item.shape[d]);
     appendLE<int32_t>(header, cpuDevType);
     appendLE<int32_t>(header, 0); // device id
-    appendLE<int32_t>(header, int32_t(param.dtype));
-    std::string name = savedName(param);
-    appendLE<uint64_t>(names, name.size());
-    names += name;
+    appendLE<int32_t>(header, item.dtype);
+    appendLE<uint64_t>(names, item.name.size());
+    names += item.name;
   }
   std::vector<mxrt::FileChunk> chunks;
   chunks.push_back({headers[0].data(), headers[0].size()});
-  for (int64_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     chunks.push_back({headers[i + 1].data(), headers[i + 1].size()});
-    chunks.push_back({instance->params[i], size_t(desc->params[i].size_bytes)});
+    chunks.push_back({items[i].data, items[i].sizeBytes});
   }
   chunks.push_back({names.data(), names.size()});
   return mxrt::writeFileAtomically(path, chunks.data(), chunks.size());
+}
+
+mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
+  if (mxrt_status status =
+          mxrt::checkNotNull("mxrt_instance_save_params",
+                             {{"instance", instance}, {"path", path}}))
+    return status;
+  const mxrt_model_desc *desc = instance->model->desc;
+  std::vector<SaveItem> items;
+  for (int64_t i = 0; i < desc->num_params; ++i) {
+    const mxrt_tensor_desc &param = desc->params[i];
+    items.push_back({savedName(param), int32_t(param.dtype),
+                     int32_t(param.ndim), param.shape, instance->params[i],
+                     size_t(param.size_bytes)});
+  }
+  return writeParams(path, items);
+}
+
+mxrt_status saveList(const char *path, size_t count, const char *const *names,
+                     const mxrt_tensor *const *tensors) {
+  const char *what = "mxrt_params_save";
+  if (mxrt_status status = mxrt::checkNotNull(what, {{"path", path}}))
+    return status;
+  if (count && (!names || !tensors))
+    return fail(MXRT_INVALID_ARGUMENT, "%s: names or tensors is NULL", what);
+  std::vector<SaveItem> items;
+  for (size_t i = 0; i < count; ++i) {
+    const mxrt_tensor *t = tensors[i];
+    if (!names[i] || !t)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: entry %zu has a NULL %s", what, i,
+                  names[i] ? "tensor" : "name");
+    if (t->dtype == MXRT_STRING || t->dtype == MXRT_BF16)
+      return fail(MXRT_UNSUPPORTED, "%s: '%s' is %s, which .params cannot hold",
+                  what, names[i], mxrt_dtype_name(t->dtype));
+    items.push_back({names[i], int32_t(t->dtype), t->ndim, t->shape, t->data,
+                     t->sizeBytes});
+  }
+  return writeParams(path, items);
 }
 
 mxrt_status loadParams(mxrt_instance *instance, const char *path) {
@@ -528,4 +572,83 @@ mxrt_status mxrt_instance_save_params(const mxrt_instance *instance,
 mxrt_status mxrt_instance_load_params(mxrt_instance *instance,
                                       const char *path) {
   return mxrt::guarded([&] { return loadParams(instance, path); });
+}
+
+/// The object behind mxrt_params: a file's named arrays, as tensors.
+struct mxrt_params {
+  std::vector<std::string> names;
+  std::vector<mxrt_tensor *> tensors;
+  ~mxrt_params() {
+    for (mxrt_tensor *t : tensors)
+      mxrt_tensor_release(t);
+  }
+};
+
+mxrt_status mxrt_params_save(const char *path, size_t count,
+                             const char *const *names,
+                             const mxrt_tensor *const *tensors) {
+  return mxrt::guarded([&] { return saveList(path, count, names, tensors); });
+}
+
+mxrt_status mxrt_params_load(const char *path, mxrt_params **out_params) {
+  return mxrt::guarded([&]() -> mxrt_status {
+    if (mxrt_status status = mxrt::checkNotNull(
+            "mxrt_params_load", {{"path", path}, {"out_params", out_params}}))
+      return status;
+    std::vector<uint8_t> bytes;
+    if (mxrt_status status = readWholeFile(path, bytes))
+      return status;
+    std::vector<Record> records;
+    if (mxrt_status status = parseFile(bytes, path, records))
+      return status;
+    auto params = std::make_unique<mxrt_params>();
+    for (const Record &record : records) {
+      if (record.isNone || !mxrt::isValidDtype(record.typeFlag))
+        return fail(MXRT_UNSUPPORTED,
+                    "'%s': array '%.*s' is %s, which a tensor cannot hold",
+                    path, int(record.name.size()), record.name.data(),
+                    record.isNone ? "empty (none)"
+                                  : flagName(record.typeFlag).c_str());
+      if (record.shape.size() > MXRT_MAX_DIMS)
+        return fail(MXRT_UNSUPPORTED, "'%s': array '%.*s' has %zu dimensions",
+                    path, int(record.name.size()), record.name.data(),
+                    record.shape.size());
+      mxrt_tensor *t;
+      if (mxrt_status status = mxrt_tensor_create(
+              static_cast<mxrt_dtype>(record.typeFlag),
+              int32_t(record.shape.size()), record.shape.data(), &t))
+        return status;
+      params->tensors.push_back(t);
+      params->names.emplace_back(record.name);
+      std::memcpy(t->data, record.data, t->sizeBytes);
+    }
+    *out_params = params.release();
+    return MXRT_OK;
+  });
+}
+
+void mxrt_params_release(mxrt_params *params) { delete params; }
+
+size_t mxrt_params_count(const mxrt_params *params) {
+  return params ? params->names.size() : 0;
+}
+
+const char *mxrt_params_name(const mxrt_params *params, size_t index) {
+  return params && index < params->names.size() ? params->names[index].c_str()
+                                                : nullptr;
+}
+
+const mxrt_tensor *mxrt_params_tensor(const mxrt_params *params, size_t index) {
+  return params && index < params->tensors.size() ? params->tensors[index]
+                                                  : nullptr;
+}
+
+const mxrt_tensor *mxrt_params_find(const mxrt_params *params,
+                                    const char *name) {
+  if (!params || !name)
+    return nullptr;
+  for (size_t i = 0; i < params->names.size(); ++i)
+    if (params->names[i] == name)
+      return params->tensors[i];
+  return nullptr;
 }

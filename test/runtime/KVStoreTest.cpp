@@ -204,6 +204,65 @@ TEST(DistKVStoreTest, SyncEqualsOneProcessOnTheGlobalBatch) {
   }
 }
 
+TEST(DistKVStoreTest, AKilledRunResumesFromItsCheckpoint) {
+  std::string dir = testing::TempDir();
+  std::string path =
+      dir + "/mxrt-kvstore-checkpoint-" + std::to_string(getpid()) + ".params";
+  std::string output;
+  EXPECT_NE(runWorkers(2, "checkpoint 6 " + path, output), 0) << output;
+  ASSERT_EQ(access(path.c_str(), R_OK), 0) << output;
+  // The resumed run ends where six uninterrupted steps end.
+  output.clear();
+  EXPECT_EQ(runWorkers(2, "resume 6 " + path, output), 0) << output;
+  EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+  std::remove(path.c_str());
+}
+
+TEST(KVStoreTest, SaveAndLoadKeepValuesAndOptimizerState) {
+  std::string path = testing::TempDir() + "/mxrt-kvstore-local-" +
+                     std::to_string(getpid()) + ".params";
+  mxrt_optimizer_options o;
+  mxrt_optimizer_options_init(&o);
+  o.learning_rate = 0.1f;
+  Tensor w({1, 2}), g({0.5f, -0.5f});
+  // Reference: three adam steps in one store.
+  Store ref;
+  ASSERT_EQ(mxrt_kvstore_set_optimizer(ref.s, "adam", &o), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_init(ref.s, 2, w.t), MXRT_OK);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(mxrt_kvstore_push(ref.s, 2, &g.t, 1, 0), MXRT_OK);
+  Tensor expected({0, 0});
+  ASSERT_EQ(mxrt_kvstore_pull(ref.s, 2, &expected.t, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(ref.s), MXRT_OK);
+  // One step, save, and two more in a new store loaded from the file.
+  {
+    Store first;
+    ASSERT_EQ(mxrt_kvstore_set_optimizer(first.s, "adam", &o), MXRT_OK);
+    ASSERT_EQ(mxrt_kvstore_init(first.s, 2, w.t), MXRT_OK);
+    ASSERT_EQ(mxrt_kvstore_push(first.s, 2, &g.t, 1, 0), MXRT_OK);
+    ASSERT_EQ(mxrt_kvstore_save(first.s, path.c_str()), MXRT_OK);
+  }
+  Store second;
+  ASSERT_EQ(mxrt_kvstore_set_optimizer(second.s, "adam", &o), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_init(second.s, 2, w.t), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_load(second.s, path.c_str()), MXRT_OK);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(mxrt_kvstore_push(second.s, 2, &g.t, 1, 0), MXRT_OK);
+  Tensor got({0, 0});
+  ASSERT_EQ(mxrt_kvstore_pull(second.s, 2, &got.t, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(second.s), MXRT_OK);
+  EXPECT_FLOAT_EQ(got[0], expected[0]);
+  EXPECT_FLOAT_EQ(got[1], expected[1]);
+  // A store whose keys the file lacks changes nothing and says why.
+  Store other;
+  Tensor v({7});
+  ASSERT_EQ(mxrt_kvstore_init(other.s, 5, v.t), MXRT_OK);
+  EXPECT_EQ(mxrt_kvstore_load(other.s, path.c_str()), MXRT_NOT_FOUND);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "'key:5'"), nullptr)
+      << mxrt_last_error();
+  std::remove(path.c_str());
+}
+
 TEST(DistKVStoreTest, WrongShapesAndUnknownKeysFail) {
   std::string output;
   EXPECT_EQ(runWorkers(2, "errors", output), 0) << output;

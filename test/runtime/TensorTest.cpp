@@ -292,3 +292,52 @@ TEST(Tensor, AccessorsAndReleaseAcceptNull) {
 }
 
 } // namespace
+
+TEST(ParamsFile, NamedTensorsRoundTripAndTruncationFails) {
+  TempDir dir;
+  std::string path = dir.file("list.params");
+  int64_t shape[2] = {2, 3};
+  mxrt_tensor *a, *n;
+  ASSERT_EQ(mxrt_tensor_create(MXRT_F32, 2, shape, &a), MXRT_OK);
+  ASSERT_EQ(mxrt_tensor_create(MXRT_I64, 0, nullptr, &n), MXRT_OK);
+  for (int i = 0; i < 6; ++i)
+    static_cast<float *>(mxrt_tensor_data(a))[i] = 0.5f * float(i) - 1;
+  *static_cast<int64_t *>(mxrt_tensor_data(n)) = -42;
+  const char *names[] = {"arg:a", "count"};
+  const mxrt_tensor *tensors[] = {a, n};
+  ASSERT_EQ(mxrt_params_save(path.c_str(), 2, names, tensors), MXRT_OK);
+  mxrt_params *params = nullptr;
+  ASSERT_EQ(mxrt_params_load(path.c_str(), &params), MXRT_OK)
+      << mxrt_last_error();
+  ASSERT_EQ(mxrt_params_count(params), 2u);
+  EXPECT_STREQ(mxrt_params_name(params, 0), "arg:a");
+  const mxrt_tensor *la = mxrt_params_find(params, "arg:a");
+  ASSERT_NE(la, nullptr);
+  EXPECT_EQ(mxrt_tensor_ndim(la), 2);
+  EXPECT_EQ(mxrt_tensor_shape(la)[1], 3);
+  EXPECT_EQ(std::memcmp(mxrt_tensor_data(const_cast<mxrt_tensor *>(la)),
+                        mxrt_tensor_data(a), 24),
+            0);
+  const mxrt_tensor *ln = mxrt_params_find(params, "count");
+  ASSERT_NE(ln, nullptr);
+  EXPECT_EQ(mxrt_tensor_dtype(ln), MXRT_I64);
+  EXPECT_EQ(mxrt_tensor_ndim(ln), 0);
+  EXPECT_EQ(*static_cast<const int64_t *>(
+                mxrt_tensor_data(const_cast<mxrt_tensor *>(ln))),
+            -42);
+  EXPECT_EQ(mxrt_params_find(params, "missing"), nullptr);
+  EXPECT_EQ(mxrt_params_name(params, 2), nullptr);
+  mxrt_params_release(params);
+  // Every cut of the file is an IO_ERROR naming it, never a crash.
+  std::string bytes = readFile(path);
+  std::string cut = dir.file("cut.params");
+  for (size_t size = 0; size < bytes.size(); size += 7) {
+    writeFile(cut, bytes.substr(0, size));
+    mxrt_params *bad = nullptr;
+    EXPECT_EQ(mxrt_params_load(cut.c_str(), &bad), MXRT_IO_ERROR) << size;
+    EXPECT_NE(std::strstr(mxrt_last_error(), "cut.params"), nullptr);
+    EXPECT_EQ(bad, nullptr);
+  }
+  mxrt_tensor_release(a);
+  mxrt_tensor_release(n);
+}

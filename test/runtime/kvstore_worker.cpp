@@ -6,6 +6,9 @@
 //            the global batch through a dist_sync store; rank 0 checks the
 //            parameters against one process doing the same K steps on the
 //            whole batch (plain loops, no store) to 1e-5 relative.
+//   checkpoint K FILE   the first K/2 of those steps, a save to FILE, and
+//            rank 1 killed; resume K FILE: a load of FILE and the last
+//            K/2 steps, checked as `sync K` is.
 //   errors   a push of the wrong shape and a pull of an unknown key fail
 //            with messages naming the key.
 //   kill     rank 1 kills itself after init; the others keep pushing.
@@ -80,7 +83,11 @@ struct Problem {
   }
 };
 
-int runSync(mxrt_kvstore *store, int steps) {
+/// `mode`: "sync" runs all `steps`; "checkpoint" the first half, saves the
+/// store to `path`, and then rank 1 dies while the others train on;
+/// "resume" loads `path` and runs the second half.
+int runSync(mxrt_kvstore *store, int steps, const std::string &mode,
+            const char *path) {
   int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
   Problem problem;
   mxrt_optimizer_options options;
@@ -96,13 +103,20 @@ int runSync(mxrt_kvstore *store, int steps) {
   mxrt_tensor *b = tensor({0.0f});
   check(mxrt_kvstore_init(store, 0, w), "init w");
   check(mxrt_kvstore_init(store, 1, b), "init b");
+  int first = 0, last = steps;
+  if (mode == "checkpoint")
+    last = steps / 2;
+  if (mode == "resume") {
+    check(mxrt_kvstore_load(store, path), "load");
+    first = steps / 2;
+  }
   check(mxrt_kvstore_pull(store, 0, &w, 1, 0), "pull w");
   check(mxrt_kvstore_pull(store, 1, &b, 1, 0), "pull b");
   check(mxrt_kvstore_wait_all(store), "wait");
   mxrt_tensor *gw = tensor(std::vector<float>(kDim));
   mxrt_tensor *gb = tensor({0.0f});
   int shard = kBatch / size;
-  for (int step = 0; step < steps; ++step) {
+  for (int step = first; step < last; ++step) {
     std::vector<float> wv(data(w), data(w) + kDim), g;
     float gbv;
     problem.gradient(wv, data(b)[0], rank * shard, (rank + 1) * shard, g, gbv);
@@ -111,6 +125,15 @@ int runSync(mxrt_kvstore *store, int steps) {
     check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &w, 1, 0), "pushpull w");
     check(mxrt_kvstore_pushpull(store, 1, &gb, 1, &b, 1, 1), "pushpull b");
     check(mxrt_kvstore_wait_all(store), "wait");
+  }
+  if (mode == "checkpoint") {
+    check(mxrt_kvstore_save(store, path), "save");
+    if (rank == 1)
+      std::raise(SIGKILL);
+    for (;;) { // killed with the job
+      check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &w, 1, 0), "pushpull");
+      check(mxrt_kvstore_wait_all(store), "wait");
+    }
   }
   if (rank != 0)
     return 0;
@@ -186,15 +209,20 @@ int runFailure(mxrt_kvstore *store, bool stall) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s sync K | errors | kill | stall\n", argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s sync K | checkpoint K FILE | resume K FILE | errors | "
+        "kill | stall\n",
+        argv[0]);
     return 2;
   }
   std::string mode = argv[1];
   mxrt_kvstore *store;
   check(mxrt_kvstore_create("dist_sync", 0, &store), "mxrt_kvstore_create");
   int bad;
-  if (mode == "sync")
-    bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5);
+  if (mode == "sync" || mode == "checkpoint" || mode == "resume")
+    bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5, mode,
+                  argc > 3 ? argv[3] : "");
   else if (mode == "errors")
     bad = runErrors(store);
   else

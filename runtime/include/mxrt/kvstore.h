@@ -113,6 +113,19 @@ MXRT_API mxrt_status mxrt_kvstore_tensor_var(mxrt_kvstore *store,
                                              mxrt_var **out_var);
 MXRT_API mxrt_engine *mxrt_kvstore_engine(mxrt_kvstore *store);
 
+/** Writes every key's value and optimizer state to `path` as an MXNet
+ *  .params file ("key:3" the value; "key:3:momentum", "key:3:mean",
+ *  "key:3:var", "key:3:sqavg" the states; "key:3:updates" adam's step),
+ *  after the pushes made so far. The file appears complete or not at all;
+ *  on a dist store rank 0 writes it and every worker returns once it is
+ *  there. */
+MXRT_API mxrt_status mxrt_kvstore_save(mxrt_kvstore *store, const char *path);
+/** Replaces the value and optimizer state of every initialized key with a
+ *  file mxrt_kvstore_save wrote; each must be present with its shape, and
+ *  nothing changes when one is not. On a dist store every worker reads the
+ *  file. */
+MXRT_API mxrt_status mxrt_kvstore_load(mxrt_kvstore *store, const char *path);
+
 /** Waits for every push and pull made so far; returns the first failure. */
 MXRT_API mxrt_status mxrt_kvstore_wait_all(mxrt_kvstore *store);
 /** Waits for this worker's operations, then for every worker to get here. */

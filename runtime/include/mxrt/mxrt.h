@@ -301,6 +301,32 @@ MXRT_API mxrt_status mxrt_instance_save_params(const mxrt_instance *instance,
 MXRT_API mxrt_status mxrt_instance_load_params(mxrt_instance *instance,
                                                const char *path);
 
+/*===------------------------------------------------------------------===*
+ * .params files of any named tensors (MXNet's mx.nd.save of a dict)
+ *===------------------------------------------------------------------===*/
+
+typedef struct mxrt_params mxrt_params;
+
+/** Writes `tensors` under `names` (count of each) as an MXNet .params file;
+ *  the file appears complete or not at all. */
+MXRT_API mxrt_status mxrt_params_save(const char *path, size_t count,
+                                      const char *const *names,
+                                      const mxrt_tensor *const *tensors);
+/** Reads every named array of an MXNet .params file (checked as untrusted
+ *  input) into tensors owned by the returned list. */
+MXRT_API mxrt_status mxrt_params_load(const char *path,
+                                      mxrt_params **out_params);
+MXRT_API void mxrt_params_release(mxrt_params *params);
+MXRT_API size_t mxrt_params_count(const mxrt_params *params);
+/** The name of array `index` as saved, or NULL past the end. */
+MXRT_API const char *mxrt_params_name(const mxrt_params *params, size_t index);
+/** Array `index` (owned by the list), or NULL past the end. */
+MXRT_API const mxrt_tensor *mxrt_params_tensor(const mxrt_params *params,
+                                               size_t index);
+/** The first array saved as `name`, or NULL. */
+MXRT_API const mxrt_tensor *mxrt_params_find(const mxrt_params *params,
+                                             const char *name);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
