@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -365,9 +367,9 @@ struct mxrt_kvstore {
                        entry, n);
       return MXRT_OK;
     }
-    std::memcpy(mxrt_tensor_data(entry.value.get()),
-                mxrt_tensor_data(entry.merged.get()),
-                mxrt_tensor_size_bytes(entry.value.get()));
+    // The merged sum becomes the value; the old value's buffer is the
+    // next push's scratch (a swap, not a copy of the whole array).
+    std::swap(entry.value, entry.merged);
     return MXRT_OK;
   }
 };
@@ -412,15 +414,20 @@ mxrt_status pushLocal(void *arg) {
 /// update to the communication thread, which completes the operation.
 void pushDist(void *arg, mxrt_engine_done *done) {
   auto *job = static_cast<PushJob *>(arg);
-  sumInto(job->entry->merged.get(), job->values);
   mxrt_kvstore *store = job->store;
   Entry *entry = job->entry;
   int32_t key = job->key;
+  // One tensor is reduced straight from where it is; more are summed first.
+  const void *source = MPI_IN_PLACE;
+  if (job->values.size() == 1)
+    source = mxrt_tensor_data(job->values[0]);
+  else
+    sumInto(entry->merged.get(), job->values);
   store->comm.submit(
       job->seq,
-      {[store, entry, key]() -> mxrt_status {
+      {[store, entry, key, source]() -> mxrt_status {
          mxrt_tensor *merged = entry->merged.get();
-         if (MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(merged),
+         if (MPI_Allreduce(source, mxrt_tensor_data(merged),
                            int(mxrt_tensor_num_elements(merged)),
                            mpiType(mxrt_tensor_dtype(merged)), MPI_SUM,
                            store->comm.comm) != MPI_SUCCESS)
@@ -542,6 +549,12 @@ mxrt_status mxrt_kvstore_init(mxrt_kvstore *store, int32_t key,
   if (store->keys.count(key))
     return mxrt_set_error(MXRT_INVALID_ARGUMENT,
                           "%s: key %d is already initialized", what, key);
+  if (store->dist && mxrt_tensor_num_elements(value) > INT32_MAX)
+    return mxrt_set_error(MXRT_UNSUPPORTED,
+                          "%s: key %d: %lld elements, more than one MPI call "
+                          "takes (2^31 - 1)",
+                          what, key,
+                          (long long)mxrt_tensor_num_elements(value));
   Entry entry;
   if (mxrt_status status = newLike(value, entry.value))
     return status;

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// What the KVStore costs over the collective it runs on: pushpull of one
+// float32 key (a dist_sync store, no optimizer) against a bare in-place
+// MPI_Allreduce of the same bytes, in interleaved rounds of the same run,
+// medians per size. Run under mpirun (bench/README.md):
+//   mpirun -np 2 build/bin/mxrt-kvstore-bench [--sizes-mb 1,4,16,64,256]
+//          [--rounds 5]
+// Rank 0 prints a Markdown table.
+
+#include "mxrt/kvstore.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void check(mxrt_status status, const char *what) {
+  if (status != MXRT_OK) {
+    std::fprintf(stderr, "%s: %s\n", what, mxrt_last_error());
+    std::exit(1);
+  }
+}
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<int64_t> sizesMb = {1, 4, 16, 64, 256};
+  int rounds = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--rounds") {
+      rounds = std::atoi(argv[i + 1]);
+    } else if (flag == "--sizes-mb") {
+      sizesMb.clear();
+      for (const char *p = argv[i + 1]; *p;) {
+        sizesMb.push_back(std::strtoll(p, const_cast<char **>(&p), 10));
+        if (*p == ',')
+          ++p;
+      }
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  mxrt_kvstore *store;
+  check(mxrt_kvstore_create("dist_sync", 0, &store), "mxrt_kvstore_create");
+  int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
+  if (rank == 0)
+    std::printf("pushpull vs MPI_Allreduce, float32, %d ranks, medians of %d "
+                "interleaved rounds\n\n| MB | MPI_Allreduce ms | pushpull ms "
+                "| pushpull / allreduce |\n|---:|---:|---:|---:|\n",
+                size, rounds);
+  int32_t key = 0;
+  for (int64_t mb : sizesMb) {
+    int64_t n = mb * (1 << 20) / 4;
+    mxrt_tensor *grad, *out, *bare;
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &grad), "tensor");
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &out), "tensor");
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &bare), "tensor");
+    for (mxrt_tensor *t : {grad, out, bare})
+      std::fill_n(static_cast<float *>(mxrt_tensor_data(t)), n, 1.0f);
+    check(mxrt_kvstore_init(store, key, grad), "init");
+    std::vector<double> mpi, kv;
+    for (int r = 0; r <= rounds; ++r) { // round 0 warms up
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = now();
+      MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(bare), int(n), MPI_FLOAT,
+                    MPI_SUM, MPI_COMM_WORLD);
+      double t1 = now();
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t2 = now();
+      check(mxrt_kvstore_pushpull(store, key, &grad, 1, &out, 1, 0),
+            "pushpull");
+      check(mxrt_kvstore_wait_all(store), "wait");
+      double t3 = now();
+      if (r > 0) {
+        mpi.push_back(1e3 * (t1 - t0));
+        kv.push_back(1e3 * (t3 - t2));
+      }
+    }
+    float expect = float(size);
+    if (static_cast<float *>(mxrt_tensor_data(out))[n - 1] != expect) {
+      std::fprintf(stderr, "rank %d: pushpull gave %g, expected %g\n", rank,
+                   static_cast<float *>(mxrt_tensor_data(out))[n - 1], expect);
+      return 1;
+    }
+    if (rank == 0)
+      std::printf("| %lld | %.2f | %.2f | %.2f |\n", (long long)mb, median(mpi),
+                  median(kv), median(kv) / median(mpi));
+    std::fflush(stdout);
+    for (mxrt_tensor *t : {grad, out, bare})
+      mxrt_tensor_release(t);
+    ++key;
+  }
+  mxrt_kvstore_release(store);
+  return 0;
+}
