@@ -322,7 +322,6 @@ struct Isa {
 
 } // namespace
 
-
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
 /// one (for tests and measurements).
 const Target &target() {

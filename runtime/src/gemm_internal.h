@@ -248,7 +248,6 @@ struct Target {
 /// one (for tests and measurements).
 const Target &target();
 
-
 /// MXRT_KERNEL_CONV's value, or "" (see conv.cpp).
 const std::string &convMethod();
 

@@ -377,6 +377,14 @@ std::string savedName(const mxrt_tensor_desc &param) {
          std::string(param.name);
 }
 
+/// Reads and parses the file at `path`; the records point into `bytes`.
+mxrt_status readRecords(const char *path, std::vector<uint8_t> &bytes,
+                        std::vector<Record> &records) {
+  if (mxrt_status status = readWholeFile(path, bytes))
+    return status;
+  return parseFile(bytes, path, records);
+}
+
 /// One array of a .params file being written.
 struct SaveItem {
   std::string name;
@@ -476,10 +484,8 @@ mxrt_status loadParams(mxrt_instance *instance, const char *path) {
     return status;
   const mxrt_model_desc *desc = instance->model->desc;
   std::vector<uint8_t> bytes;
-  if (mxrt_status status = readWholeFile(path, bytes))
-    return status;
   std::vector<Record> records;
-  if (mxrt_status status = parseFile(bytes, path, records))
+  if (mxrt_status status = readRecords(path, bytes, records))
     return status;
   std::unordered_map<std::string_view, size_t> byName;
   for (size_t i = 0; i < records.size(); ++i)
@@ -596,10 +602,8 @@ mxrt_status mxrt_params_load(const char *path, mxrt_params **out_params) {
             "mxrt_params_load", {{"path", path}, {"out_params", out_params}}))
       return status;
     std::vector<uint8_t> bytes;
-    if (mxrt_status status = readWholeFile(path, bytes))
-      return status;
     std::vector<Record> records;
-    if (mxrt_status status = parseFile(bytes, path, records))
+    if (mxrt_status status = readRecords(path, bytes, records))
       return status;
     auto params = std::make_unique<mxrt_params>();
     for (const Record &record : records) {
