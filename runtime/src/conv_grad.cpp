@@ -685,6 +685,135 @@ void addTapMajor(const ConvGrad &g, const float *dwt, int64_t parts, float *dw,
 
 using mxrt::ConvGrad;
 
+/// The rows (or columns) of one stride phase of a strided data gradient:
+/// padded input rows r = iy + pad with r % s == a are u = r / s, from u0
+/// for `count` rows; they take the kernel rows a, a + s, ... (`taps` of
+/// them), which read dy rows u - taps + 1 .. u. That is a unit-stride
+/// convolution of dy padded by `pad` on both sides (the forward kernels
+/// take one padding) whose output row o is u = o - skip + u0: the first
+/// `skip` rows are computed and dropped where the top needs less padding
+/// than the bottom.
+struct StridePhase {
+  int64_t u0, count, taps, pad, skip;
+};
+
+static StridePhase stridePhase(int64_t a, int64_t s, int64_t k, int64_t pad,
+                               int64_t in, int64_t out) {
+  StridePhase p;
+  p.u0 = pad > a ? (pad - a + s - 1) / s : 0;
+  int64_t last = (in - 1 + pad - a) / s; // in > a: in >= s
+  p.count = std::max<int64_t>(0, last - p.u0 + 1);
+  p.taps = (k - a + s - 1) / s;
+  // out[o] reads dy rows o - pad .. o - pad + taps - 1 of 0 .. out - 1.
+  int64_t top = p.taps - 1 - p.u0;
+  p.pad = std::max<int64_t>({top, p.count + p.taps - 1 - top - out, 0});
+  p.skip = p.pad - top;
+  return p;
+}
+
+/// The NCHW data gradient of a convolution of stride s > 1 (both ways) as
+/// s x s unit-stride convolutions of dy, one per stride phase (a, b) of dx
+/// with the taps (a + j s, b + l s) flipped, each by the forward kernels
+/// (direct, not im2col's packing and col2im's scatter), its output
+/// scattered into dx's phase. Taken where dy has at most 256 positions an
+/// image, whose GEMM (dx's im2col rows x dy's positions) is narrow:
+/// ResNet-18's 3x3/2 layers, batch 32, one thread, Intel Xeon
+/// (bench/conv_layers.c grad-data, ms, GEMM -> phases): 256 -> 512 at 14x14
+/// 85.3 -> 44.7, 128 -> 256 at 28x28 46.3 -> 36.7, but 64 -> 128 at 56x56
+/// (784 positions) 38.4 -> 46.4; ResNet-20's (batch 64) 16 -> 32 at 32x32
+/// 2.92 -> 2.60, 32 -> 64 at 16x16 2.42 either way. False elsewhere and
+/// where a phase has no taps (a kernel narrower than the stride): the
+/// caller takes the GEMM.
+static bool phaseGradData(const ConvGrad &g, const float *dy,
+                          const float *weight, float *dx, bool accumulate) {
+  int64_t s = g.sh;
+  if (g.sw != s || s < 2 || s > 8 || g.dh != 1 || g.dw != 1 || g.kh < s ||
+      g.kw < s || g.h < s || g.w < s || g.pointwise() || g.p() > 256)
+    return false;
+  std::vector<StridePhase> rows, cols;
+  for (int64_t a = 0; a < s; ++a) {
+    rows.push_back(stridePhase(a, s, g.kh, g.ph, g.h, g.oh));
+    cols.push_back(stridePhase(a, s, g.kw, g.pw, g.w, g.ow));
+  }
+  int64_t cg = g.cg(), fg = g.fg(), n = g.n;
+  float *flipped =
+      mxrt::threadBuffer(mxrt::Scratch::GradWeights, g.c * fg * g.kh * g.kw);
+  // Phase (a, b)'s output (n, c, skip + count rows, skip + count
+  // columns) at out + at[a * s + b].
+  std::vector<int64_t> at(s * s + 1, 0);
+  for (int64_t a = 0; a < s; ++a)
+    for (int64_t b = 0; b < s; ++b)
+      at[a * s + b + 1] = at[a * s + b] + n * g.c *
+                                              (rows[a].skip + rows[a].count) *
+                                              (cols[b].skip + cols[b].count);
+  float *out = mxrt::threadBuffer(mxrt::Scratch::GradPhases, at[s * s]);
+  for (int64_t a = 0; a < s; ++a)
+    for (int64_t b = 0; b < s; ++b) {
+      const StridePhase &r = rows[a], &q = cols[b];
+      int64_t taps = r.taps * q.taps;
+      // flipped (c, fg, r.taps, q.taps): tap (j, l) of the sub-kernel is
+      // the filter's (a + (r.taps - 1 - j) s, b + (q.taps - 1 - l) s).
+      for (int64_t grp = 0; grp < g.groups; ++grp)
+        for (int64_t fi = 0; fi < fg; ++fi)
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const float *src =
+                weight + ((grp * fg + fi) * cg + ci) * g.kh * g.kw;
+            float *dst = flipped + ((grp * cg + ci) * fg + fi) * taps;
+            for (int64_t j = 0; j < r.taps; ++j)
+              for (int64_t l = 0; l < q.taps; ++l)
+                dst[j * q.taps + l] = src[(a + (r.taps - 1 - j) * s) * g.kw +
+                                          b + (q.taps - 1 - l) * s];
+          }
+      mxrt_kernel_sconv2d(n, g.f, g.oh, g.ow, g.c, r.skip + r.count,
+                          q.skip + q.count, r.taps, q.taps, 1, 1, r.pad, q.pad,
+                          1, 1, g.groups, dy, flipped, nullptr,
+                          out + at[a * s + b], 0);
+    }
+  // dx row iy, column ix: phase ((iy + ph) % s, (ix + pw) % s), its row
+  // (iy + ph) / s - u0 + skip, column (ix + pw) / s - u0 + skip. Row by
+  // row, from a pointer per column phase (consecutive columns alternate
+  // between them; with stride 2, pairs of columns a step).
+  int64_t planes = n * g.c;
+  mxrt::splitRuns(planes, planes * g.h * g.w, [&](int64_t p0, int64_t p1) {
+    const float *src[8];
+    for (int64_t pl = p0; pl < p1; ++pl)
+      for (int64_t iy = 0; iy < g.h; ++iy) {
+        int64_t a = (iy + g.ph) % s;
+        const StridePhase &r = rows[a];
+        for (int64_t b = 0; b < s; ++b) {
+          const StridePhase &q = cols[b];
+          int64_t ow = q.skip + q.count;
+          src[b] =
+              out + at[a * s + b] +
+              (pl * (r.skip + r.count) + (iy + g.ph) / s - r.u0 + r.skip) * ow +
+              q.skip - q.u0;
+        }
+        float *to = dx + (pl * g.h + iy) * g.w;
+        int64_t ix = 0, col = g.pw; // col = ix + pw
+        if (s == 2) {
+          const float *even = src[0], *odd = src[1];
+          if (col % 2 == 1) {
+            to[0] = (accumulate ? to[0] : 0.0f) + odd[col / 2];
+            ++ix, ++col;
+          }
+          if (accumulate)
+            for (; ix + 1 < g.w; ix += 2, col += 2) {
+              to[ix] += even[col / 2];
+              to[ix + 1] += odd[col / 2];
+            }
+          else
+            for (; ix + 1 < g.w; ix += 2, col += 2) {
+              to[ix] = even[col / 2];
+              to[ix + 1] = odd[col / 2];
+            }
+        }
+        for (; ix < g.w; ++ix, ++col)
+          to[ix] = (accumulate ? to[ix] : 0.0f) + src[col % s][col / s];
+      }
+  });
+  return true;
+}
+
 /// The data gradient (mxrt_kernel_sconv2d_backward's dx).
 static void gradData(const ConvGrad &g, const float *dy, const float *weight,
                      float *dx, bool accumulate, bool nhwc) {
@@ -720,6 +849,8 @@ static void gradData(const ConvGrad &g, const float *dy, const float *weight,
                             (nhwc ? MXRT_KERNEL_NHWC : 0));
     return;
   }
+  if (!nhwc && phaseGradData(g, dy, weight, dx, accumulate))
+    return;
   // Else GEMM and col2im per image and group; NHWC's GEMM reads the weight
   // tap-major (nhwcTapMajorWeight).
   const float *b = weight;

@@ -142,6 +142,8 @@ enum class Scratch {
   GradOutput,
   /// A data gradient's flipped, transposed filters.
   GradWeights,
+  /// A strided data gradient's stride phase (conv_grad.cpp).
+  GradPhases,
   /// A Winograd weight gradient's transformed inputs and output gradients
   /// of a chunk of tiles.
   GradTransformedInput,
