@@ -224,14 +224,24 @@ Grads gradientOf(MaxPoolWithIndicesOp op, OpBuilder &b, ValueRange dys) {
   return {reshape(b, loc, dx, xt.getShape())};
 }
 
+/// ReLU's mask reads its output (y > 0 exactly where x > 0, NaN in
+/// neither): its input is then dead after the forward ReLU, which fuses
+/// into the op before it (a BatchNorm's normalization: one pass and one
+/// stored activation fewer per layer).
+static Value maskSource(StringRef fn, Value x, Value y) {
+  return fn == "relu" ? y : x;
+}
+
 Grads gradientOf(ActivationOp op, OpBuilder &b, ValueRange dys) {
-  return {gradEw(b, op.getLoc(), ("unary." + op.getActType()).str(),
-                 {op.getData(), dys[0]})};
+  StringRef fn = op.getActType();
+  return {gradEw(b, op.getLoc(), ("unary." + fn).str(),
+                 {maskSource(fn, op.getData(), op.getResult()), dys[0]})};
 }
 
 Grads gradientOf(UnaryOp op, OpBuilder &b, ValueRange dys) {
-  return {gradEw(b, op.getLoc(), ("unary." + op.getOp()).str(),
-                 {op.getData(), dys[0]})};
+  StringRef fn = op.getOp();
+  return {gradEw(b, op.getLoc(), ("unary." + fn).str(),
+                 {maskSource(fn, op.getData(), op.getResult()), dys[0]})};
 }
 
 Grads gradientOf(LeakyReLUOp op, OpBuilder &b, ValueRange dys) {
