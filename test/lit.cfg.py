@@ -38,6 +38,7 @@ if os.path.isdir("/usr/share/libonnx-testdata/data"):
 # PyTorch (Debian's python3-torch) gives reference results, and with torchvision
 # (python3-torchvision) real models to export; looked up without importing.
 # Fashion-MNIST (dataset-fashion-mnist) is the training example's data.
+import shutil
 import subprocess
 
 
@@ -54,13 +55,22 @@ if _has_modules("torch", "torchvision"):
     config.available_features.add("torchvision")
 if os.path.isdir("/usr/share/datasets/fashion-mnist"):
     config.available_features.add("fashion-mnist")
+# Open MPI's mpirun (openmpi-bin) launches the distributed example; as root
+# it needs --allow-run-as-root, and containers forbid vader's cross-memory
+# attach. Bounded, so that a hung job fails the test instead of CI.
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    mpirun = "timeout 600 mpirun --oversubscribe"
+    if os.geteuid() == 0:
+        mpirun += " --allow-run-as-root"
+    mpirun += " --mca btl_vader_single_copy_mechanism none"
+    config.substitutions.append(("%mpirun", mpirun))
 # OpenBLAS (libopenblas-dev), bench/perf_bench.py's SGEMM peer.
 if os.path.exists("/usr/include/x86_64-linux-gnu/cblas.h") or \
         os.path.exists("/usr/include/cblas.h"):
     config.available_features.add("openblas")
 # ONNX Runtime for bench/perf_bench.py, once that script has installed it (npm,
 # into bench/.peers); the bench's check test skips without it.
-import shutil
 
 if shutil.which("node") and os.path.isdir(os.path.join(
         config.mxc_src_root, "bench", ".peers", "node_modules", "onnxruntime-node")):

@@ -301,7 +301,90 @@ MPI_Datatype mpiType(mxrt_dtype dtype) {
   return dtype == MXRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
 }
 
+/// Waits for `request` (MPI_Test in a loop, sleeping between tries, since
+/// Open MPI's blocking calls spin a core); past `timeout` seconds (> 0)
+/// ends the job with a message naming this rank and `what`.
+void waitOrAbort(MPI_Request &request, double timeout, int rank, int size,
+                 const std::string &what) {
+  Clock::time_point start = Clock::now();
+  int spins = 0;
+  for (;;) {
+    int flag = 0;
+    MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    if (flag)
+      return;
+    if (timeout > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() > timeout) {
+      std::fprintf(stderr,
+                   "mxrt kvstore: rank %d of %d: %s made no progress for "
+                   "%.0f s: another worker died or stalled; aborting the job "
+                   "(MXRT_KVSTORE_TIMEOUT sets the limit)\n",
+                   rank, size, what.c_str(), timeout);
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+      std::_Exit(3);
+    }
+    if (++spins > 64)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 } // namespace
+
+/// dist_async's parameter server: every rank serves the keys k with k %
+/// size == rank on a thread of its own, applying each push as it arrives
+/// and answering pulls with the value at that moment. Messages go over a
+/// communicator of their own: a header (kind, key, reply tag, sender's
+/// push count) then, for a push, the gradient.
+class AsyncServer {
+public:
+  enum Kind : int64_t { Push = 1, Pull = 2, Stop = 3, Flush = 4 };
+  struct Header {
+    int64_t kind, key, replyTag;
+  };
+  static constexpr int kHeaderTag = 1, kDataTag = 2, kFirstReplyTag = 16;
+
+  mxrt_status start(mxrt_kvstore *owner, MPI_Comm world, double timeoutSeconds);
+  /// Tells every server this worker is done, then waits for its own to
+  /// hear the same from every worker.
+  void stop();
+  int serverOf(int32_t key) const {
+    return int(uint32_t(key) % uint32_t(size));
+  }
+  /// Sends a push of `count` elements at `data` to the key's server.
+  void push(int32_t key, const void *data, int64_t count, MPI_Datatype type);
+  /// Fetches the key's value from its server into `out`.
+  void pull(int32_t key, void *out, int64_t count, MPI_Datatype type);
+  /// Returns once every server has applied every push this worker sent.
+  void flush();
+
+  /// Guards the served entries against save and load on other threads.
+  std::mutex entries;
+  /// A pull waits while its worker pushed the key more than this many
+  /// times beyond the slowest running worker; negative: never.
+  std::atomic<int32_t> staleness{-1};
+
+private:
+  struct Deferred {
+    int source;
+    Header header;
+  };
+  void serve();
+  bool mayAnswer(int source, int64_t key);
+  void answer(int source, const Header &h);
+
+  mxrt_kvstore *store = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  double timeout = 0;
+  std::mutex sending; // a header and its data go out together
+  std::atomic<int> nextReply{0};
+  std::thread thread;
+  // Server thread only:
+  std::map<int64_t, std::vector<int64_t>> pushes; // key -> per worker
+  std::vector<bool> stopped;
+  std::vector<Deferred> deferred;
+};
 
 struct mxrt_kvstore {
   std::string type;
@@ -314,6 +397,8 @@ struct mxrt_kvstore {
   mxrt_kvstore_updater updater = nullptr;
   void *updaterArg = nullptr;
   Comm comm;
+  bool async = false;
+  AsyncServer server;
 
   mxrt_var *varOf(const mxrt_tensor *t) {
     std::lock_guard<std::mutex> lock(varsMutex);
@@ -373,6 +458,188 @@ struct mxrt_kvstore {
     return MXRT_OK;
   }
 };
+
+mxrt_status AsyncServer::start(mxrt_kvstore *owner, MPI_Comm world,
+                               double timeoutSeconds) {
+  store = owner;
+  timeout = timeoutSeconds;
+  if (MPI_Comm_dup(world, &comm) != MPI_SUCCESS)
+    return mxrt_set_error(MXRT_INTERNAL,
+                          "mxrt_kvstore_create: MPI_Comm_dup failed");
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  stopped.assign(size, false);
+  thread = std::thread([this] { serve(); });
+  return MXRT_OK;
+}
+
+void AsyncServer::stop() {
+  if (!thread.joinable())
+    return;
+  Header h{Stop, 0, 0};
+  for (int to = 0; to < size; ++to) {
+    std::lock_guard<std::mutex> lock(sending);
+    MPI_Request request;
+    MPI_Isend(&h, sizeof h, MPI_BYTE, to, kHeaderTag, comm, &request);
+    waitOrAbort(request, timeout, rank, size,
+                "the end of the run (rank " + std::to_string(to) + ")");
+  }
+  thread.join();
+  MPI_Comm_free(&comm);
+}
+
+void AsyncServer::push(int32_t key, const void *data, int64_t count,
+                       MPI_Datatype type) {
+  Header h{Push, key, 0};
+  int to = serverOf(key);
+  std::string what =
+      "push of key " + std::to_string(key) + " to rank " + std::to_string(to);
+  std::lock_guard<std::mutex> lock(sending);
+  MPI_Request requests[2];
+  MPI_Isend(&h, sizeof h, MPI_BYTE, to, kHeaderTag, comm, &requests[0]);
+  MPI_Isend(data, int(count), type, to, kDataTag, comm, &requests[1]);
+  waitOrAbort(requests[0], timeout, rank, size, what);
+  waitOrAbort(requests[1], timeout, rank, size, what);
+}
+
+void AsyncServer::pull(int32_t key, void *out, int64_t count,
+                       MPI_Datatype type) {
+  // A tag of its own, so that concurrent pulls of this worker each get
+  // their own reply.
+  int span = 1 << 14;
+  Header h{Pull, key, kFirstReplyTag + nextReply.fetch_add(1) % span};
+  int from = serverOf(key);
+  MPI_Request reply, request;
+  MPI_Irecv(out, int(count), type, from, int(h.replyTag), comm, &reply);
+  {
+    std::lock_guard<std::mutex> lock(sending);
+    MPI_Isend(&h, sizeof h, MPI_BYTE, from, kHeaderTag, comm, &request);
+    waitOrAbort(request, timeout, rank, size,
+                "pull of key " + std::to_string(key) + " from rank " +
+                    std::to_string(from));
+  }
+  // No timeout here: a pull may wait for slower workers (staleness).
+  waitOrAbort(reply, 0, rank, size, "");
+}
+
+void AsyncServer::flush() {
+  for (int to = 0; to < size; ++to) {
+    Header h{Flush, 0, kFirstReplyTag + nextReply.fetch_add(1) % (1 << 14)};
+    int64_t ack = 0;
+    std::string what = "a flush of rank " + std::to_string(to);
+    MPI_Request reply, request;
+    MPI_Irecv(&ack, 1, MPI_INT64_T, to, int(h.replyTag), comm, &reply);
+    {
+      std::lock_guard<std::mutex> lock(sending);
+      MPI_Isend(&h, sizeof h, MPI_BYTE, to, kHeaderTag, comm, &request);
+      waitOrAbort(request, timeout, rank, size, what);
+    }
+    waitOrAbort(reply, timeout, rank, size, what);
+  }
+}
+
+bool AsyncServer::mayAnswer(int source, int64_t key) {
+  int32_t bound = staleness.load();
+  if (bound < 0)
+    return true;
+  std::vector<int64_t> &counts = pushes[key];
+  counts.resize(size, 0);
+  int64_t slowest = INT64_MAX;
+  for (int r = 0; r < size; ++r)
+    if (!stopped[r] && r != source)
+      slowest = std::min(slowest, counts[r]);
+  return slowest == INT64_MAX || counts[source] - slowest <= bound;
+}
+
+void AsyncServer::answer(int source, const Header &h) {
+  Entry *entry;
+  mxrt_tensor *value;
+  {
+    std::lock_guard<std::mutex> lock(entries);
+    entry = &store->keys.at(int32_t(h.key));
+    value = entry->value.get();
+  }
+  MPI_Request request;
+  MPI_Isend(mxrt_tensor_data(value), int(mxrt_tensor_num_elements(value)),
+            mpiType(mxrt_tensor_dtype(value)), source, int(h.replyTag), comm,
+            &request);
+  waitOrAbort(request, timeout, rank, size,
+              "the answer to rank " + std::to_string(source) +
+                  "'s pull of key " + std::to_string(h.key));
+}
+
+void AsyncServer::serve() {
+  int running = size;
+  while (running > 0) {
+    Header h;
+    MPI_Status status;
+    MPI_Request request;
+    MPI_Irecv(&h, sizeof h, MPI_BYTE, MPI_ANY_SOURCE, kHeaderTag, comm,
+              &request);
+    // Idle servers wait here as long as the run lasts.
+    int flag = 0, spins = 0;
+    while (!flag) {
+      MPI_Test(&request, &flag, &status);
+      if (!flag && ++spins > 64)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    int source = status.MPI_SOURCE;
+    if (h.kind == Stop) {
+      stopped[source] = true;
+      --running;
+    } else if (h.kind == Push) {
+      Entry *found;
+      {
+        std::lock_guard<std::mutex> lock(entries);
+        found = &store->keys.at(int32_t(h.key));
+      }
+      Entry &entry = *found;
+      mxrt_tensor *merged = entry.merged.get();
+      MPI_Request data;
+      MPI_Irecv(mxrt_tensor_data(merged), int(mxrt_tensor_num_elements(merged)),
+                mpiType(mxrt_tensor_dtype(merged)), source, kDataTag, comm,
+                &data);
+      waitOrAbort(data, timeout, rank, size,
+                  "rank " + std::to_string(source) + "'s push of key " +
+                      std::to_string(h.key));
+      {
+        std::lock_guard<std::mutex> lock(entries);
+        if (store->update(int32_t(h.key), entry) != MXRT_OK) {
+          std::fprintf(stderr,
+                       "mxrt kvstore: rank %d: the update of key %lld "
+                       "failed: %s; aborting the job\n",
+                       rank, (long long)h.key, mxrt_last_error());
+          std::fflush(stderr);
+          MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+      }
+      std::vector<int64_t> &counts = pushes[h.key];
+      counts.resize(size, 0);
+      ++counts[source];
+    } else if (h.kind == Pull) {
+      deferred.push_back({source, h});
+    } else if (h.kind == Flush) {
+      // Every earlier message of `source` has been handled (they arrive in
+      // the order it sent them).
+      int64_t ack = 1;
+      MPI_Request reply;
+      MPI_Isend(&ack, 1, MPI_INT64_T, source, int(h.replyTag), comm, &reply);
+      waitOrAbort(reply, timeout, rank, size,
+                  "the answer to rank " + std::to_string(source) + "'s flush");
+    }
+    // Answer every pull the staleness bound lets through (all of them
+    // once every worker has stopped).
+    for (size_t i = 0; i < deferred.size();) {
+      if (running == 0 ||
+          mayAnswer(deferred[i].source, deferred[i].header.key)) {
+        answer(deferred[i].source, deferred[i].header);
+        deferred.erase(deferred.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+}
 
 namespace {
 
@@ -446,7 +713,40 @@ void pushDist(void *arg, mxrt_engine_done *done) {
 struct PullJob {
   Entry *entry;
   std::vector<mxrt_tensor *> outs;
+  mxrt_kvstore *store = nullptr;
+  int32_t key = 0;
 };
+
+/// dist_async: this worker's tensors summed (one is sent as it is) and
+/// sent to the key's server, which applies the update when it arrives.
+mxrt_status pushAsync(void *arg) {
+  auto *job = static_cast<PushJob *>(arg);
+  mxrt_tensor *first = job->values[0];
+  const void *data = mxrt_tensor_data(first);
+  TensorPtr sum;
+  if (job->values.size() > 1) {
+    if (mxrt_status status = newLike(first, sum))
+      return status;
+    sumInto(sum.get(), job->values);
+    data = mxrt_tensor_data(sum.get());
+  }
+  job->store->server.push(job->key, data, mxrt_tensor_num_elements(first),
+                          mpiType(mxrt_tensor_dtype(first)));
+  return MXRT_OK;
+}
+
+/// dist_async: the key's value as its server holds it now.
+mxrt_status pullAsync(void *arg) {
+  auto *job = static_cast<PullJob *>(arg);
+  mxrt_tensor *first = job->outs[0];
+  job->store->server.pull(job->key, mxrt_tensor_data(first),
+                          mxrt_tensor_num_elements(first),
+                          mpiType(mxrt_tensor_dtype(first)));
+  for (size_t i = 1; i < job->outs.size(); ++i)
+    std::memcpy(mxrt_tensor_data(job->outs[i]), mxrt_tensor_data(first),
+                mxrt_tensor_size_bytes(first));
+  return MXRT_OK;
+}
 
 mxrt_status pullCopy(void *arg) {
   auto *job = static_cast<PullJob *>(arg);
@@ -490,14 +790,15 @@ mxrt_status mxrt_kvstore_create(const char *type, int32_t num_threads,
                           "mxrt_kvstore_create: %s is NULL",
                           type ? "out_store" : "type");
   std::string t = type;
-  if (t != "local" && t != "dist_sync")
+  if (t != "local" && t != "dist_sync" && t != "dist_async")
     return mxrt_set_error(MXRT_INVALID_ARGUMENT,
                           "mxrt_kvstore_create: unknown type '%s' (local, "
-                          "dist_sync)",
+                          "dist_sync, dist_async)",
                           type);
   auto store = std::make_unique<mxrt_kvstore>();
   store->type = t;
   store->dist = t != "local";
+  store->async = t == "dist_async";
   if (mxrt_status status =
           mxrt_engine_create(num_threads > 0 ? num_threads : 2, &store->engine))
     return status;
@@ -509,6 +810,13 @@ mxrt_status mxrt_kvstore_create(const char *type, int32_t num_threads,
       mxrt_engine_release(store->engine);
       return status;
     }
+    if (store->async)
+      if (mxrt_status status =
+              store->server.start(store.get(), store->comm.comm, timeout)) {
+        mxrt_engine_release(store->engine);
+        store->comm.stop();
+        return status;
+      }
   }
   *out_store = store.release();
   return MXRT_OK;
@@ -518,6 +826,8 @@ void mxrt_kvstore_release(mxrt_kvstore *store) {
   if (!store)
     return;
   mxrt_engine_release(store->engine); // runs what is pending first
+  if (store->async)
+    store->server.stop();
   store->comm.stop();
   delete store;
 }
@@ -586,7 +896,13 @@ mxrt_status mxrt_kvstore_init(mxrt_kvstore *store, int32_t key,
             "init of key " + std::to_string(key)))
       return status;
   }
-  store->keys.emplace(key, std::move(entry));
+  {
+    std::lock_guard<std::mutex> lock(store->server.entries);
+    store->keys.emplace(key, std::move(entry));
+  }
+  // dist_async: no push reaches a server before it holds the key.
+  if (store->async)
+    return mxrt_kvstore_barrier(store);
   return MXRT_OK;
 }
 
@@ -607,7 +923,11 @@ mxrt_status mxrt_kvstore_push(mxrt_kvstore *store, int32_t key,
     reads.push_back(store->varOf(v));
   std::string name = "push of key " + std::to_string(key);
   mxrt_status status;
-  if (store->dist) {
+  if (store->async) {
+    status = mxrt_engine_push(store->engine, pushAsync, job.get(),
+                              deleteJob<PushJob>, reads.data(), reads.size(),
+                              &entry->var, 1, priority, name.c_str());
+  } else if (store->dist) {
     job->seq = store->comm.reserve();
     status = mxrt_engine_push_async(
         store->engine, pushDist, job.get(), deleteJob<PushJob>, reads.data(),
@@ -619,7 +939,7 @@ mxrt_status mxrt_kvstore_push(mxrt_kvstore *store, int32_t key,
   }
   if (status == MXRT_OK) {
     job.release();
-  } else if (store->dist) {
+  } else if (store->dist && !store->async) {
     // Its sequence number is taken: release it, or this worker's later
     // collectives would wait for it for ever. (The other workers, which
     // make this collective, then wait until the watchdog ends the job.)
@@ -640,13 +960,16 @@ mxrt_status mxrt_kvstore_pull(mxrt_kvstore *store, int32_t key,
   auto job = std::make_unique<PullJob>();
   job->entry = entry;
   job->outs.assign(outs, outs + num_outs);
+  job->store = store;
+  job->key = key;
   std::vector<mxrt_var *> writes;
   for (mxrt_tensor *out : job->outs)
     writes.push_back(store->varOf(out));
   std::string name = "pull of key " + std::to_string(key);
-  mxrt_status status = mxrt_engine_push(
-      store->engine, pullCopy, job.get(), deleteJob<PullJob>, &entry->var, 1,
-      writes.data(), writes.size(), priority, name.c_str());
+  mxrt_status status =
+      mxrt_engine_push(store->engine, store->async ? pullAsync : pullCopy,
+                       job.get(), deleteJob<PullJob>, &entry->var, 1,
+                       writes.data(), writes.size(), priority, name.c_str());
   if (status == MXRT_OK)
     job.release();
   return status;
@@ -700,6 +1023,19 @@ mxrt_status mxrt_kvstore_set_updater(mxrt_kvstore *store,
   return MXRT_OK;
 }
 
+mxrt_status mxrt_kvstore_set_staleness(mxrt_kvstore *store, int32_t max_steps) {
+  if (!store)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_set_staleness: store is NULL");
+  if (!store->async)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_set_staleness: a %s store has no "
+                          "staleness (dist_async only)",
+                          store->type.c_str());
+  store->server.staleness = max_steps;
+  return MXRT_OK;
+}
+
 mxrt_status mxrt_kvstore_tensor_var(mxrt_kvstore *store,
                                     const mxrt_tensor *tensor,
                                     mxrt_var **out_var) {
@@ -726,6 +1062,8 @@ mxrt_status mxrt_kvstore_barrier(mxrt_kvstore *store) {
     return status;
   if (!store->dist)
     return MXRT_OK;
+  if (store->async) // every push made so far is applied when it returns
+    store->server.flush();
   MPI_Comm comm = store->comm.comm;
   return store->comm.runNow(
       store->comm.reserve(),
@@ -744,6 +1082,52 @@ mxrt_status mxrt_kvstore_save(mxrt_kvstore *store, const char *path) {
                           store ? "path" : "store");
   if (mxrt_status status = mxrt_kvstore_wait_all(store))
     return status;
+  // dist_async: each key's value and states as its server holds them once
+  // every push made before the save is applied, sent to every worker.
+  std::map<int32_t, std::vector<TensorPtr>> snapshots;
+  std::map<int32_t, int64_t> snapshotUpdates;
+  if (store->async) {
+    if (mxrt_status status = mxrt_kvstore_barrier(store))
+      return status;
+    for (auto &[key, entry] : store->keys) {
+      std::vector<mxrt_tensor *> live = {entry.value.get()};
+      for (TensorPtr &state : entry.states)
+        live.push_back(state.get());
+      std::vector<TensorPtr> &copies = snapshots[key];
+      int root = store->server.serverOf(key);
+      int64_t &updates = snapshotUpdates[key];
+      for (mxrt_tensor *t : live) {
+        copies.emplace_back();
+        if (mxrt_status status = newLike(t, copies.back()))
+          return status;
+      }
+      if (store->comm.rank == root) {
+        std::lock_guard<std::mutex> lock(store->server.entries);
+        for (size_t i = 0; i < live.size(); ++i)
+          std::memcpy(mxrt_tensor_data(copies[i].get()),
+                      mxrt_tensor_data(live[i]),
+                      mxrt_tensor_size_bytes(live[i]));
+        updates = entry.updates;
+      }
+      MPI_Comm comm = store->comm.comm;
+      if (mxrt_status status = store->comm.runNow(
+              store->comm.reserve(),
+              [&copies, &updates, root, comm]() -> mxrt_status {
+                for (TensorPtr &t : copies)
+                  if (MPI_Bcast(mxrt_tensor_data(t.get()),
+                                int(mxrt_tensor_num_elements(t.get())),
+                                mpiType(mxrt_tensor_dtype(t.get())), root,
+                                comm) != MPI_SUCCESS)
+                    return mxrt_set_error(MXRT_INTERNAL, "MPI_Bcast failed");
+                return MPI_Bcast(&updates, 1, MPI_INT64_T, root, comm) ==
+                               MPI_SUCCESS
+                           ? MXRT_OK
+                           : mxrt_set_error(MXRT_INTERNAL, "MPI_Bcast failed");
+              },
+              "save of key " + std::to_string(key)))
+        return status;
+    }
+  }
   mxrt_status saved = MXRT_OK;
   std::string message;
   if (store->comm.rank == 0) {
@@ -755,17 +1139,26 @@ mxrt_status mxrt_kvstore_save(mxrt_kvstore *store, const char *path) {
                                               : std::vector<std::string>();
     for (auto &[key, entry] : store->keys) {
       std::string base = "key:" + std::to_string(key);
+      std::vector<const mxrt_tensor *> saved = {entry.value.get()};
+      for (TensorPtr &state : entry.states)
+        saved.push_back(state.get());
+      int64_t updates = entry.updates;
+      if (store->async) {
+        for (size_t i = 0; i < saved.size(); ++i)
+          saved[i] = snapshots[key][i].get();
+        updates = snapshotUpdates[key];
+      }
       names.push_back(base);
-      tensors.push_back(entry.value.get());
-      for (size_t i = 0; i < entry.states.size(); ++i) {
-        names.push_back(base + ":" + stateNames[i]);
-        tensors.push_back(entry.states[i].get());
+      tensors.push_back(saved[0]);
+      for (size_t i = 1; i < saved.size(); ++i) {
+        names.push_back(base + ":" + stateNames[i - 1]);
+        tensors.push_back(saved[i]);
       }
       mxrt_tensor *count;
       if (mxrt_status status = mxrt_tensor_create(MXRT_I64, 0, nullptr, &count))
         return status;
       counts.emplace_back(count);
-      *static_cast<int64_t *>(mxrt_tensor_data(count)) = entry.updates;
+      *static_cast<int64_t *>(mxrt_tensor_data(count)) = updates;
       names.push_back(base + ":updates");
       tensors.push_back(count);
     }
@@ -806,6 +1199,10 @@ mxrt_status mxrt_kvstore_load(mxrt_kvstore *store, const char *path) {
                           store ? "path" : "store");
   if (mxrt_status status = mxrt_kvstore_wait_all(store))
     return status;
+  if (store->async) { // no push made before the load lands after it
+    if (mxrt_status status = mxrt_kvstore_barrier(store))
+      return status;
+  }
   mxrt_params *raw;
   if (mxrt_status status = mxrt_params_load(path, &raw))
     return status;
@@ -851,12 +1248,15 @@ mxrt_status mxrt_kvstore_load(mxrt_kvstore *store, const char *path) {
           mxrt_tensor_data(const_cast<mxrt_tensor *>(count)));
     updates.emplace_back(&entry, n);
   }
-  for (const Copy &c : copies)
-    std::memcpy(mxrt_tensor_data(c.to),
-                mxrt_tensor_data(const_cast<mxrt_tensor *>(c.from)),
-                mxrt_tensor_size_bytes(c.to));
-  for (auto &[entry, n] : updates)
-    entry->updates = n;
+  {
+    std::lock_guard<std::mutex> lock(store->server.entries);
+    for (const Copy &c : copies)
+      std::memcpy(mxrt_tensor_data(c.to),
+                  mxrt_tensor_data(const_cast<mxrt_tensor *>(c.from)),
+                  mxrt_tensor_size_bytes(c.to));
+    for (auto &[entry, n] : updates)
+      entry->updates = n;
+  }
   return mxrt_kvstore_barrier(store);
 }
 

@@ -14,6 +14,10 @@
 //   kill     rank 1 kills itself after init; the others keep pushing.
 //   stall    rank 1 stops itself (SIGSTOP) after init; the others' watchdog
 //            must end the job.
+//   async K S   K steps of noise-free least squares on a dist_async store
+//            (staleness bound S, -1 none), rank 1 slower than the others:
+//            the parameters must reach the exact solution, and with a bound
+//            rank 0 must never see rank 1 more than S steps behind.
 // Prints "PASS" on rank 0 and exits 0 when its checks hold.
 
 #include "mxrt/kvstore.h"
@@ -170,6 +174,100 @@ int runSync(mxrt_kvstore *store, int steps, const std::string &mode,
   return bad;
 }
 
+/// Rank 1's step counter in the async test: a key rank 0 serves, as it
+/// does key 0, with 2, 3 or 4 workers (a server handles each worker's
+/// messages in the order it sent them).
+constexpr int32_t kCounterKey = 12;
+
+/// The dist_async update: plain SGD on keys 0 and 1; the counter takes the
+/// pushed value.
+mxrt_status asyncUpdate(int32_t key, const mxrt_tensor *gradient,
+                        mxrt_tensor *stored, void *) {
+  const float *g = static_cast<const float *>(
+      mxrt_tensor_data(const_cast<mxrt_tensor *>(gradient)));
+  float *w = data(stored);
+  for (int64_t i = 0; i < mxrt_tensor_num_elements(stored); ++i)
+    w[i] = key == kCounterKey ? g[i] : w[i] - 1.5f * g[i] / kBatch;
+  return MXRT_OK;
+}
+
+int runAsync(mxrt_kvstore *store, int steps, int staleness) {
+  int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
+  Problem problem;
+  // y = x w* + b*: the least-squares solution is exactly (w*, b*).
+  std::vector<float> wStar(kDim);
+  for (int d = 0; d < kDim; ++d)
+    wStar[d] = 0.25f * float(d) - 0.8f;
+  float bStar = 0.3f;
+  for (int i = 0; i < kBatch; ++i) {
+    float y = bStar;
+    for (int d = 0; d < kDim; ++d)
+      y += problem.x[i * kDim + d] * wStar[d];
+    problem.y[i] = y;
+  }
+  check(mxrt_kvstore_set_updater(store, asyncUpdate, nullptr), "updater");
+  if (staleness >= 0)
+    check(mxrt_kvstore_set_staleness(store, staleness), "staleness");
+  mxrt_tensor *w = tensor(std::vector<float>(kDim, 0.0f));
+  mxrt_tensor *b = tensor({0.0f});
+  mxrt_tensor *counter = tensor({0.0f});
+  check(mxrt_kvstore_init(store, 0, w), "init w");
+  check(mxrt_kvstore_init(store, 1, b), "init b");
+  check(mxrt_kvstore_init(store, kCounterKey, counter), "init counter");
+  mxrt_tensor *gw = tensor(std::vector<float>(kDim));
+  mxrt_tensor *gb = tensor({0.0f});
+  int shard = kBatch / size, bad = 0;
+  for (int step = 0; step < steps; ++step) {
+    check(mxrt_kvstore_pull(store, 0, &w, 1, 0), "pull w");
+    check(mxrt_kvstore_pull(store, 1, &b, 1, 0), "pull b");
+    check(mxrt_kvstore_wait_all(store), "wait");
+    if (rank == 0 && staleness >= 0) {
+      // This pull of key 0 came after `step` pushes of it; rank 1 pushes
+      // its counter before each of its own pushes of key 0.
+      check(mxrt_kvstore_pull(store, kCounterKey, &counter, 1, 0),
+            "pull counter");
+      check(mxrt_kvstore_wait_all(store), "wait");
+      if (data(counter)[0] < float(step - staleness)) {
+        std::fprintf(stderr,
+                     "step %d: rank 1 has made %g steps, more than %d "
+                     "behind\n",
+                     step, data(counter)[0], staleness);
+        ++bad;
+      }
+    }
+    std::vector<float> wv(data(w), data(w) + kDim), g;
+    float gbv;
+    problem.gradient(wv, data(b)[0], rank * shard, (rank + 1) * shard, g, gbv);
+    std::memcpy(data(gw), g.data(), kDim * 4);
+    data(gb)[0] = gbv;
+    if (rank == 1) {
+      usleep(2000);
+      data(counter)[0] = float(step + 1);
+      check(mxrt_kvstore_push(store, kCounterKey, &counter, 1, 0),
+            "push counter");
+    }
+    check(mxrt_kvstore_push(store, 0, &gw, 1, 0), "push w");
+    check(mxrt_kvstore_push(store, 1, &gb, 1, 0), "push b");
+  }
+  // After a barrier every worker's pushes are applied.
+  check(mxrt_kvstore_barrier(store), "barrier");
+  check(mxrt_kvstore_pull(store, 0, &w, 1, 0), "pull w");
+  check(mxrt_kvstore_pull(store, 1, &b, 1, 0), "pull b");
+  check(mxrt_kvstore_wait_all(store), "wait");
+  for (int d = 0; d < kDim; ++d)
+    if (std::fabs(data(w)[d] - wStar[d]) > 1e-3f) {
+      std::fprintf(stderr, "rank %d: w[%d] = %.6g, the solution %.6g\n", rank,
+                   d, data(w)[d], wStar[d]);
+      ++bad;
+    }
+  if (std::fabs(data(b)[0] - bStar) > 1e-3f) {
+    std::fprintf(stderr, "rank %d: b = %.6g, the solution %.6g\n", rank,
+                 data(b)[0], bStar);
+    ++bad;
+  }
+  return bad;
+}
+
 int runErrors(mxrt_kvstore *store) {
   mxrt_tensor *w = tensor(std::vector<float>(kDim, 1.0f));
   mxrt_tensor *wrong = tensor(std::vector<float>(kDim + 1, 1.0f));
@@ -212,15 +310,20 @@ int main(int argc, char **argv) {
     std::fprintf(
         stderr,
         "usage: %s sync K | checkpoint K FILE | resume K FILE | errors | "
-        "kill | stall\n",
+        "kill | stall | async K STALENESS\n",
         argv[0]);
     return 2;
   }
   std::string mode = argv[1];
   mxrt_kvstore *store;
-  check(mxrt_kvstore_create("dist_sync", 0, &store), "mxrt_kvstore_create");
+  check(mxrt_kvstore_create(mode == "async" ? "dist_async" : "dist_sync", 0,
+                            &store),
+        "mxrt_kvstore_create");
   int bad;
-  if (mode == "sync" || mode == "checkpoint" || mode == "resume")
+  if (mode == "async")
+    bad = runAsync(store, argc > 2 ? std::atoi(argv[2]) : 300,
+                   argc > 3 ? std::atoi(argv[3]) : -1);
+  else if (mode == "sync" || mode == "checkpoint" || mode == "resume")
     bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5, mode,
                   argc > 3 ? argv[3] : "");
   else if (mode == "errors")

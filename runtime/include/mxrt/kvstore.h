@@ -12,6 +12,13 @@
  *    over the process's tensors first, then across all workers (MPI
  *    allreduce), and every worker applies the same update, so that after
  *    each push every worker holds the same values.
+ *  - "dist_async": a parameter server on every worker, key k on rank
+ *    k % num_workers: a push sends this worker's sum there and the update
+ *    is applied when it arrives; a pull fetches the value as the server
+ *    holds it then (other workers' pushes may or may not be in it:
+ *    eventual consistency, optionally bounded, see
+ *    mxrt_kvstore_set_staleness). No collectives after init: workers may
+ *    make different numbers of pushes.
  *
  * Pushes and pulls are operations of the store's dependency engine
  * (mxrt/engine.h): they return at once and run in the order they were made
@@ -59,8 +66,8 @@ typedef mxrt_status (*mxrt_kvstore_updater)(int32_t key,
                                             const mxrt_tensor *gradient,
                                             mxrt_tensor *stored, void *arg);
 
-/** A store of `type` ("local", "dist_sync"). A dist type initializes MPI
- *  on first use (or joins an MPI the app initialized with
+/** A store of `type` ("local", "dist_sync", "dist_async"). A dist type
+ * initializes MPI on first use (or joins an MPI the app initialized with
  *  MPI_THREAD_MULTIPLE). Pass `num_threads` for the store's engine (0: two). */
 MXRT_API mxrt_status mxrt_kvstore_create(const char *type, int32_t num_threads,
                                          mxrt_kvstore **out_store);
@@ -105,6 +112,13 @@ MXRT_API mxrt_status mxrt_kvstore_set_updater(mxrt_kvstore *store,
                                               mxrt_kvstore_updater updater,
                                               void *arg);
 
+/** dist_async only: a worker's pull of a key waits while that worker has
+ *  pushed the key more than `max_steps` times beyond the slowest worker
+ *  still running (stale synchronous parallel; 0 is lockstep); negative
+ *  (the default): no bound. Every worker sets the same bound. */
+MXRT_API mxrt_status mxrt_kvstore_set_staleness(mxrt_kvstore *store,
+                                                int32_t max_steps);
+
 /** The engine variable guarding `tensor` in this store's operations, so
  *  that an app's own engine operations can order against pushes and pulls
  *  (mxrt_engine_wait_for_var on it waits for a pull into it). */
@@ -128,7 +142,8 @@ MXRT_API mxrt_status mxrt_kvstore_load(mxrt_kvstore *store, const char *path);
 
 /** Waits for every push and pull made so far; returns the first failure. */
 MXRT_API mxrt_status mxrt_kvstore_wait_all(mxrt_kvstore *store);
-/** Waits for this worker's operations, then for every worker to get here. */
+/** Waits for this worker's operations, then for every worker to get here;
+ *  on a dist_async store every push made before it is then applied. */
 MXRT_API mxrt_status mxrt_kvstore_barrier(mxrt_kvstore *store);
 
 #ifdef __cplusplus
