@@ -167,11 +167,13 @@ public:
           "needs MPI_THREAD_MULTIPLE (%d)",
           provided, int(MPI_THREAD_MULTIPLE));
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &live);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     timeout = timeoutSeconds;
     thread = std::thread([this] { loop(); });
     watchdog = std::thread([this] { watch(); });
+    responder = std::thread([this] { respond(); });
     return MXRT_OK;
   }
 
@@ -185,6 +187,12 @@ public:
     wake.notify_all();
     thread.join();
     watchdog.join();
+    // The responder answers until every worker has stopped asking: a
+    // barrier on its communicator, then it leaves.
+    MPI_Barrier(live);
+    responding = false;
+    responder.join();
+    MPI_Comm_free(&live);
     MPI_Comm_free(&comm);
   }
 
@@ -263,8 +271,67 @@ private:
     }
   }
 
+  static constexpr int kPing = 1, kPong = 2;
+
+  /// Answers other workers' liveness probes (a thread of its own, so that
+  /// a worker busy elsewhere still answers; a stopped or dead one does not).
+  void respond() {
+    while (responding) {
+      int probe = 0, flag = 0;
+      MPI_Status status;
+      MPI_Request request;
+      MPI_Irecv(&probe, 1, MPI_INT, MPI_ANY_SOURCE, kPing, live, &request);
+      while (!flag && responding) {
+        MPI_Test(&request, &flag, &status);
+        if (!flag)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (!flag) {
+        MPI_Cancel(&request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        return;
+      }
+      MPI_Send(&probe, 1, MPI_INT, status.MPI_SOURCE, kPong, live);
+    }
+  }
+
+  /// The workers that do not answer a probe within two seconds, as "1, 3".
+  std::string silentWorkers() {
+    std::vector<MPI_Request> pings, pongs;
+    std::vector<int> out(size, 1), in(size, 0), peers;
+    for (int r = 0; r < size; ++r) {
+      if (r == rank)
+        continue;
+      peers.push_back(r);
+      pongs.emplace_back();
+      MPI_Irecv(&in[r], 1, MPI_INT, r, kPong, live, &pongs.back());
+      pings.emplace_back();
+      MPI_Isend(&out[r], 1, MPI_INT, r, kPing, live, &pings.back());
+    }
+    Clock::time_point start = Clock::now();
+    std::vector<int> answered(peers.size(), 0);
+    while (std::chrono::duration<double>(Clock::now() - start).count() < 2) {
+      bool all = true;
+      for (size_t i = 0; i < peers.size(); ++i) {
+        if (!answered[i])
+          MPI_Test(&pongs[i], &answered[i], MPI_STATUS_IGNORE);
+        all = all && answered[i];
+      }
+      if (all)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::string silent;
+    for (size_t i = 0; i < peers.size(); ++i)
+      if (!answered[i])
+        silent += (silent.empty() ? "" : ", ") + std::to_string(peers[i]);
+    return silent; // the job is about to end: the requests die with it
+  }
+
   /// Ends the job when a collective makes no progress within the timeout:
   /// a worker that died or stalled leaves the others inside it for ever.
+  /// Before it does, it probes the others and names those that do not
+  /// answer.
   void watch() {
     std::unique_lock<std::mutex> lock(mutex);
     while (!stopping) {
@@ -272,11 +339,21 @@ private:
       if (busy && timeout > 0 &&
           std::chrono::duration<double>(Clock::now() - since).count() >
               timeout) {
+        std::string what = current;
+        lock.unlock();
+        std::string silent = silentWorkers();
+        std::string who =
+            silent.empty()
+                ? "every other worker answers a liveness probe: one is "
+                  "alive but not making this call"
+                : "rank " + silent +
+                      " does not answer a liveness probe "
+                      "(stopped or hung)";
         std::fprintf(stderr,
                      "mxrt kvstore: rank %d of %d: %s made no progress for "
-                     "%.0f s: another worker died or stalled; aborting the "
-                     "job (MXRT_KVSTORE_TIMEOUT sets the limit)\n",
-                     rank, size, current.c_str(), timeout);
+                     "%.0f s: %s; aborting the job (MXRT_KVSTORE_TIMEOUT "
+                     "sets the limit)\n",
+                     rank, size, what.c_str(), timeout, who.c_str());
         std::fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 3);
         std::_Exit(3);
@@ -294,7 +371,9 @@ private:
   std::string current;
   Clock::time_point since;
   double timeout = 0;
-  std::thread thread, watchdog;
+  std::thread thread, watchdog, responder;
+  MPI_Comm live = MPI_COMM_NULL;
+  std::atomic<bool> responding{true};
 };
 
 MPI_Datatype mpiType(mxrt_dtype dtype) {

@@ -288,13 +288,28 @@ TEST(DistKVStoreTest, AKilledWorkerEndsTheJobNamingIt) {
   EXPECT_EQ(output.find("should have ended"), std::string::npos) << output;
 }
 
-TEST(DistKVStoreTest, AStalledWorkerTimesOutNamingTheKey) {
+TEST(DistKVStoreTest, AStalledWorkerTimesOutNamingTheKeyAndTheRank) {
   std::string output;
   int status = runWorkers(2, "stall", output, "MXRT_KVSTORE_TIMEOUT=3");
   EXPECT_NE(status, 0) << output;
   EXPECT_NE(status, 124) << "the job hung until timeout(1) ended it\n"
                          << output;
   EXPECT_NE(output.find("rank 0 of 2: push of key 0 made no progress"),
+            std::string::npos)
+      << output;
+  // The liveness probe names the stopped worker.
+  EXPECT_NE(output.find("rank 1 does not answer a liveness probe"),
+            std::string::npos)
+      << output;
+}
+
+TEST(DistKVStoreTest, AnAbsentWorkerTimesOutAnsweringTheProbe) {
+  // Rank 1 is alive (its probe responder answers) but never pushes.
+  std::string output;
+  int status = runWorkers(2, "absent", output, "MXRT_KVSTORE_TIMEOUT=3");
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(status, 124) << output;
+  EXPECT_NE(output.find("every other worker answers a liveness probe"),
             std::string::npos)
       << output;
 }

@@ -13,7 +13,9 @@
 //            with messages naming the key.
 //   kill     rank 1 kills itself after init; the others keep pushing.
 //   stall    rank 1 stops itself (SIGSTOP) after init; the others' watchdog
-//            must end the job.
+//            must end the job, naming rank 1 as not answering.
+//   absent   rank 1 sleeps after init, alive but making no call: the
+//            watchdog ends the job, saying every worker still answers.
 //   async K S   K steps of noise-free least squares on a dist_async store
 //            (staleness bound S, -1 none), rank 1 slower than the others:
 //            the parameters must reach the exact solution, and with a bound
@@ -287,12 +289,16 @@ int runErrors(mxrt_kvstore *store) {
   return bad;
 }
 
-/// Rank 1 dies or stops after init; the others push until the job ends.
-int runFailure(mxrt_kvstore *store, bool stall) {
+/// Rank 1 dies, stops or sleeps after init; the others push until the job
+/// ends.
+int runFailure(mxrt_kvstore *store, const std::string &mode) {
   mxrt_tensor *w = tensor(std::vector<float>(kDim, 1.0f));
   check(mxrt_kvstore_init(store, 0, w), "init");
+  if (mxrt_kvstore_rank(store) == 1 && mode == "absent")
+    for (;;)
+      sleep(1);
   if (mxrt_kvstore_rank(store) == 1)
-    std::raise(stall ? SIGSTOP : SIGKILL);
+    std::raise(mode == "stall" ? SIGSTOP : SIGKILL);
   for (int i = 0; i < 1000; ++i) {
     check(mxrt_kvstore_pushpull(store, 0, &w, 1, &w, 1, 0), "pushpull");
     check(mxrt_kvstore_wait_all(store), "wait");
@@ -310,7 +316,7 @@ int main(int argc, char **argv) {
     std::fprintf(
         stderr,
         "usage: %s sync K | checkpoint K FILE | resume K FILE | errors | "
-        "kill | stall | async K STALENESS\n",
+        "kill | stall | absent | async K STALENESS\n",
         argv[0]);
     return 2;
   }
@@ -329,7 +335,7 @@ int main(int argc, char **argv) {
   else if (mode == "errors")
     bad = runErrors(store);
   else
-    bad = runFailure(store, mode == "stall");
+    bad = runFailure(store, mode);
   int rank = mxrt_kvstore_rank(store);
   mxrt_kvstore_release(store);
   if (rank == 0 && bad == 0)
