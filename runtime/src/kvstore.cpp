@@ -852,6 +852,30 @@ mxrt_status checkCall(mxrt_kvstore *store, const char *what, int32_t key,
   return store->checkTensors(what, key, *entry, tensors, n, role);
 }
 
+/// Checks every key of a list call, then makes `one` for each.
+template <typename One>
+mxrt_status forKeys(mxrt_kvstore *store, const char *what, size_t numKeys,
+                    const int32_t *keys, mxrt_tensor *const *tensors,
+                    size_t perKey, mxrt_tensor *const *outs, const One &one) {
+  if (numKeys > 0 && !keys)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT, "%s: keys is NULL", what);
+  for (size_t i = 0; i < numKeys; ++i) {
+    Entry *entry;
+    if (mxrt_status status = checkCall(store, what, keys[i],
+                                       tensors ? tensors + i * perKey : nullptr,
+                                       perKey, "value", entry))
+      return status;
+    if (outs)
+      if (mxrt_status status = store->checkTensors(
+              what, keys[i], *entry, outs + i * perKey, perKey, "output"))
+        return status;
+  }
+  for (size_t i = 0; i < numKeys; ++i)
+    if (mxrt_status status = one(i))
+      return status;
+  return MXRT_OK;
+}
+
 } // namespace
 
 extern "C" {
@@ -1062,6 +1086,41 @@ mxrt_status mxrt_kvstore_pushpull(mxrt_kvstore *store, int32_t key,
           mxrt_kvstore_push(store, key, values, num_values, priority))
     return status;
   return mxrt_kvstore_pull(store, key, outs, num_outs, priority);
+}
+
+mxrt_status mxrt_kvstore_push_list(mxrt_kvstore *store, size_t num_keys,
+                                   const int32_t *keys,
+                                   mxrt_tensor *const *values, size_t per_key,
+                                   int32_t priority) {
+  return forKeys(store, "mxrt_kvstore_push_list", num_keys, keys, values,
+                 per_key, nullptr, [&](size_t i) {
+                   return mxrt_kvstore_push(
+                       store, keys[i], values + i * per_key, per_key, priority);
+                 });
+}
+
+mxrt_status mxrt_kvstore_pull_list(mxrt_kvstore *store, size_t num_keys,
+                                   const int32_t *keys,
+                                   mxrt_tensor *const *outs, size_t per_key,
+                                   int32_t priority) {
+  return forKeys(store, "mxrt_kvstore_pull_list", num_keys, keys, outs, per_key,
+                 nullptr, [&](size_t i) {
+                   return mxrt_kvstore_pull(store, keys[i], outs + i * per_key,
+                                            per_key, priority);
+                 });
+}
+
+mxrt_status mxrt_kvstore_pushpull_list(mxrt_kvstore *store, size_t num_keys,
+                                       const int32_t *keys,
+                                       mxrt_tensor *const *values,
+                                       mxrt_tensor *const *outs, size_t per_key,
+                                       int32_t priority) {
+  return forKeys(store, "mxrt_kvstore_pushpull_list", num_keys, keys, values,
+                 per_key, outs, [&](size_t i) {
+                   return mxrt_kvstore_pushpull(
+                       store, keys[i], values + i * per_key, per_key,
+                       outs + i * per_key, per_key, priority);
+                 });
 }
 
 mxrt_status mxrt_kvstore_set_optimizer(mxrt_kvstore *store, const char *name,

@@ -6,6 +6,7 @@
 // doing the same steps), including a worker that dies or stalls.
 
 #include "mxrt/kvstore.h"
+#include "mxrt/kvstore.hpp"
 
 #include <gtest/gtest.h>
 
@@ -149,6 +150,71 @@ TEST(KVStoreTest, UserUpdaterRunsOnTheMergedGradient) {
   ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(w[0], 1 * 10 + 5 + 4);
+}
+
+TEST(KVStoreTest, ListFormsCheckEveryKeyBeforeQueueingAny) {
+  Store store;
+  Tensor w0({1, 1}), w1({5}), g0({2, 3}), g1({4}), o0({0, 0}), o1({0});
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 0, w0.t), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_init(store.s, 1, w1.t), MXRT_OK);
+  int32_t keys[] = {0, 1};
+  mxrt_tensor *grads[] = {g0.t, g1.t}, *outs[] = {o0.t, o1.t};
+  // Key 1's output has key 0's shape: nothing is pushed.
+  mxrt_tensor *badOuts[] = {o0.t, o0.t};
+  EXPECT_EQ(mxrt_kvstore_pushpull_list(store.s, 2, keys, grads, badOuts, 1, 0),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "key 1"), nullptr)
+      << mxrt_last_error();
+  int32_t unknown[] = {0, 8};
+  EXPECT_EQ(mxrt_kvstore_push_list(store.s, 2, unknown, grads, 1, 0),
+            MXRT_NOT_FOUND);
+  ASSERT_EQ(mxrt_kvstore_pull_list(store.s, 2, keys, outs, 1, 0), MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+  EXPECT_EQ(o0[0], 1); // still the initial values
+  EXPECT_EQ(o1[0], 5);
+  // Without an optimizer a push's sum replaces the value.
+  ASSERT_EQ(mxrt_kvstore_pushpull_list(store.s, 2, keys, grads, outs, 1, 0),
+            MXRT_OK);
+  ASSERT_EQ(mxrt_kvstore_wait_all(store.s), MXRT_OK);
+  EXPECT_EQ(o0[0], 2);
+  EXPECT_EQ(o0[1], 3);
+  EXPECT_EQ(o1[0], 4);
+}
+
+TEST(KVStoreTest, CxxWrapperRunsCallablesAndThrows) {
+  mxrt::KVStore store("local");
+  Tensor w({1, 2}), g({10, 20}), wrong({1, 2, 3});
+  store.init(3, w.t);
+  int calls = 0;
+  store.setUpdater(
+      [&](int32_t key, const mxrt_tensor *grad, mxrt_tensor *stored) {
+        ++calls;
+        auto *v = static_cast<float *>(mxrt_tensor_data(stored));
+        auto *d = static_cast<const float *>(
+            mxrt_tensor_data(const_cast<mxrt_tensor *>(grad)));
+        if (d[0] < 0)
+          throw std::runtime_error("negative gradient");
+        for (int i = 0; i < 2; ++i)
+          v[i] -= 0.5f * d[i] + float(key);
+      });
+  store.pushPull(std::vector<int32_t>{3}, {g.t}, {w.t});
+  store.waitAll();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(w[0], 1 - 5 - 3);
+  EXPECT_EQ(w[1], 2 - 10 - 3);
+  EXPECT_THROW(store.push(3, {wrong.t}), mxrt::Error);
+  // An updater's throw is the push's failure, with its words.
+  Tensor negative({-1, 0});
+  store.push(3, {negative.t});
+  try {
+    store.waitAll();
+    ADD_FAILURE() << "the updater's throw was lost";
+  } catch (const mxrt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("negative gradient"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(mxrt::KVStore("nonsense"), mxrt::Error);
 }
 
 TEST(KVStoreTest, BadCallsReturnErrorsNamingTheKey) {

@@ -102,6 +102,25 @@ MXRT_API mxrt_status mxrt_kvstore_pushpull(mxrt_kvstore *store, int32_t key,
                                            mxrt_tensor *const *outs,
                                            size_t num_outs, int32_t priority);
 
+/** The list forms: keys[i] with values[i * per_key .. (i + 1) * per_key)
+ *  (one tensor per device each), as the calls above one key after the
+ *  other. Every key and tensor is checked before any operation is queued:
+ *  on a failure nothing was pushed or pulled. */
+MXRT_API mxrt_status mxrt_kvstore_push_list(mxrt_kvstore *store,
+                                            size_t num_keys,
+                                            const int32_t *keys,
+                                            mxrt_tensor *const *values,
+                                            size_t per_key, int32_t priority);
+MXRT_API mxrt_status mxrt_kvstore_pull_list(mxrt_kvstore *store,
+                                            size_t num_keys,
+                                            const int32_t *keys,
+                                            mxrt_tensor *const *outs,
+                                            size_t per_key, int32_t priority);
+MXRT_API mxrt_status mxrt_kvstore_pushpull_list(
+    mxrt_kvstore *store, size_t num_keys, const int32_t *keys,
+    mxrt_tensor *const *values, mxrt_tensor *const *outs, size_t per_key,
+    int32_t priority);
+
 /** Applies built-in rule `name` (sgd, momentum, adam, rmsprop) on pushes;
  *  `options` may be NULL for the defaults. */
 MXRT_API mxrt_status
