@@ -9,6 +9,7 @@
 #include "passes/lowering/linalg/Lowering.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mxc::mx;
@@ -272,9 +273,17 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
   return results;
 }
 
-/// BatchNormTrain: the mean, then the population variance about it (two
-/// reductions whose loops run the channels outermost), and the data times
-/// a per-channel scale plus shift.
+/// BatchNormTrain: the mean and the population variance in one pass over
+/// the data (the reductions run the channels outermost), then the data
+/// times a per-channel scale plus shift. The pass sums d = x - k and d^2
+/// about each channel's first element k, a sample of the channel, so that
+/// var = E[d^2] - E[d]^2 subtracts numbers of the variance's size (not
+/// E[x^2] and mean^2, which cancel when the mean is large against the
+/// spread); mean = k + E[d]. One read of the activations fewer than a mean
+/// pass and a variance pass about it: ResNet-20's training step 182.6 ->
+/// 180.3 ms on one thread (Intel Xeon, medians of 3 alternating runs), two
+/// threads within noise; its one-step agreement with PyTorch's float64
+/// step (bench/train_bench.py) 0.88 -> 0.64 of the allowed error.
 FailureOr<SmallVector<Value>> lowerBatchNormTrain(BatchNormTrainOp op,
                                                   BatchNormTrainOp::Adaptor a,
                                                   OpBuilder &b) {
@@ -285,24 +294,39 @@ FailureOr<SmallVector<Value>> lowerBatchNormTrain(BatchNormTrainOp op,
   int64_t c = space.shape[0];
   Type et = norm.et;
   Value count = constFloat(b, loc, et, double(space.count));
-  Value sum = channelSums(b, loc, norm, {x}, {}, 1,
-                          [](OpBuilder &nb, Location l, ValueRange e,
-                             ValueRange, ValueRange acc) -> SmallVector<Value> {
-                            return {arith::AddFOp::create(nb, l, e[0], acc[0])};
-                          })[0];
-  auto divide = [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-    return arith::DivFOp::create(nb, l, args[0], count);
-  };
-  Value mean = perChannelMap(b, loc, c, et, {sum}, divide);
-  Value squares =
-      channelSums(b, loc, norm, {x}, {mean}, 1,
-                  [](OpBuilder &nb, Location l, ValueRange e, ValueRange m,
-                     ValueRange acc) -> SmallVector<Value> {
-                    Value d = arith::SubFOp::create(nb, l, e[0], m[0]);
-                    return {arith::AddFOp::create(
-                        nb, l, acc[0], arith::MulFOp::create(nb, l, d, d))};
-                  })[0];
-  Value var = perChannelMap(b, loc, c, et, {squares}, divide);
+  // k: x at index 0 of every axis but the channels'.
+  ArrayRef<int64_t> shape = norm.type.getShape();
+  SmallVector<OpFoldResult> offsets(norm.rank, b.getIndexAttr(0)),
+      sizes(norm.rank, b.getIndexAttr(1)),
+      strides(norm.rank, b.getIndexAttr(1));
+  sizes[norm.axis] = b.getIndexAttr(shape[norm.axis]);
+  Value first = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({c}, et), x, offsets, sizes, strides);
+  SmallVector<Value> sums = channelSums(
+      b, loc, norm, {x}, {first}, 2,
+      [](OpBuilder &nb, Location l, ValueRange e, ValueRange k,
+         ValueRange acc) -> SmallVector<Value> {
+        Value d = arith::SubFOp::create(nb, l, e[0], k[0]);
+        return {arith::AddFOp::create(nb, l, acc[0], d),
+                arith::AddFOp::create(nb, l, acc[1],
+                                      arith::MulFOp::create(nb, l, d, d))};
+      });
+  // mean = k + s1 / n; var = max(s2 / n - (s1 / n)^2, 0).
+  Value mean = perChannelMap(
+      b, loc, c, et, {first, sums[0]},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::AddFOp::create(
+            nb, l, args[0], arith::DivFOp::create(nb, l, args[1], count));
+      });
+  Value var = perChannelMap(
+      b, loc, c, et, {sums[0], sums[1]},
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value m = arith::DivFOp::create(nb, l, args[0], count);
+        Value v = arith::SubFOp::create(
+            nb, l, arith::DivFOp::create(nb, l, args[1], count),
+            arith::MulFOp::create(nb, l, m, m));
+        return arith::MaximumFOp::create(nb, l, v, constFloat(nb, l, et, 0.0));
+      });
   bool fixGamma = op.getFixGamma();
   Value scale = perChannelMap(
       b, loc, c, et, {var, a.getGamma()},
