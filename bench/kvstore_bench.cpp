@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // What the KVStore costs over the collective it runs on: pushpull of one
-// float32 key (a dist_sync store, no optimizer) against a bare in-place
-// MPI_Allreduce of the same bytes, in interleaved rounds of the same run,
-// medians per size. Run under mpirun (bench/README.md):
+// float32 key (a dist_sync store, no optimizer) into another tensor and
+// into the pushed one itself, against a bare in-place MPI_Allreduce of the
+// same bytes and an out-of-place one plus a copy, in interleaved rounds of
+// the same run, medians per size. Run under mpirun (bench/README.md):
 //   mpirun -np 2 build/bin/mxrt-kvstore-bench [--sizes-mb 1,4,16,64,256]
 //          [--rounds 5]
 // Rank 0 prints a Markdown table.
@@ -66,21 +67,27 @@ int main(int argc, char **argv) {
   check(mxrt_kvstore_create("dist_sync", 0, &store), "mxrt_kvstore_create");
   int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
   if (rank == 0)
-    std::printf("pushpull vs MPI_Allreduce, float32, %d ranks, medians of %d "
-                "interleaved rounds\n\n| MB | MPI_Allreduce ms | pushpull ms "
-                "| pushpull / allreduce |\n|---:|---:|---:|---:|\n",
-                size, rounds);
+    std::printf(
+        "pushpull vs MPI_Allreduce, float32, %d ranks, medians of %d "
+        "interleaved rounds\n\n| MB | MPI_Allreduce (in place) ms | "
+        "pushpull ms | / allreduce | pushpull in place ms | / allreduce "
+        "| out-of-place allreduce + copy ms | / allreduce |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        size, rounds);
   int32_t key = 0;
   for (int64_t mb : sizesMb) {
     int64_t n = mb * (1 << 20) / 4;
-    mxrt_tensor *grad, *out, *bare;
+    mxrt_tensor *grad, *out, *bare, *scratch, *out2, *inPlace;
     check(mxrt_tensor_create(MXRT_F32, 1, &n, &grad), "tensor");
     check(mxrt_tensor_create(MXRT_F32, 1, &n, &out), "tensor");
     check(mxrt_tensor_create(MXRT_F32, 1, &n, &bare), "tensor");
-    for (mxrt_tensor *t : {grad, out, bare})
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &scratch), "tensor");
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &out2), "tensor");
+    check(mxrt_tensor_create(MXRT_F32, 1, &n, &inPlace), "tensor");
+    for (mxrt_tensor *t : {grad, out, bare, scratch, out2, inPlace})
       std::fill_n(static_cast<float *>(mxrt_tensor_data(t)), n, 1.0f);
     check(mxrt_kvstore_init(store, key, grad), "init");
-    std::vector<double> mpi, kv;
+    std::vector<double> mpi, kv, floor, kvInPlace;
     for (int r = 0; r <= rounds; ++r) { // round 0 warms up
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = now();
@@ -93,9 +100,33 @@ int main(int argc, char **argv) {
             "pushpull");
       check(mxrt_kvstore_wait_all(store), "wait");
       double t3 = now();
+      // The floor of a store that keeps its pushed tensor and its own
+      // value: an out-of-place allreduce, then a copy into the output.
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t4 = now();
+      MPI_Allreduce(mxrt_tensor_data(grad), mxrt_tensor_data(scratch), int(n),
+                    MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      std::memcpy(mxrt_tensor_data(out2), mxrt_tensor_data(scratch), n * 4);
+      double t5 = now();
+      // pushpull into the pushed tensor (the allreduce in place).
+      std::fill_n(static_cast<float *>(mxrt_tensor_data(inPlace)), n, 1.0f);
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t6 = now();
+      check(mxrt_kvstore_pushpull(store, key, &inPlace, 1, &inPlace, 1, 0),
+            "pushpull in place");
+      check(mxrt_kvstore_wait_all(store), "wait");
+      double t7 = now();
+      if (static_cast<float *>(mxrt_tensor_data(inPlace))[n / 2] !=
+          float(size)) {
+        std::fprintf(stderr, "rank %d: in-place pushpull gave %g\n", rank,
+                     static_cast<float *>(mxrt_tensor_data(inPlace))[n / 2]);
+        return 1;
+      }
       if (r > 0) {
         mpi.push_back(1e3 * (t1 - t0));
         kv.push_back(1e3 * (t3 - t2));
+        floor.push_back(1e3 * (t5 - t4));
+        kvInPlace.push_back(1e3 * (t7 - t6));
       }
     }
     float expect = float(size);
@@ -105,10 +136,13 @@ int main(int argc, char **argv) {
       return 1;
     }
     if (rank == 0)
-      std::printf("| %lld | %.2f | %.2f | %.2f |\n", (long long)mb, median(mpi),
-                  median(kv), median(kv) / median(mpi));
+      std::printf("| %lld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
+                  (long long)mb, median(mpi), median(kv),
+                  median(kv) / median(mpi), median(kvInPlace),
+                  median(kvInPlace) / median(mpi), median(floor),
+                  median(floor) / median(mpi));
     std::fflush(stdout);
-    for (mxrt_tensor *t : {grad, out, bare})
+    for (mxrt_tensor *t : {grad, out, bare, scratch, out2, inPlace})
       mxrt_tensor_release(t);
     ++key;
   }

@@ -102,8 +102,16 @@ struct Optimizer {
     return {};
   }
 
+  /// One update of all n elements.
   void apply(const float *grad, float *w, Entry &entry, int64_t n) const {
     ++entry.updates;
+    applyRange(grad, w, entry, 0, n);
+  }
+
+  /// Elements [begin, end) of the update counted in entry.updates (the
+  /// caller counts it once for all its ranges).
+  void applyRange(const float *grad, float *w, Entry &entry, int64_t begin,
+                  int64_t end) const {
     float *s0 =
         entry.states.size() > 0 ? floats(entry.states[0].get()) : nullptr;
     float *s1 =
@@ -112,7 +120,7 @@ struct Optimizer {
     float adamLr =
         float(o.learning_rate * std::sqrt(1.0 - std::pow(o.beta2, t)) /
               (1.0 - std::pow(o.beta1, t)));
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       float g = grad[i] * o.rescale_grad;
       if (o.clip_gradient > 0)
         g = std::min(std::max(g, -o.clip_gradient), o.clip_gradient);
@@ -376,6 +384,12 @@ private:
   std::atomic<bool> responding{true};
 };
 
+/// The pieces a dist_sync push reduces one after the other: 1 MiB, which
+/// stays in L2 for the copy or update that follows each in an in-place
+/// pushpull, and which Open MPI reduces faster than one large piece
+/// (bench/kvstore_bench.cpp, docs/distributed.md).
+constexpr int64_t kChunkBytes = 1 << 20;
+
 MPI_Datatype mpiType(mxrt_dtype dtype) {
   return dtype == MXRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
 }
@@ -521,19 +535,26 @@ struct mxrt_kvstore {
     return MXRT_OK;
   }
 
-  /// Applies the update (or the assignment) of `key` from entry.merged.
-  mxrt_status update(int32_t key, Entry &entry) {
+  /// Applies the update (or the assignment) of `key` from `gradient`
+  /// (entry.merged unless given).
+  mxrt_status update(int32_t key, Entry &entry,
+                     mxrt_tensor *gradient = nullptr) {
+    if (!gradient)
+      gradient = entry.merged.get();
     if (updater)
-      return updater(key, entry.merged.get(), entry.value.get(), updaterArg);
+      return updater(key, gradient, entry.value.get(), updaterArg);
     int64_t n = mxrt_tensor_num_elements(entry.value.get());
     if (optimizer) {
-      optimizer->apply(floats(entry.merged.get()), floats(entry.value.get()),
-                       entry, n);
+      optimizer->apply(floats(gradient), floats(entry.value.get()), entry, n);
       return MXRT_OK;
     }
     // The merged sum becomes the value; the old value's buffer is the
     // next push's scratch (a swap, not a copy of the whole array).
-    std::swap(entry.value, entry.merged);
+    if (gradient == entry.merged.get())
+      std::swap(entry.value, entry.merged);
+    else
+      std::memcpy(mxrt_tensor_data(entry.value.get()),
+                  mxrt_tensor_data(gradient), mxrt_tensor_size_bytes(gradient));
     return MXRT_OK;
   }
 };
@@ -750,6 +771,65 @@ struct PushJob {
   uint64_t seq;
 };
 
+/// dist_sync pushpull of one tensor into itself: the allreduce runs in
+/// place on it (the caller gave it up to the result), then the update, and
+/// the value comes back into it; one copy of the array fewer than a push
+/// and a pull (an out-of-place allreduce copies its input first).
+void pushPullInPlace(void *arg, mxrt_engine_done *done) {
+  auto *job = static_cast<PushJob *>(arg);
+  mxrt_kvstore *store = job->store;
+  Entry *entry = job->entry;
+  int32_t key = job->key;
+  mxrt_tensor *tensor = job->values[0];
+  store->comm.submit(
+      job->seq,
+      {[store, entry, key, tensor]() -> mxrt_status {
+         // In chunks of kChunkBytes, each updated (or copied into the
+         // value) while it is still in cache.
+         mxrt_dtype dtype = mxrt_tensor_dtype(tensor);
+         int64_t n = mxrt_tensor_num_elements(tensor);
+         int64_t esize = int64_t(mxrt_tensor_size_bytes(tensor) / size_t(n));
+         int64_t chunk = std::max<int64_t>(1, kChunkBytes / esize);
+         auto *sum = static_cast<char *>(mxrt_tensor_data(tensor));
+         auto *value =
+             static_cast<char *>(mxrt_tensor_data(entry->value.get()));
+         const Optimizer *rule =
+             store->updater ? nullptr : store->optimizer.get();
+         if (rule)
+           ++entry->updates;
+         for (int64_t begin = 0; begin < n; begin += chunk) {
+           int64_t count = std::min(chunk, n - begin);
+           char *at = sum + begin * esize;
+           if (MPI_Allreduce(MPI_IN_PLACE, at, int(count), mpiType(dtype),
+                             MPI_SUM, store->comm.comm) != MPI_SUCCESS)
+             return mxrt_set_error(MXRT_INTERNAL,
+                                   "pushpull of key %d: MPI_Allreduce "
+                                   "failed on rank %d",
+                                   key, store->comm.rank);
+           if (store->updater)
+             continue;
+           if (rule) { // the updated value comes back into the tensor
+             rule->applyRange(reinterpret_cast<const float *>(sum),
+                              reinterpret_cast<float *>(value), *entry, begin,
+                              begin + count);
+             std::memcpy(at, value + begin * esize, size_t(count * esize));
+           } else { // the sum is the value
+             std::memcpy(value + begin * esize, at, size_t(count * esize));
+           }
+         }
+         if (!store->updater)
+           return MXRT_OK;
+         if (mxrt_status status = store->update(key, *entry, tensor))
+           return status;
+         std::memcpy(sum, value, mxrt_tensor_size_bytes(tensor));
+         return MXRT_OK;
+       },
+       [done](mxrt_status status, const std::string &message) {
+         mxrt_engine_complete(done, status, message.c_str());
+       },
+       "pushpull of key " + std::to_string(key)});
+}
+
 mxrt_status pushLocal(void *arg) {
   auto *job = static_cast<PushJob *>(arg);
   sumInto(job->entry->merged.get(), job->values);
@@ -772,15 +852,27 @@ void pushDist(void *arg, mxrt_engine_done *done) {
   store->comm.submit(
       job->seq,
       {[store, entry, key, source]() -> mxrt_status {
+         // In chunks (kChunkBytes), which Open MPI reduces faster than
+         // one large piece.
          mxrt_tensor *merged = entry->merged.get();
-         if (MPI_Allreduce(source, mxrt_tensor_data(merged),
-                           int(mxrt_tensor_num_elements(merged)),
-                           mpiType(mxrt_tensor_dtype(merged)), MPI_SUM,
-                           store->comm.comm) != MPI_SUCCESS)
-           return mxrt_set_error(MXRT_INTERNAL,
-                                 "push of key %d: MPI_Allreduce failed on "
-                                 "rank %d",
-                                 key, store->comm.rank);
+         int64_t n = mxrt_tensor_num_elements(merged);
+         int64_t esize = int64_t(mxrt_tensor_size_bytes(merged) / size_t(n));
+         int64_t chunk = std::max<int64_t>(1, kChunkBytes / esize);
+         auto *to = static_cast<char *>(mxrt_tensor_data(merged));
+         for (int64_t begin = 0; begin < n; begin += chunk) {
+           const void *from =
+               source == MPI_IN_PLACE
+                   ? MPI_IN_PLACE
+                   : static_cast<const char *>(source) + begin * esize;
+           if (MPI_Allreduce(from, to + begin * esize,
+                             int(std::min(chunk, n - begin)),
+                             mpiType(mxrt_tensor_dtype(merged)), MPI_SUM,
+                             store->comm.comm) != MPI_SUCCESS)
+             return mxrt_set_error(MXRT_INTERNAL,
+                                   "push of key %d: MPI_Allreduce failed on "
+                                   "rank %d",
+                                   key, store->comm.rank);
+         }
          return store->update(key, *entry);
        },
        [done](mxrt_status status, const std::string &message) {
@@ -1082,6 +1174,32 @@ mxrt_status mxrt_kvstore_pushpull(mxrt_kvstore *store, int32_t key,
                                   mxrt_tensor *const *values, size_t num_values,
                                   mxrt_tensor *const *outs, size_t num_outs,
                                   int32_t priority) {
+  if (store && store->dist && !store->async && num_values == 1 &&
+      num_outs == 1 && values && outs && values[0] && values[0] == outs[0]) {
+    Entry *entry;
+    if (mxrt_status status = checkCall(store, "mxrt_kvstore_pushpull", key,
+                                       values, 1, "value", entry))
+      return status;
+    auto job = std::make_unique<PushJob>();
+    job->store = store;
+    job->key = key;
+    job->entry = entry;
+    job->values = {values[0]};
+    job->seq = store->comm.reserve();
+    mxrt_var *writes[2] = {store->varOf(values[0]), entry->var};
+    std::string name = "pushpull of key " + std::to_string(key);
+    mxrt_status status = mxrt_engine_push_async(
+        store->engine, pushPullInPlace, job.get(), deleteJob<PushJob>, nullptr,
+        0, writes, 2, priority, name.c_str());
+    if (status == MXRT_OK) {
+      job.release();
+    } else { // release its sequence number (see mxrt_kvstore_push)
+      store->comm.submit(job->seq,
+                         {[] { return MXRT_OK; },
+                          [](mxrt_status, const std::string &) {}, name});
+    }
+    return status;
+  }
   if (mxrt_status status =
           mxrt_kvstore_push(store, key, values, num_values, priority))
     return status;

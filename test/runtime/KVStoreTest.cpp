@@ -270,6 +270,16 @@ TEST(DistKVStoreTest, SyncEqualsOneProcessOnTheGlobalBatch) {
   }
 }
 
+TEST(DistKVStoreTest, InPlacePushPullEqualsOneProcess) {
+  // pushpull into the pushed tensor: the allreduce in place, the updated
+  // value back into it.
+  for (int np : {2, 4}) {
+    std::string output;
+    EXPECT_EQ(runWorkers(np, "sync-inplace 6", output), 0) << output;
+    EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+  }
+}
+
 TEST(DistKVStoreTest, AsyncConvergesWithAndWithoutAStalenessBound) {
   // Noise-free least squares: every run must reach the exact solution;
   // with a bound, the slow rank is never further behind than it allows.
@@ -360,7 +370,7 @@ TEST(DistKVStoreTest, AStalledWorkerTimesOutNamingTheKeyAndTheRank) {
   EXPECT_NE(status, 0) << output;
   EXPECT_NE(status, 124) << "the job hung until timeout(1) ended it\n"
                          << output;
-  EXPECT_NE(output.find("rank 0 of 2: push of key 0 made no progress"),
+  EXPECT_NE(output.find("rank 0 of 2: pushpull of key 0 made no progress"),
             std::string::npos)
       << output;
   // The liveness probe names the stopped worker.

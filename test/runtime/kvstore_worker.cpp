@@ -6,6 +6,8 @@
 //            the global batch through a dist_sync store; rank 0 checks the
 //            parameters against one process doing the same K steps on the
 //            whole batch (plain loops, no store) to 1e-5 relative.
+//   sync-inplace K   the same with each pushpull into the pushed tensor
+//            itself (the in-place allreduce), the result copied to w.
 //   checkpoint K FILE   the first K/2 of those steps, a save to FILE, and
 //            rank 1 killed; resume K FILE: a load of FILE and the last
 //            K/2 steps, checked as `sync K` is.
@@ -128,6 +130,14 @@ int runSync(mxrt_kvstore *store, int steps, const std::string &mode,
     problem.gradient(wv, data(b)[0], rank * shard, (rank + 1) * shard, g, gbv);
     std::memcpy(data(gw), g.data(), kDim * 4);
     data(gb)[0] = gbv;
+    if (mode == "sync-inplace") {
+      check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &gw, 1, 0), "pushpull w");
+      check(mxrt_kvstore_pushpull(store, 1, &gb, 1, &gb, 1, 1), "pushpull b");
+      check(mxrt_kvstore_wait_all(store), "wait");
+      std::memcpy(data(w), data(gw), kDim * 4);
+      data(b)[0] = data(gb)[0];
+      continue;
+    }
     check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &w, 1, 0), "pushpull w");
     check(mxrt_kvstore_pushpull(store, 1, &gb, 1, &b, 1, 1), "pushpull b");
     check(mxrt_kvstore_wait_all(store), "wait");
@@ -247,6 +257,9 @@ int runAsync(mxrt_kvstore *store, int steps, int staleness) {
       data(counter)[0] = float(step + 1);
       check(mxrt_kvstore_push(store, kCounterKey, &counter, 1, 0),
             "push counter");
+      // Sent before the push of key 0 below (the engine may run two keys'
+      // pushes in either order).
+      check(mxrt_kvstore_wait_all(store), "wait");
     }
     check(mxrt_kvstore_push(store, 0, &gw, 1, 0), "push w");
     check(mxrt_kvstore_push(store, 1, &gb, 1, 0), "push b");
@@ -313,11 +326,11 @@ int runFailure(mxrt_kvstore *store, const std::string &mode) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(
-        stderr,
-        "usage: %s sync K | checkpoint K FILE | resume K FILE | errors | "
-        "kill | stall | absent | async K STALENESS\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s sync K | sync-inplace K | checkpoint K FILE | "
+                 "resume K FILE | errors | "
+                 "kill | stall | absent | async K STALENESS\n",
+                 argv[0]);
     return 2;
   }
   std::string mode = argv[1];
@@ -329,7 +342,8 @@ int main(int argc, char **argv) {
   if (mode == "async")
     bad = runAsync(store, argc > 2 ? std::atoi(argv[2]) : 300,
                    argc > 3 ? std::atoi(argv[3]) : -1);
-  else if (mode == "sync" || mode == "checkpoint" || mode == "resume")
+  else if (mode == "sync" || mode == "sync-inplace" || mode == "checkpoint" ||
+           mode == "resume")
     bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5, mode,
                   argc > 3 ? argv[3] : "");
   else if (mode == "errors")
