@@ -28,9 +28,10 @@ static const char *program = "train_dist";
 #include <mxrt/kvstore.h>
 
 typedef struct {
-  int32_t param;  /* the model's parameter index: the store's key */
-  int32_t output; /* grad's output holding its gradient */
-  mxrt_tensor *value, *gradient;
+  int32_t param;         /* the model's parameter index: the store's key */
+  int32_t output;        /* grad's output holding its gradient */
+  mxrt_tensor *value;    /* its initial value, for init */
+  mxrt_tensor *gradient; /* grad writes it; pushpull returns the update */
 } learned;
 
 int main(int argc, char **argv) {
@@ -168,9 +169,11 @@ int main(int argc, char **argv) {
            mxrt_tensor_data(y));
       check(mxrt_instance_call(instance, grad, inputs, 2, results, outputs),
             "grad");
+      /* Each gradient goes out as it is and the updated value comes back
+       * into the same tensor (the store reduces it in place). */
       for (int k = 0; k < count; ++k)
         check(mxrt_kvstore_pushpull(store, params[k].param, &params[k].gradient,
-                                    1, &params[k].value, 1, -k),
+                                    1, &params[k].gradient, 1, -k),
               "pushpull");
       const float *probs = mxrt_tensor_data(results[0]);
       for (int64_t b = 0; b < batch; ++b) {
@@ -183,9 +186,9 @@ int main(int argc, char **argv) {
       check(mxrt_kvstore_wait_all(store), "kvstore");
       waiting += now() - wait;
       for (int k = 0; k < count; ++k)
-        check(
-            mxrt_instance_set_param(instance, params[k].param, params[k].value),
-            "set_param");
+        check(mxrt_instance_set_param(instance, params[k].param,
+                                      params[k].gradient),
+              "set_param");
     }
     double seconds = now() - start;
     if (rank == 0) {
