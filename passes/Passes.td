@@ -27,6 +27,22 @@ def ConvertMxToLinalgPass : Pass<"mxc-convert-mx-to-linalg"> {
                            "::mxc::mx::MxDialect"];
 }
 
+def ReportGradientsPass : Pass<"mxc-report-gradients", "::mlir::ModuleOp"> {
+  let summary = "Call mxrt_output_ready as each gradient output is final";
+  let description = [{
+    In every function with gradient out-parameters (`mx.grad_of`, @grad's),
+    inserts after the last operation of the entry block that touches an
+    out-parameter (or a view of it) a call `mxrt_output_ready(i)`, i its
+    output index, so that the runtime can tell the app (an output callback)
+    that the gradient is final while the rest of the backward pass runs:
+    a data-parallel app starts that gradient's communication then. Runs on
+    bufferized code, after the memory plan and the kernel calls, when the
+    order of the writes is the one that executes.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def MemrefCopyToLinalgPass : Pass<"mxc-memref-copy-to-linalg"> {
   let summary = "Rewrite memref.copy as linalg.copy";
   let description = [{

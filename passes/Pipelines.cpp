@@ -32,6 +32,7 @@ constexpr const char *kCpuPipeline =
     "buffer-deallocation-pipeline,"
     "mxc-kernels-to-calls,"
     "mxc-memref-copy-to-linalg,"
+    "mxc-report-gradients,"
     "func.func(mxc-collapse-loops),"
     "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-parallel-loops,"

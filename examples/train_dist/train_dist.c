@@ -12,10 +12,12 @@
  *          [--data DIR] [--epochs E] [--lr X] [--optimizer
  * sgd|momentum|adam|rmsprop]
  *          [--kvstore dist_sync|dist_async] [--limit N] [--test-limit N]
- *          [--save FILE.params] [--seed S] [--threads T]
+ *          [--save FILE.params] [--seed S] [--threads T] [--overlap 0|1]
  *
  * The library's batch (its data input's first extent) is GLOBAL / N; each
- * worker's kernels run on T threads (default 1). Rank 0
+ * worker's kernels run on T threads (default 1). With --overlap 1 (the
+ * default) each gradient is pushed from the instance's output callback as
+ * soon as the backward pass has finished it, while the pass goes on. Rank 0
  * prints per epoch its shard's loss and accuracy, the images/s of one
  * worker and of all, and the share of the epoch spent waiting for the
  * store (communication not hidden); then the test accuracy and, with
@@ -32,7 +34,30 @@ typedef struct {
   int32_t output;        /* grad's output holding its gradient */
   mxrt_tensor *value;    /* its initial value, for init */
   mxrt_tensor *gradient; /* grad writes it; pushpull returns the update */
+  int sent;              /* pushed in this step */
 } learned;
+
+static mxrt_kvstore *store;
+static learned *params;
+static int count, sent;
+static int32_t *byOutput; /* grad output -> index in params, or -1 */
+
+static void push(learned *l) {
+  /* Earlier-finished gradients (the last layers') go first. */
+  check(mxrt_kvstore_pushpull(store, l->param, &l->gradient, 1, &l->gradient, 1,
+                              -sent),
+        "pushpull");
+  l->sent = 1;
+  ++sent;
+}
+
+/* The output callback: a gradient is final while grad still runs. */
+static void ready(void *arg, int32_t function, int32_t output) {
+  (void)arg;
+  (void)function;
+  if (byOutput[output] >= 0)
+    push(&params[byOutput[output]]);
+}
 
 int main(int argc, char **argv) {
   const char *lib = NULL, *dir = "/usr/share/datasets/fashion-mnist",
@@ -41,7 +66,7 @@ int main(int argc, char **argv) {
   double lr = 0.1;
   int64_t limit = 0, test_limit = 0, global = 0;
   unsigned seed = 1;
-  int threads = 1;
+  int threads = 1, overlap = 1;
   for (int i = 1; i < argc; i += 2) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)
@@ -70,6 +95,8 @@ int main(int argc, char **argv) {
       seed = (unsigned)atoi(v);
     else if (!strcmp(a, "--threads"))
       threads = atoi(v);
+    else if (!strcmp(a, "--overlap"))
+      overlap = atoi(v);
     else {
       fprintf(stderr, "%s: unknown option '%s'\n", program, a);
       return 1;
@@ -78,7 +105,6 @@ int main(int argc, char **argv) {
   if (!lib || global <= 0)
     die("--lib LIB.so and --batch GLOBAL are required");
 
-  mxrt_kvstore *store;
   check(mxrt_kvstore_create(type, 0, &store), "mxrt_kvstore_create");
   int32_t rank = mxrt_kvstore_rank(store),
           workers = mxrt_kvstore_num_workers(store);
@@ -112,9 +138,9 @@ int main(int argc, char **argv) {
    * parameter. Each parameter is a key of the store, holding rank 0's
    * initial value on every worker. */
   int32_t outputs = mxrt_model_function_num_outputs(model, grad);
-  learned *params = calloc((size_t)outputs, sizeof(learned));
+  params = calloc((size_t)outputs, sizeof(learned));
+  byOutput = malloc(sizeof(int32_t) * (size_t)outputs);
   mxrt_tensor **results = calloc((size_t)outputs, sizeof(mxrt_tensor *));
-  int count = 0;
   mxrt_optimizer_options rule;
   mxrt_optimizer_options_init(&rule);
   rule.learning_rate = (float)lr;
@@ -126,8 +152,10 @@ int main(int argc, char **argv) {
     check(mxrt_tensor_create(info.dtype, info.ndim, info.shape, &results[o]),
           "tensor");
     size_t n = strlen(info.name);
+    byOutput[o] = -1;
     if (o == 0 || n < 6 || strcmp(info.name + n - 5, "_grad"))
       continue;
+    byOutput[o] = count;
     char name[512];
     snprintf(name, sizeof name, "%.*s", (int)(n - 5), info.name);
     learned *l = &params[count++];
@@ -141,6 +169,9 @@ int main(int argc, char **argv) {
   }
   if (count == 0)
     die("grad has no parameter gradients");
+  if (overlap)
+    check(mxrt_instance_set_output_callback(instance, ready, NULL),
+          "output callback");
 
   mxrt_tensor *x, *y;
   check(mxrt_tensor_create(MXRT_F32, in.ndim, in.shape, &x), "tensor");
@@ -152,9 +183,11 @@ int main(int argc, char **argv) {
   srand(seed); /* the same permutations on every rank */
   if (rank == 0)
     printf("training %lld images, global batch %lld on %d workers (%lld "
-           "each), %s %s, lr %g\n",
+           "each), %s %s, lr %g, %s\n",
            (long long)train.count, (long long)global, workers, (long long)batch,
-           type, optimizer, lr);
+           type, optimizer, lr,
+           overlap ? "pushes overlapping the backward pass"
+                   : "pushes after the backward pass");
   for (int e = 1; e <= epochs; ++e) {
     for (int64_t i = train.count - 1; i > 0; --i) { /* Fisher-Yates */
       int64_t j = rand() % (i + 1), t = order[i];
@@ -167,14 +200,18 @@ int main(int argc, char **argv) {
       int64_t mine = first + rank * batch; /* this worker's shard */
       fill(&train, order, mine, batch, mxrt_tensor_data(x),
            mxrt_tensor_data(y));
+      /* Each gradient goes out as it is and the updated value comes back
+       * into the same tensor (the store reduces it in place): with
+       * --overlap 1 from the output callback, as soon as the backward pass
+       * has finished it, else after the call. */
+      sent = 0;
       check(mxrt_instance_call(instance, grad, inputs, 2, results, outputs),
             "grad");
-      /* Each gradient goes out as it is and the updated value comes back
-       * into the same tensor (the store reduces it in place). */
       for (int k = 0; k < count; ++k)
-        check(mxrt_kvstore_pushpull(store, params[k].param, &params[k].gradient,
-                                    1, &params[k].gradient, 1, -k),
-              "pushpull");
+        if (!params[k].sent)
+          push(&params[k]);
+      for (int k = 0; k < count; ++k)
+        params[k].sent = 0;
       const float *probs = mxrt_tensor_data(results[0]);
       for (int64_t b = 0; b < batch; ++b) {
         int target = train.labels[order[mine + b]];
@@ -215,6 +252,7 @@ int main(int argc, char **argv) {
   mxrt_tensor_release(x);
   mxrt_tensor_release(y);
   free(params);
+  free(byOutput);
   free(results);
   free(order);
   mxrt_instance_release(instance);

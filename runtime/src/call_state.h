@@ -7,6 +7,7 @@
 #define MXRT_SRC_CALL_STATE_H
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct CallState {
   StringArena strings;
   /// The first error of the call ("" when none).
   std::string error;
+  /// The instance's output callback (mxrt_instance_set_output_callback),
+  /// its argument, and the function being called.
+  void (*outputReady)(void *arg, int32_t function, int32_t output) = nullptr;
+  void *outputArg = nullptr;
+  int32_t function = 0;
 
   /// Makes `state` the calling thread's current call until destruction.
   class Scope {

@@ -463,6 +463,7 @@ bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
               void **buffers) {
   mxrt::ThreadPool::Scope pool(instance->pool.get());
   mxrt::CallState::Scope call(&instance->call);
+  instance->call.function = int32_t(&fn - instance->model->desc->functions);
   fn.entry(buffers, &instance->context);
   return instance->call.error.empty();
 }
@@ -796,6 +797,17 @@ mxrt_status mxrt_model_find_param(const mxrt_model *model, const char *name,
                    [&](const mxrt_model_desc &desc) {
                      return findByName(desc.params, desc.num_params, name);
                    });
+}
+
+mxrt_status mxrt_instance_set_output_callback(mxrt_instance *instance,
+                                              mxrt_output_callback callback,
+                                              void *arg) {
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_instance_set_output_callback", {{"instance", instance}}))
+    return status;
+  instance->call.outputReady = callback;
+  instance->call.outputArg = callback ? arg : nullptr;
+  return MXRT_OK;
 }
 
 mxrt_status mxrt_instance_call(mxrt_instance *instance, int32_t function,

@@ -119,6 +119,14 @@ CallState::Scope::Scope(CallState *state) : previous(currentCall) {
 
 CallState::Scope::~Scope() { currentCall = previous; }
 
+/// Compiled code's report that output `output` of the running function is
+/// final (mxc-report-gradients): the instance's callback, if any.
+extern "C" void mxrt_output_ready(int32_t output) {
+  CallState *state = currentCall;
+  if (state && state->outputReady)
+    state->outputReady(state->outputArg, state->function, output);
+}
+
 } // namespace mxrt
 
 const char *mxrt_string_from_float(double value, int32_t bits) {

@@ -139,6 +139,12 @@ MXRT_API double mxrt_string_to_float(const char *text, int32_t bits);
  *  / "false" in any case, or a float truncated toward zero (saturating). */
 MXRT_API int64_t mxrt_string_to_int(const char *text, int32_t is_unsigned);
 
+/** Compiled code's report that output `output` of the function running on
+ *  this thread holds its final value (mxc's `grad` functions report each
+ *  gradient as the backward pass finishes it): calls the instance's output
+ *  callback (mxrt_instance_set_output_callback), if it has one. */
+MXRT_API void mxrt_output_ready(int32_t output);
+
 /** A loop body that runs iterations [begin, end) of a parallel loop with
  *  the captured values at `ctx`. */
 typedef void (*mxrt_loop_body)(void *ctx, int64_t begin, int64_t end);

@@ -276,6 +276,19 @@ MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
 MXRT_API mxrt_status mxrt_instance_call(
     mxrt_instance *instance, int32_t function, mxrt_tensor *const *inputs,
     int32_t num_inputs, mxrt_tensor *const *outputs, int32_t num_outputs);
+/** Called on the thread of an mxrt_instance_call, inside it, when output
+ *  `output` of function `function` holds its final value: the library no
+ *  longer reads or writes that output in this call. Libraries built by
+ *  `mxc --train` report every gradient output of `grad` as soon as the
+ *  backward pass has finished it, so that an app can start communicating
+ *  it (a KVStore push) while the rest of the pass runs; other outputs are
+ *  final when the call returns and are not reported. */
+typedef void (*mxrt_output_callback)(void *arg, int32_t function,
+                                     int32_t output);
+/** Sets (or with NULL clears) the instance's output callback. */
+MXRT_API mxrt_status mxrt_instance_set_output_callback(
+    mxrt_instance *instance, mxrt_output_callback callback, void *arg);
+
 /** Copies parameter `index` of the instance into `dst` (which must have its
  *  dtype and shape). An inference library holds its parameters as the
  *  compiler left them: where a BatchNorm was folded into the convolution
