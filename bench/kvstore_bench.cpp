@@ -146,6 +146,48 @@ int main(int argc, char **argv) {
       mxrt_tensor_release(t);
     ++key;
   }
+  // The update's layout (bare MPI, SGD): replicated (allreduce, every rank
+  // updates the whole array) against sharded (reduce-scatter, each rank
+  // updates its 1/N, allgather of the new values).
+  if (rank == 0)
+    std::printf("\nSGD update, replicated vs sharded, %d ranks, medians of "
+                "%d interleaved rounds\n\n| MB | allreduce + update ms | "
+                "reduce-scatter + update + allgather ms | sharded / "
+                "replicated |\n|---:|---:|---:|---:|\n",
+                size, rounds);
+  for (int64_t mb : sizesMb) {
+    int64_t n = mb * (1 << 20) / 4, part = n / size;
+    std::vector<float> g(n, 1.0f), w(n, 0.0f), shard(part);
+    std::vector<double> replicated, sharded;
+    for (int r = 0; r <= rounds; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = now();
+      MPI_Allreduce(MPI_IN_PLACE, g.data(), int(n), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+      for (int64_t i = 0; i < n; ++i)
+        w[i] -= 0.01f * g[i];
+      double t1 = now();
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t2 = now();
+      MPI_Reduce_scatter_block(g.data(), shard.data(), int(part), MPI_FLOAT,
+                               MPI_SUM, MPI_COMM_WORLD);
+      float *mine = w.data() + rank * part;
+      for (int64_t i = 0; i < part; ++i)
+        mine[i] -= 0.01f * shard[i];
+      MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w.data(), int(part),
+                    MPI_FLOAT, MPI_COMM_WORLD);
+      double t3 = now();
+      if (r > 0) {
+        replicated.push_back(1e3 * (t1 - t0));
+        sharded.push_back(1e3 * (t3 - t2));
+      }
+    }
+    if (rank == 0)
+      std::printf("| %lld | %.2f | %.2f | %.2f |\n", (long long)mb,
+                  median(replicated), median(sharded),
+                  median(sharded) / median(replicated));
+    std::fflush(stdout);
+  }
   mxrt_kvstore_release(store);
   return 0;
 }
