@@ -30,7 +30,8 @@ def ConvertMxToLinalgPass : Pass<"mxc-convert-mx-to-linalg"> {
 def ReportGradientsPass : Pass<"mxc-report-gradients", "::mlir::ModuleOp"> {
   let summary = "Call mxrt_output_ready as each gradient output is final";
   let description = [{
-    In every function with gradient out-parameters (`mx.grad_of`, @grad's),
+    In the training library's @grad (mxc-train-step's; a bare mxc-gradient
+    function may run without libmxrt and is left alone),
     inserts after the last operation of the entry block that touches an
     out-parameter (or a view of it) a call `mxrt_output_ready(i)`, i its
     output index, so that the runtime can tell the app (an output callback)

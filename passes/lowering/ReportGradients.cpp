@@ -49,7 +49,10 @@ struct ReportGradientsPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> fns(module.getOps<func::FuncOp>());
     for (func::FuncOp fn : fns) {
-      if (fn.isExternal())
+      // The training library's @grad, which instances call through libmxrt
+      // (mxc-train-step): other functions with gradient outputs (a bare
+      // mxc-gradient's @*_grad) may run without the runtime.
+      if (fn.isExternal() || fn.getSymName() != "grad")
         continue;
       // Outputs follow the named arguments (inputs, parameters, states).
       int64_t firstOutput = 0;

@@ -283,7 +283,7 @@ TEST(DistKVStoreTest, InPlacePushPullEqualsOneProcess) {
 TEST(DistKVStoreTest, AsyncConvergesWithAndWithoutAStalenessBound) {
   // Noise-free least squares: every run must reach the exact solution;
   // with a bound, the slow rank is never further behind than it allows.
-  for (const char *args : {"async 800 -1", "async 800 0", "async 800 2"})
+  for (const char *args : {"async 1500 -1", "async 1500 0", "async 1500 2"})
     for (int np : {2, 4}) {
       std::string output;
       EXPECT_EQ(runWorkers(np, args, output), 0) << args << "\n" << output;

@@ -199,7 +199,7 @@ mxrt_status asyncUpdate(int32_t key, const mxrt_tensor *gradient,
       mxrt_tensor_data(const_cast<mxrt_tensor *>(gradient)));
   float *w = data(stored);
   for (int64_t i = 0; i < mxrt_tensor_num_elements(stored); ++i)
-    w[i] = key == kCounterKey ? g[i] : w[i] - 1.5f * g[i] / kBatch;
+    w[i] = key == kCounterKey ? g[i] : w[i] - 1.0f * g[i] / kBatch;
   return MXRT_OK;
 }
 
