@@ -60,39 +60,22 @@ static void ready(void *arg, int32_t function, int32_t output) {
 }
 
 int main(int argc, char **argv) {
-  const char *lib = NULL, *dir = "/usr/share/datasets/fashion-mnist",
-             *save = NULL, *optimizer = "sgd", *type = "dist_sync";
-  int epochs = 1;
-  double lr = 0.1;
-  int64_t limit = 0, test_limit = 0, global = 0;
-  unsigned seed = 1;
+  common_options o = default_options();
+  const char *optimizer = "sgd", *type = "dist_sync";
+  int64_t global = 0;
   int threads = 1, overlap = 1;
   for (int i = 1; i < argc; i += 2) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)
       die("every option takes a value");
-    if (!strcmp(a, "--lib"))
-      lib = v;
-    else if (!strcmp(a, "--data"))
-      dir = v;
-    else if (!strcmp(a, "--epochs"))
-      epochs = atoi(v);
-    else if (!strcmp(a, "--lr"))
-      lr = atof(v);
-    else if (!strcmp(a, "--batch"))
+    if (common_option(&o, a, v))
+      continue;
+    if (!strcmp(a, "--batch"))
       global = atoll(v);
     else if (!strcmp(a, "--optimizer"))
       optimizer = v;
     else if (!strcmp(a, "--kvstore"))
       type = v;
-    else if (!strcmp(a, "--limit"))
-      limit = atoll(v);
-    else if (!strcmp(a, "--test-limit"))
-      test_limit = atoll(v);
-    else if (!strcmp(a, "--save"))
-      save = v;
-    else if (!strcmp(a, "--seed"))
-      seed = (unsigned)atoi(v);
     else if (!strcmp(a, "--threads"))
       threads = atoi(v);
     else if (!strcmp(a, "--overlap"))
@@ -102,6 +85,11 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  const char *lib = o.lib, *dir = o.dir, *save = o.save;
+  int epochs = o.epochs;
+  double lr = o.lr;
+  int64_t limit = o.limit, test_limit = o.test_limit;
+  unsigned seed = o.seed;
   if (!lib || global <= 0)
     die("--lib LIB.so and --batch GLOBAL are required");
 

@@ -155,4 +155,41 @@ static double evaluate(mxrt_instance *instance, const mxrt_model *model,
   return (double)correct / seen;
 }
 
+/* The options both programs take. */
+typedef struct {
+  const char *lib, *dir, *save;
+  int epochs;
+  double lr;
+  int64_t limit, test_limit;
+  unsigned seed;
+} common_options;
+
+static common_options default_options(void) {
+  common_options o = {
+      NULL, "/usr/share/datasets/fashion-mnist", NULL, 1, 0.1, 0, 0, 1};
+  return o;
+}
+
+/* Takes option `a` with value `v` into `o` if it is a common one; 0 if not. */
+static int common_option(common_options *o, const char *a, const char *v) {
+  if (!strcmp(a, "--lib"))
+    o->lib = v;
+  else if (!strcmp(a, "--data"))
+    o->dir = v;
+  else if (!strcmp(a, "--epochs"))
+    o->epochs = atoi(v);
+  else if (!strcmp(a, "--lr"))
+    o->lr = atof(v);
+  else if (!strcmp(a, "--limit"))
+    o->limit = atoll(v);
+  else if (!strcmp(a, "--test-limit"))
+    o->test_limit = atoll(v);
+  else if (!strcmp(a, "--save"))
+    o->save = v;
+  else if (!strcmp(a, "--seed"))
+    o->seed = (unsigned)atoi(v);
+  else
+    return 0;
+  return 1;
+}
 #endif /* MXC_EXAMPLES_FASHION_H */

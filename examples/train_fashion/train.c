@@ -21,12 +21,8 @@ static const char *program = "train";
 #include "fashion.h"
 
 int main(int argc, char **argv) {
-  const char *lib = NULL, *dir = "/usr/share/datasets/fashion-mnist",
-             *save = NULL;
-  int epochs = 1, eval_only = 0;
-  double lr = 0.1;
-  int64_t limit = 0, test_limit = 0;
-  unsigned seed = 1;
+  common_options o = default_options();
+  int eval_only = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--eval")) {
@@ -35,28 +31,17 @@ int main(int argc, char **argv) {
     }
     if (!v)
       die("every option but --eval takes a value");
-    if (!strcmp(a, "--lib"))
-      lib = v;
-    else if (!strcmp(a, "--data"))
-      dir = v;
-    else if (!strcmp(a, "--epochs"))
-      epochs = atoi(v);
-    else if (!strcmp(a, "--lr"))
-      lr = atof(v);
-    else if (!strcmp(a, "--limit"))
-      limit = atoll(v);
-    else if (!strcmp(a, "--test-limit"))
-      test_limit = atoll(v);
-    else if (!strcmp(a, "--save"))
-      save = v;
-    else if (!strcmp(a, "--seed"))
-      seed = (unsigned)atoi(v);
-    else {
+    if (!common_option(&o, a, v)) {
       fprintf(stderr, "train: unknown option '%s'\n", a);
       return 1;
     }
     ++i;
   }
+  const char *lib = o.lib, *dir = o.dir, *save = o.save;
+  int epochs = o.epochs;
+  double lr = o.lr;
+  int64_t limit = o.limit, test_limit = o.test_limit;
+  unsigned seed = o.seed;
   if (!lib)
     die("--lib LIB.so is required");
 
