@@ -42,6 +42,14 @@ double now() {
       .count();
 }
 
+/// Milliseconds `fn` takes, started together on every rank.
+template <typename Fn> double timed(const Fn &fn) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = now();
+  fn();
+  return 1e3 * (now() - start);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -89,33 +97,29 @@ int main(int argc, char **argv) {
     check(mxrt_kvstore_init(store, key, grad), "init");
     std::vector<double> mpi, kv, floor, kvInPlace;
     for (int r = 0; r <= rounds; ++r) { // round 0 warms up
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = now();
-      MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(bare), int(n), MPI_FLOAT,
-                    MPI_SUM, MPI_COMM_WORLD);
-      double t1 = now();
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t2 = now();
-      check(mxrt_kvstore_pushpull(store, key, &grad, 1, &out, 1, 0),
-            "pushpull");
-      check(mxrt_kvstore_wait_all(store), "wait");
-      double t3 = now();
+      double bareMs = timed([&] {
+        MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(bare), int(n), MPI_FLOAT,
+                      MPI_SUM, MPI_COMM_WORLD);
+      });
+      double kvMs = timed([&] {
+        check(mxrt_kvstore_pushpull(store, key, &grad, 1, &out, 1, 0),
+              "pushpull");
+        check(mxrt_kvstore_wait_all(store), "wait");
+      });
       // The floor of a store that keeps its pushed tensor and its own
       // value: an out-of-place allreduce, then a copy into the output.
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t4 = now();
-      MPI_Allreduce(mxrt_tensor_data(grad), mxrt_tensor_data(scratch), int(n),
-                    MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      std::memcpy(mxrt_tensor_data(out2), mxrt_tensor_data(scratch), n * 4);
-      double t5 = now();
+      double floorMs = timed([&] {
+        MPI_Allreduce(mxrt_tensor_data(grad), mxrt_tensor_data(scratch), int(n),
+                      MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        std::memcpy(mxrt_tensor_data(out2), mxrt_tensor_data(scratch), n * 4);
+      });
       // pushpull into the pushed tensor (the allreduce in place).
       std::fill_n(static_cast<float *>(mxrt_tensor_data(inPlace)), n, 1.0f);
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t6 = now();
-      check(mxrt_kvstore_pushpull(store, key, &inPlace, 1, &inPlace, 1, 0),
-            "pushpull in place");
-      check(mxrt_kvstore_wait_all(store), "wait");
-      double t7 = now();
+      double inPlaceMs = timed([&] {
+        check(mxrt_kvstore_pushpull(store, key, &inPlace, 1, &inPlace, 1, 0),
+              "pushpull in place");
+        check(mxrt_kvstore_wait_all(store), "wait");
+      });
       if (static_cast<float *>(mxrt_tensor_data(inPlace))[n / 2] !=
           float(size)) {
         std::fprintf(stderr, "rank %d: in-place pushpull gave %g\n", rank,
@@ -123,10 +127,10 @@ int main(int argc, char **argv) {
         return 1;
       }
       if (r > 0) {
-        mpi.push_back(1e3 * (t1 - t0));
-        kv.push_back(1e3 * (t3 - t2));
-        floor.push_back(1e3 * (t5 - t4));
-        kvInPlace.push_back(1e3 * (t7 - t6));
+        mpi.push_back(bareMs);
+        kv.push_back(kvMs);
+        floor.push_back(floorMs);
+        kvInPlace.push_back(inPlaceMs);
       }
     }
     float expect = float(size);
@@ -160,26 +164,24 @@ int main(int argc, char **argv) {
     std::vector<float> g(n, 1.0f), w(n, 0.0f), shard(part);
     std::vector<double> replicated, sharded;
     for (int r = 0; r <= rounds; ++r) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = now();
-      MPI_Allreduce(MPI_IN_PLACE, g.data(), int(n), MPI_FLOAT, MPI_SUM,
-                    MPI_COMM_WORLD);
-      for (int64_t i = 0; i < n; ++i)
-        w[i] -= 0.01f * g[i];
-      double t1 = now();
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t2 = now();
-      MPI_Reduce_scatter_block(g.data(), shard.data(), int(part), MPI_FLOAT,
-                               MPI_SUM, MPI_COMM_WORLD);
-      float *mine = w.data() + rank * part;
-      for (int64_t i = 0; i < part; ++i)
-        mine[i] -= 0.01f * shard[i];
-      MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w.data(), int(part),
-                    MPI_FLOAT, MPI_COMM_WORLD);
-      double t3 = now();
+      double replicatedMs = timed([&] {
+        MPI_Allreduce(MPI_IN_PLACE, g.data(), int(n), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+        for (int64_t i = 0; i < n; ++i)
+          w[i] -= 0.01f * g[i];
+      });
+      double shardedMs = timed([&] {
+        MPI_Reduce_scatter_block(g.data(), shard.data(), int(part), MPI_FLOAT,
+                                 MPI_SUM, MPI_COMM_WORLD);
+        float *mine = w.data() + rank * part;
+        for (int64_t i = 0; i < part; ++i)
+          mine[i] -= 0.01f * shard[i];
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w.data(), int(part),
+                      MPI_FLOAT, MPI_COMM_WORLD);
+      });
       if (r > 0) {
-        replicated.push_back(1e3 * (t1 - t0));
-        sharded.push_back(1e3 * (t3 - t2));
+        replicated.push_back(replicatedMs);
+        sharded.push_back(shardedMs);
       }
     }
     if (rank == 0)
