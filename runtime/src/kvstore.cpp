@@ -34,6 +34,35 @@ void sumInto(mxrt_tensor *merged, const std::vector<mxrt_tensor *> &values) {
   }
 }
 
+/// The sum over the workers of `to`'s elements, taken from `from` (or
+/// MPI_IN_PLACE: from `to` itself) into `to`, kChunkBytes at a time (Open
+/// MPI reduces large arrays faster in pieces); piece(begin, count) runs
+/// after each piece, while it is in cache. `what` names the call in an
+/// error.
+template <typename Piece>
+mxrt_status allreduceInPieces(mxrt_kvstore *store, const char *what,
+                              int32_t key, const void *from, mxrt_tensor *to,
+                              const Piece &piece) {
+  int64_t n = mxrt_tensor_num_elements(to);
+  int64_t esize = int64_t(mxrt_tensor_size_bytes(to) / size_t(n));
+  int64_t chunk = std::max<int64_t>(1, kChunkBytes / esize);
+  auto *out = static_cast<char *>(mxrt_tensor_data(to));
+  for (int64_t begin = 0; begin < n; begin += chunk) {
+    int64_t count = std::min(chunk, n - begin);
+    const void *in = from == MPI_IN_PLACE
+                         ? MPI_IN_PLACE
+                         : static_cast<const char *>(from) + begin * esize;
+    if (MPI_Allreduce(in, out + begin * esize, int(count),
+                      mpiType(mxrt_tensor_dtype(to)), MPI_SUM,
+                      store->comm.comm) != MPI_SUCCESS)
+      return mxrt_set_error(MXRT_INTERNAL,
+                            "%s of key %d: MPI_Allreduce failed on rank %d",
+                            what, key, store->comm.rank);
+    piece(begin, count);
+  }
+  return MXRT_OK;
+}
+
 struct PushJob {
   mxrt_kvstore *store;
   int32_t key;
@@ -55,12 +84,9 @@ void pushPullInPlace(void *arg, mxrt_engine_done *done) {
   store->comm.submit(
       job->seq,
       {[store, entry, key, tensor]() -> mxrt_status {
-         // In chunks of kChunkBytes, each updated (or copied into the
-         // value) while it is still in cache.
-         mxrt_dtype dtype = mxrt_tensor_dtype(tensor);
-         int64_t n = mxrt_tensor_num_elements(tensor);
-         int64_t esize = int64_t(mxrt_tensor_size_bytes(tensor) / size_t(n));
-         int64_t chunk = std::max<int64_t>(1, kChunkBytes / esize);
+         // Each piece updated (or copied into the value) while in cache.
+         int64_t esize = int64_t(mxrt_tensor_size_bytes(tensor) /
+                                 size_t(mxrt_tensor_num_elements(tensor)));
          auto *sum = static_cast<char *>(mxrt_tensor_data(tensor));
          auto *value =
              static_cast<char *>(mxrt_tensor_data(entry->value.get()));
@@ -68,26 +94,23 @@ void pushPullInPlace(void *arg, mxrt_engine_done *done) {
              store->updater ? nullptr : store->optimizer.get();
          if (rule)
            ++entry->updates;
-         for (int64_t begin = 0; begin < n; begin += chunk) {
-           int64_t count = std::min(chunk, n - begin);
-           char *at = sum + begin * esize;
-           if (MPI_Allreduce(MPI_IN_PLACE, at, int(count), mpiType(dtype),
-                             MPI_SUM, store->comm.comm) != MPI_SUCCESS)
-             return mxrt_set_error(MXRT_INTERNAL,
-                                   "pushpull of key %d: MPI_Allreduce "
-                                   "failed on rank %d",
-                                   key, store->comm.rank);
-           if (store->updater)
-             continue;
-           if (rule) { // the updated value comes back into the tensor
-             rule->applyRange(reinterpret_cast<const float *>(sum),
-                              reinterpret_cast<float *>(value), *entry, begin,
-                              begin + count);
-             std::memcpy(at, value + begin * esize, size_t(count * esize));
-           } else { // the sum is the value
-             std::memcpy(value + begin * esize, at, size_t(count * esize));
-           }
-         }
+         if (mxrt_status status = allreduceInPieces(
+                 store, "pushpull", key, MPI_IN_PLACE, tensor,
+                 [&](int64_t begin, int64_t count) {
+                   size_t bytes = size_t(count * esize);
+                   char *at = sum + begin * esize;
+                   if (store->updater)
+                     return;
+                   if (rule) { // the updated value comes back
+                     rule->applyRange(reinterpret_cast<const float *>(sum),
+                                      reinterpret_cast<float *>(value), *entry,
+                                      begin, begin + count);
+                     std::memcpy(at, value + begin * esize, bytes);
+                   } else { // the sum is the value
+                     std::memcpy(value + begin * esize, at, bytes);
+                   }
+                 }))
+           return status;
          if (!store->updater)
            return MXRT_OK;
          if (mxrt_status status = store->update(key, *entry, tensor))
@@ -120,36 +143,18 @@ void pushDist(void *arg, mxrt_engine_done *done) {
     source = mxrt_tensor_data(job->values[0]);
   else
     sumInto(entry->merged.get(), job->values);
-  store->comm.submit(
-      job->seq,
-      {[store, entry, key, source]() -> mxrt_status {
-         // In chunks (kChunkBytes), which Open MPI reduces faster than
-         // one large piece.
-         mxrt_tensor *merged = entry->merged.get();
-         int64_t n = mxrt_tensor_num_elements(merged);
-         int64_t esize = int64_t(mxrt_tensor_size_bytes(merged) / size_t(n));
-         int64_t chunk = std::max<int64_t>(1, kChunkBytes / esize);
-         auto *to = static_cast<char *>(mxrt_tensor_data(merged));
-         for (int64_t begin = 0; begin < n; begin += chunk) {
-           const void *from =
-               source == MPI_IN_PLACE
-                   ? MPI_IN_PLACE
-                   : static_cast<const char *>(source) + begin * esize;
-           if (MPI_Allreduce(from, to + begin * esize,
-                             int(std::min(chunk, n - begin)),
-                             mpiType(mxrt_tensor_dtype(merged)), MPI_SUM,
-                             store->comm.comm) != MPI_SUCCESS)
-             return mxrt_set_error(MXRT_INTERNAL,
-                                   "push of key %d: MPI_Allreduce failed on "
-                                   "rank %d",
-                                   key, store->comm.rank);
-         }
-         return store->update(key, *entry);
-       },
-       [done](mxrt_status status, const std::string &message) {
-         mxrt_engine_complete(done, status, message.c_str());
-       },
-       "push of key " + std::to_string(key)});
+  store->comm.submit(job->seq,
+                     {[store, entry, key, source]() -> mxrt_status {
+                        if (mxrt_status status = allreduceInPieces(
+                                store, "push", key, source, entry->merged.get(),
+                                [](int64_t, int64_t) {}))
+                          return status;
+                        return store->update(key, *entry);
+                      },
+                      [done](mxrt_status status, const std::string &message) {
+                        mxrt_engine_complete(done, status, message.c_str());
+                      },
+                      "push of key " + std::to_string(key)});
 }
 
 struct PullJob {
