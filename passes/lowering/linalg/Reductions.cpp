@@ -87,17 +87,36 @@ Value reduceValues(OpBuilder &b, Location loc, StringRef fn, Value x,
         });
   }
 
-  // Sums: sum, mean, l1 (of |x|), sumsquare and l2 (of x^2).
+  // Sums: sum, mean, l1 (of |x|), sumsquare and l2 (of x^2). Floats
+  // narrower than f64 add up in f64 where many elements go into each sum:
+  // the loop adds them one after the other, and a float32 running sum
+  // loses the low bits of every term once it is large (a sum of terms that
+  // cancel keeps the error of its largest partial sums). The f64 adds take
+  // as long (one dependent chain either way). Inception-BN's first 3x3
+  // convolution's bias (its gradient a sum over 64 x 56 x 56 positions
+  // that is 0 but for rounding, the convolution feeding a BatchNorm):
+  // after one SGD step, 3.4e-7 from PyTorch's float64 step in float32 sums
+  // (PyTorch's float32 step: 1.6e-8).
+  Type acc = et;
+  if (isFloat && et.getIntOrFloatBitWidth() < 64 && space.count >= 4096)
+    acc = b.getF64Type();
   Value y =
-      reduction(b, loc, x, space, constScalar(b, loc, et, 0.0),
-                [&](OpBuilder &nb, Location l, Value e, Value acc, ValueRange) {
+      reduction(b, loc, x, space, constScalar(b, loc, acc, 0.0),
+                [&](OpBuilder &nb, Location l, Value e, Value sum, ValueRange) {
                   if (fn == "l1")
                     e = isFloat ? math::AbsFOp::create(nb, l, e).getResult()
                                 : math::AbsIOp::create(nb, l, e).getResult();
                   else if (fn == "sumsquare" || fn == "l2")
                     e = mulValues(nb, l, e, e);
-                  return addValues(nb, l, e, acc);
+                  if (acc != et)
+                    e = arith::ExtFOp::create(nb, l, acc, e);
+                  return addValues(nb, l, e, sum);
                 });
+  if (acc != et)
+    y = mapElements(b, loc, redType, y,
+                    [&](OpBuilder &nb, Location l, Value v) -> Value {
+                      return arith::TruncFOp::create(nb, l, et, v);
+                    });
   if (fn == "mean" && (isFloat || space.count > 0))
     return mapElements(b, loc, redType, y,
                        [&](OpBuilder &nb, Location l, Value v) -> Value {
