@@ -35,10 +35,13 @@ void sumInto(mxrt_tensor *merged, const std::vector<mxrt_tensor *> &values) {
 }
 
 /// The sum over the workers of `to`'s elements, taken from `from` (or
-/// MPI_IN_PLACE: from `to` itself) into `to`, kChunkBytes at a time (Open
-/// MPI reduces large arrays faster in pieces); piece(begin, count) runs
-/// after each piece, while it is in cache. `what` names the call in an
-/// error.
+/// MPI_IN_PLACE: from `to` itself) into `to` by Comm::sum, kChunkBytes at a
+/// time (Open MPI reduces large arrays faster in pieces); each piece is
+/// copied from `from` into `to` and reduced in place there (an
+/// out-of-place allreduce copies its input first anyway, the whole array
+/// before it starts: bench/kvstore_bench.cpp's last column), and
+/// piece(begin, count) runs after it, while it is in cache. `what` names
+/// the call in an error.
 template <typename Piece>
 mxrt_status allreduceInPieces(mxrt_kvstore *store, const char *what,
                               int32_t key, const void *from, mxrt_tensor *to,
@@ -49,14 +52,15 @@ mxrt_status allreduceInPieces(mxrt_kvstore *store, const char *what,
   auto *out = static_cast<char *>(mxrt_tensor_data(to));
   for (int64_t begin = 0; begin < n; begin += chunk) {
     int64_t count = std::min(chunk, n - begin);
-    const void *in = from == MPI_IN_PLACE
-                         ? MPI_IN_PLACE
-                         : static_cast<const char *>(from) + begin * esize;
-    if (MPI_Allreduce(in, out + begin * esize, int(count),
-                      mpiType(mxrt_tensor_dtype(to)), MPI_SUM,
-                      store->comm.comm) != MPI_SUCCESS)
+    char *at = out + begin * esize;
+    if (from != MPI_IN_PLACE && from != at)
+      std::memcpy(at, static_cast<const char *>(from) + begin * esize,
+                  size_t(count * esize));
+    if (!store->comm.sum(MPI_IN_PLACE, at, int(count),
+                         mpiType(mxrt_tensor_dtype(to))))
       return mxrt_set_error(MXRT_INTERNAL,
-                            "%s of key %d: MPI_Allreduce failed on rank %d",
+                            "%s of key %d: the sum over the workers (MPI) "
+                            "failed on rank %d",
                             what, key, store->comm.rank);
     piece(begin, count);
   }
@@ -69,21 +73,26 @@ struct PushJob {
   Entry *entry;
   std::vector<mxrt_tensor *> values;
   uint64_t seq;
+  mxrt_tensor *out = nullptr; // pushPullOne's output
 };
 
-/// dist_sync pushpull of one tensor into itself: the allreduce runs in
-/// place on it (the caller gave it up to the result), then the update, and
-/// the value comes back into it; one copy of the array fewer than a push
-/// and a pull (an out-of-place allreduce copies its input first).
-void pushPullInPlace(void *arg, mxrt_engine_done *done) {
+/// dist_sync pushpull of one tensor into one output (or into itself): a
+/// piece at a time, the pushed values copied into the output (unless it is
+/// the pushed tensor), summed there in place, then updated, and the value
+/// comes back into it while the piece is in cache; one pass over the array
+/// instead of a push's and then a pull's.
+void pushPullOne(void *arg, mxrt_engine_done *done) {
   auto *job = static_cast<PushJob *>(arg);
   mxrt_kvstore *store = job->store;
   Entry *entry = job->entry;
   int32_t key = job->key;
-  mxrt_tensor *tensor = job->values[0];
+  mxrt_tensor *tensor = job->out;
+  const void *from = job->values[0] == tensor
+                         ? MPI_IN_PLACE
+                         : mxrt_tensor_data(job->values[0]);
   store->comm.submit(
       job->seq,
-      {[store, entry, key, tensor]() -> mxrt_status {
+      {[store, entry, key, tensor, from]() -> mxrt_status {
          // Each piece updated (or copied into the value) while in cache.
          int64_t esize = int64_t(mxrt_tensor_size_bytes(tensor) /
                                  size_t(mxrt_tensor_num_elements(tensor)));
@@ -95,7 +104,7 @@ void pushPullInPlace(void *arg, mxrt_engine_done *done) {
          if (rule)
            ++entry->updates;
          if (mxrt_status status = allreduceInPieces(
-                 store, "pushpull", key, MPI_IN_PLACE, tensor,
+                 store, "pushpull", key, from, tensor,
                  [&](int64_t begin, int64_t count) {
                    size_t bytes = size_t(count * esize);
                    char *at = sum + begin * esize;
@@ -312,6 +321,9 @@ int32_t mxrt_kvstore_rank(const mxrt_kvstore *store) {
 int32_t mxrt_kvstore_num_workers(const mxrt_kvstore *store) {
   return store ? store->comm.size : 0;
 }
+int32_t mxrt_kvstore_num_hosts(const mxrt_kvstore *store) {
+  return store ? store->comm.hosts : 0;
+}
 mxrt_engine *mxrt_kvstore_engine(mxrt_kvstore *store) {
   return store ? store->engine : nullptr;
 }
@@ -451,22 +463,30 @@ mxrt_status mxrt_kvstore_pushpull(mxrt_kvstore *store, int32_t key,
                                   mxrt_tensor *const *outs, size_t num_outs,
                                   int32_t priority) {
   if (store && store->dist && !store->async && num_values == 1 &&
-      num_outs == 1 && values && outs && values[0] && values[0] == outs[0]) {
+      num_outs == 1 && values && outs) {
+    const char *what = "mxrt_kvstore_pushpull";
     Entry *entry;
-    if (mxrt_status status = checkCall(store, "mxrt_kvstore_pushpull", key,
-                                       values, 1, "value", entry))
+    if (mxrt_status status =
+            checkCall(store, what, key, values, 1, "value", entry))
+      return status;
+    if (mxrt_status status =
+            store->checkTensors(what, key, *entry, outs, 1, "output"))
       return status;
     auto job = std::make_unique<PushJob>();
     job->store = store;
     job->key = key;
     job->entry = entry;
     job->values = {values[0]};
+    job->out = outs[0];
     job->seq = store->comm.reserve();
-    mxrt_var *writes[2] = {store->varOf(values[0]), entry->var};
+    mxrt_var *reads[1] = {store->varOf(values[0])};
+    mxrt_var *writes[2] = {store->varOf(outs[0]), entry->var};
+    bool same = values[0] == outs[0];
     std::string name = "pushpull of key " + std::to_string(key);
-    mxrt_status status = mxrt_engine_push_async(
-        store->engine, pushPullInPlace, job.get(), deleteJob<PushJob>, nullptr,
-        0, writes, 2, priority, name.c_str());
+    mxrt_status status =
+        mxrt_engine_push_async(store->engine, pushPullOne, job.get(),
+                               deleteJob<PushJob>, same ? nullptr : reads,
+                               same ? 0 : 1, writes, 2, priority, name.c_str());
     if (status == MXRT_OK) {
       job.release();
     } else { // release its sequence number (see mxrt_kvstore_push)

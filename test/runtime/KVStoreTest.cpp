@@ -280,6 +280,24 @@ TEST(DistKVStoreTest, InPlacePushPullEqualsOneProcess) {
   }
 }
 
+TEST(DistKVStoreTest, TwoLevelSumsEqualOneProcess) {
+  // Four ranks as two hosts of two: sums inside each host, then across the
+  // hosts, then back; both pushpull forms.
+  for (const char *mode : {"sync 6", "sync-inplace 6"}) {
+    std::string output;
+    EXPECT_EQ(runWorkers(4, mode, output, "MXRT_KVSTORE_RANKS_PER_HOST=2"), 0)
+        << mode << "\n"
+        << output;
+    EXPECT_NE(output.find("4 workers, 2 hosts"), std::string::npos)
+        << output;
+    EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+  }
+  // One machine: one host, one level.
+  std::string output;
+  EXPECT_EQ(runWorkers(2, "sync 2", output), 0) << output;
+  EXPECT_NE(output.find("2 workers, 1 hosts"), std::string::npos) << output;
+}
+
 TEST(DistKVStoreTest, AsyncConvergesWithAndWithoutAStalenessBound) {
   // Noise-free least squares: every run must reach the exact solution;
   // with a bound, the slow rank is never further behind than it allows.

@@ -78,6 +78,12 @@ MXRT_API const char *mxrt_kvstore_type(const mxrt_kvstore *store);
 /** This worker's rank in [0, num_workers); 0 for "local". */
 MXRT_API int32_t mxrt_kvstore_rank(const mxrt_kvstore *store);
 MXRT_API int32_t mxrt_kvstore_num_workers(const mxrt_kvstore *store);
+/** The hosts the workers run on (ranks that share memory count as one;
+ *  the environment variable MXRT_KVSTORE_RANKS_PER_HOST=k makes every k
+ *  consecutive ranks one instead); 1 for "local". Where several workers
+ *  share a host and there are several hosts, dist_sync sums in two levels:
+ *  inside each host first, then across the hosts. */
+MXRT_API int32_t mxrt_kvstore_num_hosts(const mxrt_kvstore *store);
 
 /** Stores a copy of `value` under `key` (rank 0's value on every worker of
  *  a dist store). Synchronous; every worker calls it for the same keys. */

@@ -44,6 +44,7 @@ public:
   std::string type() const { return mxrt_kvstore_type(store_); }
   int32_t rank() const { return mxrt_kvstore_rank(store_); }
   int32_t numWorkers() const { return mxrt_kvstore_num_workers(store_); }
+  int32_t numHosts() const { return mxrt_kvstore_num_hosts(store_); }
 
   void init(int32_t key, const mxrt_tensor *value) {
     check(mxrt_kvstore_init(store_, key, value));
