@@ -209,26 +209,20 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
   int64_t axis = norm.axis, c = shape[axis], inner = 1;
   for (int64_t d = axis + 1; d < int64_t(norm.rank); ++d)
     inner *= shape[d];
-  // Without lanes each sum is one serial chain, which in float32 loses
-  // the low bits of every term once it is large: those run in f64 (the
-  // elements and extras widened as they are read; as fast, the chain's
-  // latency bounds it). Inception-BN's 7x7 BatchNorms (3,136 elements a
-  // channel): a beta 2.0e-6 from PyTorch's float64 step after one SGD
-  // step in float32 (PyTorch's float32 step: 1.8e-7). The lanes' sums
-  // stay float32: in f64 ResNet-20's step took 209 ms against 202.
+  // Without lanes, one sum per channel and position of the axes before it
+  // (per image of NCHW), then those added up: a float32 running sum loses
+  // the low bits of every term once it is large, and Inception-BN's 7x7
+  // BatchNorms summed 3,136 elements a channel in one chain (a beta 2.0e-6
+  // from PyTorch's float64 step after one SGD step; PyTorch's float32
+  // step: 1.8e-7). Sums in f64 fixed that too, but took its step 4,168 ->
+  // 4,264 ms (one thread); these are as fast as one chain.
   bool lanes = inner % kLanes == 0;
-  Type et = norm.et, acc = lanes ? et : b.getF64Type();
-  Value zero = constFloat(b, loc, acc, 0.0);
+  Type et = norm.et;
+  Value zero = constFloat(b, loc, et, 0.0);
   auto body = [&](OpBuilder &nb, Location l, ValueRange args) {
     unsigned ni = inputs.size(), ne = extras.size();
-    SmallVector<Value> wide;
-    for (Value v : args.take_front(ni + ne))
-      wide.push_back(v.getType() == acc
-                         ? v
-                         : arith::ExtFOp::create(nb, l, acc, v).getResult());
-    ValueRange all(wide);
-    SmallVector<Value> next = step(nb, l, all.take_front(ni), all.slice(ni, ne),
-                                   args.take_back(count));
+    SmallVector<Value> next = step(nb, l, args.take_front(ni),
+                                   args.slice(ni, ne), args.take_back(count));
     linalg::YieldOp::create(nb, l, next);
   };
   SmallVector<Value> ins(inputs), allInputs;
@@ -236,6 +230,10 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
   SmallVector<utils::IteratorType> iters;
   SmallVector<int64_t> accShape;
   AffineMap accMap;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  int64_t before = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    before *= shape[i];
   if (lanes) {
     // Loops: c (parallel), the axes before it, blocks of lanes (reductions),
     // lanes (parallel); the data as (before..., c, inner / kLanes, kLanes).
@@ -244,7 +242,6 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
     for (Value &v : ins)
       v = reshapeTo(b, loc, v, split);
     unsigned nl = axis + 3;
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     SmallVector<AffineExpr> in;
     for (int64_t i = 0; i < axis; ++i)
       in.push_back(d(1 + i));
@@ -257,12 +254,16 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
     iters.push_back(utils::IteratorType::parallel);
     accShape = {c, kLanes};
   } else {
-    ReductionSpace space = norm.perChannel(ctx);
-    maps.append(ins.size(), space.loopIn);
-    maps.append(extras.size(), space.loopOut);
-    accMap = space.loopOut;
-    iters = space.loopIters;
-    accShape = {c};
+    // Loops: the axes before c as one (parallel), c (parallel), the axes
+    // after it as one (reduction); the data as (before, c, inner).
+    for (Value &v : ins)
+      v = reshapeTo(b, loc, v, {before, c, inner});
+    maps.append(ins.size(), AffineMap::get(3, 0, {d(0), d(1), d(2)}, ctx));
+    maps.append(extras.size(), AffineMap::get(3, 0, {d(1)}, ctx));
+    accMap = AffineMap::get(3, 0, {d(0), d(1)}, ctx);
+    iters = {utils::IteratorType::parallel, utils::IteratorType::parallel,
+             utils::IteratorType::reduction};
+    accShape = {before, c};
   }
   allInputs = ins;
   llvm::append_range(allInputs, extras);
@@ -273,22 +274,16 @@ SmallVector<Value> channelSums(OpBuilder &b, Location loc,
       b, loc, SmallVector<Type>(count, init.getType()), allInputs, inits, maps,
       iters, body);
   SmallVector<Value> results(sums.getResults());
-  for (Value &r : results) {
-    if (lanes)
-      r = generic(
-          b, loc, {c}, acc, {r}, {b.getMultiDimIdentityMap(2)}, iterators(1, 1),
-          [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-            return arith::AddFOp::create(nb, l, args[0], args[1]);
-          },
-          filledTensor(b, loc, {c}, zero),
-          AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
-    if (et != acc)
-      r = perChannelMap(
-          b, loc, c, et, {r},
-          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-            return arith::TruncFOp::create(nb, l, et, args[0]);
-          });
-  }
+  // The partial sums added up per channel: (c, lanes) or (before, c).
+  AffineMap partials = lanes ? b.getMultiDimIdentityMap(2)
+                             : AffineMap::get(2, 0, {d(1), d(0)}, ctx);
+  for (Value &r : results)
+    r = generic(
+        b, loc, {c}, et, {r}, {partials}, iterators(1, 1),
+        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          return arith::AddFOp::create(nb, l, args[0], args[1]);
+        },
+        filledTensor(b, loc, {c}, zero), AffineMap::get(2, 0, {d(0)}, ctx));
   return results;
 }
 
