@@ -53,9 +53,11 @@ mxrt_status allreduceInPieces(mxrt_kvstore *store, const char *what,
   for (int64_t begin = 0; begin < n; begin += chunk) {
     int64_t count = std::min(chunk, n - begin);
     char *at = out + begin * esize;
-    if (from != MPI_IN_PLACE && from != at)
-      std::memcpy(at, static_cast<const char *>(from) + begin * esize,
-                  size_t(count * esize));
+    const char *in = from == MPI_IN_PLACE
+                         ? at
+                         : static_cast<const char *>(from) + begin * esize;
+    if (in != at)
+      std::memcpy(at, in, size_t(count * esize));
     if (!store->comm.sum(MPI_IN_PLACE, at, int(count),
                          mpiType(mxrt_tensor_dtype(to))))
       return mxrt_set_error(MXRT_INTERNAL,

@@ -70,8 +70,7 @@ mxrt_status Comm::splitHosts() {
                           "host failed on rank %d",
                           rank);
   MPI_Comm_rank(host, &hostRank);
-  int first = hostRank == 0, hostSize = 1;
-  MPI_Comm_size(host, &hostSize);
+  int first = hostRank == 0;
   MPI_Allreduce(&first, &hosts, 1, MPI_INT, MPI_SUM, comm);
   MPI_Comm_split(comm, first ? 0 : MPI_UNDEFINED, rank, &leaders);
   twoLevel = hosts > 1 && hosts < size;

@@ -288,8 +288,7 @@ TEST(DistKVStoreTest, TwoLevelSumsEqualOneProcess) {
     EXPECT_EQ(runWorkers(4, mode, output, "MXRT_KVSTORE_RANKS_PER_HOST=2"), 0)
         << mode << "\n"
         << output;
-    EXPECT_NE(output.find("4 workers, 2 hosts"), std::string::npos)
-        << output;
+    EXPECT_NE(output.find("4 workers, 2 hosts"), std::string::npos) << output;
     EXPECT_NE(output.find("PASS"), std::string::npos) << output;
   }
   // One machine: one host, one level.
