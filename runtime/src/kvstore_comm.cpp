@@ -98,6 +98,7 @@ void Comm::stop() {
     stopping = true;
   }
   wake.notify_all();
+  stopped.notify_all();
   thread.join();
   watchdog.join();
   // The responder answers until every worker has stopped asking: a
@@ -117,7 +118,7 @@ void Comm::submit(uint64_t seq, Request request) {
     std::lock_guard<std::mutex> lock(mutex);
     requests.emplace(seq, std::move(request));
   }
-  wake.notify_all();
+  wake.notify_one();
 }
 
 mxrt_status Comm::runNow(uint64_t seq, std::function<mxrt_status()> run,
@@ -230,7 +231,7 @@ std::string Comm::silentWorkers() {
 void Comm::watch() {
   std::unique_lock<std::mutex> lock(mutex);
   while (!stopping) {
-    wake.wait_for(lock, std::chrono::milliseconds(100));
+    stopped.wait_for(lock, std::chrono::milliseconds(100));
     if (busy && timeout > 0 &&
         std::chrono::duration<double>(Clock::now() - since).count() > timeout) {
       std::string what = current;

@@ -196,7 +196,8 @@ private:
 
   static constexpr int kPing = 1, kPong = 2;
   std::mutex mutex;
-  std::condition_variable wake;
+  std::condition_variable wake;    // the communication thread's
+  std::condition_variable stopped; // the watchdog's
   std::map<uint64_t, Request> requests;
   std::atomic<uint64_t> nextReserved{0};
   uint64_t nextToRun = 0;
