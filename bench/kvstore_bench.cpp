@@ -5,7 +5,8 @@
 // itself, against a bare in-place MPI_Allreduce of the same bytes, and
 // into another tensor, against a bare out-of-place one (and that plus a
 // copy: what a store that keeps its own value must at least do), in
-// interleaved rounds of the same run, medians per size. Run under mpirun (bench/README.md):
+// interleaved rounds of the same run, medians per size. Run under mpirun
+// (bench/README.md):
 //   mpirun -np 2 build/bin/mxrt-kvstore-bench [--sizes-mb 1,4,16,64,256]
 //          [--rounds 5]
 // Rank 0 prints a Markdown table.
