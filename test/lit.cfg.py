@@ -20,6 +20,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = config.mxc_tools_dir
 config.substitutions.extend([
     ("%mxc-opt", os.path.join(tools, "mxc-opt")),
+    ("%mxc-gen-models", os.path.join(tools, "mxc-gen-models")),
     ("%mxc", os.path.join(tools, "mxc")),
     ("%mxrun", os.path.join(tools, "mxrun")),
     ("%python", config.python_executable),

@@ -901,3 +901,10 @@ mxc::mxnet::importModel(MLIRContext &context, StringRef symbolPath,
   Importer importer(context, *graph, options);
   return importer.run();
 }
+
+llvm::Expected<ImportedModel>
+mxc::mxnet::importGraph(MLIRContext &context, const SymbolGraph &graph,
+                        const ImportOptions &options) {
+  Importer importer(context, graph, options);
+  return importer.run();
+}

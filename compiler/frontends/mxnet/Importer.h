@@ -5,6 +5,7 @@
 #ifndef MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
 #define MXC_COMPILER_FRONTENDS_MXNET_IMPORTER_H
 
+#include "compiler/frontends/mxnet/Symbol.h"
 #include "compiler/model/ImportedModel.h"
 
 #include "llvm/Support/Error.h"
@@ -45,6 +46,12 @@ struct ImportOptions {
 /// the file, the node and its op, and the reason.
 llvm::Expected<ImportedModel> importModel(mlir::MLIRContext &context,
                                           llvm::StringRef symbolPath,
+                                          const ImportOptions &options);
+
+/// importModel of a graph already in memory (the C++ symbol API's); its
+/// fileName names it in errors.
+llvm::Expected<ImportedModel> importGraph(mlir::MLIRContext &context,
+                                          const SymbolGraph &graph,
                                           const ImportOptions &options);
 
 } // namespace mxc::mxnet
