@@ -828,6 +828,26 @@ mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
   });
 }
 
+mxrt_status mxrt_instance_param_view(mxrt_instance *instance, int32_t index,
+                                     mxrt_tensor **out_view) {
+  return mxrt::guarded([&] {
+    const char *what = "mxrt_instance_param_view";
+    if (mxrt_status status = mxrt::checkNotNull(
+            what, {{"instance", instance}, {"out_view", out_view}}))
+      return status;
+    *out_view = nullptr;
+    if (mxrt_status status =
+            mxrt::requireTrainable(what, instance->model, "change"))
+      return status;
+    const mxrt_tensor_desc *param = paramAt(instance, index, what);
+    if (!param)
+      return MXRT_NOT_FOUND;
+    return mxrt_tensor_wrap(static_cast<mxrt_dtype>(param->dtype),
+                            static_cast<int32_t>(param->ndim), param->shape,
+                            instance->params[index], out_view);
+  });
+}
+
 mxrt_status mxrt_instance_set_param(mxrt_instance *instance, int32_t index,
                                     const mxrt_tensor *src) {
   return mxrt::guarded([&] {

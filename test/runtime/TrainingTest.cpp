@@ -319,6 +319,20 @@ TEST(Training, GetAndSetParam) {
             MXRT_INVALID_ARGUMENT);
   // Nothing above changed the parameter.
   EXPECT_THAT(param(instance.get(), 0, {3}), ElementsAre(0.5f, -1, 0));
+
+  // A view writes the parameter itself: the next call reads the change.
+  mxrt_tensor *view = nullptr;
+  ASSERT_EQ(mxrt_instance_param_view(instance.get(), 0, &view), MXRT_OK)
+      << mxrt_last_error();
+  TensorPtr ownedView(view);
+  EXPECT_EQ(mxrt_tensor_num_elements(view), 3);
+  EXPECT_THAT(valuesOf(view), ElementsAre(0.5f, -1, 0));
+  static_cast<float *>(mxrt_tensor_data(view))[1] = 2.0f;
+  EXPECT_THAT(param(instance.get(), 0, {3}), ElementsAre(0.5f, 2, 0));
+  EXPECT_EQ(mxrt_instance_param_view(instance.get(), 3, &view),
+            MXRT_NOT_FOUND);
+  EXPECT_EQ(mxrt_instance_param_view(instance.get(), 0, nullptr),
+            MXRT_INVALID_ARGUMENT);
 }
 
 TEST(Training, InferenceInstancesReadWeightsInPlace) {
@@ -341,6 +355,10 @@ TEST(Training, InferenceInstancesReadWeightsInPlace) {
   EXPECT_THAT(valuesOf(b.get()), ElementsAre(1, 2, 3));
   EXPECT_EQ(mxrt_instance_set_param(instance.get(), 1, b.get()),
             MXRT_UNSUPPORTED);
+  mxrt_tensor *view = nullptr;
+  EXPECT_EQ(mxrt_instance_param_view(instance.get(), 1, &view),
+            MXRT_UNSUPPORTED);
+  EXPECT_EQ(view, nullptr);
   EXPECT_THAT(mxrt_last_error(),
               AllOf(HasSubstr("'affine' is an inference model"),
                     HasSubstr("mxc --train")));

@@ -303,6 +303,14 @@ MXRT_API mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
 MXRT_API mxrt_status mxrt_instance_set_param(mxrt_instance *instance,
                                              int32_t index,
                                              const mxrt_tensor *src);
+/** A tensor viewing parameter `index` of a training instance in place:
+ *  writes to it change the parameter that the instance's next call reads
+ *  (no copy, as an imperative update of MXNet's bound arrays). Owned by
+ *  the caller, who releases it before the instance; valid while the
+ *  instance lives. Inference instances: MXRT_UNSUPPORTED. */
+MXRT_API mxrt_status mxrt_instance_param_view(mxrt_instance *instance,
+                                              int32_t index,
+                                              mxrt_tensor **out_view);
 /** Writes the instance's parameters to `path` as an MXNet .params file
  *  (NDArray list format V2, names "arg:<name>" and "aux:<name>"), which mxc
  *  --params reads back. The file appears complete or not at all. */

@@ -11,23 +11,16 @@
 #ifndef MXC_SYMBOL_H
 #define MXC_SYMBOL_H
 
+#include "mxc/base.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mx {
-
-/// What every failing call of this API throws.
-class Error : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-using Shape = std::vector<int64_t>;
 
 /// InferShape's answer, in ListArguments / ListOutputs /
 /// ListAuxiliaryStates order.

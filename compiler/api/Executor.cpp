@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mx::Executor (mxc/executor.h): the symbol written as JSON, compiled by
+// mxc::compile (the `mxc --train` pipeline, in this process) into a
+// training library in a private folder, loaded by libmxrt and called
+// through its C API. Libraries are shared by every executor of the same
+// graph, shapes and options (a process-wide cache, and optionally a folder
+// of them).
+
+#include "mxc/executor.h"
+
+#include "compiler/driver/Compiler.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+namespace mx {
+namespace {
+
+[[noreturn]] void failRuntime(const std::string &what) {
+  throw Error(what + ": " + mxrt_last_error());
+}
+
+/// A loaded library and where it came from.
+struct Compiled {
+  mxrt_model *model = nullptr;
+  ~Compiled() { mxrt_model_release(model); }
+};
+
+std::string cacheKey(const std::string &json,
+                     const std::map<std::string, Shape> &inputs,
+                     const ExecutorOptions &options) {
+  std::string key = json;
+  for (const auto &[name, shape] : inputs) {
+    key += "\n" + name + "=";
+    for (int64_t d : shape)
+      key += std::to_string(d) + "x";
+  }
+  // A library on disk is only good for the compiler and CPU that made it.
+  key += "\nseed=" + std::to_string(options.seed) +
+         "\nparams=" + options.params + "\nloss=" + options.loss +
+         "\nmxc " MXC_VERSION + "\ncpu=" + llvm::sys::getHostCPUName().str();
+  return key;
+}
+
+/// The folder of the libmxrt this process runs on: compiled libraries link
+/// against that one.
+std::string runtimeLibDir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void *>(&mxrt_last_error), &info) ||
+      !info.dli_fname)
+    return "";
+  return llvm::sys::path::parent_path(info.dli_fname).str();
+}
+
+/// Compiles into `dir`/lib`name`.so; throws with the compiler's message.
+void compileInto(const std::string &json,
+                 const std::map<std::string, Shape> &inputs,
+                 const ExecutorOptions &options, const std::string &dir,
+                 const std::string &libPath) {
+  std::string jsonPath = dir + "/symbol.json";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(jsonPath, ec);
+    if (ec)
+      throw Error("Executor: '" + jsonPath + "': " + ec.message());
+    out << json;
+  }
+  mxc::CompileOptions opts;
+  opts.modelPath = jsonPath;
+  opts.paramsPath = options.params;
+  for (const auto &[name, shape] : inputs)
+    opts.inputShapes[name] = shape;
+  opts.outputPath = libPath;
+  opts.emit = mxc::EmitKind::SharedLibrary;
+  opts.modelName = "executor";
+  opts.codegen.runtimeLibDir = runtimeLibDir();
+  opts.train.enabled = true;
+  opts.train.initSeed = options.seed;
+  opts.train.loss = options.loss;
+  if (llvm::Error err = mxc::compile(opts))
+    throw Error("Executor: " + llvm::toString(std::move(err)));
+}
+
+/// The library for `symbol`, `inputs` and `options`: one this process
+/// holds already, one in options.cacheDir, or a new one (`reused`: not new).
+std::shared_ptr<Compiled> compiled(const Symbol &symbol,
+                                   const std::map<std::string, Shape> &inputs,
+                                   const ExecutorOptions &options,
+                                   bool &reused) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<Compiled>> cache;
+  std::string json = symbol.ToJSON();
+  std::string key = cacheKey(json, inputs, options);
+  std::lock_guard<std::mutex> lock(mutex);
+  reused = true;
+  if (auto hit = cache[key].lock())
+    return hit;
+  auto result = std::make_shared<Compiled>();
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                (unsigned long long)llvm::xxh3_64bits(key));
+  llvm::SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("mxc-executor", dir))
+    throw Error("Executor: a temporary folder: " + ec.message());
+  std::string lib = std::string(dir) + "/libexecutor.so";
+  std::string cached = options.cacheDir.empty()
+                           ? ""
+                           : options.cacheDir + "/mxc-executor-" + hash + ".so";
+  if (!cached.empty() && llvm::sys::fs::exists(cached)) {
+    lib = cached;
+  } else {
+    reused = false;
+    compileInto(json, inputs, options, std::string(dir), lib);
+    if (!cached.empty()) {
+      // Copied in under a unique name, then renamed: a reader never sees
+      // half a library.
+      std::string partial = cached + "." + llvm::sys::path::filename(dir).str();
+      if (!llvm::sys::fs::copy_file(lib, partial))
+        llvm::sys::fs::rename(partial, cached);
+      llvm::sys::fs::remove(partial);
+    }
+  }
+  if (mxrt_model_open(lib.c_str(), &result->model) != MXRT_OK)
+    failRuntime("Executor: loading the compiled library");
+  // Loaded: the private folder is no longer needed.
+  llvm::sys::fs::remove_directories(dir);
+  cache[key] = result;
+  return result;
+}
+
+} // namespace
+
+struct Executor::Impl {
+  std::shared_ptr<Compiled> lib;
+  bool reused = false;
+  // Shared with the parameter views Param hands out.
+  std::shared_ptr<mxrt_instance> instance;
+  int32_t forward = 0, grad = 0;
+  std::vector<std::string> inputNames, outputNames, paramNames;
+  std::map<std::string, NDArray> inputs;
+  std::vector<NDArray> outputs;
+  std::map<std::string, NDArray> gradients;
+  std::vector<NDArray> gradOrder;
+
+  std::vector<mxrt_tensor *> inputsOf(int32_t function) {
+    std::vector<mxrt_tensor *> list;
+    for (int32_t i = 0;
+         i < mxrt_model_function_num_inputs(lib->model, function); ++i) {
+      mxrt_tensor_info info;
+      mxrt_model_function_input_info(lib->model, function, i, &info);
+      list.push_back(inputs.at(info.name).tensor());
+    }
+    return list;
+  }
+  int32_t paramIndex(const std::string &name) const {
+    int32_t index = 0;
+    if (mxrt_model_find_param(lib->model, name.c_str(), &index) != MXRT_OK)
+      throw Error("Executor: no parameter '" + name + "'");
+    return index;
+  }
+};
+
+Executor::Executor(const Symbol &symbol,
+                   const std::map<std::string, Shape> &inputs,
+                   const ExecutorOptions &options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl &m = *impl_;
+  m.lib = compiled(symbol, inputs, options, m.reused);
+  mxrt_model *model = m.lib->model;
+  mxrt_instance_options io;
+  mxrt_instance_options_init(&io);
+  io.num_threads = options.threads;
+  mxrt_instance *instance = nullptr;
+  if (mxrt_instance_create(model, &io, &instance) != MXRT_OK)
+    failRuntime("Executor");
+  // The instance keeps its library loaded while any view of it lives.
+  std::shared_ptr<Compiled> lib = m.lib;
+  m.instance.reset(instance,
+                   [lib](mxrt_instance *i) { mxrt_instance_release(i); });
+  if (mxrt_model_find_function(model, "forward", &m.forward) != MXRT_OK ||
+      mxrt_model_find_function(model, "grad", &m.grad) != MXRT_OK)
+    failRuntime("Executor: the compiled library has no forward or grad");
+  for (int32_t i = 0; i < mxrt_model_function_num_inputs(model, m.grad); ++i) {
+    mxrt_tensor_info info;
+    mxrt_model_function_input_info(model, m.grad, i, &info);
+    m.inputNames.push_back(info.name);
+    m.inputs[info.name] = NDArray(Shape(info.shape, info.shape + info.ndim));
+  }
+  int32_t numOutputs = mxrt_model_function_num_outputs(model, m.forward);
+  for (int32_t i = 0; i < numOutputs; ++i) {
+    mxrt_tensor_info info;
+    mxrt_model_function_output_info(model, m.forward, i, &info);
+    m.outputNames.push_back(info.name);
+    m.outputs.emplace_back(Shape(info.shape, info.shape + info.ndim));
+  }
+  for (int32_t i = numOutputs;
+       i < mxrt_model_function_num_outputs(model, m.grad); ++i) {
+    mxrt_tensor_info info;
+    mxrt_model_function_output_info(model, m.grad, i, &info);
+    std::string name = info.name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, "_grad") == 0)
+      name.resize(name.size() - 5);
+    NDArray g(Shape(info.shape, info.shape + info.ndim));
+    m.gradients[name] = g;
+    m.gradOrder.push_back(g);
+  }
+  for (int32_t i = 0; i < mxrt_model_num_params(model); ++i) {
+    mxrt_tensor_info info;
+    mxrt_model_param_info(model, i, &info);
+    m.paramNames.push_back(info.name);
+  }
+}
+
+Executor::~Executor() = default;
+Executor::Executor(Executor &&) noexcept = default;
+Executor &Executor::operator=(Executor &&) noexcept = default;
+
+std::vector<std::string> Executor::InputNames() const {
+  return impl_->inputNames;
+}
+std::vector<std::string> Executor::OutputNames() const {
+  return impl_->outputNames;
+}
+std::vector<std::string> Executor::ParamNames() const {
+  return impl_->paramNames;
+}
+
+NDArray &Executor::Input(const std::string &name) {
+  auto it = impl_->inputs.find(name);
+  if (it == impl_->inputs.end())
+    throw Error("Executor: no input '" + name + "'");
+  return it->second;
+}
+
+void Executor::SetInput(const std::string &name, const NDArray &value) {
+  NDArray &input = Input(name);
+  if (input.shape() != value.shape())
+    throw Error("Executor: input '" + name + "' has shape " +
+                NDArray::shapeText(input.shape()) + ", not " +
+                NDArray::shapeText(value.shape()));
+  input = value;
+}
+
+void Executor::Forward() {
+  Impl &m = *impl_;
+  std::vector<mxrt_tensor *> in = m.inputsOf(m.forward), out;
+  for (NDArray &o : m.outputs)
+    out.push_back(o.tensor());
+  if (mxrt_instance_call(m.instance.get(), m.forward, in.data(),
+                         int32_t(in.size()), out.data(),
+                         int32_t(out.size())) != MXRT_OK)
+    failRuntime("Executor::Forward");
+}
+
+void Executor::Backward() {
+  Impl &m = *impl_;
+  std::vector<mxrt_tensor *> in = m.inputsOf(m.grad), out;
+  for (NDArray &o : m.outputs)
+    out.push_back(o.tensor());
+  for (NDArray &g : m.gradOrder)
+    out.push_back(g.tensor());
+  if (mxrt_instance_call(m.instance.get(), m.grad, in.data(),
+                         int32_t(in.size()), out.data(),
+                         int32_t(out.size())) != MXRT_OK)
+    failRuntime("Executor::Backward");
+}
+
+const std::vector<NDArray> &Executor::Outputs() const { return impl_->outputs; }
+
+const NDArray &Executor::Gradient(const std::string &param) const {
+  auto it = impl_->gradients.find(param);
+  if (it == impl_->gradients.end())
+    throw Error("Executor: no gradient of '" + param + "'");
+  return it->second;
+}
+
+NDArray Executor::Param(const std::string &name) const {
+  mxrt_tensor *view = nullptr;
+  if (mxrt_instance_param_view(impl_->instance.get(), impl_->paramIndex(name),
+                               &view) != MXRT_OK)
+    failRuntime("Executor::Param('" + name + "')");
+  return NDArray::Adopt(view, impl_->instance);
+}
+
+void Executor::SetParam(const std::string &name, const NDArray &value) {
+  int32_t index = impl_->paramIndex(name);
+  if (mxrt_instance_set_param(impl_->instance.get(), index, value.tensor()) !=
+      MXRT_OK)
+    failRuntime("Executor::SetParam('" + name + "')");
+}
+
+void Executor::SaveParams(const std::string &path) const {
+  if (mxrt_instance_save_params(impl_->instance.get(), path.c_str()) != MXRT_OK)
+    failRuntime("Executor::SaveParams");
+}
+
+bool Executor::cached() const { return impl_->reused; }
+
+} // namespace mx

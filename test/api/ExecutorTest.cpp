@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mx::Executor (mxc/executor.h): a symbol built in C++ and compiled in this
+// process gives the outputs of the same graph written as JSON and compiled
+// ahead of time by the mxc tool; its gradients match finite differences of
+// its own loss; parameters updated in place through Param reach the next
+// call; libraries come from the in-memory and on-disk caches; bad inputs
+// throw errors that name them.
+
+#include "mxc/executor.h"
+
+#include "mxrt/mxrt.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+namespace {
+
+using mx::Executor;
+using mx::NDArray;
+using mx::Shape;
+using mx::Symbol;
+namespace sym = mx::sym;
+namespace fs = std::filesystem;
+
+/// A fresh folder under the test's temporary directory.
+fs::path tempDir(const std::string &name) {
+  fs::path dir = fs::temp_directory_path() /
+                 ("mxc-executor-test-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Convolution, BatchNorm, ReLU, max pooling, FullyConnected, softmax.
+Symbol smallConvNet() {
+  Symbol x = Symbol::Variable("data");
+  x = sym::Convolution(x, {.name = "conv1",
+                           .kernel = Shape{3, 3},
+                           .pad = Shape{1, 1},
+                           .num_filter = 4});
+  x = sym::BatchNorm(x, {.name = "bn1"});
+  x = sym::Activation(x, {.name = "relu1", .act_type = "relu"});
+  x = sym::Pooling(x, {.name = "pool1",
+                       .kernel = Shape{2, 2},
+                       .pool_type = "max",
+                       .stride = Shape{2, 2}});
+  x = sym::FullyConnected(x, {.name = "fc1", .num_hidden = 5});
+  return sym::SoftmaxOutput(x, {.name = "softmax"});
+}
+
+Symbol mlp() {
+  Symbol x = Symbol::Variable("data");
+  x = sym::FullyConnected(x, {.name = "fc1", .num_hidden = 5});
+  x = sym::Activation(x, {.name = "tanh1", .act_type = "tanh"});
+  x = sym::FullyConnected(x, {.name = "fc2", .num_hidden = 3});
+  return sym::SoftmaxOutput(x, {.name = "softmax"});
+}
+
+template <typename Fn> std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const mx::Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// build -> JSON -> mxc -> the same outputs as the Executor, after a step
+// through Param's in-place view (which SaveParams must see too).
+TEST(ExecutorTest, OutputsMatchTheAotCompiledJson) {
+  Symbol net = smallConvNet();
+  Shape dataShape{2, 1, 8, 8};
+  Executor exec(net, {{"data", dataShape}}, {.seed = 7});
+  exec.SetInput("data", NDArray::Uniform(dataShape, -1.0f, 1.0f, 3));
+  exec.SetInput("softmax_label", NDArray({2}, {1.0f, 3.0f}));
+  exec.Backward();
+  for (const std::string &name : {"conv1_weight", "fc1_weight", "fc1_bias"}) {
+    NDArray w = exec.Param(name);
+    w -= 0.5f * exec.Gradient(name);
+  }
+  exec.Forward();
+  std::vector<float> expected = exec.Outputs()[0].ToVector();
+  ASSERT_EQ(expected.size(), 10u);
+
+  fs::path dir = tempDir("aot");
+  net.Save(dir / "net.json");
+  exec.SaveParams(dir / "net.params");
+  std::string command =
+      std::string(MXC_TOOL) + " " + (dir / "net.json").string() + " --params " +
+      (dir / "net.params").string() + " --input data=2x1x8x8 -o " +
+      (dir / "libnet.so").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  mxrt_model *model = nullptr;
+  ASSERT_EQ(mxrt_model_open((dir / "libnet.so").c_str(), &model), MXRT_OK)
+      << mxrt_last_error();
+  mxrt_instance *instance = nullptr;
+  ASSERT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK)
+      << mxrt_last_error();
+  ASSERT_EQ(mxrt_model_num_inputs(model), 1);
+  NDArray out({2, 5});
+  mxrt_tensor *in = exec.Input("data").tensor(), *o = out.tensor();
+  ASSERT_EQ(mxrt_instance_run(instance, &in, 1, &o, 1), MXRT_OK)
+      << mxrt_last_error();
+  std::vector<float> actual = out.ToVector();
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], 1e-5f * (1 + std::fabs(expected[i])))
+        << "output " << i;
+  mxrt_instance_release(instance);
+  mxrt_model_release(model);
+  fs::remove_all(dir);
+}
+
+// Backward's gradients against central differences of the cross entropy
+// summed over the batch that Forward's probabilities give (MXNet's
+// executors give SoftmaxOutput's gradient unscaled; its Module scales the
+// update by 1 / batch).
+TEST(ExecutorTest, BackwardMatchesFiniteDifferences) {
+  const int64_t batch = 4, classes = 3;
+  Executor exec(mlp(), {{"data", {batch, 6}}}, {.seed = 5});
+  exec.SetInput("data", NDArray::Uniform({batch, 6}, -1.0f, 1.0f, 9));
+  std::vector<float> labels = {0, 2, 1, 2};
+  exec.SetInput("softmax_label", NDArray({batch}, labels));
+  auto loss = [&] {
+    exec.Forward();
+    const float *p = exec.Outputs()[0].data();
+    double sum = 0;
+    for (int64_t b = 0; b < batch; ++b)
+      sum -= std::log(double(p[b * classes + int64_t(labels[b])]));
+    return sum;
+  };
+  exec.Backward();
+  int checked = 0;
+  for (const std::string &name :
+       {"fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"}) {
+    std::vector<float> grad = exec.Gradient(name).ToVector();
+    NDArray w = exec.Param(name);
+    ASSERT_EQ(w.size(), grad.size()) << name;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const float eps = 1e-2f, saved = w.data()[i];
+      w.data()[i] = saved + eps;
+      double up = loss();
+      w.data()[i] = saved - eps;
+      double down = loss();
+      w.data()[i] = saved;
+      double fd = (up - down) / (2 * eps);
+      EXPECT_NEAR(grad[i], fd, 1e-3 + 1e-2 * std::fabs(fd))
+          << name << "[" << i << "]";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 5 * 6 + 5 + 3 * 5 + 3);
+}
+
+TEST(ExecutorTest, LibrariesComeFromTheCaches) {
+  Symbol net = mlp();
+  Executor first(net, {{"data", {2, 6}}}, {.seed = 21});
+  Executor second(net, {{"data", {2, 6}}}, {.seed = 21});
+  EXPECT_TRUE(second.cached());
+  Executor otherShape(net, {{"data", {3, 6}}}, {.seed = 21});
+  EXPECT_FALSE(otherShape.cached());
+
+  fs::path dir = tempDir("cache");
+  std::vector<float> before;
+  {
+    Executor onDisk(net, {{"data", {2, 6}}}, {.seed = 22, .cacheDir = dir});
+    EXPECT_FALSE(onDisk.cached());
+    onDisk.Forward();
+    before = onDisk.Outputs()[0].ToVector();
+  }
+  int libraries = 0;
+  for (const auto &entry : fs::directory_iterator(dir))
+    libraries += entry.path().extension() == ".so";
+  EXPECT_EQ(libraries, 1);
+  // Nothing in this process holds it now: it is loaded from the folder.
+  Executor again(net, {{"data", {2, 6}}}, {.seed = 22, .cacheDir = dir});
+  EXPECT_TRUE(again.cached());
+  again.Forward();
+  EXPECT_EQ(again.Outputs()[0].ToVector(), before);
+  fs::remove_all(dir);
+}
+
+TEST(ExecutorTest, ErrorsNameWhatIsWrong) {
+  Executor exec(mlp(), {{"data", {2, 6}}}, {.seed = 1});
+  EXPECT_NE(errorOf([&] {
+              exec.SetInput("data", NDArray({2, 5}));
+            }).find("input 'data' has shape (2, 6), not (2, 5)"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { exec.Input("label"); }).find("no input 'label'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              exec.Param("fc3_weight");
+            }).find("no parameter 'fc3_weight'"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf([&] { exec.Gradient("data"); }).find("no gradient of 'data'"),
+      std::string::npos);
+  // The compiler's own message, naming the operator node.
+  std::string shapes = errorOf([&] {
+    Executor bad(smallConvNet(), {{"data", {2, 6}}});
+  });
+  EXPECT_NE(shapes.find("Executor: "), std::string::npos) << shapes;
+  EXPECT_NE(shapes.find("conv1"), std::string::npos) << shapes;
+}
+
+} // namespace
