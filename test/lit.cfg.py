@@ -21,6 +21,7 @@ tools = config.mxc_tools_dir
 config.substitutions.extend([
     ("%mxc-opt", os.path.join(tools, "mxc-opt")),
     ("%mxc-gen-models", os.path.join(tools, "mxc-gen-models")),
+    ("%mxc-train-mlp", os.path.join(tools, "mxc-train-mlp")),
     ("%mxc", os.path.join(tools, "mxc")),
     ("%mxrun", os.path.join(tools, "mxrun")),
     ("%python", config.python_executable),

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * What the Fashion-MNIST examples share (train_fashion/train.c,
- * train_dist/train_dist.c): reading the IDX files, filling batches, the
- * test accuracy of an instance's forward function. Static functions for
- * one program each; it defines `program` (its name in messages) first.
+ * train_dist/train_dist.c, cpp_train/train_mlp.cpp): reading the IDX files,
+ * filling batches, the test accuracy of an instance's forward function.
+ * Static functions for one program each (C or C++); it defines `program`
+ * (its name in messages) first.
  */
 #ifndef MXC_EXAMPLES_FASHION_H
 #define MXC_EXAMPLES_FASHION_H
@@ -62,7 +63,7 @@ static uint8_t *read_idx(const char *path, int ndim, int64_t *extents) {
     extents[i] = big_endian(header + 4 + 4 * i);
     size *= extents[i];
   }
-  uint8_t *data = malloc(size);
+  uint8_t *data = (uint8_t *)malloc(size);
   if (!data || gzread(f, data, (unsigned)size) != size) {
     fprintf(stderr, "%s: '%s' is truncated\n", program, path);
     exit(1);
@@ -125,8 +126,10 @@ static double now(void) {
 }
 
 /* Accuracy of function `fn` (forward) of `instance` on the test set. */
-static double evaluate(mxrt_instance *instance, const mxrt_model *model,
-                       const dataset *test) {
+/* (train_mlp.cpp evaluates through its executor instead.) */
+__attribute__((unused)) static double evaluate(mxrt_instance *instance,
+                                               const mxrt_model *model,
+                                               const dataset *test) {
   mxrt_tensor_info in, out;
   check(mxrt_model_input_info(model, 0, &in), "model input");
   check(mxrt_model_output_info(model, 0, &out), "model output");
@@ -134,14 +137,14 @@ static double evaluate(mxrt_instance *instance, const mxrt_model *model,
   mxrt_tensor *x, *p;
   check(mxrt_tensor_create(MXRT_F32, in.ndim, in.shape, &x), "tensor");
   check(mxrt_tensor_create(MXRT_F32, out.ndim, out.shape, &p), "tensor");
-  int64_t *order = malloc(sizeof(int64_t) * test->count);
+  int64_t *order = (int64_t *)malloc(sizeof(int64_t) * test->count);
   for (int64_t i = 0; i < test->count; ++i)
     order[i] = i;
   int64_t correct = 0, seen = 0;
   for (int64_t first = 0; first + batch <= test->count; first += batch) {
-    fill(test, order, first, batch, mxrt_tensor_data(x), NULL);
+    fill(test, order, first, batch, (float *)mxrt_tensor_data(x), NULL);
     check(mxrt_instance_run(instance, &x, 1, &p, 1), "forward");
-    const float *probs = mxrt_tensor_data(p);
+    const float *probs = (const float *)mxrt_tensor_data(p);
     for (int64_t b = 0; b < batch; ++b)
       correct += argmax(probs + b * classes, classes) ==
                  test->labels[order[first + b]];
