@@ -329,8 +329,7 @@ TEST(Training, GetAndSetParam) {
   EXPECT_THAT(valuesOf(view), ElementsAre(0.5f, -1, 0));
   static_cast<float *>(mxrt_tensor_data(view))[1] = 2.0f;
   EXPECT_THAT(param(instance.get(), 0, {3}), ElementsAre(0.5f, 2, 0));
-  EXPECT_EQ(mxrt_instance_param_view(instance.get(), 3, &view),
-            MXRT_NOT_FOUND);
+  EXPECT_EQ(mxrt_instance_param_view(instance.get(), 3, &view), MXRT_NOT_FOUND);
   EXPECT_EQ(mxrt_instance_param_view(instance.get(), 0, nullptr),
             MXRT_INVALID_ARGUMENT);
 }
