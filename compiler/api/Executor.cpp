@@ -13,7 +13,6 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -60,18 +59,12 @@ std::string runtimeLibDir() {
 }
 
 /// Compiles into `dir`/lib`name`.so; throws with the compiler's message.
-void compileInto(const std::string &json,
+void compileInto(const Symbol &symbol,
                  const std::map<std::string, Shape> &inputs,
                  const ExecutorOptions &options, const std::string &dir,
                  const std::string &libPath) {
   std::string jsonPath = dir + "/symbol.json";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(jsonPath, ec);
-    if (ec)
-      throw Error("Executor: '" + jsonPath + "': " + ec.message());
-    out << json;
-  }
+  symbol.Save(jsonPath);
   mxc::CompileOptions opts;
   opts.modelPath = jsonPath;
   opts.paramsPath = options.params;
@@ -118,7 +111,7 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
     lib = cached;
   } else {
     reused = false;
-    compileInto(json, inputs, options, std::string(dir), lib);
+    compileInto(symbol, inputs, options, std::string(dir), lib);
     if (!cached.empty()) {
       // Copied in under a unique name, then renamed: a reader never sees
       // half a library.
