@@ -8,6 +8,7 @@
 // throw errors that name them.
 
 #include "mxc/executor.h"
+#include "ErrorOf.h"
 
 #include "mxrt/mxrt.h"
 
@@ -58,15 +59,6 @@ Symbol mlp() {
   x = sym::Activation(x, {.name = "tanh1", .act_type = "tanh"});
   x = sym::FullyConnected(x, {.name = "fc2", .num_hidden = 3});
   return sym::SoftmaxOutput(x, {.name = "softmax"});
-}
-
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const mx::Error &e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // build -> JSON -> mxc -> the same outputs as the Executor, after a step

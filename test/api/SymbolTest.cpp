@@ -8,6 +8,7 @@
 // wrote in Python.
 
 #include "mxc/symbol.h"
+#include "ErrorOf.h"
 #include "networks.h"
 
 #include "compiler/frontends/mxnet/Symbol.h"
@@ -27,15 +28,6 @@ Symbol twoLayerNet() {
   x = sym::Activation(x, {.name = "relu1", .act_type = "relu"});
   x = sym::FullyConnected(x, {.name = "fc2", .num_hidden = 10});
   return sym::SoftmaxOutput(x, {.name = "softmax"});
-}
-
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const mx::Error &e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(SymbolTest, ListsArgumentsOutputsInMXNetOrder) {
