@@ -11,6 +11,7 @@
 
 #include "compiler/driver/Compiler.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
@@ -103,6 +104,10 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("mxc-executor", dir))
     throw Error("Executor: a temporary folder: " + ec.message());
+  // The private folder goes on every way out: once the library is loaded
+  // it is no longer needed, and a failed compile leaves nothing behind.
+  auto removeDir =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
   std::string lib = std::string(dir) + "/libexecutor.so";
   std::string cached = options.cacheDir.empty()
                            ? ""
@@ -123,8 +128,6 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
   }
   if (mxrt_model_open(lib.c_str(), &result->model) != MXRT_OK)
     failRuntime("Executor: loading the compiled library");
-  // Loaded: the private folder is no longer needed.
-  llvm::sys::fs::remove_directories(dir);
   cache[key] = result;
   return result;
 }

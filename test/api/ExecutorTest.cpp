@@ -191,12 +191,20 @@ TEST(ExecutorTest, ErrorsNameWhatIsWrong) {
   EXPECT_NE(
       errorOf([&] { exec.Gradient("data"); }).find("no gradient of 'data'"),
       std::string::npos);
-  // The compiler's own message, naming the operator node.
+  // The compiler's own message, naming the operator node; the failed
+  // compile leaves no folder behind in the temporary directory.
+  fs::path tmp = tempDir("errors");
+  const char *oldTmp = std::getenv("TMPDIR");
+  std::string saved = oldTmp ? oldTmp : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
   std::string shapes = errorOf([&] {
     Executor bad(smallConvNet(), {{"data", {2, 6}}});
   });
+  oldTmp ? setenv("TMPDIR", saved.c_str(), 1) : unsetenv("TMPDIR");
   EXPECT_NE(shapes.find("Executor: "), std::string::npos) << shapes;
   EXPECT_NE(shapes.find("conv1"), std::string::npos) << shapes;
+  EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
+  fs::remove_all(tmp);
 }
 
 } // namespace
