@@ -106,8 +106,7 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
     throw Error("Executor: a temporary folder: " + ec.message());
   // The private folder goes on every way out: once the library is loaded
   // it is no longer needed, and a failed compile leaves nothing behind.
-  auto removeDir =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  llvm::scope_exit removeDir([&] { llvm::sys::fs::remove_directories(dir); });
   std::string lib = std::string(dir) + "/libexecutor.so";
   std::string cached = options.cacheDir.empty()
                            ? ""
