@@ -216,6 +216,22 @@ def PoolBeforeActivationPass
   }];
 }
 
+def ReluIntoBatchNormGradPass
+    : Pass<"mxc-relu-into-batchnorm-grad", "::mlir::func::FuncOp"> {
+  let summary = "Fold a ReLU's gradient into the BatchNormTrainGrad it feeds";
+  let description = [{
+    On mx ops, before lowering: mx.BatchNormTrainGrad of the ReLU gradient
+    (mx.grad_elemwise "unary.relu", read nowhere else) of ReLU(y), y the
+    output of the mx.BatchNormTrain whose statistics it differentiates,
+    becomes one BatchNormTrainGrad {relu_out} of the ReLU's output gradient
+    that recomputes the mask from the BatchNorm's input (which it reads
+    anyway). The conv -> BatchNorm -> ReLU -> conv layers of a training
+    step then read two activation-sized tensors and write one for the
+    BatchNorm's backward (was: the ReLU's output and gradient read, the
+    masked gradient written and read twice).
+  }];
+}
+
 def FuseKernelEpiloguesPass
     : Pass<"mxc-fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fold a residual add and a ReLU into mx.kernel.* ops";

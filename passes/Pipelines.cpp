@@ -111,11 +111,12 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
     fuse += "func.func(mxc-fuse-elementwise),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // The CPU's choices on mx ops, then their target-independent lowering:
-  // a graph rewrite (with fusion), then runtime kernels for the
+  // graph rewrites (with fusion), then runtime kernels for the
   // contractions and poolings they run faster.
   std::string lower;
   if (opts.fusion)
-    lower += "func.func(mxc-pool-before-activation),";
+    lower += "func.func(mxc-pool-before-activation),"
+             "func.func(mxc-relu-into-batchnorm-grad),";
   if (opts.kernels)
     lower += "func.func(mxc-select-cpu-kernels),";
   lower += "func.func(mxc-convert-mx-to-linalg{kernels=false}),";

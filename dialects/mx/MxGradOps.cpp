@@ -234,6 +234,12 @@ BatchNormTrainGradOp::inferReturnTypes(MLIRContext *,
           {{"gamma", a.getGamma()}, {"mean", a.getMean()}, {"var", a.getVar()}},
           "the data's axis extent")))
     return failure();
+  if (bool(a.getBeta()) != bool(a.getReluOut()))
+    return fail(loc, "beta is given exactly when relu_out is set");
+  if (a.getBeta() && failed(checkChannelOperands(loc, data, a.getAxis(),
+                                                 {{"beta", a.getBeta()}},
+                                                 "the data's axis extent")))
+    return failure();
   results.push_back(data);
   results.append(2, a.getGamma().getType());
   return success();

@@ -176,13 +176,23 @@ def Mx_BatchNormTrainGradOp : Mx_Op<"BatchNormTrainGrad"> {
     gamma_grad = sum(dy * xhat) (0 with fix_gamma) and data_grad = gamma /
     sqrt(var + eps) * (dy - beta_grad / M - xhat * sum(dy * xhat) / M).
 
-    C1: as BatchNormTrain's; mean and var are 1-D with the axis's extent.
+    With `relu_out` (and the forward's beta as a sixth operand), out_grad
+    is the gradient of ReLU(BatchNormTrain's output) instead, and dy is
+    out_grad where that output, recomputed from data as BatchNormTrain
+    computes it (data * scale + shift), is positive, else 0: the ReLU's
+    gradient folded in (mxc-relu-into-batchnorm-grad), so that neither the
+    masked gradient nor the ReLU's output is read or written.
+
+    C1: as BatchNormTrain's; mean and var (and beta) are 1-D with the
+    axis's extent; beta is given exactly when relu_out is set.
   }];
   let arguments = (ins Mx_Tensor:$out_grad, Mx_Tensor:$data, Mx_Tensor:$gamma,
                    Mx_Tensor:$mean, Mx_Tensor:$var,
+                   Optional<Mx_Tensor>:$beta,
                    DefaultValuedAttr<F64Attr, "1e-3">:$eps,
                    DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
-                   DefaultValuedAttr<I64Attr, "1">:$axis);
+                   DefaultValuedAttr<I64Attr, "1">:$axis,
+                   UnitAttr:$relu_out);
   let results = (outs Mx_Tensor:$data_grad, Mx_Tensor:$gamma_grad,
                       Mx_Tensor:$beta_grad);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

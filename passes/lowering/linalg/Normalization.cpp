@@ -367,7 +367,9 @@ FailureOr<SmallVector<Value>> lowerBatchNormTrain(BatchNormTrainOp op,
 /// BatchNormTrainGrad: sum(dy) and sum(dy * (x - mean)) in one pass (one
 /// generic, two results), then dx = a * dy - b - (x - mean) * c with
 /// per-channel a = gamma / std, b = a * sum(dy) / M and c = a / var' *
-/// sum(dy * (x - mean)) / M (var' = var + eps).
+/// sum(dy * (x - mean)) / M (var' = var + eps). With relu_out, dy in both
+/// is out_grad where x * a + (beta - mean * a) > 0 (BatchNormTrain's
+/// output, computed as its lowering computes it), else 0.
 FailureOr<SmallVector<Value>>
 lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
                         BatchNormTrainGradOp::Adaptor a, OpBuilder &b) {
@@ -377,17 +379,7 @@ lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
   ReductionSpace space = norm.perChannel(b.getContext());
   int64_t c = space.shape[0];
   Type et = norm.et;
-  SmallVector<Value> sums = channelSums(
-      b, loc, norm, {dy, x}, {a.getMean()}, 2,
-      [](OpBuilder &nb, Location l, ValueRange e, ValueRange m,
-         ValueRange acc) -> SmallVector<Value> {
-        Value d = arith::SubFOp::create(nb, l, e[1], m[0]);
-        return {arith::AddFOp::create(nb, l, acc[0], e[0]),
-                arith::AddFOp::create(nb, l, acc[1],
-                                      arith::MulFOp::create(nb, l, e[0], d))};
-      });
-  Value sdy = sums[0], sdyx = sums[1];
-  bool fixGamma = op.getFixGamma();
+  bool fixGamma = op.getFixGamma(), relu = op.getReluOut();
   double inverseCount = 1.0 / double(space.count);
   auto mul = [](OpBuilder &nb, Location l, Value u, Value v) -> Value {
     return arith::MulFOp::create(nb, l, u, v);
@@ -402,6 +394,37 @@ lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
                       return fixGamma ? args[0] : mul(nb, l, args[0], args[1]);
                     });
+  // The forward's shift and the gradient its ReLU lets through: dy at an
+  // element whose x * scale + shift is positive. `k` holds mean, scale and
+  // shift (relu) or the mean alone, per channel.
+  SmallVector<Value> perChannel = {a.getMean()};
+  if (relu)
+    perChannel.append(
+        {ka, perChannelMap(
+                 b, loc, c, et, {a.getBeta(), a.getMean(), ka},
+                 [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                   return arith::SubFOp::create(nb, l, args[0],
+                                                mul(nb, l, args[1], args[2]));
+                 })});
+  auto gradient = [relu, mul](OpBuilder &nb, Location l, Value dy, Value x,
+                              ValueRange k) -> Value {
+    if (!relu)
+      return dy;
+    Value y = arith::AddFOp::create(nb, l, mul(nb, l, x, k[1]), k[2]);
+    Value zero = constFloat(nb, l, dy.getType(), 0.0);
+    Value on = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, y, zero);
+    return arith::SelectOp::create(nb, l, on, dy, zero);
+  };
+  SmallVector<Value> sums = channelSums(
+      b, loc, norm, {dy, x}, perChannel, 2,
+      [&](OpBuilder &nb, Location l, ValueRange e, ValueRange k,
+          ValueRange acc) -> SmallVector<Value> {
+        Value g = gradient(nb, l, e[0], e[1], k);
+        Value d = arith::SubFOp::create(nb, l, e[1], k[0]);
+        return {arith::AddFOp::create(nb, l, acc[0], g),
+                arith::AddFOp::create(nb, l, acc[1], mul(nb, l, g, d))};
+      });
+  Value sdy = sums[0], sdyx = sums[1];
   Value kb =
       perChannelMap(b, loc, c, et, {ka, sdy},
                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
@@ -417,14 +440,21 @@ lowerBatchNormTrainGrad(BatchNormTrainGradOp op,
                                  constFloat(nb, l, et, inverseCount));
                     });
   AffineMap cm = channelMap(b.getContext(), norm.rank, norm.axis);
+  // dy, x, kb, kc, then mean, ka and (relu) shift: args[4..] is `k`.
+  SmallVector<Value> operands = {x, kb, kc, a.getMean(), ka};
+  if (relu)
+    operands.push_back(perChannel[2]);
+  SmallVector<AffineMap> maps(operands.size(), cm);
+  maps[0] = b.getMultiDimIdentityMap(norm.rank);
   Value dx =
-      norm.map(b, loc, dy, {x, a.getMean(), ka, kb, kc},
-               {b.getMultiDimIdentityMap(norm.rank), cm, cm, cm, cm},
+      norm.map(b, loc, dy, operands, maps,
                [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                 Value d = arith::SubFOp::create(nb, l, args[1], args[2]);
-                 Value t = arith::SubFOp::create(
-                     nb, l, mul(nb, l, args[3], args[0]), args[4]);
-                 return arith::SubFOp::create(nb, l, t, mul(nb, l, d, args[5]));
+                 ValueRange k = args.slice(4, operands.size() - 3);
+                 Value g = gradient(nb, l, args[0], args[1], k);
+                 Value d = arith::SubFOp::create(nb, l, args[1], k[0]);
+                 Value t =
+                     arith::SubFOp::create(nb, l, mul(nb, l, k[1], g), args[2]);
+                 return arith::SubFOp::create(nb, l, t, mul(nb, l, d, args[3]));
                });
   Value dgamma =
       perChannelMap(b, loc, c, et, {sdyx, invStd},

@@ -1693,3 +1693,13 @@ func.func @max_pool_with_indices_c5_ceil(%x: tensor<1x1x5xf32>) -> (tensor<1x1x4
   %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>, stride = array<i64: 2>, pad = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x1x5xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xi64>)
   return %y, %i : tensor<1x1x4xf32>, tensor<1x1x4xi64>
 }
+
+// -----
+
+// BatchNormTrainGrad: relu_out needs the forward's beta (and beta needs it).
+func.func @batchnorm_train_grad_relu_out_no_beta(%dy: tensor<2x3x4x4xf32>, %x: tensor<2x3x4x4xf32>, %g: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+2 {{beta is given exactly when relu_out is set}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %dx, %dg, %db = mx.BatchNormTrainGrad %dy, %x, %g, %g, %g {relu_out} : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %dx : tensor<2x3x4x4xf32>
+}
