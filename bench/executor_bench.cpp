@@ -6,14 +6,19 @@
 // steady-state Forward against the inference library that the mxc tool
 // compiles from the same symbol and parameters, in interleaved rounds; and
 // the imperative update `w -= lr * g` on 100 MB against a memcpy of the
-// same array in the same run. Prints Markdown tables (bench/README.md):
+// same array in the same run; and the imperative operators (mx::nd): the
+// first call of an operator (its compile), later calls, and libmxrt's
+// kernel called directly on the same arrays. Prints Markdown tables
+// (bench/README.md):
 //
 //   build/bin/mxc-executor-bench [--rounds 5] [--runs 10] [--models
 //   lenet,resnet18]
 
 #include "mxc/executor.h"
+#include "mxc/imperative.h"
 #include "networks.h"
 
+#include "mxrt/kernels.h"
 #include "mxrt/mxrt.h"
 
 #include <algorithm>
@@ -135,7 +140,11 @@ void benchUpdate(int rounds) {
               g = mx::NDArray::Full({n}, 0.5f), copy({n});
   std::vector<double> update, memcpyMs;
   for (int r = 0; r <= rounds; ++r) {
-    double u = msOf([&] { w -= 0.01f * g; });
+    // Pushed to the engine: timed until it has run.
+    double u = msOf([&] {
+      w -= 0.01f * g;
+      w.WaitToRead();
+    });
     double c = msOf(
         [&] { std::memcpy(copy.data(), g.data(), size_t(n) * sizeof(float)); });
     if (r > 0)
@@ -152,6 +161,67 @@ void benchUpdate(int rounds) {
               "| update / memcpy bandwidth | | %.2f |\n",
               rounds, median(update), updateGBs, median(memcpyMs), copyGBs,
               updateGBs / copyGBs);
+}
+
+/// nd::Convolution (LeNet's second layer, batch 64) and nd::FullyConnected
+/// (784 -> 256, batch 64): the first call, which compiles, then later calls
+/// (each waited for) against libmxrt's kernel called directly on the same
+/// arrays, interleaved.
+void benchImperative(int rounds, int runs) {
+  std::printf("\nImperative operators: nd:: calls (compiled on first use, "
+              "then cached; run on the NDArray engine) against libmxrt's "
+              "kernel on the same arrays, medians of %d interleaved rounds "
+              "of %d calls\n\n| operator | first call ms | call ms | "
+              "kernel ms | call / kernel |\n|---|---:|---:|---:|---:|\n",
+              rounds, runs);
+  auto row = [&](const char *name, const std::function<mx::NDArray()> &call,
+                 const std::function<void()> &kernel) {
+    double first = msOf([&] { call().WaitToRead(); });
+    std::vector<double> calls, kernels;
+    for (int r = 0; r < rounds; ++r) {
+      calls.push_back(msOf([&] {
+                        for (int i = 0; i < runs; ++i)
+                          call().WaitToRead();
+                      }) /
+                      runs);
+      kernels.push_back(msOf([&] {
+                          for (int i = 0; i < runs; ++i)
+                            kernel();
+                        }) /
+                        runs);
+    }
+    std::printf("| %s | %.1f | %.3f | %.3f | %.2f |\n", name, first,
+                median(calls), median(kernels),
+                median(calls) / median(kernels));
+  };
+  // (The kernel's arrays are made here and never pushed to: their buffers
+  // are read directly.)
+  mx::NDArray x = mx::NDArray::Uniform({64, 20, 12, 12}, -1, 1, 1),
+              w = mx::NDArray::Uniform({50, 20, 5, 5}, -1, 1, 2),
+              b = mx::NDArray::Zeros({50}), y({64, 50, 8, 8});
+  row(
+      "Convolution 20 -> 50, 5x5, 12x12, batch 64",
+      [&] {
+        return mx::nd::Convolution(
+            x, w, b, {.kernel = mx::Shape{5, 5}, .num_filter = 50});
+      },
+      [&] {
+        mxrt_kernel_sconv2d(64, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1,
+                            x.GetData(), w.GetData(), b.GetData(), y.GetData(),
+                            0);
+      });
+  mx::NDArray a = mx::NDArray::Uniform({64, 784}, -1, 1, 3),
+              fw = mx::NDArray::Uniform({256, 784}, -1, 1, 4),
+              fb = mx::NDArray::Zeros({256}), out({64, 256});
+  row(
+      "FullyConnected 784 -> 256, batch 64",
+      [&] { return mx::nd::FullyConnected(a, fw, fb, {.num_hidden = 256}); },
+      [&] {
+        // out = a fw^T + fb: the GEMM with fw read transposed.
+        mxrt_kernel_sgemm(1, 64, 256, 784, a.GetData(), 0, 784, 1, fw.GetData(),
+                          0, 1, 784, out.GetData(), 0, 256, 1, fb.GetData(), 0,
+                          0, 1, 0);
+      });
 }
 
 } // namespace
@@ -196,6 +266,7 @@ int main(int argc, char **argv) {
     for (const std::string &row : steadyRows)
       std::fputs(row.c_str(), stdout);
     benchUpdate(rounds);
+    benchImperative(rounds, runs);
   } catch (const mx::Error &e) {
     std::fprintf(stderr, "executor_bench: %s\n", e.what());
     return 1;

@@ -5,9 +5,11 @@
 // training library in a private folder, loaded by libmxrt and called
 // through its C API. Libraries are shared by every executor of the same
 // graph, shapes and options (a process-wide cache, and optionally a folder
-// of them).
+// of them). The same cache compiles the imperative operators' one-node
+// inference libraries (Imperative.cpp, through Jit.h).
 
 #include "mxc/executor.h"
+#include "Jit.h"
 
 #include "compiler/driver/Compiler.h"
 
@@ -21,21 +23,27 @@
 #include <mutex>
 
 namespace mx {
-namespace {
+namespace detail {
 
-[[noreturn]] void failRuntime(const std::string &what) {
+void failRuntime(const std::string &what) {
   throw Error(what + ": " + mxrt_last_error());
 }
 
-/// A loaded library and where it came from.
-struct Compiled {
-  mxrt_model *model = nullptr;
-  ~Compiled() { mxrt_model_release(model); }
-};
+Compiled::~Compiled() {
+  mxrt_instance_release(instance);
+  mxrt_model_release(model);
+}
+
+} // namespace detail
+
+using detail::Compiled;
+using detail::failRuntime;
+
+namespace {
 
 std::string cacheKey(const std::string &json,
                      const std::map<std::string, Shape> &inputs,
-                     const ExecutorOptions &options) {
+                     const ExecutorOptions &options, bool train) {
   std::string key = json;
   for (const auto &[name, shape] : inputs) {
     key += "\n" + name + "=";
@@ -43,7 +51,8 @@ std::string cacheKey(const std::string &json,
       key += std::to_string(d) + "x";
   }
   // A library on disk is only good for the compiler and CPU that made it.
-  key += "\nseed=" + std::to_string(options.seed) +
+  key += std::string("\ntrain=") + (train ? "1" : "0") +
+         "\nseed=" + std::to_string(options.seed) +
          "\nparams=" + options.params + "\nloss=" + options.loss +
          "\nmxc " MXC_VERSION + "\ncpu=" + llvm::sys::getHostCPUName().str();
   return key;
@@ -59,10 +68,13 @@ std::string runtimeLibDir() {
   return llvm::sys::path::parent_path(info.dli_fname).str();
 }
 
-/// Compiles into `dir`/lib`name`.so; throws with the compiler's message.
+/// Compiles into `dir`/lib`name`.so (a training library, or with `train`
+/// false an inference one whose every variable is an input); throws with
+/// the compiler's message after `what`.
 void compileInto(const Symbol &symbol,
                  const std::map<std::string, Shape> &inputs,
-                 const ExecutorOptions &options, const std::string &dir,
+                 const ExecutorOptions &options, bool train,
+                 const std::string &what, const std::string &dir,
                  const std::string &libPath) {
   std::string jsonPath = dir + "/symbol.json";
   symbol.Save(jsonPath);
@@ -75,23 +87,24 @@ void compileInto(const Symbol &symbol,
   opts.emit = mxc::EmitKind::SharedLibrary;
   opts.modelName = "executor";
   opts.codegen.runtimeLibDir = runtimeLibDir();
-  opts.train.enabled = true;
+  opts.train.enabled = train;
   opts.train.initSeed = options.seed;
   opts.train.loss = options.loss;
   if (llvm::Error err = mxc::compile(opts))
-    throw Error("Executor: " + llvm::toString(std::move(err)));
+    throw Error(what + ": " + llvm::toString(std::move(err)));
 }
 
-/// The library for `symbol`, `inputs` and `options`: one this process
-/// holds already, one in options.cacheDir, or a new one (`reused`: not new).
-std::shared_ptr<Compiled> compiled(const Symbol &symbol,
-                                   const std::map<std::string, Shape> &inputs,
-                                   const ExecutorOptions &options,
-                                   bool &reused) {
+} // namespace
+
+std::shared_ptr<Compiled>
+detail::compiled(const Symbol &symbol,
+                 const std::map<std::string, Shape> &inputs,
+                 const ExecutorOptions &options, bool train,
+                 const std::string &what, bool &reused) {
   static std::mutex mutex;
   static std::map<std::string, std::weak_ptr<Compiled>> cache;
   std::string json = symbol.ToJSON();
-  std::string key = cacheKey(json, inputs, options);
+  std::string key = cacheKey(json, inputs, options, train);
   std::lock_guard<std::mutex> lock(mutex);
   reused = true;
   if (auto hit = cache[key].lock())
@@ -103,7 +116,7 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
   llvm::SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("mxc-executor", dir))
-    throw Error("Executor: a temporary folder: " + ec.message());
+    throw Error(what + ": a temporary folder: " + ec.message());
   // The private folder goes on every way out: once the library is loaded
   // it is no longer needed, and a failed compile leaves nothing behind.
   llvm::scope_exit removeDir([&] { llvm::sys::fs::remove_directories(dir); });
@@ -115,7 +128,7 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
     lib = cached;
   } else {
     reused = false;
-    compileInto(symbol, inputs, options, std::string(dir), lib);
+    compileInto(symbol, inputs, options, train, what, std::string(dir), lib);
     if (!cached.empty()) {
       // Copied in under a unique name, then renamed: a reader never sees
       // half a library.
@@ -126,12 +139,10 @@ std::shared_ptr<Compiled> compiled(const Symbol &symbol,
     }
   }
   if (mxrt_model_open(lib.c_str(), &result->model) != MXRT_OK)
-    failRuntime("Executor: loading the compiled library");
+    failRuntime(what + ": loading the compiled library");
   cache[key] = result;
   return result;
 }
-
-} // namespace
 
 struct Executor::Impl {
   std::shared_ptr<Compiled> lib;
@@ -144,6 +155,15 @@ struct Executor::Impl {
   std::vector<NDArray> outputs;
   std::map<std::string, NDArray> gradients;
   std::vector<NDArray> gradOrder;
+  // The views Param handed out, one per parameter: the library reads and
+  // writes the parameters in place, so a call first waits for the
+  // NDArray operations pending on them (an update pushed to the engine).
+  mutable std::map<std::string, NDArray> paramViews;
+
+  void waitForParams() const {
+    for (const auto &[name, view] : paramViews)
+      view.WaitToWrite();
+  }
 
   std::vector<mxrt_tensor *> inputsOf(int32_t function) {
     std::vector<mxrt_tensor *> list;
@@ -168,7 +188,8 @@ Executor::Executor(const Symbol &symbol,
                    const ExecutorOptions &options)
     : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
-  m.lib = compiled(symbol, inputs, options, m.reused);
+  m.lib = detail::compiled(symbol, inputs, options, /*train=*/true, "Executor",
+                           m.reused);
   mxrt_model *model = m.lib->model;
   mxrt_instance_options io;
   mxrt_instance_options_init(&io);
@@ -246,6 +267,7 @@ void Executor::SetInput(const std::string &name, const NDArray &value) {
 
 void Executor::Forward() {
   Impl &m = *impl_;
+  m.waitForParams();
   std::vector<mxrt_tensor *> in = m.inputsOf(m.forward), out;
   for (NDArray &o : m.outputs)
     out.push_back(o.tensor());
@@ -257,6 +279,7 @@ void Executor::Forward() {
 
 void Executor::Backward() {
   Impl &m = *impl_;
+  m.waitForParams();
   std::vector<mxrt_tensor *> in = m.inputsOf(m.grad), out;
   for (NDArray &o : m.outputs)
     out.push_back(o.tensor());
@@ -278,21 +301,26 @@ const NDArray &Executor::Gradient(const std::string &param) const {
 }
 
 NDArray Executor::Param(const std::string &name) const {
+  auto it = impl_->paramViews.find(name);
+  if (it != impl_->paramViews.end())
+    return it->second;
   mxrt_tensor *view = nullptr;
   if (mxrt_instance_param_view(impl_->instance.get(), impl_->paramIndex(name),
                                &view) != MXRT_OK)
     failRuntime("Executor::Param('" + name + "')");
-  return NDArray::Adopt(view, impl_->instance);
+  return impl_->paramViews[name] = NDArray::Adopt(view, impl_->instance);
 }
 
 void Executor::SetParam(const std::string &name, const NDArray &value) {
   int32_t index = impl_->paramIndex(name);
+  impl_->waitForParams();
   if (mxrt_instance_set_param(impl_->instance.get(), index, value.tensor()) !=
       MXRT_OK)
     failRuntime("Executor::SetParam('" + name + "')");
 }
 
 void Executor::SaveParams(const std::string &path) const {
+  impl_->waitForParams();
   if (mxrt_instance_save_params(impl_->instance.get(), path.c_str()) != MXRT_OK)
     failRuntime("Executor::SaveParams");
 }

@@ -70,8 +70,9 @@ public:
 
   /// A parameter in place: what the next Forward / Backward reads, so
   /// `exec.Param("fc1_weight") -= lr * exec.Gradient("fc1_weight")` is an
-  /// update (the array keeps the executor's library alive). SetParam
-  /// copies values in.
+  /// update (the array keeps the executor's library alive; Forward,
+  /// Backward, SetParam and SaveParams first wait for the NDArray
+  /// operations pending on it). SetParam copies values in.
   NDArray Param(const std::string &name) const;
   void SetParam(const std::string &name, const NDArray &value);
   /// Every parameter as an MXNet .params file ("arg:" / "aux:" names).
