@@ -22,6 +22,7 @@ config.substitutions.extend([
     ("%mxc-opt", os.path.join(tools, "mxc-opt")),
     ("%mxc-gen-models", os.path.join(tools, "mxc-gen-models")),
     ("%mxc-train-mlp", os.path.join(tools, "mxc-train-mlp")),
+    ("%mxc-cpp-tour", os.path.join(tools, "mxc-cpp-tour")),
     ("%mxc", os.path.join(tools, "mxc")),
     ("%mxrun", os.path.join(tools, "mxrun")),
     ("%python", config.python_executable),
