@@ -10,6 +10,8 @@
 
 #include "Jit.h"
 
+#include <algorithm>
+
 namespace mx {
 namespace {
 
@@ -127,6 +129,130 @@ std::vector<NDArray> nd::detail::Operands::run(const Symbol &symbol) const {
       throw Error(std::string("nd::") + op_ + ": no array for operand '" +
                   name + "' (give it, or attributes that leave it out)");
   return Invoke(symbol, arrays_);
+}
+
+std::vector<NDArray> nd::Call(const std::string &op,
+                              const std::vector<NDArray> &operands,
+                              const std::map<std::string, std::string> &attrs) {
+  const auto &table = detail::byName();
+  auto it = table.find(op);
+  if (it == table.end())
+    throw Error("nd::Call: no operator '" + op + "'");
+  return it->second(operands, attrs);
+}
+
+// MXNet's attribute text: integers, reals, "True" / "False" (or 1 / 0),
+// tuples "(3, 3)" / "[3,3]" / "3", strings as they are.
+const std::string *nd::detail::Attributes::find(const char *name) {
+  auto it = text_.find(name);
+  if (it == text_.end())
+    return nullptr;
+  used_.push_back(name);
+  return &it->second;
+}
+
+namespace {
+[[noreturn]] void badAttribute(const char *op, const char *name,
+                               const std::string &text, const char *want) {
+  throw Error(std::string("nd::") + op + ": attribute '" + name + "' is '" +
+              text + "', not " + want);
+}
+
+bool readInt(const std::string &text, size_t &pos, int64_t &out) {
+  while (pos < text.size() && text[pos] == ' ')
+    ++pos;
+  size_t used = 0;
+  try {
+    out = std::stoll(text.substr(pos), &used);
+  } catch (const std::exception &) {
+    return false;
+  }
+  pos += used;
+  while (pos < text.size() && text[pos] == ' ')
+    ++pos;
+  return true;
+}
+} // namespace
+
+void nd::detail::Attributes::get(const char *name, int64_t &out) {
+  if (const std::string *t = find(name)) {
+    size_t pos = 0;
+    if (!readInt(*t, pos, out) || pos != t->size())
+      badAttribute(op_, name, *t, "an integer");
+  }
+}
+
+void nd::detail::Attributes::get(const char *name, double &out) {
+  if (const std::string *t = find(name)) {
+    size_t used = 0;
+    try {
+      out = std::stod(*t, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (!used || used != t->size())
+      badAttribute(op_, name, *t, "a number");
+  }
+}
+
+void nd::detail::Attributes::get(const char *name, bool &out) {
+  if (const std::string *t = find(name)) {
+    if (*t == "True" || *t == "true" || *t == "1")
+      out = true;
+    else if (*t == "False" || *t == "false" || *t == "0")
+      out = false;
+    else
+      badAttribute(op_, name, *t, "True or False");
+  }
+}
+
+void nd::detail::Attributes::get(const char *name, std::string &out) {
+  if (const std::string *t = find(name))
+    out = *t;
+}
+
+void nd::detail::Attributes::get(const char *name, std::vector<int64_t> &out) {
+  const std::string *t = find(name);
+  if (!t)
+    return;
+  std::string body = *t;
+  if (body.size() >= 2 && ((body.front() == '(' && body.back() == ')') ||
+                           (body.front() == '[' && body.back() == ']')))
+    body = body.substr(1, body.size() - 2);
+  out.clear();
+  size_t pos = 0;
+  while (pos < body.size()) {
+    int64_t v = 0;
+    if (!readInt(body, pos, v))
+      badAttribute(op_, name, *t, "a tuple of integers");
+    out.push_back(v);
+    if (pos < body.size() && body[pos] == ',')
+      ++pos;
+    else if (pos < body.size())
+      badAttribute(op_, name, *t, "a tuple of integers");
+  }
+}
+
+void nd::detail::Attributes::finish() const {
+  // Tuning hints MXNet writes that change no result.
+  static const char *const hints[] = {"workspace", "cudnn_tune", "cudnn_off",
+                                      "num_args"};
+  for (const auto &[name, value] : text_) {
+    if (std::find(used_.begin(), used_.end(), name) != used_.end() ||
+        name.rfind("__", 0) == 0 ||
+        std::find(std::begin(hints), std::end(hints), name) != std::end(hints))
+      continue;
+    // What MXNet may spell out at the one value mxc implements.
+    if ((name == "layout" &&
+         (value == "NCHW" || value == "NCW" || value == "None")) ||
+        (name == "dtype" && (value == "float32" || value == "None")))
+      continue;
+    if (name == "layout" || name == "dtype")
+      throw Error(std::string("nd::") + op_ + ": " + name + " '" + value +
+                  "' (only " + (name == "layout" ? "NCHW / NCW" : "float32") +
+                  ")");
+    throw Error(std::string("nd::") + op_ + ": no attribute '" + name + "'");
+  }
 }
 
 #include "compiler/api/nd_ops.cpp.inc"

@@ -21,6 +21,7 @@
 #include "mxc/symbol.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,61 @@ namespace nd {
 std::vector<NDArray> Invoke(const Symbol &symbol,
                             const std::map<std::string, NDArray> &arrays);
 
+/// MXNet's imperative invoke by name: operator `op` (its MXNet name, as
+/// in symbol JSON) on `operands` in its operand order (data, parameters,
+/// auxiliary states; trailing ones the attributes leave out may be
+/// omitted), attributes written as MXNet writes them ("(3, 3)", "True",
+/// "relu"). Runs the generated function of that name; the outputs.
+std::vector<NDArray> Call(const std::string &op,
+                          const std::vector<NDArray> &operands,
+                          const std::map<std::string, std::string> &attrs = {});
+
 namespace detail {
+using ByName =
+    std::vector<NDArray> (*)(const std::vector<NDArray> &operands,
+                             const std::map<std::string, std::string> &attrs);
+/// Every generated function, by operator name (for Call).
+const std::map<std::string, ByName> &byName();
+
+/// Reads attribute text into a generated function's Args fields.
+class Attributes {
+public:
+  Attributes(const char *op, const std::map<std::string, std::string> &text)
+      : op_(op), text_(text) {}
+  void get(const char *name, int64_t &out);
+  void get(const char *name, double &out);
+  void get(const char *name, bool &out);
+  void get(const char *name, std::string &out);
+  void get(const char *name, std::vector<int64_t> &out);
+  template <typename T> void get(const char *name, std::optional<T> &out) {
+    if (!text_.count(name))
+      return;
+    T value{};
+    get(name, value);
+    out = value;
+  }
+  /// Throws for an attribute no field took (but MXNet's tuning hints).
+  void finish() const;
+
+private:
+  const std::string *find(const char *name);
+  const char *op_;
+  const std::map<std::string, std::string> &text_;
+  std::vector<std::string> used_;
+};
+
+/// Operand i, or an empty array past the end.
+inline NDArray operand(const std::vector<NDArray> &in, size_t i) {
+  return i < in.size() ? in[i] : NDArray();
+}
+/// Operands from i on (a variadic operand).
+inline std::vector<NDArray> rest(const std::vector<NDArray> &in, size_t i) {
+  return i < in.size() ? std::vector<NDArray>(in.begin() + i, in.end())
+                       : std::vector<NDArray>();
+}
+inline std::vector<NDArray> results(const NDArray &one) { return {one}; }
+inline std::vector<NDArray> results(std::vector<NDArray> all) { return all; }
+
 /// A generated function's operands: variables named after them, and the
 /// arrays behind the variables.
 class Operands {
