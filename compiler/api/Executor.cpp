@@ -159,10 +159,24 @@ struct Executor::Impl {
   // writes the parameters in place, so a call first waits for the
   // NDArray operations pending on them (an update pushed to the engine).
   mutable std::map<std::string, NDArray> paramViews;
+  // Each view's NDArray::Version when the library last saw it: a view
+  // written since is reported to the instance, whose kernels keep the
+  // weights packed from call to call until then.
+  mutable std::map<std::string, uint64_t> seenVersions;
 
   void waitForParams() const {
+    std::vector<NDArray> views;
     for (const auto &[name, view] : paramViews)
-      view.WaitToWrite();
+      views.push_back(view);
+    NDArray::WaitToWrite(views);
+    bool changed = false;
+    for (const auto &[name, view] : paramViews) {
+      uint64_t version = view.Version();
+      changed |= seenVersions[name] != version;
+      seenVersions[name] = version;
+    }
+    if (changed)
+      mxrt_instance_params_changed(instance.get());
   }
 
   std::vector<mxrt_tensor *> inputsOf(int32_t function) {
@@ -197,6 +211,8 @@ Executor::Executor(const Symbol &symbol,
   mxrt_instance *instance = nullptr;
   if (mxrt_instance_create(model, &io, &instance) != MXRT_OK)
     failRuntime("Executor");
+  // Writes through Param's views are reported (waitForParams).
+  mxrt_instance_report_param_writes(instance, 1);
   // The instance keeps its library loaded while any view of it lives.
   std::shared_ptr<Compiled> lib = m.lib;
   m.instance.reset(instance,

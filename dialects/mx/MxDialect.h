@@ -37,6 +37,7 @@ enum KernelFlags : int32_t {
   kKernelPoolAvg = 32,
   kKernelPoolSum = 64,
   kKernelPoolCountPad = 128,
+  kKernelParamA = 256,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

@@ -65,8 +65,8 @@ struct ArgBuilder {
   }
 };
 
-/// Whether `v` is (a view of) a function argument marked constant.
-bool isConstant(Value v) {
+/// Whether `v` is (a view of) a function argument carrying `attr`.
+bool isArgumentWith(Value v, StringRef attr) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))
       v = view.getViewSource();
@@ -77,8 +77,11 @@ bool isConstant(Value v) {
   auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
                 : FunctionOpInterface();
   return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
-         fn.getArgAttr(arg.getArgNumber(), mxc::kConstantArgAttr);
+         fn.getArgAttr(arg.getArgNumber(), attr);
 }
+
+/// Whether `v` is (a view of) a function argument marked constant.
+bool isConstant(Value v) { return isArgumentWith(v, mxc::kConstantArgAttr); }
 
 /// MXRT_KERNEL_* flags (mxrt/kernels.h): the op's epilogue, and which of
 /// A and B never change.
@@ -167,7 +170,17 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ab.add(ab.view(op.getWeight()).first);
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
-  ab.addFlags(callFlags(op, op.getWeight(), op.getX()));
+  // In a training library's inference function, a weight (a learned
+  // parameter the instance holds) may stay packed between calls until the
+  // instance's parameters change: Forward after Forward re-packs nothing.
+  // (Not in grad / train_step, which follow an update as a rule: they pack
+  // per call into a scratch buffer, not a kept copy per weight.)
+  int32_t flags = callFlags(op, op.getWeight(), op.getX());
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  if (!(flags & kKernelConstA) && fn && fn.getName() == "forward" &&
+      isArgumentWith(op.getWeight(), "mx.param"))
+    flags |= kKernelParamA;
+  ab.addFlags(flags);
   return ab.args;
 }
 

@@ -151,10 +151,10 @@ int64_t winogradTile(int64_t c, int64_t f, int64_t h, int64_t w, int64_t oh,
   auto columns = [&](int64_t m) { return (m + 2) * (m + 2) * round(tiles(m)); };
   // Of the tile sizes whose grid fills two panels, the one of fewer
   // columns; varying filters F(2x2).
-  int64_t m =
-      (flags & MXRT_KERNEL_CONST_A) && tiles(4) > nr && columns(4) < columns(2)
-          ? 4
-          : 2;
+  // (A parameter in an inference function counts as constant here: its
+  // rounding is an inference's.)
+  bool constant = flags & (MXRT_KERNEL_CONST_A | MXRT_KERNEL_PARAM_A);
+  int64_t m = constant && tiles(4) > nr && columns(4) < columns(2) ? 4 : 2;
   if (forced == "winograd")
     return m;
   int64_t gridWidth =
@@ -292,7 +292,8 @@ int64_t nhwcWinogradTile(const NhwcConv &cv) {
     return m;
   if (convMethod() != "winograd" && (cv.c < 16 || cv.f < 16))
     return 0;
-  bool varying = !(cv.flags & MXRT_KERNEL_CONST_A); // see winogradTile
+  bool varying = !(cv.flags & (MXRT_KERNEL_CONST_A | MXRT_KERNEL_PARAM_A));
+  // (see winogradTile)
   return varying || 36 * cv.c * cv.f * 4 > (int64_t{4} << 20) ? 2 : 4;
 }
 
@@ -321,8 +322,8 @@ void convNhwc(NhwcConv cv, const float *weight) {
     if (nhwcWinogradConv(cv, weight, m))
       return;
   int64_t cg = cv.c / cv.groups, taps = cv.kh * cv.kw;
-  if (cv.flags & MXRT_KERNEL_CONST_A)
-    cv.filters = packedCache().getNhwc(weight, cv.f, cg, taps, cv.groups);
+  cv.filters =
+      packedCache().getNhwc(weight, cv.f, cg, taps, cv.groups, cv.flags);
   if (!cv.filters) { // varying filters, or the cache had no memory
     float *packed = threadBuffer(Scratch::SharedA,
                                  t.nhwcFilterSize(cv.f, cg, taps, cv.groups));

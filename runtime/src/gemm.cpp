@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -480,6 +481,21 @@ PackedCache &packedCache() {
   return *cache;
 }
 
+namespace {
+thread_local uint64_t threadParamGeneration = 0;
+std::atomic<uint64_t> lastParamGeneration{0};
+} // namespace
+
+uint64_t currentParamGeneration() { return threadParamGeneration; }
+uint64_t newParamGeneration() { return ++lastParamGeneration; }
+ParamGenerationScope::ParamGenerationScope(uint64_t generation)
+    : saved_(threadParamGeneration) {
+  threadParamGeneration = generation;
+}
+ParamGenerationScope::~ParamGenerationScope() {
+  threadParamGeneration = saved_;
+}
+
 /// A packed whole for `pr` if it is worth it, else NULL (pack block by
 /// block): a constant A from the cache; a varying one packed into `slot`
 /// when `reused` (several problems share it).
@@ -489,6 +505,9 @@ const float *packedAFor(const Problem &pr, bool reused) {
     return nullptr;
   if (pr.flags & MXRT_KERNEL_CONST_A)
     return packedCache().get(pr);
+  if (PackedCache::paramGeneration(pr.flags))
+    if (const float *kept = packedCache().get(pr))
+      return kept;
   if (!reused)
     return nullptr;
   // Once per call rather than once per problem; the pool's threads read
@@ -530,7 +549,8 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
   bool transpose = packs && ((n < mxrt::target().nr && m > n) || constB);
   if (transpose) {
     bool ca = flags & MXRT_KERNEL_CONST_A, cb = flags & MXRT_KERNEL_CONST_B;
-    flags &= ~(MXRT_KERNEL_CONST_A | MXRT_KERNEL_CONST_B);
+    // (A parameter A, which has no B twin, is then packed per call.)
+    flags &= ~(MXRT_KERNEL_CONST_A | MXRT_KERNEL_CONST_B | MXRT_KERNEL_PARAM_A);
     flags |= (ca ? MXRT_KERNEL_CONST_B : 0) | (cb ? MXRT_KERNEL_CONST_A : 0);
   }
   auto make = [&](int64_t i) {

@@ -281,6 +281,25 @@ template <typename Make> void runBatchPacked(int64_t count, const Make &make) {
     runProblem(make(i), threads);
 }
 
+/// The parameter generation of the instance whose function runs on this
+/// thread (0: none): MXRT_KERNEL_PARAM_A operands packed at this
+/// generation are still good.
+uint64_t currentParamGeneration();
+/// A generation no instance has had: an instance takes a new one whenever
+/// its parameters may have changed.
+uint64_t newParamGeneration();
+/// Sets this thread's generation while it lives.
+class ParamGenerationScope {
+public:
+  explicit ParamGenerationScope(uint64_t generation);
+  ~ParamGenerationScope();
+  ParamGenerationScope(const ParamGenerationScope &) = delete;
+  ParamGenerationScope &operator=(const ParamGenerationScope &) = delete;
+
+private:
+  uint64_t saved_;
+};
+
 /// Packed copies of constant A operands (MXRT_KERNEL_CONST_A: a model's
 /// read-only weights), made on first use and kept for the process's life,
 /// as ONNX Runtime prepacks weights when a session starts.
@@ -301,17 +320,23 @@ public:
     SmallWinograd
   };
 
+  /// A's packed whole, for a constant A or (within an instance's call) a
+  /// parameter; NULL when it cannot be kept.
   const float *get(const Problem &pr) {
     bool direct = pr.isConv && pr.conv.gridWidth;
     const Target &t = target();
+    uint64_t generation =
+        pr.flags & MXRT_KERNEL_CONST_A ? 0 : paramGeneration(pr.flags);
     if (direct && pr.conv.pixelRows)
-      return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs, Layout::FilterLanes},
-                 t.filterLanesSize(pr.m, pr.k),
-                 [&](float *packed) { t.packFilterLanes(pr, packed); });
-    return get({pr.a, pr.m, pr.k, pr.aRs, pr.aCs,
-                direct ? Layout::WholeDepth : Layout::Sliced},
-               t.packedASize(pr.m, pr.k),
-               [&](float *packed) { t.packAll(pr, packed); });
+      return get(
+          {pr.a, pr.m, pr.k, pr.aRs, pr.aCs, Layout::FilterLanes},
+          t.filterLanesSize(pr.m, pr.k),
+          [&](float *packed) { t.packFilterLanes(pr, packed); }, generation);
+    return get(
+        {pr.a, pr.m, pr.k, pr.aRs, pr.aCs,
+         direct ? Layout::WholeDepth : Layout::Sliced},
+        t.packedASize(pr.m, pr.k),
+        [&](float *packed) { t.packAll(pr, packed); }, generation);
   }
 
   /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3);
@@ -327,15 +352,21 @@ public:
         flags);
   }
 
-  /// Constant filters weight (f x cg x taps, `groups` groups) packed for
-  /// an NHWC convolution.
+  /// Filters weight (f x cg x taps, `groups` groups) packed for an NHWC
+  /// convolution, when constant or a parameter (`flags`); else NULL.
   const float *getNhwc(const float *weight, int64_t f, int64_t cg, int64_t taps,
-                       int64_t groups) {
+                       int64_t groups, int32_t flags) {
     const Target &t = target();
-    return get({weight, f, cg, taps, groups, Layout::Nhwc},
-               t.nhwcFilterSize(f, cg, taps, groups), [&](float *packed) {
-                 t.packNhwcFilters(weight, f, cg, taps, groups, packed);
-               });
+    uint64_t generation = paramGeneration(flags);
+    if (!(flags & MXRT_KERNEL_CONST_A) && !generation)
+      return nullptr;
+    return get(
+        {weight, f, cg, taps, groups, Layout::Nhwc},
+        t.nhwcFilterSize(f, cg, taps, groups),
+        [&](float *packed) {
+          t.packNhwcFilters(weight, f, cg, taps, groups, packed);
+        },
+        flags & MXRT_KERNEL_CONST_A ? 0 : generation);
   }
 
   /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3) for
@@ -368,37 +399,73 @@ private:
       std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, Layout>;
 
   /// Filters laid out by fill: from the cache when MXRT_KERNEL_CONST_A is
-  /// in `flags`, else into this thread's VaryingFilters buffer, which the
-  /// pool's threads read until the call returns (a training step's
-  /// weights change every step, at the same address).
+  /// in `flags` (or MXRT_KERNEL_PARAM_A within an instance's call), else
+  /// into this thread's VaryingFilters buffer, which the pool's threads
+  /// read until the call returns (a training step's weights change every
+  /// step, at the same address).
   template <typename Fill>
   const float *filters(const Key &key, int64_t floats, const Fill &fill,
                        int32_t flags) {
     if (flags & MXRT_KERNEL_CONST_A)
-      return get(key, floats, fill);
+      return get(key, floats, fill, 0);
+    if (uint64_t generation = paramGeneration(flags))
+      if (const float *kept = get(key, floats, fill, generation))
+        return kept;
     float *packed = threadBuffer(Scratch::VaryingFilters, floats);
     fill(packed);
     return packed;
   }
 
+public:
+  /// The generation an MXRT_KERNEL_PARAM_A operand is kept for (0: not).
+  static uint64_t paramGeneration(int32_t flags) {
+    return flags & MXRT_KERNEL_PARAM_A ? currentParamGeneration() : 0;
+  }
+  /// Drops the copies of operands in [begin, end) (an instance's
+  /// parameters, when it is released).
+  void forget(const void *begin, const void *end) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = entries.begin(); it != entries.end();) {
+      const void *a = std::get<0>(it->first);
+      if (a >= begin && a < end)
+        it = entries.erase(it);
+      else
+        ++it;
+    }
+  }
+
+private:
+  /// The packed copy for `key`: made at `generation` (0: constant), or
+  /// packed again when the one kept is of another generation.
   template <typename Fill>
-  const float *get(const Key &key, int64_t floats, const Fill &fill) {
+  const float *get(const Key &key, int64_t floats, const Fill &fill,
+                   uint64_t generation) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = entries.find(key);
-    if (it != entries.end())
-      return it->second.get();
+    if (it != entries.end()) {
+      if (it->second.generation != generation) {
+        fill(it->second.data.get());
+        it->second.generation = generation;
+      }
+      return it->second.data.get();
+    }
     auto *packed = static_cast<float *>(
         std::aligned_alloc(64, (floats * 4 + 63) / 64 * 64));
     if (!packed)
       return nullptr; // pack per call instead
     fill(packed);
     entries.emplace(
-        key, std::unique_ptr<float, void (*)(void *)>(packed, std::free));
+        key, Entry{std::unique_ptr<float, void (*)(void *)>(packed, std::free),
+                   generation});
     return packed;
   }
 
+  struct Entry {
+    std::unique_ptr<float, void (*)(void *)> data;
+    uint64_t generation;
+  };
   std::mutex mutex;
-  std::map<Key, std::unique_ptr<float, void (*)(void *)>> entries;
+  std::map<Key, Entry> entries;
 };
 
 /// The process's PackedCache.

@@ -69,6 +69,15 @@ struct mxrt_instance {
   std::unique_ptr<mxrt::ThreadPool> pool;
   /// What compiled code's string functions use during a call.
   mxrt::CallState call;
+  /// Training instances: the generation of the parameters' values
+  /// (MXRT_KERNEL_PARAM_A operands packed at it are still good): new at
+  /// creation and whenever the parameters may have changed (mxrt::
+  /// paramsChanged). With views handed out whose writes the app does not
+  /// report (mxrt_instance_report_param_writes), every call takes a new one.
+  uint64_t paramGeneration = 0;
+  size_t storageBytes = 0;
+  bool viewsHandedOut = false;
+  bool reportsViewWrites = false;
 
   ~mxrt_instance() {
     std::free(storage);
@@ -78,6 +87,10 @@ struct mxrt_instance {
 };
 
 namespace mxrt {
+
+/// The instance's parameters may have changed: a new generation, so that
+/// kernels pack them again.
+void paramsChanged(mxrt_instance *instance);
 
 /// Records a printf-style message as this thread's last error and returns
 /// `status`, so that failures read `return fail(MXRT_..., "...", ...);`.

@@ -5,6 +5,7 @@
 // trusts a corrupt table, and calling its functions on checked tensors.
 // Instances of training models own their parameters and optimizer states.
 
+#include "gemm_internal.h"
 #include "internal.h"
 
 #include <algorithm>
@@ -384,6 +385,8 @@ mxrt_status createInstance(const mxrt_model *model,
     if (fits && total <= SIZE_MAX)
       instance->storage = static_cast<uint8_t *>(
           mxrt::alignedAlloc(static_cast<size_t>(total)));
+    instance->storageBytes = static_cast<size_t>(total);
+    mxrt::paramsChanged(instance.get());
     if (!instance->storage)
       return fail(MXRT_OUT_OF_MEMORY,
                   "mxrt_instance_create: cannot allocate %llu bytes of "
@@ -463,8 +466,13 @@ bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
               void **buffers) {
   mxrt::ThreadPool::Scope pool(instance->pool.get());
   mxrt::CallState::Scope call(&instance->call);
+  if (instance->viewsHandedOut && !instance->reportsViewWrites)
+    mxrt::paramsChanged(instance); // a view may have been written
+  mxrt::ParamGenerationScope generation(instance->paramGeneration);
   instance->call.function = int32_t(&fn - instance->model->desc->functions);
   fn.entry(buffers, &instance->context);
+  if (fn.flags & MXRT_FUNCTION_UPDATES_STATE)
+    mxrt::paramsChanged(instance);
   return instance->call.error.empty();
 }
 
@@ -696,7 +704,36 @@ mxrt_status mxrt_instance_create_static(const struct mxrt_model_desc *desc,
 void mxrt_instance_release(mxrt_instance *instance) {
   if (!instance)
     return;
+  // Kernels' packed copies of its parameters go with them.
+  if (instance->storage)
+    mxrt::packedCache().forget(instance->storage,
+                               instance->storage + instance->storageBytes);
   delete instance;
+}
+
+void mxrt::paramsChanged(mxrt_instance *instance) {
+  instance->paramGeneration = newParamGeneration();
+}
+
+mxrt_status mxrt_instance_params_changed(mxrt_instance *instance) {
+  return mxrt::guarded([&] {
+    if (mxrt_status status = mxrt::checkNotNull("mxrt_instance_params_changed",
+                                                {{"instance", instance}}))
+      return status;
+    mxrt::paramsChanged(instance);
+    return MXRT_OK;
+  });
+}
+
+mxrt_status mxrt_instance_report_param_writes(mxrt_instance *instance,
+                                              int32_t enabled) {
+  return mxrt::guarded([&] {
+    if (mxrt_status status = mxrt::checkNotNull(
+            "mxrt_instance_report_param_writes", {{"instance", instance}}))
+      return status;
+    instance->reportsViewWrites = enabled != 0;
+    return MXRT_OK;
+  });
 }
 
 mxrt_status mxrt_instance_run(mxrt_instance *instance,
@@ -842,6 +879,8 @@ mxrt_status mxrt_instance_param_view(mxrt_instance *instance, int32_t index,
     const mxrt_tensor_desc *param = paramAt(instance, index, what);
     if (!param)
       return MXRT_NOT_FOUND;
+    instance->viewsHandedOut = true;
+    mxrt::paramsChanged(instance);
     return mxrt_tensor_wrap(static_cast<mxrt_dtype>(param->dtype),
                             static_cast<int32_t>(param->ndim), param->shape,
                             instance->params[index], out_view);
@@ -851,7 +890,10 @@ mxrt_status mxrt_instance_param_view(mxrt_instance *instance, int32_t index,
 mxrt_status mxrt_instance_set_param(mxrt_instance *instance, int32_t index,
                                     const mxrt_tensor *src) {
   return mxrt::guarded([&] {
-    return copyParam("mxrt_instance_set_param", instance, index, src,
-                     /*toTensor=*/false);
+    mxrt_status status = copyParam("mxrt_instance_set_param", instance, index,
+                                   src, /*toTensor=*/false);
+    if (status == MXRT_OK)
+      mxrt::paramsChanged(instance);
+    return status;
   });
 }

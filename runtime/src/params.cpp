@@ -565,6 +565,7 @@ mxrt_status loadParams(mxrt_instance *instance, const char *path) {
                  loadFloat(record.typeFlag, record.data + e * srcSize),
                  dst + e * dstSize);
   }
+  mxrt::paramsChanged(instance);
   return MXRT_OK;
 }
 

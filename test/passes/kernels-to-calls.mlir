@@ -72,6 +72,26 @@ func.func @conv(%x: memref<1x4x9x9xf32>, %w: memref<6x2x3x3xf32>, %y: memref<1x6
 
 // -----
 
+// A training library's weight (an mx.param argument) in its inference
+// function "forward" may stay packed between calls (MXRT_KERNEL_PARAM_A =
+// 256); in grad / train_step, and for an activation, no flag.
+// CHECK-LABEL: func.func @forward
+// CHECK: call @mxrt_kernel_sconv2d({{.*}}, %c256_i32)
+// CHECK-LABEL: func.func @grad
+// CHECK: call @mxrt_kernel_sconv2d({{.*}}, %c0_i32)
+// CHECK: call @mxrt_kernel_sconv2d({{.*}}, %c0_i32)
+func.func @forward(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32> {mx.param}, %y: memref<1x3x3x3xf32>) {
+  mx.kernel.conv2d %x, %w into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : memref<1x2x5x5xf32>, memref<3x2x3x3xf32> into memref<1x3x3x3xf32>
+  return
+}
+func.func @grad(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32> {mx.param}, %y: memref<1x3x3x3xf32>, %a: memref<3x2x3x3xf32>) {
+  mx.kernel.conv2d %x, %w into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : memref<1x2x5x5xf32>, memref<3x2x3x3xf32> into memref<1x3x3x3xf32>
+  mx.kernel.conv2d %x, %a into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : memref<1x2x5x5xf32>, memref<3x2x3x3xf32> into memref<1x3x3x3xf32>
+  return
+}
+
+// -----
+
 // Pooling: the shapes, window, strides and pads, then each buffer's address
 // and its four strides in elements (a channels-last view here: any strides
 // go), then the flags: mean (MXRT_KERNEL_POOL_AVG = 32) with the padding

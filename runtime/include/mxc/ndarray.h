@@ -23,6 +23,7 @@
 
 #include "mxrt/engine.h"
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include <functional>
@@ -60,6 +61,8 @@ struct Chunk {
   mxrt_tensor *tensor;
   std::shared_ptr<const void> owner; // keeps a view's memory alive
   mxrt_var *var = nullptr;
+  /// Writes pushed, and times handed out for writing (NDArray::Version).
+  std::atomic<uint64_t> version{0};
 
   Chunk(mxrt_tensor *tensor, std::shared_ptr<const void> owner)
       : tensor(tensor), owner(std::move(owner)) {
@@ -96,18 +99,22 @@ struct PushedOp {
 };
 
 /// Pushes `body` reading `reads` and writing `writes` (buffers, may be
-/// null for an empty array).
+/// null for an empty array); `counts`: a real write (NDArray::Version),
+/// not a barrier.
 inline void push(const std::string &name, std::function<void()> body,
                  const std::vector<std::shared_ptr<Chunk>> &reads,
-                 const std::vector<std::shared_ptr<Chunk>> &writes) {
+                 const std::vector<std::shared_ptr<Chunk>> &writes,
+                 bool counts = true) {
   auto *op = new PushedOp{std::move(body), {}};
   std::vector<mxrt_var *> r, w;
   for (const auto &c : reads)
     if (c)
       r.push_back(c->var), op->keep.push_back(c);
   for (const auto &c : writes)
-    if (c)
+    if (c) {
       w.push_back(c->var), op->keep.push_back(c);
+      c->version += counts;
+    }
   if (mxrt_engine_push(ndEngine(), &PushedOp::run, op, &PushedOp::release,
                        r.data(), r.size(), w.data(), w.size(), 0,
                        name.c_str()) != MXRT_OK) {
@@ -186,6 +193,8 @@ public:
   /// writing: its pending reads too).
   float *data() {
     WaitToWrite();
+    if (chunk_)
+      ++chunk_->version;
     return GetData();
   }
   const float *data() const {
@@ -205,8 +214,15 @@ public:
   /// be read or written.
   mxrt_tensor *tensor() const {
     WaitToWrite();
-    return chunk_ ? chunk_->tensor : nullptr;
+    if (!chunk_)
+      return nullptr;
+    ++chunk_->version;
+    return chunk_->tensor;
   }
+  /// Counts the writes made to the buffer (operations pushed that write
+  /// it, and data() / tensor() handing it out for writing): equal counts
+  /// mean unchanged values, as MXNet's NDArray::version.
+  uint64_t Version() const { return chunk_ ? chunk_->version.load() : 0; }
   /// An array over `tensor` (a float32 mxrt tensor, which it releases);
   /// `owner` is kept alive as long as the array, for a view into memory
   /// that another object owns (mx::Executor::Param).
@@ -246,12 +262,22 @@ public:
   }
   /// Blocks until every operation on this array, reading or writing it, is
   /// done.
-  void WaitToWrite() const {
-    if (!chunk_)
+  void WaitToWrite() const { WaitToWrite({*this}); }
+  /// WaitToWrite for several arrays at once (one barrier for all).
+  static void WaitToWrite(const std::vector<NDArray> &arrays) {
+    std::vector<std::shared_ptr<detail::Chunk>> chunks;
+    for (const NDArray &a : arrays)
+      if (a.chunk_) {
+        a.WaitToRead(); // throws a failed write's error
+        chunks.push_back(a.chunk_);
+      }
+    if (chunks.empty())
       return;
-    WaitToRead();
-    detail::push("WaitToWrite", [] {}, {}, {chunk_});
-    WaitToRead();
+    // A no-op ordered after every pending reader and writer.
+    detail::push(
+        "WaitToWrite", [] {}, {}, chunks, /*counts=*/false);
+    for (const NDArray &a : arrays)
+      a.WaitToRead();
   }
   /// Blocks until every NDArray operation made so far is done; throws the
   /// first error since the last WaitAll.

@@ -41,6 +41,14 @@ enum {
   /** Pooling only: the window's sum. */
   MXRT_KERNEL_POOL_SUM = 64,
   MXRT_KERNEL_POOL_COUNT_PAD = 128,
+  /** A is a parameter of the model instance whose inference function is
+   *  running (a training library's weight in "forward"): the kernel may
+   *  keep a packed copy, keyed by its address and shape, until the
+   *  instance's parameters change (a call that updates them,
+   *  mxrt_instance_set_param / load_params / params_changed), and picks
+   *  its method as for constant weights. Outside an instance's call the
+   *  copy is made per call. */
+  MXRT_KERNEL_PARAM_A = 256,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is

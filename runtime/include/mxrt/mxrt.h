@@ -311,6 +311,18 @@ MXRT_API mxrt_status mxrt_instance_set_param(mxrt_instance *instance,
 MXRT_API mxrt_status mxrt_instance_param_view(mxrt_instance *instance,
                                               int32_t index,
                                               mxrt_tensor **out_view);
+/** Says that the instance's parameters were written through views
+ *  (mxrt_instance_param_view) since its last call, for an instance that
+ *  reports such writes (below). Kernels keep training weights packed
+ *  (MXRT_KERNEL_PARAM_A) from one call to the next while they are unchanged;
+ *  calls that update them, set_param and load_params need no report. */
+MXRT_API mxrt_status mxrt_instance_params_changed(mxrt_instance *instance);
+/** With `enabled`, the app reports writes through parameter views with
+ *  mxrt_instance_params_changed (mx::Executor does). Otherwise (the
+ *  default), once a view has been handed out every call assumes the
+ *  parameters changed and packs them again. */
+MXRT_API mxrt_status mxrt_instance_report_param_writes(mxrt_instance *instance,
+                                                       int32_t enabled);
 /** Writes the instance's parameters to `path` as an MXNet .params file
  *  (NDArray list format V2, names "arg:<name>" and "aux:<name>"), which mxc
  *  --params reads back. The file appears complete or not at all. */

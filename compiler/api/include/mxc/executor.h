@@ -27,13 +27,13 @@ struct ExecutorOptions {
   /// from this seed, biases and betas 0, gammas 1), unless `params` names
   /// an MXNet .params file to start from.
   uint64_t seed = 0;
-  std::string params;
+  std::string params = {};
   /// A loss head for a symbol that ends at its outputs (softmax-ce, l2,
   /// l1, sigmoid-bce), as `mxc --train --loss`.
-  std::string loss;
+  std::string loss = {};
   /// A folder for compiled libraries, reused across processes (empty:
   /// in memory only, in a temporary folder removed at exit).
-  std::string cacheDir;
+  std::string cacheDir = {};
 };
 
 class Executor {
