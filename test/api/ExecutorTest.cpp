@@ -111,6 +111,48 @@ TEST(ExecutorTest, OutputsMatchTheAotCompiledJson) {
   fs::remove_all(dir);
 }
 
+// libmxrt's C API without the Executor: an app that writes a parameter
+// through a view and reports nothing still has the next call read the new
+// value (every call takes a new parameter generation once a view exists),
+// though `forward` keeps its weights packed between calls.
+TEST(ExecutorTest, ViewWritesReachTheNextCallWithoutReports) {
+  fs::path dir = tempDir("views");
+  smallConvNet().Save(dir / "net.json");
+  std::string command =
+      std::string(MXC_TOOL) + " " + (dir / "net.json").string() +
+      " --input data=2x1x8x8 --train -o " + (dir / "libnet.so").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  mxrt_model *model = nullptr;
+  ASSERT_EQ(mxrt_model_open((dir / "libnet.so").c_str(), &model), MXRT_OK)
+      << mxrt_last_error();
+  mxrt_instance *instance = nullptr;
+  ASSERT_EQ(mxrt_instance_create(model, nullptr, &instance), MXRT_OK);
+  int32_t conv = 0;
+  ASSERT_EQ(mxrt_model_find_param(model, "conv1_weight", &conv), MXRT_OK);
+  mxrt_tensor *view = nullptr;
+  ASSERT_EQ(mxrt_instance_param_view(instance, conv, &view), MXRT_OK);
+  NDArray x = NDArray::Uniform({2, 1, 8, 8}, -1.0f, 1.0f, 9), out({2, 5});
+  auto forward = [&] {
+    mxrt_tensor *in = x.tensor(), *o = out.tensor();
+    EXPECT_EQ(mxrt_instance_run(instance, &in, 1, &o, 1), MXRT_OK)
+        << mxrt_last_error();
+    return out.ToVector();
+  };
+  std::vector<float> before = forward();
+  EXPECT_EQ(forward(), before); // packed once, read twice
+  float *w = static_cast<float *>(mxrt_tensor_data(view));
+  for (int64_t i = 0; i < mxrt_tensor_num_elements(view); ++i)
+    w[i] = 0.0f; // conv1 now outputs zeros: BatchNorm, ReLU, ... a constant
+  std::vector<float> after = forward();
+  EXPECT_NE(after, before) << "the call read the packed weights of before";
+  for (int i = 0; i < 5; ++i)
+    EXPECT_NEAR(after[i], after[5 + i], 1e-6) << "images differ at " << i;
+  mxrt_tensor_release(view);
+  mxrt_instance_release(instance);
+  mxrt_model_release(model);
+  fs::remove_all(dir);
+}
+
 // Backward's gradients against central differences of the cross entropy
 // summed over the batch that Forward's probabilities give (MXNet's
 // executors give SoftmaxOutput's gradient unscaled; its Module scales the
