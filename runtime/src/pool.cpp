@@ -298,6 +298,60 @@ addTap(float *__restrict dx, const float *__restrict g, int64_t count) {
     dx[i] += g[i];
 }
 
+/// The gradient of stride-1 average or sum pooling, a box filter over dy
+/// (each output's gradient scaled by 1 / its divisor, which factors into a
+/// row's and a column's extent): per input row, the dy rows whose windows
+/// reach it summed (kh loads an element), then kw shifted reads of that
+/// sum, zero-padded so that every loop is branch-free. Inception-BN's 3x3
+/// / 1 average pools (batch 32, 256 channels at 28x28, one thread): the
+/// tap-by-tap loops below took 39.7 ms, with a division per output.
+inline __attribute__((always_inline)) void boxGradPlanes(const PoolGradJob &p,
+                                                         int64_t begin,
+                                                         int64_t end, bool avg,
+                                                         bool countPad) {
+  std::vector<float> rowScale(p.oh, 1.0f), colScale(p.ow, 1.0f);
+  if (avg) {
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      rowScale[oy] =
+          1.0f / float(windowCount(oy, 1, p.ph, p.kh, p.h, countPad));
+    for (int64_t ox = 0; ox < p.ow; ++ox)
+      colScale[ox] =
+          1.0f / float(windowCount(ox, 1, p.pw, p.kw, p.w, countPad));
+  }
+  // sums[kw - 1 + ox]: column ox's sum; zeros around it, wide enough for
+  // every input column's taps (ox = ix + pw - kx).
+  int64_t lead = p.kw - 1;
+  std::vector<float> sums(lead + std::max(p.ow, p.w + p.pw) + 1, 0.0f);
+  float *sum = sums.data() + lead;
+  bool accumulate = p.flags & MXRT_KERNEL_ACCUMULATE;
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const float *dy = p.dy + plane * p.oh * p.ow;
+    float *dx = p.dx + plane * p.h * p.w;
+    for (int64_t iy = 0; iy < p.h; ++iy) {
+      // Output rows oy whose window rows reach iy: oy + ky - ph = iy.
+      int64_t lo = std::max<int64_t>(0, iy + p.ph - p.kh + 1),
+              hi = std::min(p.oh - 1, iy + p.ph);
+      std::fill(sum, sum + p.ow, 0.0f);
+      for (int64_t oy = lo; oy <= hi; ++oy) {
+        const float *g = dy + oy * p.ow;
+        float r = rowScale[oy];
+        for (int64_t ox = 0; ox < p.ow; ++ox)
+          sum[ox] += g[ox] * r;
+      }
+      for (int64_t ox = 0; ox < p.ow; ++ox)
+        sum[ox] *= colScale[ox];
+      // dx[ix] (+)= sum over kx of sum[ix + pw - kx], one shifted pass a
+      // tap (each a plain vector loop).
+      float *out = dx + iy * p.w;
+      const float *at = sum + p.pw;
+      if (!accumulate)
+        std::copy(at, at + p.w, out);
+      for (int64_t kx = accumulate ? 0 : 1; kx < p.kw; ++kx)
+        addTap(out, at - kx, p.w);
+    }
+  }
+}
+
 /// Planes [begin, end) of the pooling gradient: every output's gradient
 /// to its window's taps inside the input (max: those equal to the output;
 /// avg: divided by the forward's divisor).
@@ -311,6 +365,8 @@ poolGradPlanesAny(const PoolGradJob &p, int64_t begin, int64_t end) {
   // written, not added.
   bool tiles = p.sh == p.kh && p.sw == p.kw && p.ph == 0 && p.pw == 0 &&
                !(p.flags & MXRT_KERNEL_ACCUMULATE) && !avg;
+  if (!max && p.sh == 1 && p.sw == 1)
+    return boxGradPlanes(p, begin, end, avg, countPad);
   // Phases of an input row: sw of q columns (one spare for the padding).
   int64_t q = (p.w + p.sw - 1) / p.sw + 1;
   std::vector<float> scaled(avg ? p.oh * p.ow : 0), dPhases(p.sw * q),

@@ -291,6 +291,8 @@ TEST(PoolGradKernels, AsNetworksHaveThem) {
     checkPoolGrad(4, 20, 24, 24, 2, 2, 0, type, seed++); // LeNet
     checkPoolGrad(2, 3, 13, 11, 3, 2, 1, type, seed++);  // ResNet's stem pool
     checkPoolGrad(1, 2, 7, 9, 3, 1, 1, type, seed++);    // Inception's 3x3/1
+    checkPoolGrad(2, 3, 6, 7, 5, 1, 2, type, seed++);    // stride 1, wide
+    checkPoolGrad(1, 2, 5, 6, 2, 1, 0, type, seed++);    // stride 1, unpadded
     checkPoolGrad(3, 1, 5, 5, 2, 3, 0, type, seed++);    // gaps between windows
   }
 }
