@@ -123,12 +123,18 @@ nd::detail::Operands::add(const std::string &name,
 }
 
 std::vector<NDArray> nd::detail::Operands::run(const Symbol &symbol) const {
-  // A parameter operand left out becomes a variable the arrays lack.
-  for (const std::string &name : symbol.ListArguments())
-    if (!arrays_.count(name) && name.find("label") == std::string::npos)
-      throw Error(std::string("nd::") + op_ + ": no array for operand '" +
-                  name + "' (give it, or attributes that leave it out)");
-  return Invoke(symbol, arrays_);
+  try {
+    return Invoke(symbol, arrays_);
+  } catch (const Error &e) {
+    // An operand left out that the compiled form needs: name it (the
+    // symbol made a variable for it, which the arrays lack).
+    for (const std::string &name : symbol.ListArguments())
+      if (!arrays_.count(name))
+        throw Error(
+            std::string("nd::") + op_ + ": no array for operand '" + name +
+            "' (give it, or attributes that leave it out): " + e.what());
+    throw;
+  }
 }
 
 std::vector<NDArray> nd::Call(const std::string &op,
