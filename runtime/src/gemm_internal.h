@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -325,8 +326,7 @@ public:
   const float *get(const Problem &pr) {
     bool direct = pr.isConv && pr.conv.gridWidth;
     const Target &t = target();
-    uint64_t generation =
-        pr.flags & MXRT_KERNEL_CONST_A ? 0 : paramGeneration(pr.flags);
+    uint64_t generation = keptGeneration(pr.flags).value_or(0);
     if (direct && pr.conv.pixelRows)
       return get(
           {pr.a, pr.m, pr.k, pr.aRs, pr.aCs, Layout::FilterLanes},
@@ -357,8 +357,8 @@ public:
   const float *getNhwc(const float *weight, int64_t f, int64_t cg, int64_t taps,
                        int64_t groups, int32_t flags) {
     const Target &t = target();
-    uint64_t generation = paramGeneration(flags);
-    if (!(flags & MXRT_KERNEL_CONST_A) && !generation)
+    std::optional<uint64_t> generation = keptGeneration(flags);
+    if (!generation)
       return nullptr;
     return get(
         {weight, f, cg, taps, groups, Layout::Nhwc},
@@ -366,7 +366,7 @@ public:
         [&](float *packed) {
           t.packNhwcFilters(weight, f, cg, taps, groups, packed);
         },
-        flags & MXRT_KERNEL_CONST_A ? 0 : generation);
+        *generation);
   }
 
   /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3) for
@@ -420,6 +420,15 @@ public:
   /// The generation an MXRT_KERNEL_PARAM_A operand is kept for (0: not).
   static uint64_t paramGeneration(int32_t flags) {
     return flags & MXRT_KERNEL_PARAM_A ? currentParamGeneration() : 0;
+  }
+  /// Whether an operand with `flags` is kept, and at which generation: 0
+  /// for a constant, the running instance's for a parameter.
+  static std::optional<uint64_t> keptGeneration(int32_t flags) {
+    if (flags & MXRT_KERNEL_CONST_A)
+      return 0;
+    if (uint64_t generation = paramGeneration(flags))
+      return generation;
+    return std::nullopt;
   }
   /// Drops the copies of operands in [begin, end) (an instance's
   /// parameters, when it is released).
