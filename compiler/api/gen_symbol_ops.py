@@ -51,6 +51,12 @@ def doc_lines(text, indent):
     return out
 
 
+def static_table(signature, cpp_type, entries):
+    """A function `signature` returning a static `cpp_type` of entries."""
+    return ["", signature + " {", "  static const %s ops = {" % cpp_type] + \
+        entries + ["  };", "  return ops;", "}"]
+
+
 def main():
     records = json.load(open(sys.argv[1]))
     header, source = [], []
@@ -228,29 +234,15 @@ def main():
                 "detail::Role::Input"))
         table.append("    {\"%s\", {%s}, %d}," % (name, ", ".join(roles),
                                                   numOutputs))
-    source.append("")
-    source.append("const std::vector<detail::OpInfo> &detail::operators() {")
-    source.append("  static const std::vector<OpInfo> ops = {")
-    source += table
-    source.append("  };")
-    source.append("  return ops;")
-    source.append("}")
-    with open(sys.argv[2], "w") as f:
-        f.write("\n".join(header) + "\n")
-    with open(sys.argv[3], "w") as f:
-        f.write("\n".join(source) + "\n")
-    ndSource.append("")
-    ndSource.append("const std::map<std::string, nd::detail::ByName> &"
-                    "nd::detail::byName() {")
-    ndSource.append("  static const std::map<std::string, ByName> ops = {")
-    ndSource += byName
-    ndSource.append("  };")
-    ndSource.append("  return ops;")
-    ndSource.append("}")
-    with open(sys.argv[4], "w") as f:
-        f.write("\n".join(ndHeader) + "\n")
-    with open(sys.argv[5], "w") as f:
-        f.write("\n".join(ndSource) + "\n")
+    source += static_table("const std::vector<detail::OpInfo> &"
+                           "detail::operators()",
+                           "std::vector<OpInfo>", table)
+    ndSource += static_table("const std::map<std::string, nd::detail::ByName> "
+                             "&nd::detail::byName()",
+                             "std::map<std::string, ByName>", byName)
+    for path, lines in zip(sys.argv[2:6], (header, source, ndHeader, ndSource)):
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
