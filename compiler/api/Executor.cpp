@@ -179,6 +179,22 @@ struct Executor::Impl {
       mxrt_instance_params_changed(instance.get());
   }
 
+  /// Calls `function` (forward, or grad: the outputs, then the
+  /// gradients) once the parameters' pending updates are done.
+  void call(int32_t function, const char *what) {
+    waitForParams();
+    std::vector<mxrt_tensor *> in = inputsOf(function), out;
+    for (NDArray &o : outputs)
+      out.push_back(o.tensor());
+    if (function == grad)
+      for (NDArray &g : gradOrder)
+        out.push_back(g.tensor());
+    if (mxrt_instance_call(instance.get(), function, in.data(),
+                           int32_t(in.size()), out.data(),
+                           int32_t(out.size())) != MXRT_OK)
+      failRuntime(what);
+  }
+
   std::vector<mxrt_tensor *> inputsOf(int32_t function) {
     std::vector<mxrt_tensor *> list;
     for (int32_t i = 0;
@@ -281,31 +297,9 @@ void Executor::SetInput(const std::string &name, const NDArray &value) {
   input = value;
 }
 
-void Executor::Forward() {
-  Impl &m = *impl_;
-  m.waitForParams();
-  std::vector<mxrt_tensor *> in = m.inputsOf(m.forward), out;
-  for (NDArray &o : m.outputs)
-    out.push_back(o.tensor());
-  if (mxrt_instance_call(m.instance.get(), m.forward, in.data(),
-                         int32_t(in.size()), out.data(),
-                         int32_t(out.size())) != MXRT_OK)
-    failRuntime("Executor::Forward");
-}
+void Executor::Forward() { impl_->call(impl_->forward, "Executor::Forward"); }
 
-void Executor::Backward() {
-  Impl &m = *impl_;
-  m.waitForParams();
-  std::vector<mxrt_tensor *> in = m.inputsOf(m.grad), out;
-  for (NDArray &o : m.outputs)
-    out.push_back(o.tensor());
-  for (NDArray &g : m.gradOrder)
-    out.push_back(g.tensor());
-  if (mxrt_instance_call(m.instance.get(), m.grad, in.data(),
-                         int32_t(in.size()), out.data(),
-                         int32_t(out.size())) != MXRT_OK)
-    failRuntime("Executor::Backward");
-}
+void Executor::Backward() { impl_->call(impl_->grad, "Executor::Backward"); }
 
 const std::vector<NDArray> &Executor::Outputs() const { return impl_->outputs; }
 
