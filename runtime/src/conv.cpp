@@ -72,20 +72,21 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
 /// ResNet-18's 7x7 3x3 1.46-1.85 -> 1.20, its stride-2 3x3s 0.87 -> 0.70,
 /// 0.76 -> 0.66, 0.84 -> 0.64; but the stem (12544 pixels, 64 filters)
 /// 1.55 -> 1.79: the epilogue transposes the tile buffer into C element by
-/// element. So: at least 64 filters (a panel) and at most 1024 pixels; 7
-/// or 6 pixels per tile, whichever leaves fewer rows over (49 = 7 x 7, 64
-/// = 6 x 11 - 2). Needs AVX-512 (R x 4 accumulators); the filters are
-/// packed transposed once (constant ones) or once per call (see
-/// packedAFor). MXRT_KERNEL_CONV=pixels takes it wherever it can, grid
-/// never.
+/// element. So: at least 64 filters (a panel) and at most 1024 pixels, 6
+/// pixels per tile. Seven would leave no rows over on 7x7 and 14x14
+/// outputs, but its 28 accumulators, 4 filter vectors and broadcast need
+/// 33 of the 32 vector registers: the compiler spilled one and rotated
+/// others inside the inner loop, and with 6 ResNet-18's 28x28 -> 14x14
+/// 3x3 / 2 (varying filters, batch 32, one thread) took 23.5-24.1 rather
+/// than 26.7 ms, its 7x7 layers the same (54 rows for 49). Needs AVX-512
+/// (R x 4 accumulators); the filters are packed transposed once (constant
+/// ones) or once per call (see packedAFor). MXRT_KERNEL_CONV=pixels takes
+/// it wherever it can, grid never.
 int64_t pixelRowsFor(int64_t pixels, int64_t filters, int64_t groups) {
   const std::string &forced = convMethod();
   if (!target().laneFilters || forced == "grid" || forced == "im2col")
     return 0;
-  auto rowsOver = [pixels](int64_t r) {
-    return (pixels + r - 1) / r * r - pixels;
-  };
-  int64_t rows = rowsOver(7) <= rowsOver(6) ? 7 : 6;
+  constexpr int64_t rows = 6;
   if (forced == "pixels")
     return rows;
   return groups == 1 && filters >= target().laneFilters && pixels <= 1024 ? rows

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// mxrt_kernel_spool2d: 2-D max / mean / sum pooling over strided planes.
-// Generated loops over a padded copy of the input (the lowering before this
-// kernel) filled 3.3 MB of -inf and copied ResNet-18's stem output into it
-// before a scalar pass (NaN-propagating maxima of stride-2 loads): 5% of
-// its time on one thread. Here each output row is combined in a row buffer
-// one window tap at a time: the tap's valid output columns are a range
-// computed once, so no padding is read or written, and the inner loop is a
-// unit- or stride-2 walk that vectorizes. mxc calls it for windows that
-// reach past the input; inside it, its generated loops, whose static trip
-// counts vectorize without scalar remainders, were faster (LeNet).
+// mxrt_kernel_spool2d: 2-D max / mean / sum pooling over strided planes,
+// and its gradient. Generated loops over a padded copy of the input (the
+// lowering before these kernels) filled 3.3 MB of -inf and copied ResNet-18's
+// stem output into it before a scalar pass: 5% of its time on one thread.
+// Both kernels lay a plane (or a run of its rows) out once in a small padded
+// buffer split into stride phases (FlatLayout), where every window tap is
+// one contiguous, branch-free pass over all of the plane's outputs, however
+// narrow the plane; the gradient adds each tap's share into a padded dx laid
+// out the same way and gathers dx's rows from it. Row by row and tap by tap
+// (each tap's range of outputs per row), Inception-BN's 7x7 and 14x14 pools
+// spent most of their time on per-row work (bench/pool_layers.c,
+// docs/training.md). mxc calls the forward kernel for windows that reach
+// past the input; inside it, its generated loops, whose static trip counts
+// vectorize without scalar remainders, were faster (LeNet).
 
 #include "kernel_isa.h"
 #include "mxrt/kernels.h"
@@ -54,30 +58,6 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-/// Outputs o in [lo, hi) whose tap t reads inside [0, extent): o * stride -
-/// pad + t in [0, extent).
-void tapRange(int64_t extent, int64_t out, int64_t stride, int64_t pad,
-              int64_t t, int64_t &lo, int64_t &hi) {
-  lo = std::max<int64_t>(0, ceilDiv(pad - t, stride));
-  hi = std::min<int64_t>(out, floorDiv(extent - 1 + pad - t, stride) + 1);
-  hi = std::max(hi, lo);
-}
-
-/// acc[o] combined with src[o * Step * xw] for o < count; Step 0 means the
-/// stride `step` known only at run time. NaN wins a maximum.
-template <Combine C, int Step>
-MXRT_POOL_INLINE void combineRow(float *acc, const float *src, int64_t count,
-                                 int64_t step, int64_t xw) {
-  int64_t s = (Step ? Step : step) * xw;
-  for (int64_t o = 0; o < count; ++o) {
-    float v = src[o * s];
-    if constexpr (C == Combine::Max)
-      acc[o] = (v > acc[o] || v != v) ? v : acc[o];
-    else
-      acc[o] += v;
-  }
-}
-
 /// The divisor's extent along one axis for output o (MXNet's): the window
 /// clipped to the padded input, or with countPad to the input alone.
 int64_t windowCount(int64_t o, int64_t stride, int64_t pad, int64_t k,
@@ -91,43 +71,152 @@ int64_t windowCount(int64_t o, int64_t stride, int64_t pad, int64_t k,
   return std::max<int64_t>(stop - start, 1);
 }
 
-/// Planes [begin, end) of p combined by C, taps Step apart (0: p.sw);
-/// acc: p.ow floats of scratch; columns: the divisor's extent of each
-/// output column (averages only).
+/// A pooling's geometry (of PoolJob and PoolGradJob).
+struct Window {
+  int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+};
+
+template <typename Job> Window windowOf(const Job &p) {
+  return {p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+}
+
+/// Output rows [oy0, oy0 + rows) of a plane laid out for flat pooling: the
+/// padded input rows they read, split into sh x sw stride phases of hq x wq
+/// floats each (phase (a, b) holds padded rows a, a + sh, ... and columns
+/// b, b + sw, ...). Output (oy0 + r, ox) is flat position o = r wq + ox,
+/// and its tap (ky, kx) reads phase (ky % sh, kx % sw) at o + (ky / sh) wq
+/// + kx / sw: every tap is one contiguous pass over the piece, however
+/// narrow the plane, and what columns ox >= ow compute is dropped.
+struct FlatLayout {
+  int64_t oy0, rows, hq, wq, size; // size: a phase's floats, with slack
+  std::vector<int64_t> taps;       // tap ky * kw + kx: where it reads
+  FlatLayout(const Window &g, int64_t oy0, int64_t rows)
+      : oy0(oy0), rows(rows), hq(rows + (g.kh - 1) / g.sh),
+        wq(g.ow + (g.kw - 1) / g.sw) {
+    // Dropped columns of the last row read up to (kw - 1) / sw past it.
+    size = (hq * wq + (g.kw - 1) / g.sw + 15) / 16 * 16;
+    for (int64_t ky = 0; ky < g.kh; ++ky)
+      for (int64_t kx = 0; kx < g.kw; ++kx)
+        taps.push_back(((ky % g.sh) * g.sw + kx % g.sw) * size +
+                       (ky / g.sh) * wq + kx / g.sw);
+  }
+  int64_t phases(const Window &g) const { return g.sh * g.sw * size; }
+};
+
+/// Lays out plane x (rows xh, columns xw apart) in `phases` per L, `pad`
+/// wherever a window reads outside the input. Step: the column stride sw
+/// when the plane's columns are contiguous and it is 1 or 2 (a constant
+/// stride, so the copy vectorizes), else 0.
+template <int Step>
+MXRT_POOL_INLINE void layOut(const Window &g, const FlatLayout &L,
+                             const float *x, int64_t xh, int64_t xw, float pad,
+                             float *phases) {
+  int64_t step = Step ? Step : g.sw * xw;
+  for (int64_t a = 0; a < g.sh; ++a)
+    for (int64_t r = 0; r < L.hq; ++r) {
+      int64_t iy = (L.oy0 + r) * g.sh + a - g.ph;
+      float *row = phases + a * g.sw * L.size + r * L.wq;
+      if (iy < 0 || iy >= g.h) {
+        for (int64_t b = 0; b < g.sw; ++b)
+          std::fill(row + b * L.size, row + b * L.size + L.wq, pad);
+        continue;
+      }
+      const float *in = x + iy * xh;
+      int64_t lo = 0, hi = 0; // phase columns [lo, hi): both phases inside
+      if constexpr (Step == 2) {
+        // Padded columns 2 m and 2 m + 1 at once (one interleaved load);
+        // both inside the input for m in [lo, hi).
+        lo = std::min(L.wq, ceilDiv(g.pw, 2));
+        hi = std::clamp<int64_t>(floorDiv(g.w - 2 + g.pw, 2) + 1, lo, L.wq);
+        const float *src = in + 2 * lo - g.pw;
+        float *__restrict e = row + lo, *__restrict o = row + L.size + lo;
+        for (int64_t m = 0; m < hi - lo; ++m) {
+          e[m] = src[2 * m];
+          o[m] = src[2 * m + 1];
+        }
+      }
+      for (int64_t b = 0; b < g.sw; ++b) {
+        float *dst = row + b * L.size;
+        // Phase columns j whose input column j sw + b - pw is inside.
+        int64_t j0 = std::clamp<int64_t>(ceilDiv(g.pw - b, g.sw), 0, L.wq);
+        int64_t j1 = std::clamp<int64_t>(floorDiv(g.w - 1 + g.pw - b, g.sw) + 1,
+                                         j0, L.wq);
+        std::fill(dst, dst + j0, pad);
+        if (lo >= hi) {
+          const float *src = in + (j0 * g.sw + b - g.pw) * xw;
+          float *__restrict out = dst + j0;
+          for (int64_t j = 0; j < j1 - j0; ++j)
+            out[j] = src[j * step];
+        } else { // the columns left at either end
+          for (int64_t j = j0; j < std::min(j1, lo); ++j)
+            dst[j] = in[(j * g.sw + b - g.pw) * xw];
+          for (int64_t j = std::max(j0, hi); j < j1; ++j)
+            dst[j] = in[(j * g.sw + b - g.pw) * xw];
+        }
+        std::fill(dst + j1, dst + L.wq, pad);
+      }
+    }
+  for (int64_t ph = 0; ph < g.sh * g.sw; ++ph)
+    std::fill(phases + ph * L.size + L.hq * L.wq, phases + (ph + 1) * L.size,
+              pad);
+}
+
+/// acc[o] combined with src[o] for o < count. NaN wins a maximum.
+template <Combine C>
+MXRT_POOL_INLINE void combineFlat(float *__restrict acc,
+                                  const float *__restrict src, int64_t count) {
+  for (int64_t o = 0; o < count; ++o) {
+    float v = src[o];
+    if constexpr (C == Combine::Max)
+      acc[o] = (v > acc[o] || v != v) ? v : acc[o];
+    else
+      acc[o] += v;
+  }
+}
+
+/// Thread-local scratch of at least `count` floats, one per `slot`.
+float *poolScratch(int slot, int64_t count) {
+  thread_local std::vector<float> buffers[4];
+  std::vector<float> &b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < count)
+    b.resize(count);
+  return b.data();
+}
+
+/// Planes [begin, end) of p (output rows [p.oy0, p.oy1)) by flat passes
+/// (FlatLayout): the plane's rows laid out once, then one pass a tap;
+/// columns: the divisor's extent of each output column (averages only).
+/// Step as layOut's.
 template <Combine C, int Step>
-MXRT_POOL_INLINE void poolPlanesWith(const PoolJob &p, int64_t begin,
-                                     int64_t end, float *acc,
-                                     const float *columns) {
+MXRT_POOL_INLINE void poolPlanesFlat(const PoolJob &p, int64_t begin,
+                                     int64_t end, const float *columns) {
   bool avg = p.flags & MXRT_KERNEL_POOL_AVG;
   bool countPad = p.flags & MXRT_KERNEL_POOL_COUNT_PAD;
   bool accumulate = p.flags & MXRT_KERNEL_ACCUMULATE;
   bool relu = p.flags & MXRT_KERNEL_RELU;
-  float neutral =
+  Window g = windowOf(p);
+  FlatLayout L(g, p.oy0, p.oy1 - p.oy0);
+  float pad =
       C == Combine::Max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  float *phases = poolScratch(0, L.phases(g));
+  int64_t count = L.rows * L.wq;
+  float *acc = poolScratch(1, count);
   for (int64_t plane = begin; plane < end; ++plane) {
     int64_t i = plane / p.c, j = plane % p.c;
-    const float *x = p.x + i * p.xn + j * p.xc;
+    layOut<Step>(g, L, p.x + i * p.xn + j * p.xc, p.xh, p.xw, pad, phases);
+    std::copy(phases + L.taps[0], phases + L.taps[0] + count, acc);
+    for (size_t t = 1; t < L.taps.size(); ++t)
+      combineFlat<C>(acc, phases + L.taps[t], count);
     float *y = p.y + i * p.yn + j * p.yc;
-    for (int64_t oy = p.oy0; oy < p.oy1; ++oy) {
-      std::fill(acc, acc + p.ow, neutral);
-      int64_t kyLo, kyHi; // taps of this row inside the input
-      kyLo = std::max<int64_t>(0, p.ph - oy * p.sh);
-      kyHi = std::min<int64_t>(p.kh, p.h + p.ph - oy * p.sh);
-      for (int64_t ky = kyLo; ky < kyHi; ++ky) {
-        const float *row = x + (oy * p.sh - p.ph + ky) * p.xh;
-        for (int64_t kx = 0; kx < p.kw; ++kx) {
-          int64_t lo, hi;
-          tapRange(p.w, p.ow, p.sw, p.pw, kx, lo, hi);
-          combineRow<C, Step>(acc + lo, row + (lo * p.sw - p.pw + kx) * p.xw,
-                              hi - lo, p.sw, p.xw);
-        }
-      }
+    for (int64_t r = 0; r < L.rows; ++r) {
+      int64_t oy = p.oy0 + r;
       float rows = avg ? static_cast<float>(
                              windowCount(oy, p.sh, p.ph, p.kh, p.h, countPad))
                        : 1.0f;
+      const float *in = acc + r * L.wq;
       float *out = y + oy * p.yh;
       for (int64_t ox = 0; ox < p.ow; ++ox) {
-        float v = avg ? acc[ox] / (rows * columns[ox]) : acc[ox];
+        float v = avg ? in[ox] / (rows * columns[ox]) : in[ox];
         if (accumulate)
           v += out[ox * p.yw];
         out[ox * p.yw] = relu ? std::max(v, 0.0f) : v;
@@ -136,49 +225,47 @@ MXRT_POOL_INLINE void poolPlanesWith(const PoolJob &p, int64_t begin,
   }
 }
 
-/// Planes [begin, end) of `p` (plane i * c + j is image i's channel j),
-/// acc and columns as poolPlanesWith's.
+/// Planes [begin, end) of `p` (plane i * c + j is image i's channel j);
+/// columns as poolPlanesFlat's.
 MXRT_POOL_INLINE void poolPlanesAny(const PoolJob &p, int64_t begin,
-                                    int64_t end, float *acc,
-                                    const float *columns) {
+                                    int64_t end, const float *columns) {
   bool max = !(p.flags & (MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_SUM));
   bool unit = p.xw == 1;
   if (max && unit && p.sw == 1)
-    poolPlanesWith<Combine::Max, 1>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Max, 1>(p, begin, end, columns);
   else if (max && unit && p.sw == 2)
-    poolPlanesWith<Combine::Max, 2>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Max, 2>(p, begin, end, columns);
   else if (max)
-    poolPlanesWith<Combine::Max, 0>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Max, 0>(p, begin, end, columns);
   else if (unit && p.sw == 1)
-    poolPlanesWith<Combine::Sum, 1>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Sum, 1>(p, begin, end, columns);
   else if (unit && p.sw == 2)
-    poolPlanesWith<Combine::Sum, 2>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Sum, 2>(p, begin, end, columns);
   else
-    poolPlanesWith<Combine::Sum, 0>(p, begin, end, acc, columns);
+    poolPlanesFlat<Combine::Sum, 0>(p, begin, end, columns);
 }
 
 // poolPlanesAny compiled for each instruction set the GEMM has (the loops
 // are inlined, so each copy is vectorized for its own).
-using PoolPlanesFn = void (*)(const PoolJob &, int64_t, int64_t, float *,
-                              const float *);
+using PoolPlanesFn = void (*)(const PoolJob &, int64_t, int64_t, const float *);
 
 void poolPlanesPortable(const PoolJob &p, int64_t begin, int64_t end,
-                        float *acc, const float *columns) {
-  poolPlanesAny(p, begin, end, acc, columns);
+                        const float *columns) {
+  poolPlanesAny(p, begin, end, columns);
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 __attribute__((target("avx512f,avx512vl,avx2,fma"))) void
-poolPlanesAvx512(const PoolJob &p, int64_t begin, int64_t end, float *acc,
+poolPlanesAvx512(const PoolJob &p, int64_t begin, int64_t end,
                  const float *columns) {
-  poolPlanesAny(p, begin, end, acc, columns);
+  poolPlanesAny(p, begin, end, columns);
 }
 
 __attribute__((target("avx2,fma"))) void poolPlanesAvx2(const PoolJob &p,
                                                         int64_t begin,
-                                                        int64_t end, float *acc,
+                                                        int64_t end,
                                                         const float *columns) {
-  poolPlanesAny(p, begin, end, acc, columns);
+  poolPlanesAny(p, begin, end, columns);
 }
 #endif
 
@@ -207,11 +294,10 @@ PoolPlanesFn poolPlanes() {
   return chosen;
 }
 
-/// A piece of planes [begin, end) with its own row buffer.
+/// A piece: planes [begin, end) of p.
 void poolChunk(const PoolJob &p, const std::vector<float> &columns,
                int64_t begin, int64_t end) {
-  std::vector<float> acc(p.ow);
-  poolPlanes()(p, begin, end, acc.data(), columns.data());
+  poolPlanes()(p, begin, end, columns.data());
 }
 
 struct PoolCall {
@@ -282,81 +368,129 @@ struct PoolGradJob {
   int32_t flags;
 };
 
-/// dx[i] += g[i] where x[i] == y[i], for i < count (one tap of a row of
-/// max windows; nothing aliases, so it vectorizes).
-inline __attribute__((always_inline)) void
-addTapMax(float *__restrict dx, const float *__restrict x,
-          const float *__restrict y, const float *__restrict g, int64_t count) {
-  for (int64_t i = 0; i < count; ++i)
-    dx[i] += x[i] == y[i] ? g[i] : 0.0f;
-}
-
-/// dx[i] += g[i] for i < count (a tap of a row of avg or sum windows).
-inline __attribute__((always_inline)) void
-addTap(float *__restrict dx, const float *__restrict g, int64_t count) {
+/// dx[i] += g[i] for i < count (a tap's flat pass of avg or sum windows).
+MXRT_POOL_INLINE void addTap(float *__restrict dx, const float *__restrict g,
+                             int64_t count) {
   for (int64_t i = 0; i < count; ++i)
     dx[i] += g[i];
 }
 
-/// The gradient of stride-1 average or sum pooling, a box filter over dy
-/// (each output's gradient scaled by 1 / its divisor, which factors into a
-/// row's and a column's extent): per input row, the dy rows whose windows
-/// reach it summed (kh loads an element), then kw shifted reads of that
-/// sum, zero-padded so that every loop is branch-free. Inception-BN's 3x3
-/// / 1 average pools (batch 32, 256 channels at 28x28, one thread): the
-/// tap-by-tap loops below took 39.7 ms, with a division per output.
-inline __attribute__((always_inline)) void boxGradPlanes(const PoolGradJob &p,
-                                                         int64_t begin,
-                                                         int64_t end, bool avg,
-                                                         bool countPad) {
-  std::vector<float> rowScale(p.oh, 1.0f), colScale(p.ow, 1.0f);
-  if (avg) {
-    for (int64_t oy = 0; oy < p.oh; ++oy)
-      rowScale[oy] =
-          1.0f / float(windowCount(oy, 1, p.ph, p.kh, p.h, countPad));
-    for (int64_t ox = 0; ox < p.ow; ++ox)
-      colScale[ox] =
-          1.0f / float(windowCount(ox, 1, p.pw, p.kw, p.w, countPad));
+/// dx[o] += g[o] where x[o] == y[o], for o < count (a tap's flat pass).
+MXRT_POOL_INLINE void addFlatMax(float *__restrict dx,
+                                 const float *__restrict x,
+                                 const float *__restrict y,
+                                 const float *__restrict g, int64_t count) {
+  for (int64_t o = 0; o < count; ++o)
+    dx[o] += x[o] == y[o] ? g[o] : 0.0f;
+}
+
+/// Input row iy of a plane's gradient from its phases D (FlatLayout of
+/// every output row): dx[ix] (+)= D's element for padded (iy + ph, ix +
+/// pw). Step as layOut's (dx's columns are contiguous).
+template <int Step>
+MXRT_POOL_INLINE void gatherRow(const Window &g, const FlatLayout &L,
+                                const float *d, int64_t iy, bool accumulate,
+                                float *__restrict dx) {
+  int64_t sw = Step ? Step : g.sw;
+  int64_t py = iy + g.ph;
+  const float *rows = d + (py % g.sh) * sw * L.size + (py / g.sh) * L.wq;
+  int64_t lo = 0, hi = 0; // as layOut's
+  if constexpr (Step == 2) {
+    lo = std::min(L.wq, ceilDiv(g.pw, 2));
+    hi = std::clamp<int64_t>(floorDiv(g.w - 2 + g.pw, 2) + 1, lo, L.wq);
+    const float *__restrict e = rows + lo, *__restrict o = rows + L.size + lo;
+    float *out = dx + 2 * lo - g.pw;
+    if (accumulate)
+      for (int64_t m = 0; m < hi - lo; ++m) {
+        out[2 * m] += e[m];
+        out[2 * m + 1] += o[m];
+      }
+    else
+      for (int64_t m = 0; m < hi - lo; ++m) {
+        out[2 * m] = e[m];
+        out[2 * m + 1] = o[m];
+      }
   }
-  // sums[kw - 1 + ox]: column ox's sum; zeros around it, wide enough for
-  // every input column's taps (ox = ix + pw - kx).
-  int64_t lead = p.kw - 1;
-  std::vector<float> sums(lead + std::max(p.ow, p.w + p.pw) + 1, 0.0f);
-  float *sum = sums.data() + lead;
+  for (int64_t b = 0; b < sw; ++b) {
+    // Columns ix = j sw + b - pw inside the input.
+    int64_t j0 = std::max<int64_t>(0, ceilDiv(g.pw - b, sw));
+    int64_t j1 = floorDiv(g.w - 1 + g.pw - b, sw) + 1;
+    const float *src = rows + b * L.size;
+    float *out = dx + b - g.pw;
+    auto put = [&](int64_t from, int64_t to) {
+      for (int64_t j = from; j < to; ++j)
+        out[j * sw] = accumulate ? out[j * sw] + src[j] : src[j];
+    };
+    if (lo >= hi) {
+      put(j0, j1);
+    } else { // the columns left at either end
+      put(j0, std::min(j1, lo));
+      put(std::max(j0, hi), j1);
+    }
+  }
+}
+
+/// Planes [begin, end) of the gradient of max pooling, or of average and
+/// sum pooling with strides, by flat passes (FlatLayout over every output
+/// row): each tap's share of the outputs' gradients added to the phases of
+/// a zeroed padded dx in one contiguous pass (max: where the laid-out x
+/// equals y; the padding, NaN, never does), then dx's rows gathered from
+/// them. Step as layOut's.
+template <int Step>
+MXRT_POOL_INLINE void poolGradPlanesFlat(const PoolGradJob &p, int64_t begin,
+                                         int64_t end, bool max, bool avg,
+                                         bool countPad) {
+  Window g = windowOf(p);
+  FlatLayout L(g, 0, p.oh);
+  int64_t count = p.oh * L.wq, size = L.phases(g);
+  float *xs = max ? poolScratch(0, size) : nullptr;
+  float *ds = poolScratch(1, size);
+  float *grad = poolScratch(2, count);
+  float *ys = max ? poolScratch(3, count) : nullptr;
+  // Each output's gradient scale (avg: 1 / its divisor), 0 in the dropped
+  // columns, which then add nothing.
+  std::vector<float> scale(count, 0.0f);
+  for (int64_t oy = 0; oy < p.oh; ++oy)
+    for (int64_t ox = 0; ox < p.ow; ++ox)
+      scale[oy * L.wq + ox] =
+          avg ? 1.0f / float(windowCount(oy, p.sh, p.ph, p.kh, p.h, countPad) *
+                             windowCount(ox, p.sw, p.pw, p.kw, p.w, countPad))
+              : 1.0f;
+  std::fill(grad, grad + count, 0.0f);
+  if (max)
+    std::fill(ys, ys + count, 0.0f);
   bool accumulate = p.flags & MXRT_KERNEL_ACCUMULATE;
   for (int64_t plane = begin; plane < end; ++plane) {
-    const float *dy = p.dy + plane * p.oh * p.ow;
-    float *dx = p.dx + plane * p.h * p.w;
-    for (int64_t iy = 0; iy < p.h; ++iy) {
-      // Output rows oy whose window rows reach iy: oy + ky - ph = iy.
-      int64_t lo = std::max<int64_t>(0, iy + p.ph - p.kh + 1),
-              hi = std::min(p.oh - 1, iy + p.ph);
-      std::fill(sum, sum + p.ow, 0.0f);
-      for (int64_t oy = lo; oy <= hi; ++oy) {
-        const float *g = dy + oy * p.ow;
-        float r = rowScale[oy];
-        for (int64_t ox = 0; ox < p.ow; ++ox)
-          sum[ox] += g[ox] * r;
-      }
+    const float *y = p.y + plane * p.oh * p.ow,
+                *dy = p.dy + plane * p.oh * p.ow;
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      const float *gr = dy + oy * p.ow, *sr = scale.data() + oy * L.wq;
+      float *out = grad + oy * L.wq;
       for (int64_t ox = 0; ox < p.ow; ++ox)
-        sum[ox] *= colScale[ox];
-      // dx[ix] (+)= sum over kx of sum[ix + pw - kx], one shifted pass a
-      // tap (each a plain vector loop).
-      float *out = dx + iy * p.w;
-      const float *at = sum + p.pw;
-      if (!accumulate)
-        std::copy(at, at + p.w, out);
-      for (int64_t kx = accumulate ? 0 : 1; kx < p.kw; ++kx)
-        addTap(out, at - kx, p.w);
+        out[ox] = gr[ox] * sr[ox];
+      if (max)
+        std::copy(y + oy * p.ow, y + (oy + 1) * p.ow, ys + oy * L.wq);
     }
+    if (max)
+      layOut<Step>(g, L, p.x + plane * p.h * p.w, p.w, 1,
+                   std::numeric_limits<float>::quiet_NaN(), xs);
+    std::fill(ds, ds + size, 0.0f);
+    for (int64_t tap : L.taps)
+      if (max)
+        addFlatMax(ds + tap, xs + tap, ys, grad, count);
+      else
+        addTap(ds + tap, grad, count);
+    float *dx = p.dx + plane * p.h * p.w;
+    for (int64_t iy = 0; iy < p.h; ++iy)
+      gatherRow<Step>(g, L, ds, iy, accumulate, dx + iy * p.w);
   }
 }
 
 /// Planes [begin, end) of the pooling gradient: every output's gradient
 /// to its window's taps inside the input (max: those equal to the output;
 /// avg: divided by the forward's divisor).
-inline __attribute__((always_inline)) void
-poolGradPlanesAny(const PoolGradJob &p, int64_t begin, int64_t end) {
+MXRT_POOL_INLINE void poolGradPlanesAny(const PoolGradJob &p, int64_t begin,
+                                        int64_t end) {
   bool max = !(p.flags & (MXRT_KERNEL_POOL_AVG | MXRT_KERNEL_POOL_SUM));
   bool avg = p.flags & MXRT_KERNEL_POOL_AVG;
   bool countPad = p.flags & MXRT_KERNEL_POOL_COUNT_PAD;
@@ -365,97 +499,32 @@ poolGradPlanesAny(const PoolGradJob &p, int64_t begin, int64_t end) {
   // written, not added.
   bool tiles = p.sh == p.kh && p.sw == p.kw && p.ph == 0 && p.pw == 0 &&
                !(p.flags & MXRT_KERNEL_ACCUMULATE) && !avg;
-  if (!max && p.sh == 1 && p.sw == 1)
-    return boxGradPlanes(p, begin, end, avg, countPad);
-  // Phases of an input row: sw of q columns (one spare for the padding).
-  int64_t q = (p.w + p.sw - 1) / p.sw + 1;
-  std::vector<float> scaled(avg ? p.oh * p.ow : 0), dPhases(p.sw * q),
-      xPhases(max ? p.sw * q : 0);
+  if (!tiles) {
+    if (p.sw == 1)
+      poolGradPlanesFlat<1>(p, begin, end, max, avg, countPad);
+    else if (p.sw == 2)
+      poolGradPlanesFlat<2>(p, begin, end, max, avg, countPad);
+    else
+      poolGradPlanesFlat<0>(p, begin, end, max, avg, countPad);
+    return;
+  }
   for (int64_t plane = begin; plane < end; ++plane) {
     const float *x = p.x + plane * p.h * p.w, *y = p.y + plane * p.oh * p.ow,
                 *dy = p.dy + plane * p.oh * p.ow;
     float *dx = p.dx + plane * p.h * p.w;
-    if (tiles) {
-      if (p.oh * p.kh != p.h || p.ow * p.kw != p.w)
-        std::fill(dx, dx + p.h * p.w, 0.0f); // rows or columns no window reads
-      for (int64_t oy = 0; oy < p.oh; ++oy)
-        for (int64_t ky = 0; ky < p.kh; ++ky) {
-          const float *xr = x + (oy * p.kh + ky) * p.w;
-          float *dxr = dx + (oy * p.kh + ky) * p.w;
-          const float *yr = y + oy * p.ow, *gr = dy + oy * p.ow;
-          for (int64_t ox = 0; ox < p.ow; ++ox)
-            for (int64_t kx = 0; kx < p.kw; ++kx) {
-              int64_t ix = ox * p.kw + kx;
-              dxr[ix] = !max || xr[ix] == yr[ox] ? gr[ox] : 0.0f;
-            }
-        }
-      continue;
-    }
-    // Input row by input row, tap by tap: the windows whose row ky lies on
-    // input row iy (oy = (iy + ph - ky) / sh) reach its columns ox sw - pw
-    // + kx for tap kx, one phase of the row (columns = r mod sw) and
-    // consecutive in it; so each tap is a branch-free loop over outputs
-    // that vectorizes, into the row's phases, interleaved back at the end
-    // (Inception-BN's 3x3 pools, strides 1 and 2: the window-by-window loop
-    // took 14% of its one-thread step).
-    const float *g0 = dy;
-    if (avg) { // each output's gradient over its window's divisor
-      for (int64_t oy = 0; oy < p.oh; ++oy) {
-        float rows = static_cast<float>(
-            windowCount(oy, p.sh, p.ph, p.kh, p.h, countPad));
-        for (int64_t ox = 0; ox < p.ow; ++ox)
-          scaled[oy * p.ow + ox] =
-              dy[oy * p.ow + ox] /
-              (rows * static_cast<float>(
-                          windowCount(ox, p.sw, p.pw, p.kw, p.w, countPad)));
-      }
-      g0 = scaled.data();
-    }
-    bool accumulate = p.flags & MXRT_KERNEL_ACCUMULATE;
-    for (int64_t iy = 0; iy < p.h; ++iy) {
-      const float *xr = x + iy * p.w;
-      float *dxr = dx + iy * p.w;
-      // At stride 1 the row is its one phase.
-      bool unit = p.sw == 1;
-      float *dRow = unit ? dxr : dPhases.data();
-      const float *xRow = unit ? xr : xPhases.data();
-      if (!unit || !accumulate)
-        std::fill(dRow, dRow + (unit ? p.w : p.sw * q), 0.0f);
-      if (max && !unit)
-        for (int64_t r = 0; r < p.sw; ++r)
-          for (int64_t j = 0; j * p.sw + r < p.w; ++j)
-            xPhases[r * q + j] = xr[j * p.sw + r];
+    if (p.oh * p.kh != p.h || p.ow * p.kw != p.w)
+      std::fill(dx, dx + p.h * p.w, 0.0f); // rows or columns no window reads
+    for (int64_t oy = 0; oy < p.oh; ++oy)
       for (int64_t ky = 0; ky < p.kh; ++ky) {
-        int64_t t = iy + p.ph - ky;
-        if (t < 0 || t % p.sh != 0 || t / p.sh >= p.oh)
-          continue;
-        int64_t oy = t / p.sh;
-        const float *yr = y + oy * p.ow, *g = g0 + oy * p.ow;
-        for (int64_t kx = 0; kx < p.kw; ++kx) {
-          // ix = ox sw + off inside [0, w): phase r, index ox + base.
-          int64_t off = kx - p.pw;
-          int64_t ox0 = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-          int64_t ox1 =
-              off >= p.w ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
-          if (ox0 >= ox1)
-            continue;
-          int64_t r = (off % p.sw + p.sw) % p.sw, base = (off - r) / p.sw;
-          int64_t at = r * q + base + ox0;
-          if (max)
-            addTapMax(dRow + at, xRow + at, yr + ox0, g + ox0, ox1 - ox0);
-          else
-            addTap(dRow + at, g + ox0, ox1 - ox0);
-        }
+        const float *xr = x + (oy * p.kh + ky) * p.w;
+        float *dxr = dx + (oy * p.kh + ky) * p.w;
+        const float *yr = y + oy * p.ow, *gr = dy + oy * p.ow;
+        for (int64_t ox = 0; ox < p.ow; ++ox)
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            int64_t ix = ox * p.kw + kx;
+            dxr[ix] = !max || xr[ix] == yr[ox] ? gr[ox] : 0.0f;
+          }
       }
-      if (unit)
-        continue;
-      for (int64_t r = 0; r < p.sw; ++r)
-        for (int64_t j = 0; j * p.sw + r < p.w; ++j) {
-          float v = dPhases[r * q + j];
-          float &out = dxr[j * p.sw + r];
-          out = accumulate ? out + v : v;
-        }
-    }
   }
 }
 

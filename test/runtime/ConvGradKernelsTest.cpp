@@ -294,6 +294,10 @@ TEST(PoolGradKernels, AsNetworksHaveThem) {
     checkPoolGrad(2, 3, 6, 7, 5, 1, 2, type, seed++);    // stride 1, wide
     checkPoolGrad(1, 2, 5, 6, 2, 1, 0, type, seed++);    // stride 1, unpadded
     checkPoolGrad(3, 1, 5, 5, 2, 3, 0, type, seed++);    // gaps between windows
+    checkPoolGrad(1, 2, 23, 40, 3, 2, 0, type, seed++);  // Inception's pool_1
+    checkPoolGrad(2, 4, 14, 14, 3, 2, 1, type, seed++);  // Inception's 4e
+    checkPoolGrad(1, 3, 7, 7, 3, 1, 1, type, seed++);    // Inception's 5b
+    checkPoolGrad(1, 2, 9, 8, 4, 2, 1, type, seed++); // even window, stride 2
   }
 }
 
