@@ -37,6 +37,24 @@ void populateMxToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// may cache packed copies (mxc-kernels-to-calls).
 inline constexpr llvm::StringLiteral kConstantArgAttr = "mxc.constant";
 
+/// Whether `v` is (a view of) an argument of its function's entry block
+/// carrying the argument attribute `attr` (kConstantArgAttr, or the
+/// frontend's mx.param and mx.aux: what a training instance holds).
+inline bool isArgumentWith(mlir::Value v, llvm::StringRef attr) {
+  while (mlir::Operation *def = v.getDefiningOp()) {
+    auto view = llvm::dyn_cast<mlir::ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    v = view.getViewSource();
+  }
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+  auto fn = arg ? llvm::dyn_cast<mlir::FunctionOpInterface>(
+                      arg.getOwner()->getParentOp())
+                : mlir::FunctionOpInterface();
+  return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
+         fn.getArgAttr(arg.getArgNumber(), attr);
+}
+
 /// The CPU's runtime kernels: float32 contractions and poolings to
 /// mx.kernel.* (preferred over the linalg lowering; mxc-select-cpu-kernels).
 void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);

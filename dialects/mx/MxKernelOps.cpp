@@ -252,12 +252,16 @@ LogicalResult Conv2DKernelOp::verify() {
     return emitOpError("shapes do not match: x ")
            << shapeOf(getX()) << ", weight " << shapeOf(getWeight())
            << ", groups " << g << " into " << shapeOf(getInit());
-  if (Value bias = getBias()) {
-    ArrayRef<int64_t> bs = shapeOfValue(bias);
-    if (bs.size() != 1 || bs[0] != ws[0])
-      return emitOpError("bias ") << shapeOf(bias) << " is not one value per "
-                                  << "filter (" << ws[0] << ")";
-  }
+  if (getEpilogue().size() > 2)
+    return emitOpError("takes at most a bias and a scale, not ")
+           << getEpilogue().size() << " epilogue operands";
+  for (auto [name, v] : {std::pair{"bias ", getBias()}, {"scale ", getScale()}})
+    if (v) {
+      ArrayRef<int64_t> bs = shapeOfValue(v);
+      if (bs.size() != 1 || bs[0] != ws[0])
+        return emitOpError(name) << shapeOf(v) << " is not one value per "
+                                 << "filter (" << ws[0] << ")";
+    }
   return success();
 }
 

@@ -62,10 +62,22 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
     (N, F, OH, OW) with OH = (H + pad_h + pad_after - dilation_h (KH - 1) - 1)
     / stride_h + 1 for some pad_after >= 0 (zeros), and likewise OW. Epilogue
     as kernel.matmul's. With nhwc, x is (N, H, W, C) and init (N, OH, OW, F),
-    channels last (mxc-conv-layout); the weight keeps its layout.
+    channels last (mxc-conv-layout); the weight keeps its layout. The
+    epilogue operands are none, the bias, or the bias and a scale (F): then
+    filter f's weights are taken times scale[f] (an inference BatchNorm
+    folded in whose parameters are the instance's, see
+    mxc-select-cpu-kernels; the scale must be made from parameters only).
+
+    ```mlir
+    %y = mx.kernel.conv2d %x, %w, %shift, %scale into %init {
+        strides = array<i64: 1, 1>, pads = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>} : tensor<1x8x6x6xf32>,
+        tensor<4x8x3x3xf32>, tensor<4xf32>, tensor<4xf32>
+        into tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+    ```
   }];
   let arguments = (ins Mx_KernelOperand:$x, Mx_KernelOperand:$weight,
-                   Optional<Mx_KernelOperand>:$bias, Mx_KernelOperand:$init,
+                   Variadic<Mx_KernelOperand>:$epilogue, Mx_KernelOperand:$init,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$groups,
@@ -73,8 +85,30 @@ def Mx_Conv2DKernelOp : Mx_KernelOp<"kernel.conv2d"> {
                    DefaultValuedAttr<BoolAttr, "false">:$relu,
                    DefaultValuedAttr<BoolAttr, "false">:$nhwc);
   let assemblyFormat = [{
-    $x `,` $weight (`,` $bias^)? `into` $init attr-dict `:` type($x) `,`
-    type($weight) (`,` type($bias)^)? `into` type($init) (`->` type($result)^)?
+    $x `,` $weight (`,` $epilogue^)? `into` $init attr-dict `:` type($x) `,`
+    type($weight) (`,` type($epilogue)^)? `into` type($init)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    int32_t getKernelFlags();
+    /// The per-filter bias and scale, or null.
+    mlir::Value getBias() {
+      return getEpilogue().empty() ? mlir::Value() : getEpilogue()[0];
+    }
+    mlir::Value getScale() {
+      return getEpilogue().size() < 2 ? mlir::Value() : getEpilogue()[1];
+    }
+    /// The epilogue operands for a bias and a scale, either null.
+    static llvm::SmallVector<mlir::Value, 2> epilogueOf(mlir::Value bias,
+                                                        mlir::Value scale) {
+      llvm::SmallVector<mlir::Value, 2> operands;
+      if (bias)
+        operands.push_back(bias);
+      if (scale)
+        operands.push_back(scale);
+      return operands;
+    }
   }];
 }
 

@@ -40,14 +40,17 @@ bool isSmall(Conv2DKernelOp op) {
          ws[0] * ws[1] * ws[2] * ws[3] <= kSmallWeights;
 }
 
-/// Whether `v` is a function argument marked constant (a weight of an
-/// inference library): the runtime keeps transformed copies of those.
-bool isConstantArg(Value v) {
+/// Whether `v` is a function argument whose transformed copies the runtime
+/// keeps: marked constant (a weight of an inference library), or an
+/// instance's parameter in a training library's `forward`, kept until the
+/// parameters change (MXRT_KERNEL_PARAM_A, mxc-kernels-to-calls).
+bool isKeptArg(Value v) {
+  if (mxc::isArgumentWith(v, mxc::kConstantArgAttr))
+    return true;
   auto arg = dyn_cast<BlockArgument>(v);
   auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
                 : FunctionOpInterface();
-  return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
-         fn.getArgAttr(arg.getArgNumber(), mxc::kConstantArgAttr);
+  return fn && fn.getName() == "forward" && mxc::isArgumentWith(v, "mx.param");
 }
 
 bool all(ArrayRef<int64_t> values, int64_t v) {
@@ -63,7 +66,7 @@ constexpr int64_t kWinogradFilterFloats = int64_t{2} << 20;
 
 /// Whether the runtime computes `op` channels last by Winograd (its
 /// nhwcWinogradTile: 3x3, stride 1, undilated, ungrouped, constant
-/// filters, channels in whole vectors of 16, at least 16 channels and
+/// (kept) filters, channels in whole vectors of 16, at least 16 channels and
 /// filters) and that beats NCHW: every such layer of ResNet-20 and
 /// ResNet-18 measured, at one and two threads, but those whose
 /// transformed filters pass kWinogradFilterFloats (docs/kernels.md,
@@ -74,7 +77,7 @@ bool takesWinograd(Conv2DKernelOp op) {
          all(op.getStrides(), 1) && all(op.getDilations(), 1) &&
          ws[1] % 16 == 0 && ws[1] >= 16 && ws[0] >= 16 &&
          16 * ws[0] * ws[1] <= kWinogradFilterFloats &&
-         isConstantArg(op.getWeight());
+         isKeptArg(op.getWeight());
 }
 
 /// Whether the NHWC direct kernel computes `op` at least as fast as NCHW:
@@ -185,7 +188,7 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
                        ? toNhwc(b, op, op.getInit())
                        : transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
       auto conv = Conv2DKernelOp::create(
-          b, loc, init.getType(), x, op.getWeight(), op.getBias(), init,
+          b, loc, init.getType(), x, op.getWeight(), op.getEpilogue(), init,
           op.getStrides(), op.getPads(), op.getDilations(), op.getGroups(),
           op.getAccumulate(), op.getRelu(), /*nhwc=*/true);
       Value back = transposed(b, loc, conv.getResult(), kToNchw, kToNhwc);

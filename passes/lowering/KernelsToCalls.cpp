@@ -65,23 +65,10 @@ struct ArgBuilder {
   }
 };
 
-/// Whether `v` is (a view of) a function argument carrying `attr`.
-bool isArgumentWith(Value v, StringRef attr) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      return false;
-  }
-  auto arg = dyn_cast<BlockArgument>(v);
-  auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
-                : FunctionOpInterface();
-  return fn && arg.getOwner() == &fn.getFunctionBody().front() &&
-         fn.getArgAttr(arg.getArgNumber(), attr);
-}
-
 /// Whether `v` is (a view of) a function argument marked constant.
-bool isConstant(Value v) { return isArgumentWith(v, mxc::kConstantArgAttr); }
+bool isConstant(Value v) {
+  return mxc::isArgumentWith(v, mxc::kConstantArgAttr);
+}
 
 /// MXRT_KERNEL_* flags (mxrt/kernels.h): the op's epilogue, and which of
 /// A and B never change.
@@ -161,13 +148,16 @@ void addConvGeometry(ArgBuilder &ab, ConvOp op, Value x, Value y) {
     ab.add(v);
 }
 
-/// mxrt_kernel_sconv2d's arguments for `op` (contiguous NCHW buffers, or
+/// mxrt_kernel_sconv2d's arguments for `op` (with a scale,
+/// mxrt_kernel_sconv2d_scaled's; contiguous NCHW buffers, or
 /// NHWC).
 SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
   addConvGeometry(ab, op, op.getX(), op.getInit());
   ab.add(ab.view(op.getX()).first);
   ab.add(ab.view(op.getWeight()).first);
+  if (op.getScale()) // mxrt_kernel_sconv2d_scaled's
+    ab.add(ab.view(op.getScale()).first);
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
   // In a training library's inference function, a weight (a learned
@@ -178,7 +168,7 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   int32_t flags = callFlags(op, op.getWeight(), op.getX());
   auto fn = op->getParentOfType<FunctionOpInterface>();
   if (!(flags & kKernelConstA) && fn && fn.getName() == "forward" &&
-      isArgumentWith(op.getWeight(), "mx.param"))
+      mxc::isArgumentWith(op.getWeight(), "mx.param"))
     flags |= kKernelParamA;
   ab.addFlags(flags);
   return ab.args;
@@ -281,7 +271,9 @@ struct KernelsToCallsPass
                         return {"mxrt_kernel_spool2d", spool2dArgs(b, k)};
                       })
                       .Case([&](Conv2DKernelOp k) -> Call {
-                        return {"mxrt_kernel_sconv2d", sconv2dArgs(b, k)};
+                        return {k.getScale() ? "mxrt_kernel_sconv2d_scaled"
+                                             : "mxrt_kernel_sconv2d",
+                                sconv2dArgs(b, k)};
                       })
                       .Case([&](Conv2DGradKernelOp k) -> Call {
                         return {"mxrt_kernel_sconv2d_backward",

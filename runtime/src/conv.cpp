@@ -468,3 +468,21 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
   };
   mxrt::runBatch(n * groups, make, /*sharedA=*/groups == 1);
 }
+
+extern "C" void mxrt_kernel_sconv2d_scaled(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *x, const float *weight, const float *scale,
+    const float *bias, float *y, int32_t flags) {
+  if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
+    return;
+  // The scaled filters, kept (and so at a fixed address) as long as the
+  // weight's packed copies would be: the kernels then key their packed
+  // copies by it.
+  const float *scaled = mxrt::packedCache().getScaled(
+      weight, scale, f, c / groups * kh * kw, flags);
+  mxrt_kernel_sconv2d(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                      pad_w, dilate_h, dilate_w, groups, x, scaled, bias, y,
+                      flags);
+}

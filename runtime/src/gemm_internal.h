@@ -152,6 +152,9 @@ enum class Scratch {
   /// Filters that change between calls (no MXRT_KERNEL_CONST_A: a
   /// training step's), transformed or packed once per call.
   VaryingFilters,
+  /// Filters times a per-filter scale (mxrt_kernel_sconv2d_scaled) that
+  /// change between calls, made once per call.
+  ScaledFilters,
   Count
 };
 
@@ -318,7 +321,8 @@ public:
     Nhwc,
     NhwcWinograd2,
     NhwcWinograd4,
-    SmallWinograd
+    SmallWinograd,
+    Scaled
   };
 
   /// A's packed whole, for a constant A or (within an instance's call) a
@@ -394,6 +398,30 @@ public:
         flags);
   }
 
+  /// weight (f filters of `each` floats) with filter i's row times
+  /// scale[i]: kept as getWinograd keeps filters (a parameter's until its
+  /// instance's parameters change: the scale, made from parameters too,
+  /// changes only with them), else made for this call. Each product is
+  /// rounded once from double.
+  const float *getScaled(const float *weight, const float *scale, int64_t f,
+                         int64_t each, int32_t flags) {
+    auto fill = [&](float *out) {
+      for (int64_t i = 0; i < f; ++i)
+        for (int64_t j = 0; j < each; ++j)
+          out[i * each + j] =
+              float(double(weight[i * each + j]) * double(scale[i]));
+    };
+    Key key{weight, f, each, 0, 0, Layout::Scaled};
+    if (flags & MXRT_KERNEL_CONST_A)
+      return get(key, f * each, fill, 0);
+    if (uint64_t generation = paramGeneration(flags))
+      if (const float *kept = get(key, f * each, fill, generation))
+        return kept;
+    float *out = threadBuffer(Scratch::ScaledFilters, f * each);
+    fill(out);
+    return out;
+  }
+
 private:
   using Key =
       std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, Layout>;
@@ -434,12 +462,22 @@ public:
   /// parameters, when it is released).
   void forget(const void *begin, const void *end) {
     std::lock_guard<std::mutex> lock(mutex);
+    // Scaled copies of those operands go, and so do the copies packed
+    // from them (keyed by the scaled copy).
+    std::vector<std::pair<const void *, const void *>> ranges{{begin, end}};
+    for (auto &[key, entry] : entries) {
+      const void *a = std::get<0>(key);
+      if (std::get<5>(key) == Layout::Scaled && a >= begin && a < end)
+        ranges.push_back(
+            {entry.data.get(),
+             entry.data.get() + std::get<1>(key) * std::get<2>(key)});
+    }
     for (auto it = entries.begin(); it != entries.end();) {
       const void *a = std::get<0>(it->first);
-      if (a >= begin && a < end)
-        it = entries.erase(it);
-      else
-        ++it;
+      bool dropped = std::any_of(ranges.begin(), ranges.end(), [&](auto &r) {
+        return a >= r.first && a < r.second;
+      });
+      it = dropped ? entries.erase(it) : std::next(it);
     }
   }
 

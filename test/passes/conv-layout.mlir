@@ -114,6 +114,27 @@ func.func @one_constant(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32
 
 // -----
 
+// A training library's weights (mx.param) in its inference function
+// "forward" are kept packed between calls (MXRT_KERNEL_PARAM_A), so they
+// chain as constant ones do; in grad / train_step they change every call.
+// CHECK-LABEL: func.func @forward
+// CHECK: mx.kernel.conv2d {{.*}}nhwc = true
+// CHECK: mx.kernel.conv2d {{.*}}nhwc = true
+// CHECK-LABEL: func.func @grad
+// CHECK-NOT: nhwc = true
+func.func @forward(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32> {mx.param}, %w2: tensor<128x128x3x3xf32> {mx.param}) -> tensor<1x128x14x14xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  return %c2 : tensor<1x128x14x14xf32>
+}
+func.func @grad(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32> {mx.param}, %w2: tensor<128x128x3x3xf32> {mx.param}) -> tensor<1x128x14x14xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x14x14xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x14x14xf32>
+  return %c2 : tensor<1x128x14x14xf32>
+}
+
+// -----
+
 // A chain's inner result that the function also returns comes back to
 // NCHW for that reader; the next convolution still reads it channels last.
 // CHECK-LABEL: func.func @inner_result

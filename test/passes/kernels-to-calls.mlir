@@ -147,3 +147,17 @@ func.func @pool_grad(%x: memref<2x3x8x8xf32>, %y: memref<2x3x4x4xf32>, %dy: memr
   return
 }
 
+
+// -----
+
+// With a scale (a BatchNorm folded in), mxrt_kernel_sconv2d_scaled: the
+// scale's pointer after the weight's, then the bias (the shift).
+// CHECK-LABEL: func.func @forward
+// CHECK: %[[W:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[S:.*]] = memref.extract_aligned_pointer_as_index %arg3
+// CHECK: %[[B:.*]] = memref.extract_aligned_pointer_as_index %arg2
+// CHECK: call @mxrt_kernel_sconv2d_scaled({{.*}}, %c256_i32)
+func.func @forward(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32> {mx.param}, %shift: memref<3xf32>, %scale: memref<3xf32>, %y: memref<1x3x3x3xf32>) {
+  mx.kernel.conv2d %x, %w, %shift, %scale into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : memref<1x2x5x5xf32>, memref<3x2x3x3xf32>, memref<3xf32>, memref<3xf32> into memref<1x3x3x3xf32>
+  return
+}

@@ -71,3 +71,49 @@ func.func @pool_grads(%x: tensor<2x3x8x8xf32>, %y: tensor<2x3x4x4xf32>, %dy: ten
   %gx = mx.PoolingGrad %x, %gy, %g {global_pool = true, kernel = array<i64: 1, 1>, pool_type = "avg"} : (tensor<2x3x8x8xf32>, tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x8x8xf32>
   return %dx, %gx : tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>
 }
+
+// -----
+
+// An inference BatchNorm after a convolution whose weight and BatchNorm
+// parameters the instance holds (a training library's forward) folds into
+// the kernel: a per-filter scale gamma / sqrt(var + eps) and a shift
+// (b - mean) s + beta, both made in double from the parameters, as the
+// kernel's epilogue operands (bias, scale).
+// CHECK-LABEL: func.func @forward
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg2, %arg5 : tensor<4xf32>, tensor<4xf32>)
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%arg2, %arg5, %arg3, %arg4, %arg7 :
+// CHECK: arith.subf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[Y:.*]] = mx.kernel.conv2d %arg0, %arg1, %[[T]], %[[S]] into
+// CHECK-SAME: tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32> into tensor<2x4x6x6xf32>
+// CHECK-NOT: mx.BatchNorm
+// CHECK: mx.Activation %[[Y]]
+func.func @forward(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32> {mx.param}, %gamma: tensor<4xf32> {mx.param}, %beta: tensor<4xf32> {mx.param}, %mm: tensor<4xf32> {mx.aux}, %mv: tensor<4xf32> {mx.aux}, %unused: tensor<4xf32>, %b: tensor<4xf32> {mx.param}) -> tensor<2x4x6x6xf32> {
+  %y = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  %n = mx.BatchNorm %y, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, fix_gamma = false, use_global_stats = true} : (tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  %r = mx.Activation %n {act_type = "relu"} : tensor<2x4x6x6xf32>
+  return %r : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+// Must not fold: a BatchNorm parameter the caller passes (not the
+// instance's: the kernel could not keep the scaled filters), and a
+// convolution whose result something else reads too.
+// CHECK-LABEL: func.func @not_held
+// CHECK: mx.kernel.conv2d %arg0, %arg1 into
+// CHECK: mx.BatchNorm
+// CHECK-LABEL: func.func @shared
+// CHECK: mx.kernel.conv2d %arg0, %arg1 into
+// CHECK: mx.BatchNorm
+func.func @not_held(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32> {mx.param}, %gamma: tensor<4xf32>, %beta: tensor<4xf32> {mx.param}, %mm: tensor<4xf32> {mx.aux}, %mv: tensor<4xf32> {mx.aux}) -> tensor<2x4x6x6xf32> {
+  %y = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
+  %n = mx.BatchNorm %y, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, fix_gamma = false, use_global_stats = true} : (tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  return %n : tensor<2x4x6x6xf32>
+}
+func.func @shared(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32> {mx.param}, %gamma: tensor<4xf32> {mx.param}, %beta: tensor<4xf32> {mx.param}, %mm: tensor<4xf32> {mx.aux}, %mv: tensor<4xf32> {mx.aux}) -> (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) {
+  %y = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
+  %n = mx.BatchNorm %y, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, fix_gamma = false, use_global_stats = true} : (tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  return %n, %y : tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
+}

@@ -7,6 +7,7 @@
 
 #include "mxrt/kernels.h"
 #include "KernelReference.h"
+#include "gemm_internal.h"
 #include "threadpool.h"
 
 #include <gtest/gtest.h>
@@ -590,6 +591,71 @@ TEST(Kernels, PoolingOnThreadPool) {
             m = std::max(m, x[(j * 112 + iy) * 112 + ix]);
         ASSERT_EQ(y[(j * 56 + oy) * 56 + ox], m) << j << " " << oy << " " << ox;
       }
+}
+
+/// y of mxrt_kernel_sconv2d with the filters given (ResNet-18's 3x3 at
+/// 14x14, batch 2, ReLU): what mxrt_kernel_sconv2d_scaled must equal.
+/// (Flags as the call's: a kept parameter may take another method.)
+std::vector<float> convOf(const std::vector<float> &x,
+                          const std::vector<float> &weight,
+                          const std::vector<float> &bias, int32_t flags) {
+  std::vector<float> y(2 * 64 * 14 * 14);
+  mxrt_kernel_sconv2d(2, 32, 14, 14, 64, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+                      x.data(), weight.data(), bias.data(), y.data(),
+                      flags | MXRT_KERNEL_RELU);
+  return y;
+}
+
+/// weight's filter i times scale[i], each product rounded once from double.
+std::vector<float> scaledBy(const std::vector<float> &weight,
+                            const std::vector<float> &scale) {
+  std::vector<float> out(weight.size());
+  size_t each = weight.size() / scale.size();
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = float(double(weight[i]) * double(scale[i / each]));
+  return out;
+}
+
+TEST(Kernels, ScaledConvolutionKeepsItsFiltersPerGeneration) {
+  std::mt19937 rng(41);
+  std::vector<float> x = randomVector(rng, 2 * 32 * 14 * 14),
+                     weight = randomVector(rng, 64 * 32 * 9),
+                     bias = randomVector(rng, 64),
+                     first = randomVector(rng, 64),
+                     second = randomVector(rng, 64), y(2 * 64 * 14 * 14);
+  auto run = [&](const std::vector<float> &scale, int32_t flags) {
+    mxrt_kernel_sconv2d_scaled(2, 32, 14, 14, 64, 14, 14, 3, 3, 1, 1, 1, 1, 1,
+                               1, 1, x.data(), weight.data(), scale.data(),
+                               bias.data(), y.data(), flags | MXRT_KERNEL_RELU);
+    return y;
+  };
+  std::vector<float> firstWeight = scaledBy(weight, first),
+                     secondWeight = scaledBy(weight, second);
+  auto want = [&](const std::vector<float> &scaled, int32_t flags) {
+    return convOf(x, scaled, bias, flags);
+  };
+  ASSERT_NE(want(firstWeight, 0), want(secondWeight, 0));
+  // Made per call: each scale counts.
+  EXPECT_EQ(run(first, 0), want(firstWeight, 0));
+  EXPECT_EQ(run(second, 0), want(secondWeight, 0));
+  // A parameter: kept while the generation lasts (the caller's contract:
+  // the scale changes only with the parameters), made again in the next.
+  const int32_t param = MXRT_KERNEL_PARAM_A;
+  {
+    mxrt::ParamGenerationScope scope(mxrt::newParamGeneration());
+    EXPECT_EQ(run(first, param), want(firstWeight, param));
+    EXPECT_EQ(run(second, param), want(firstWeight, param));
+  }
+  {
+    mxrt::ParamGenerationScope scope(mxrt::newParamGeneration());
+    EXPECT_EQ(run(second, param), want(secondWeight, param));
+  }
+  // Released with the weight: nothing stale is served afterwards.
+  mxrt::packedCache().forget(weight.data(), weight.data() + weight.size());
+  {
+    mxrt::ParamGenerationScope scope(mxrt::newParamGeneration());
+    EXPECT_EQ(run(first, param), want(firstWeight, param));
+  }
 }
 
 TEST(Kernels, GlobalPoolingOnThreadPool) {

@@ -8,6 +8,7 @@
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/lowering/ScalarBuilders.h"
 #include "passes/lowering/WindowLoops.h"
 #include "passes/lowering/linalg/Lowering.h"
 
@@ -59,7 +60,8 @@ FailureOr<Value> selectConvolution(ConvolutionOp op, ConvolutionOp::Adaptor a,
   if (!isF32(op.getResult()) || type.getRank() != 4)
     return failure();
   return Conv2DKernelOp::create(
-             b, op.getLoc(), type, a.getData(), a.getWeight(), a.getBias(),
+             b, op.getLoc(), type, a.getData(), a.getWeight(),
+             Conv2DKernelOp::epilogueOf(a.getBias(), Value()),
              emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()),
              op.getStrides(), op.getPadding(), op.getDilations(),
              op.getNumGroup(), /*accumulate=*/false, /*relu=*/false)
@@ -190,6 +192,96 @@ FailureOr<Value> selectPoolingGrad(PoolingGradOp op, PoolingGradOp::Adaptor a,
       .getResult();
 }
 
+/// Whether `v` is an argument of its function that the instance holds
+/// (mx.param, mx.aux).
+bool isHeld(Value v) {
+  return mxc::isArgumentWith(v, "mx.param") || mxc::isArgumentWith(v, "mx.aux");
+}
+
+/// An inference BatchNorm over the channels of a kernel.conv2d that only it
+/// reads, where the weight and the BatchNorm's parameters are the
+/// instance's (a training library's `forward`, what mx::Executor runs):
+/// folded into the convolution as a per-filter scale of its weights and a
+/// shift as its bias, y = conv(x, W s) + (b - mean) s + beta with s = gamma
+/// / sqrt(var + eps), as FoldBatchNorm folds known weights at compile time
+/// (in double, each value rounded once). The kernel keeps the scaled
+/// filters until the parameters change (mxrt_kernel_sconv2d_scaled), so
+/// the BatchNorm's pass over the activations goes, and convolutions chain
+/// as in an inference library (mxc-conv-layout). ResNet-18 batch 1 through
+/// the training library's forward: see docs/cpp-api.md.
+void foldBatchNormsIntoKernels(Operation *root) {
+  SmallVector<BatchNormOp> bns;
+  root->walk([&](BatchNormOp bn) { bns.push_back(bn); });
+  for (BatchNormOp bn : bns) {
+    auto conv = bn.getData().getDefiningOp<Conv2DKernelOp>();
+    auto type = dyn_cast<RankedTensorType>(bn.getType());
+    if (!conv || !conv->hasOneUse() || conv.getScale() || conv.getNhwc() ||
+        conv.getRelu() || conv.getAccumulate() || !type ||
+        type.getRank() != 4 || !type.getElementType().isF32() ||
+        bn.getAxis() != 1 ||
+        !mxc::isArgumentWith(conv.getWeight(), "mx.param") ||
+        !llvm::all_of(ValueRange{bn.getGamma(), bn.getBeta(),
+                                 bn.getMovingMean(), bn.getMovingVar()},
+                      isHeld))
+      continue;
+    OpBuilder b(bn);
+    Location loc = bn.getLoc();
+    int64_t f = type.getDimSize(1);
+    auto vec = RankedTensorType::get({f}, b.getF32Type());
+    double eps = bn.getEps().convertToDouble();
+    bool fixGamma = bn.getFixGamma();
+    auto f64 = [&](OpBuilder &nb, Location l, Value v) -> Value {
+      return arith::ExtFOp::create(nb, l, nb.getF64Type(), v);
+    };
+    // s = gamma / sqrt(var + eps) in double (1 / sqrt with fix_gamma).
+    auto scaleOf = [&](OpBuilder &nb, Location l, Value gamma,
+                       Value var) -> Value {
+      Value v = arith::AddFOp::create(nb, l, f64(nb, l, var),
+                                      constFloat(nb, l, nb.getF64Type(), eps));
+      Value root = math::SqrtOp::create(nb, l, v);
+      Value top = fixGamma ? constFloat(nb, l, nb.getF64Type(), 1.0)
+                           : f64(nb, l, gamma);
+      return arith::DivFOp::create(nb, l, top, root);
+    };
+    Value scale = elementwise(
+        b, loc, vec, {bn.getGamma(), bn.getMovingVar()},
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          return arith::TruncFOp::create(nb, l, nb.getF32Type(),
+                                         scaleOf(nb, l, args[0], args[1]));
+        });
+    SmallVector<Value> shiftInputs = {bn.getGamma(), bn.getMovingVar(),
+                                      bn.getBeta(), bn.getMovingMean()};
+    bool hasBias = static_cast<bool>(conv.getBias());
+    if (hasBias)
+      shiftInputs.push_back(conv.getBias());
+    Value shift = elementwise(
+        b, loc, vec, shiftInputs,
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value s = scaleOf(nb, l, args[0], args[1]);
+          // (args ends with the output's element.)
+          Value centered =
+              hasBias ? arith::SubFOp::create(nb, l, f64(nb, l, args[4]),
+                                              f64(nb, l, args[3]))
+                            .getResult()
+                      : arith::NegFOp::create(nb, l, f64(nb, l, args[3]))
+                            .getResult();
+          Value shifted = arith::AddFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, centered, s),
+              f64(nb, l, args[2]));
+          return arith::TruncFOp::create(nb, l, nb.getF32Type(), shifted);
+        });
+    auto folded = Conv2DKernelOp::create(
+        b, conv.getLoc(), conv.getResult().getType(), conv.getX(),
+        conv.getWeight(), Conv2DKernelOp::epilogueOf(shift, scale),
+        conv.getInit(), conv.getStrides(), conv.getPads(), conv.getDilations(),
+        conv.getGroups(), /*accumulate=*/false, /*relu=*/false,
+        /*nhwc=*/false);
+    bn.getResult().replaceAllUsesWith(folded.getResult());
+    bn.erase();
+    conv.erase();
+  }
+}
+
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
@@ -209,6 +301,7 @@ struct SelectCpuKernelsPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
+    foldBatchNormsIntoKernels(getOperation());
   }
 };
 

@@ -79,6 +79,19 @@ MXRT_API void mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   const float *x, const float *weight,
                                   const float *bias, float *y, int32_t flags);
 
+/** mxrt_kernel_sconv2d with filter i's weights times scale[i] (f floats):
+ *  an inference BatchNorm folded into the convolution whose weights and
+ *  BatchNorm parameters the instance holds (its scale in `scale`, its
+ *  shift in `bias`). With MXRT_KERNEL_PARAM_A the scaled filters are kept,
+ *  like the weight, until the instance's parameters change, so `scale`
+ *  must be made from parameters only. */
+MXRT_API void mxrt_kernel_sconv2d_scaled(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const float *x, const float *weight, const float *scale,
+    const float *bias, float *y, int32_t flags);
+
 /** The gradients of mxrt_kernel_sconv2d (NCHW, the same geometry
  *  arguments), for training, from dy (n, f, oh, ow): with dx non-NULL, the
  *  data gradient dx (n, c, h, w) = the transposed convolution of dy with the
