@@ -402,6 +402,41 @@ mxrt_status mxrt_engine_wait_for_var(mxrt_engine *engine, mxrt_var *var) {
   return MXRT_OK;
 }
 
+mxrt_status mxrt_engine_wait_to_write(mxrt_engine *engine,
+                                      mxrt_var *const *vars, size_t count) {
+  if (mxrt_status status =
+          mxrt::checkNotNull("mxrt_engine_wait_to_write", {{"engine", engine}}))
+    return status;
+  if (count > 0 && !vars)
+    return mxrt::fail(MXRT_INVALID_ARGUMENT,
+                      "mxrt_engine_wait_to_write: vars is NULL");
+  // The writes first, and their marks (a barrier written after a failed
+  // write would clear its mark).
+  for (size_t i = 0; i < count; ++i)
+    if (mxrt_status status = mxrt_engine_wait_for_var(engine, vars[i]))
+      return status;
+  std::vector<mxrt_var *> busy;
+  {
+    std::lock_guard<std::mutex> lock(engine->mutex);
+    for (size_t i = 0; i < count; ++i)
+      if (vars[i]->refs > 0)
+        busy.push_back(vars[i]);
+  }
+  // Then the readers still running or queued, behind one no-op that writes
+  // every variable that has any; idle variables (the common case: nothing
+  // pending on an array handed to a kernel) need no engine thread at all.
+  if (busy.empty())
+    return MXRT_OK;
+  if (mxrt_status pushed = mxrt_engine_push(
+          engine, [](void *) { return MXRT_OK; }, nullptr, nullptr, nullptr, 0,
+          busy.data(), busy.size(), 0, "wait_to_write"))
+    return pushed;
+  for (mxrt_var *var : busy)
+    if (mxrt_status status = mxrt_engine_wait_for_var(engine, var))
+      return status;
+  return MXRT_OK;
+}
+
 mxrt_status mxrt_engine_wait_all(mxrt_engine *engine) {
   if (!engine)
     return mxrt::fail(MXRT_INVALID_ARGUMENT,

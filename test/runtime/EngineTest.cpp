@@ -160,6 +160,44 @@ TEST(EngineTest, WaitForVarWaitsOnlyForItsWriters) {
   engine.waitAll();
 }
 
+// wait_to_write: a running reader holds it (wait_for_var does not wait
+// for readers); an idle variable returns at once; a failed write's mark
+// comes back rather than being cleared by the barrier.
+TEST(EngineTest, WaitToWriteWaitsForReadersToo) {
+  mxrt::Engine engine(2);
+  mxrt_var *v = engine.newVar(), *idle = engine.newVar(),
+           *out = engine.newVar();
+  std::atomic<bool> release{false}, readerDone{false};
+  engine.push(
+      [&] {
+        while (!release)
+          std::this_thread::sleep_for(1ms);
+        readerDone = true;
+        return MXRT_OK;
+      },
+      {v}, {out});
+  engine.waitForVar(v); // no writer pending: returns with the reader running
+  EXPECT_FALSE(readerDone);
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(20ms);
+    release = true;
+  });
+  mxrt_var *both[] = {v, idle};
+  EXPECT_EQ(mxrt_engine_wait_to_write(engine.get(), both, 2), MXRT_OK);
+  EXPECT_TRUE(readerDone);
+  releaser.join();
+  EXPECT_EQ(mxrt_engine_wait_to_write(engine.get(), &idle, 1), MXRT_OK);
+  engine.push([] { return mxrt_set_error(MXRT_IO_ERROR, "bad write"); }, {},
+              {v});
+  engine.push([] { return MXRT_OK; }, {v}, {out}); // a reader, skipped
+  EXPECT_EQ(mxrt_engine_wait_to_write(engine.get(), &v, 1), MXRT_IO_ERROR);
+  EXPECT_STREQ(mxrt_last_error(), "bad write");
+  EXPECT_EQ(mxrt_engine_wait_to_write(engine.get(), nullptr, 1),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mxrt_engine_wait_to_write(nullptr, &v, 1), MXRT_INVALID_ARGUMENT);
+  mxrt_engine_wait_all(engine.get());
+}
+
 TEST(EngineTest, FailuresReachWaitersAndSkipDependents) {
   mxrt::Engine engine(2);
   mxrt_var *a = engine.newVar(), *b = engine.newVar();

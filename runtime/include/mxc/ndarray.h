@@ -99,12 +99,10 @@ struct PushedOp {
 };
 
 /// Pushes `body` reading `reads` and writing `writes` (buffers, may be
-/// null for an empty array); `counts`: a real write (NDArray::Version),
-/// not a barrier.
+/// null for an empty array; each write counts in NDArray::Version).
 inline void push(const std::string &name, std::function<void()> body,
                  const std::vector<std::shared_ptr<Chunk>> &reads,
-                 const std::vector<std::shared_ptr<Chunk>> &writes,
-                 bool counts = true) {
+                 const std::vector<std::shared_ptr<Chunk>> &writes) {
   auto *op = new PushedOp{std::move(body), {}};
   std::vector<mxrt_var *> r, w;
   for (const auto &c : reads)
@@ -113,7 +111,7 @@ inline void push(const std::string &name, std::function<void()> body,
   for (const auto &c : writes)
     if (c) {
       w.push_back(c->var), op->keep.push_back(c);
-      c->version += counts;
+      ++c->version;
     }
   if (mxrt_engine_push(ndEngine(), &PushedOp::run, op, &PushedOp::release,
                        r.data(), r.size(), w.data(), w.size(), 0,
@@ -265,19 +263,14 @@ public:
   void WaitToWrite() const { WaitToWrite({*this}); }
   /// WaitToWrite for several arrays at once (one barrier for all).
   static void WaitToWrite(const std::vector<NDArray> &arrays) {
-    std::vector<std::shared_ptr<detail::Chunk>> chunks;
+    std::vector<mxrt_var *> vars;
     for (const NDArray &a : arrays)
-      if (a.chunk_) {
-        a.WaitToRead(); // throws a failed write's error
-        chunks.push_back(a.chunk_);
-      }
-    if (chunks.empty())
-      return;
-    // A no-op ordered after every pending reader and writer.
-    detail::push(
-        "WaitToWrite", [] {}, {}, chunks, /*counts=*/false);
-    for (const NDArray &a : arrays)
-      a.WaitToRead();
+      if (a.chunk_)
+        vars.push_back(a.chunk_->var);
+    // (Arrays with nothing pending return at once: no engine hand-off.)
+    check(
+        mxrt_engine_wait_to_write(detail::ndEngine(), vars.data(), vars.size()),
+        "NDArray");
   }
   /// Blocks until every NDArray operation made so far is done; throws the
   /// first error since the last WaitAll.

@@ -90,6 +90,13 @@ MXRT_API void mxrt_engine_complete(mxrt_engine_done *done, mxrt_status status,
  *  message in mxrt_last_error. */
 MXRT_API mxrt_status mxrt_engine_wait_for_var(mxrt_engine *engine,
                                               mxrt_var *var);
+/** Blocks until every operation pushed so far that reads or writes one of
+ *  `vars` has finished (a buffer may then be written); returns the first
+ *  error mark among them (MXRT_OK if none), its message in
+ *  mxrt_last_error. Returns at once for variables with nothing pending. */
+MXRT_API mxrt_status mxrt_engine_wait_to_write(mxrt_engine *engine,
+                                               mxrt_var *const *vars,
+                                               size_t count);
 /** Blocks until every operation pushed so far has finished; returns the
  *  first failure since the previous wait_all (MXRT_OK if none) and forgets
  *  it. */
