@@ -438,9 +438,17 @@ def SelectCpuKernelsPass
     input become mx.kernel.matmul / conv2d / pool2d on tensors (calls into
     the runtime's kernels once bufferized). Before: `mx.FullyConnected %x,
     %w, %b` on f32; after: `mx.kernel.matmul %x2, %w, %b into %e
-    {transpose_b = true}`. Every other op is left as it is.
+    {transpose_b = true}`. An inference mx.BatchNorm that alone reads such a
+    convolution, where the weight and the BatchNorm's parameters are the
+    instance's (mx.param / mx.aux arguments: a training library's
+    `forward`), folds into it as a per-filter scale of the weights and a
+    shift as the bias (kernel.conv2d's epilogue operands), computed in
+    double from the parameters. Every other op is left as it is.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
                            "::mxc::mx::MxDialect"];
 }
 
