@@ -15,6 +15,7 @@
 // a third sets every layer's batch, and a fourth, nhwc, passes
 // MXRT_KERNEL_NHWC (activations channels last, as --conv-layout=nhwc).
 // MXRT_KERNEL_CONV=im2col|direct limits the forward's methods (see conv.cpp).
+#include "bench_util.h"
 #include "mxrt/kernels.h"
 
 #include <stdint.h>
@@ -52,24 +53,6 @@ static const Layer kLayers[] = {
     {"lenet64", 64, 1, 28, 28, 20, 5, 1, 0, 1},
     {"lenet64", 64, 20, 12, 12, 50, 5, 1, 0, 1},
 };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int compare(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static float *randomFloats(int64_t count) {
-  float *v = malloc(count * sizeof(float));
-  for (int64_t i = 0; i < count; ++i)
-    v[i] = (float)rand() / RAND_MAX - 0.5f;
-  return v;
-}
 
 int main(int argc, char **argv) {
   const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
@@ -115,7 +98,7 @@ int main(int argc, char **argv) {
     double times[kRuns];
     int reps = (int)(2e7 / flops) + 1;
     for (int r = -3; r < kRuns; ++r) {
-      double t0 = now();
+      double t0 = nowMs();
       for (int j = 0; j < reps; ++j)
         if (kernel[0] == 'f')
           mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
@@ -129,10 +112,9 @@ int main(int argc, char **argv) {
               kernel[5] == 'd' ? wt : NULL, y, kernel[5] == 'd' ? x : NULL,
               kernel[5] == 'd' ? NULL : wt, layout);
       if (r >= 0)
-        times[r] = (now() - t0) / reps;
+        times[r] = (nowMs() - t0) / reps;
     }
-    qsort(times, kRuns, sizeof(double), compare);
-    double ms = times[kRuns / 2] * 1e3;
+    double ms = sortedMedian(times, kRuns);
     printf("| %s | %lld %lld %lld %lld -> %lld, %lld %lld %lld | %lld | %.3f | "
            "%.1f |\n",
            l->net, (long long)l->n, (long long)l->c, (long long)l->h,

@@ -9,6 +9,7 @@
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/pool_layers && /tmp/pool_layers
 // An argument (inception or resnet18) times that network's layers only; a
 // second sets the batch (default 32).
+#include "bench_util.h"
 #include <mxrt/kernels.h>
 
 #include <stdint.h>
@@ -34,24 +35,6 @@ static const Layer kLayers[] = {
     {"resnet18", "stem max", 64, 112, 112, 3, 2, 1, 0},
 };
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int compare(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static float *randomFloats(int64_t count) {
-  float *v = malloc(count * sizeof(float));
-  for (int64_t i = 0; i < count; ++i)
-    v[i] = (float)rand() / RAND_MAX - 0.5f;
-  return v;
-}
-
 int main(int argc, char **argv) {
   const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
   int64_t n = argc > 2 ? atol(argv[2]) : 32;
@@ -71,7 +54,7 @@ int main(int argc, char **argv) {
     for (int pass = 0; pass < 2; ++pass) {
       double times[kRuns];
       for (int r = -2; r < kRuns; ++r) {
-        double t0 = now();
+        double t0 = nowMs();
         if (pass == 0)
           mxrt_kernel_spool2d(n, l->c, l->h, l->w, oh, ow, l->k, l->k, l->s,
                               l->s, l->p, l->p, x, l->c * l->h * l->w,
@@ -82,10 +65,9 @@ int main(int argc, char **argv) {
                                        l->s, l->s, l->p, l->p, x, y, dy, dx,
                                        l->flags);
         if (r >= 0)
-          times[r] = now() - t0;
+          times[r] = nowMs() - t0;
       }
-      qsort(times, kRuns, sizeof(double), compare);
-      ms[pass] = times[kRuns / 2] * 1e3;
+      ms[pass] = sortedMedian(times, kRuns);
     }
     double fwdBytes = 4.0 * (in + out), bwdBytes = 4.0 * (2 * in + 2 * out);
     printf("| %s | %s %lld %lld %lld, %lld %lld %lld | %.2f | %.1f | %.2f | "
