@@ -55,6 +55,15 @@ inline bool isArgumentWith(mlir::Value v, llvm::StringRef attr) {
          fn.getArgAttr(arg.getArgNumber(), attr);
 }
 
+/// Whether the kernel `user` may keep packed copies of its weight `v`
+/// between calls as an instance's parameter (MXRT_KERNEL_PARAM_A): a
+/// learned parameter (mx.param) read in a training library's inference
+/// function `forward`. (grad / train_step follow an update as a rule.)
+inline bool isKeptParameter(mlir::Operation *user, mlir::Value v) {
+  auto fn = user->getParentOfType<mlir::FunctionOpInterface>();
+  return fn && fn.getName() == "forward" && isArgumentWith(v, "mx.param");
+}
+
 /// The CPU's runtime kernels: float32 contractions and poolings to
 /// mx.kernel.* (preferred over the linalg lowering; mxc-select-cpu-kernels).
 void populateMxToKernelPatterns(mlir::RewritePatternSet &patterns);

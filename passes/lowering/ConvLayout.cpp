@@ -40,17 +40,13 @@ bool isSmall(Conv2DKernelOp op) {
          ws[0] * ws[1] * ws[2] * ws[3] <= kSmallWeights;
 }
 
-/// Whether `v` is a function argument whose transformed copies the runtime
-/// keeps: marked constant (a weight of an inference library), or an
-/// instance's parameter in a training library's `forward`, kept until the
-/// parameters change (MXRT_KERNEL_PARAM_A, mxc-kernels-to-calls).
-bool isKeptArg(Value v) {
-  if (mxc::isArgumentWith(v, mxc::kConstantArgAttr))
-    return true;
-  auto arg = dyn_cast<BlockArgument>(v);
-  auto fn = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
-                : FunctionOpInterface();
-  return fn && fn.getName() == "forward" && mxc::isArgumentWith(v, "mx.param");
+/// Whether the runtime keeps transformed copies of `op`'s weight: marked
+/// constant (a weight of an inference library), or an instance's parameter
+/// in a training library's `forward`, kept until the parameters change (as
+/// mxc-kernels-to-calls passes it).
+bool isKeptWeight(Conv2DKernelOp op) {
+  return mxc::isArgumentWith(op.getWeight(), mxc::kConstantArgAttr) ||
+         mxc::isKeptParameter(op, op.getWeight());
 }
 
 bool all(ArrayRef<int64_t> values, int64_t v) {
@@ -76,8 +72,7 @@ bool takesWinograd(Conv2DKernelOp op) {
   return op.getGroups() == 1 && ws[2] == 3 && ws[3] == 3 &&
          all(op.getStrides(), 1) && all(op.getDilations(), 1) &&
          ws[1] % 16 == 0 && ws[1] >= 16 && ws[0] >= 16 &&
-         16 * ws[0] * ws[1] <= kWinogradFilterFloats &&
-         isKeptArg(op.getWeight());
+         16 * ws[0] * ws[1] <= kWinogradFilterFloats && isKeptWeight(op);
 }
 
 /// Whether the NHWC direct kernel computes `op` at least as fast as NCHW:

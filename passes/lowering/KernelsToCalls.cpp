@@ -166,9 +166,7 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   // (Not in grad / train_step, which follow an update as a rule: they pack
   // per call into a scratch buffer, not a kept copy per weight.)
   int32_t flags = callFlags(op, op.getWeight(), op.getX());
-  auto fn = op->getParentOfType<FunctionOpInterface>();
-  if (!(flags & kKernelConstA) && fn && fn.getName() == "forward" &&
-      mxc::isArgumentWith(op.getWeight(), "mx.param"))
+  if (!(flags & kKernelConstA) && mxc::isKeptParameter(op, op.getWeight()))
     flags |= kKernelParamA;
   ab.addFlags(flags);
   return ab.args;
