@@ -266,6 +266,30 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
                          int64_t f1) {
   const Target &t = target();
   int64_t vl = t.vectorLanes, cg = g.cg(), fg = g.fg(), s = g.sh;
+  if (g.kh == 3 && g.kw == 3 && s == 1 && g.ph == 1 && g.pw == 1 &&
+      g.oh == g.h && g.ow == g.w && g.w % vl == 0) {
+    // Read in place, padded in registers (gradWeightShifted).
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      GradDirect d{x + (begin * g.c + grp * cg) * g.h * g.w,
+                   dy + (begin * g.f + grp * fg) * g.oh * g.ow,
+                   acc + grp * fg * cg * 9 * vl,
+                   end - begin,
+                   cg,
+                   fg,
+                   g.oh,
+                   g.ow,
+                   3,
+                   3,
+                   g.h,
+                   g.w,
+                   1,
+                   g.c * g.h * g.w,
+                   g.f * g.oh * g.ow,
+                   true};
+      t.gradWeightDirect(d, f0, f1);
+    }
+    return;
+  }
   int64_t owr = (g.ow + vl - 1) / vl * vl;
   int64_t hp = g.oh + (g.kh - 1) / s, wp = owr + (g.kw - 1) / s;
   int64_t phH = std::min(s, g.kh), phW = std::min(s, g.kw);
@@ -339,7 +363,8 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
                    images, cg,     fg,
                    g.oh,   owr,    g.kh,
                    g.kw,   hp,     wp,
-                   s};
+                   s,      xImage, dyImage,
+                   false};
       t.gradWeightDirect(d, f0, f1);
     }
 }

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -180,6 +181,16 @@ struct Isa {
   static void maskStore(float *p, Mask m, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
+  /// a1 ... a15 b0: the row a b one column on.
+  static V next(V a, V b) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 1));
+  }
+  /// a15 b0 ... b14: the row a b one column back.
+  static V prev(V a, V b) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b),
+                                                   _mm512_castps_si512(a), 15));
+  }
 };
 // Each file uses the ones before it.
 // clang-format off
@@ -251,6 +262,18 @@ struct Isa {
   using Mask = __m256i;
   static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
+  /// a1 ... a7 b0.
+  static V next(V a, V b) {
+    __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
+    return _mm256_castsi256_ps(
+        _mm256_alignr_epi8(mid, _mm256_castps_si256(a), 4));
+  }
+  /// a7 b0 ... b6.
+  static V prev(V a, V b) {
+    __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
+    return _mm256_castsi256_ps(
+        _mm256_alignr_epi8(_mm256_castps_si256(b), mid, 12));
+  }
 };
 // Each file uses the ones before it.
 // clang-format off
@@ -295,6 +318,8 @@ struct Isa {
     if (m)
       *p = v;
   }
+  static V next(V, V b) { return b; }
+  static V prev(V a, V) { return a; }
 };
 // Each file uses the ones before it.
 // clang-format off

@@ -192,10 +192,18 @@ using SmallWinogradFn = void (*)(const SmallWinograd &, int64_t, int64_t);
 /// holds the group's fg filters' oh x owr rows, zero past ow (owr: ow
 /// rounded up to whole vectors). acc holds, per (filter, channel, tap),
 /// Isa::VL partial sums (added to; their lanes are summed by the caller).
+/// Images are xImage and dyImage floats apart.
+///
+/// inPlace: a 3x3, stride 1, pad 1 convolution whose rows are whole
+/// vectors (w = ow = owr), read where it is: xp the group's first channel
+/// of the first image (h = oh = hp rows of w = wp floats), dyp its first
+/// filter; the padding is made in registers (gradWeightShifted).
 struct GradDirect {
   const float *xp, *dyp;
   float *acc;
   int64_t images, cg, fg, oh, owr, kh, kw, hp, wp, s;
+  int64_t xImage, dyImage;
+  bool inPlace;
 };
 using GradWeightDirectFn = bool (*)(const GradDirect &, int64_t, int64_t);
 

@@ -147,6 +147,15 @@ const std::vector<Geometry> kLayers = {
     {1, 4, 6, 33, 7, 3, 3, 1, 1, 0, 2, 1, 1, 1},
     {2, 6, 5, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 3},
     {3, 3, 20, 21, 5, 5, 5, 1, 1, 2, 2, 1, 1, 1},
+    // 3x3, stride 1, pad 1, rows of whole vectors (read in place and
+    // padded in registers): one, two and three vectors a row (AVX2: two,
+    // four, six), 8-wide rows (one AVX2 vector), odd row counts, filter
+    // counts that are not whole blocks, groups.
+    {2, 5, 7, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 6, 6, 32, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 4, 5, 48, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {3, 3, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 6, 4, 16, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
     // Stride 2 with rows of a vector or more (the direct weight gradient
     // on stride-phase planes): ResNet-20's 3x3/2 and 1x1/2 at 32x32 (rows
     // of exactly 16, dy read in place), odd sizes and a row tail, uneven
