@@ -233,6 +233,15 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
     }
 }
 
+/// Whether the direct weight gradient reads `g`'s input in place, padded
+/// in registers (GradDirect::inPlace): 3x3, unit stride, pad 1, the output
+/// the input's size, rows of whole vectors.
+bool shiftedWeightGradient(const ConvGrad &g) {
+  int64_t vl = target().vectorLanes;
+  return g.kh == 3 && g.kw == 3 && g.unitStride() && g.ph == 1 && g.pw == 1 &&
+         g.oh == g.h && g.ow == g.w && g.w % vl == 0;
+}
+
 /// Whether target().gradWeightDirect computes `g`'s weight gradient: it
 /// has the kernel size, no dilation, and the output rows fill a vector at
 /// least (8x8 images in 16 lanes took 4.7 ms where the GEMM takes 3.5:
@@ -243,8 +252,10 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
 /// batch 64); ResNet-18's 128-512 filters ran about as fast either way.
 bool directWeightGradient(const ConvGrad &g) {
   bool stride = g.sh == g.sw && (g.sh == 1 || (g.sh == 2 && g.fg() <= 64));
-  return stride && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
-         (g.kh == 1 || g.kh == 3 || g.kh == 5) && g.ow >= target().vectorLanes;
+  return shiftedWeightGradient(g) ||
+         (stride && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
+          (g.kh == 1 || g.kh == 3 || g.kh == 5) &&
+          g.ow >= target().vectorLanes);
 }
 
 /// even[j] = src[2 j], odd[j] = src[2 j + 1] for j < n (one vector loop:
@@ -266,8 +277,7 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
                          int64_t f1) {
   const Target &t = target();
   int64_t vl = t.vectorLanes, cg = g.cg(), fg = g.fg(), s = g.sh;
-  if (g.kh == 3 && g.kw == 3 && s == 1 && g.ph == 1 && g.pw == 1 &&
-      g.oh == g.h && g.ow == g.w && g.w % vl == 0) {
+  if (shiftedWeightGradient(g)) {
     // Read in place, padded in registers (gradWeightShifted).
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       GradDirect d{x + (begin * g.c + grp * cg) * g.h * g.w,
