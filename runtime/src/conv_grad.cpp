@@ -234,12 +234,15 @@ void gradWeightPointwiseRun(const ConvGrad &g, const float *x, const float *dy,
 }
 
 /// Whether the direct weight gradient reads `g`'s input in place, padded
-/// in registers (GradDirect::inPlace): 3x3, unit stride, pad 1, the output
-/// the input's size, rows of whole vectors.
+/// in registers (GradDirect::inPlace): 3x3, stride 1 or 2 both ways, pad
+/// 1, the input exactly the stride times the output, output rows of whole
+/// vectors.
 bool shiftedWeightGradient(const ConvGrad &g) {
   int64_t vl = target().vectorLanes;
-  return g.kh == 3 && g.kw == 3 && g.unitStride() && g.ph == 1 && g.pw == 1 &&
-         g.oh == g.h && g.ow == g.w && g.w % vl == 0;
+  bool stride = g.sh == g.sw && (g.sh == 1 || g.sh == 2);
+  return g.kh == 3 && g.kw == 3 && stride && g.dh == 1 && g.dw == 1 &&
+         g.ph == 1 && g.pw == 1 && g.h == g.sh * g.oh && g.w == g.sw * g.ow &&
+         g.ow % vl == 0;
 }
 
 /// Whether target().gradWeightDirect computes `g`'s weight gradient: it
@@ -292,7 +295,7 @@ void gradWeightDirectRun(const ConvGrad &g, const float *x, const float *dy,
                    3,
                    g.h,
                    g.w,
-                   1,
+                   s,
                    g.c * g.h * g.w,
                    g.f * g.oh * g.ow,
                    true};

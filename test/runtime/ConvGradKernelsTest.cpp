@@ -156,6 +156,11 @@ const std::vector<Geometry> kLayers = {
     {1, 4, 5, 48, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {3, 3, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 6, 4, 16, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+    // ... and stride 2 (the input twice the output: even and odd lanes):
+    // output rows of one, two and three vectors, an odd row count, groups.
+    {2, 3, 10, 32, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {1, 4, 8, 64, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2},
+    {1, 2, 6, 96, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1},
     // Stride 2 with rows of a vector or more (the direct weight gradient
     // on stride-phase planes): ResNet-20's 3x3/2 and 1x1/2 at 32x32 (rows
     // of exactly 16, dy read in place), odd sizes and a row tail, uneven
