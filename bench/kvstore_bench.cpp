@@ -4,7 +4,9 @@
 // float32 key (a dist_sync store, no optimizer) into the pushed tensor
 // itself, against a bare in-place MPI_Allreduce of the same bytes, and
 // into another tensor, against a bare out-of-place one (and that plus a
-// copy: what a store that keeps its own value must at least do), in
+// copy: what a store that keeps its own value must at least do), and the
+// in-place pushpull of a store that keeps no values
+// (mxrt_kvstore_set_keep_values 0: the store as a plain allreduce), in
 // interleaved rounds of the same run, medians per size. Run under mpirun
 // (bench/README.md):
 //   mpirun -np 2 build/bin/mxrt-kvstore-bench [--sizes-mb 1,4,16,64,256]
@@ -80,10 +82,11 @@ int main(int argc, char **argv) {
     std::printf(
         "pushpull vs MPI_Allreduce, float32, %d ranks, medians of %d "
         "interleaved rounds\n\n| MB | MPI_Allreduce in place ms | "
-        "pushpull in place ms | / allreduce in place | MPI_Allreduce out "
+        "pushpull in place ms | / allreduce in place | pushpull in place, "
+        "no kept value ms | / allreduce in place | MPI_Allreduce out "
         "of place ms | pushpull into another ms | / allreduce out of place "
         "| out-of-place allreduce + copy ms | / allreduce out of place "
-        "|\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "|\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         size, rounds);
   int32_t key = 0;
   for (int64_t mb : sizesMb) {
@@ -98,7 +101,7 @@ int main(int argc, char **argv) {
     for (mxrt_tensor *t : {grad, out, bare, scratch, out2, inPlace})
       std::fill_n(static_cast<float *>(mxrt_tensor_data(t)), n, 1.0f);
     check(mxrt_kvstore_init(store, key, grad), "init");
-    std::vector<double> mpi, mpiOut, kv, floor, kvInPlace;
+    std::vector<double> mpi, mpiOut, kv, floor, kvInPlace, kvLean;
     for (int r = 0; r <= rounds; ++r) { // round 0 warms up
       double bareMs = timed([&] {
         MPI_Allreduce(MPI_IN_PLACE, mxrt_tensor_data(bare), int(n), MPI_FLOAT,
@@ -133,12 +136,29 @@ int main(int argc, char **argv) {
                      static_cast<float *>(mxrt_tensor_data(inPlace))[n / 2]);
         return 1;
       }
+      // The same without keeping the sum as the key's value.
+      check(mxrt_kvstore_set_keep_values(store, 0), "keep values");
+      std::fill_n(static_cast<float *>(mxrt_tensor_data(inPlace)), n, 1.0f);
+      double leanMs = timed([&] {
+        check(mxrt_kvstore_pushpull(store, key, &inPlace, 1, &inPlace, 1, 0),
+              "pushpull in place, no kept value");
+        check(mxrt_kvstore_wait_all(store), "wait");
+      });
+      check(mxrt_kvstore_set_keep_values(store, 1), "keep values");
+      if (static_cast<float *>(mxrt_tensor_data(inPlace))[n - 1] !=
+          float(size)) {
+        std::fprintf(stderr, "rank %d: pushpull without a value gave %g\n",
+                     rank,
+                     static_cast<float *>(mxrt_tensor_data(inPlace))[n - 1]);
+        return 1;
+      }
       if (r > 0) {
         mpi.push_back(bareMs);
         mpiOut.push_back(bareOutMs);
         kv.push_back(kvMs);
         floor.push_back(floorMs);
         kvInPlace.push_back(inPlaceMs);
+        kvLean.push_back(leanMs);
       }
     }
     float expect = float(size);
@@ -149,9 +169,10 @@ int main(int argc, char **argv) {
     }
     if (rank == 0)
       std::printf("| %lld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
-                  "%.2f |\n",
+                  "%.2f | %.2f | %.2f |\n",
                   (long long)mb, median(mpi), median(kvInPlace),
-                  median(kvInPlace) / median(mpi), median(mpiOut), median(kv),
+                  median(kvInPlace) / median(mpi), median(kvLean),
+                  median(kvLean) / median(mpi), median(mpiOut), median(kv),
                   median(kv) / median(mpiOut), median(floor),
                   median(floor) / median(mpiOut));
     std::fflush(stdout);

@@ -69,6 +69,15 @@ mxrt_status allreduceInPieces(mxrt_kvstore *store, const char *what,
   return MXRT_OK;
 }
 
+/// What a pull or save of a key whose value was not kept says.
+mxrt_status valueGoneError(const char *what, int32_t key) {
+  return mxrt_set_error(MXRT_NOT_FOUND,
+                        "%s of key %d: the store keeps no values "
+                        "(mxrt_kvstore_set_keep_values 0) and the key's last "
+                        "pushpull left none; push or init it first",
+                        what, key);
+}
+
 struct PushJob {
   mxrt_kvstore *store;
   int32_t key;
@@ -105,6 +114,15 @@ void pushPullOne(void *arg, mxrt_engine_done *done) {
              store->updater ? nullptr : store->optimizer.get();
          if (rule)
            ++entry->updates;
+         if (entry->valueGone && (rule || store->updater))
+           return mxrt_set_error(MXRT_NOT_FOUND,
+                                 "pushpull of key %d: the key holds no value "
+                                 "to update (its last pushpull kept none: "
+                                 "mxrt_kvstore_set_keep_values 0); init it "
+                                 "again",
+                                 key);
+         bool keep = rule || store->updater || store->keepValues;
+         entry->valueGone = !keep;
          if (mxrt_status status = allreduceInPieces(
                  store, "pushpull", key, from, tensor,
                  [&](int64_t begin, int64_t count) {
@@ -117,7 +135,7 @@ void pushPullOne(void *arg, mxrt_engine_done *done) {
                                       reinterpret_cast<float *>(value), *entry,
                                       begin, begin + count);
                      std::memcpy(at, value + begin * esize, bytes);
-                   } else { // the sum is the value
+                   } else if (keep) { // the sum is the value
                      std::memcpy(value + begin * esize, at, bytes);
                    }
                  }))
@@ -208,6 +226,8 @@ mxrt_status pullAsync(void *arg) {
 
 mxrt_status pullCopy(void *arg) {
   auto *job = static_cast<PullJob *>(arg);
+  if (job->entry->valueGone)
+    return valueGoneError("pull", job->key);
   for (mxrt_tensor *out : job->outs)
     std::memcpy(mxrt_tensor_data(out),
                 mxrt_tensor_data(job->entry->value.get()),
@@ -341,6 +361,12 @@ mxrt_status mxrt_kvstore_init(mxrt_kvstore *store, int32_t key,
     return mxrt_set_error(MXRT_UNSUPPORTED,
                           "%s: key %d: dtype %s (float32 and float64 only)",
                           what, key, mxrt_dtype_name(dtype));
+  if (dtype == MXRT_F64 && store->optimizer)
+    return mxrt_set_error(MXRT_UNSUPPORTED,
+                          "%s: key %d: the built-in %s rule updates float32 "
+                          "values; a float64 key needs an updater "
+                          "(mxrt_kvstore_set_updater)",
+                          what, key, store->optimizer->name.c_str());
   if (store->keys.count(key))
     return mxrt_set_error(MXRT_INVALID_ARGUMENT,
                           "%s: key %d is already initialized", what, key);
@@ -590,6 +616,21 @@ mxrt_status mxrt_kvstore_set_staleness(mxrt_kvstore *store, int32_t max_steps) {
   return MXRT_OK;
 }
 
+mxrt_status mxrt_kvstore_set_keep_values(mxrt_kvstore *store, int32_t keep) {
+  if (!store)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_set_keep_values: store is NULL");
+  if (!store->dist || store->async)
+    return mxrt_set_error(MXRT_INVALID_ARGUMENT,
+                          "mxrt_kvstore_set_keep_values: a %s store always "
+                          "keeps its values (dist_sync only)",
+                          store->type.c_str());
+  if (mxrt_status status = mxrt_kvstore_wait_all(store))
+    return status;
+  store->keepValues = keep != 0;
+  return MXRT_OK;
+}
+
 mxrt_status mxrt_kvstore_tensor_var(mxrt_kvstore *store,
                                     const mxrt_tensor *tensor,
                                     mxrt_var **out_var) {
@@ -636,6 +677,9 @@ mxrt_status mxrt_kvstore_save(mxrt_kvstore *store, const char *path) {
                           store ? "path" : "store");
   if (mxrt_status status = mxrt_kvstore_wait_all(store))
     return status;
+  for (auto &[key, entry] : store->keys)
+    if (entry.valueGone)
+      return valueGoneError("mxrt_kvstore_save", key);
   // dist_async: each key's value and states as its server holds them once
   // every push made before the save is applied, sent to every worker.
   std::map<int32_t, std::vector<TensorPtr>> snapshots;

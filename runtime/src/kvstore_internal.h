@@ -81,6 +81,10 @@ struct Entry {
   std::vector<TensorPtr> states;
   int64_t updates = 0;
   mxrt_var *var = nullptr;
+  /// A pushpull of a store that keeps no values (mxrt_kvstore_set_keep_
+  /// values) left `value` stale; a push without a rule or an init or
+  /// load sets it again.
+  bool valueGone = false;
 };
 
 /// The built-in update rules, the formulas of passes/graph/TrainStep.cpp.
@@ -300,6 +304,8 @@ struct mxrt_kvstore {
   void *updaterArg = nullptr;
   mxrt::kv::Comm comm;
   bool async = false;
+  /// mxrt_kvstore_set_keep_values.
+  bool keepValues = true;
   mxrt::kv::AsyncServer server;
 
   mxrt_var *varOf(const mxrt_tensor *t) {
@@ -351,6 +357,12 @@ struct mxrt_kvstore {
                      mxrt_tensor *gradient = nullptr) {
     if (!gradient)
       gradient = entry.merged.get();
+    if (entry.valueGone && (updater || optimizer))
+      return mxrt_set_error(MXRT_NOT_FOUND,
+                            "push of key %d: the key holds no value to "
+                            "update (its last pushpull kept none: "
+                            "mxrt_kvstore_set_keep_values 0); init it again",
+                            key);
     if (updater)
       return updater(key, gradient, entry.value.get(), updaterArg);
     int64_t n = mxrt_tensor_num_elements(entry.value.get());
@@ -361,6 +373,7 @@ struct mxrt_kvstore {
     }
     // The merged sum becomes the value; the old value's buffer is the
     // next push's scratch (a swap, not a copy of the whole array).
+    entry.valueGone = false;
     if (gradient == entry.merged.get())
       std::swap(entry.value, entry.merged);
     else

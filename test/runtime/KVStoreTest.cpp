@@ -215,6 +215,7 @@ TEST(KVStoreTest, CxxWrapperRunsCallablesAndThrows) {
         << e.what();
   }
   EXPECT_THROW(mxrt::KVStore("nonsense"), mxrt::Error);
+  EXPECT_THROW(store.setKeepValues(false), mxrt::Error); // dist_sync only
 }
 
 TEST(KVStoreTest, BadCallsReturnErrorsNamingTheKey) {
@@ -237,6 +238,20 @@ TEST(KVStoreTest, BadCallsReturnErrorsNamingTheKey) {
   EXPECT_EQ(mxrt_kvstore_set_optimizer(store.s, "lion", nullptr),
             MXRT_INVALID_ARGUMENT);
   EXPECT_EQ(mxrt_kvstore_barrier(store.s), MXRT_OK);
+  // Only dist_sync can drop its values.
+  EXPECT_EQ(mxrt_kvstore_set_keep_values(store.s, 0), MXRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "dist_sync only"), nullptr)
+      << mxrt_last_error();
+  // The built-in rules update float32: a float64 key needs an updater.
+  Store sgd;
+  ASSERT_EQ(mxrt_kvstore_set_optimizer(sgd.s, "sgd", nullptr), MXRT_OK);
+  int64_t two = 2;
+  mxrt_tensor *wide;
+  ASSERT_EQ(mxrt_tensor_create(MXRT_F64, 1, &two, &wide), MXRT_OK);
+  EXPECT_EQ(mxrt_kvstore_init(sgd.s, 4, wide), MXRT_UNSUPPORTED);
+  EXPECT_NE(std::strstr(mxrt_last_error(), "key 4"), nullptr)
+      << mxrt_last_error();
+  mxrt_tensor_release(wide);
 }
 
 /// Runs kvstore_worker under mpirun; returns its exit status and output.
@@ -276,6 +291,16 @@ TEST(DistKVStoreTest, InPlacePushPullEqualsOneProcess) {
   for (int np : {2, 4}) {
     std::string output;
     EXPECT_EQ(runWorkers(np, "sync-inplace 6", output), 0) << output;
+    EXPECT_NE(output.find("PASS"), std::string::npos) << output;
+  }
+}
+
+TEST(DistKVStoreTest, AStoreWithoutValuesIsAnAllreduce) {
+  // set_keep_values(0): pushpull sums without keeping the value; each
+  // worker updates its own parameters; pull and save then fail.
+  for (int np : {2, 4}) {
+    std::string output;
+    EXPECT_EQ(runWorkers(np, "allreduce 6", output), 0) << output;
     EXPECT_NE(output.find("PASS"), std::string::npos) << output;
   }
 }

@@ -10,6 +10,10 @@
 //            itself (the in-place allreduce), the result copied to w.
 //            Both print how many hosts the store saw (two-level sums where
 //            MXRT_KVSTORE_RANKS_PER_HOST makes several of one machine).
+//   allreduce K   the same steps through a store that keeps no values
+//            (mxrt_kvstore_set_keep_values 0), each worker updating its
+//            own parameters from the in-place pushpull's sum; then a pull
+//            and a save of a key whose value went must fail naming it.
 //   checkpoint K FILE   the first K/2 of those steps, a save to FILE, and
 //            rank 1 killed; resume K FILE: a load of FILE and the last
 //            K/2 steps, checked as `sync K` is.
@@ -94,6 +98,43 @@ struct Problem {
   }
 };
 
+/// Rank 0's check of `steps` momentum steps from w0 (weights w, bias b)
+/// against one process doing them on the whole batch, the rule written
+/// out: 1e-5 relative; also that the parameters moved.
+int checkAgainstOneProcess(const Problem &problem, const std::vector<float> &w0,
+                           int steps, const float *w, float b) {
+  std::vector<float> rw = w0, mw(kDim, 0.0f), g;
+  float rb = 0, mb = 0, grb;
+  for (int step = 0; step < steps; ++step) {
+    problem.gradient(rw, rb, 0, kBatch, g, grb);
+    for (int d = 0; d < kDim; ++d) {
+      mw[d] = kMomentum * mw[d] - kLr * g[d] / kBatch;
+      rw[d] += mw[d];
+    }
+    mb = kMomentum * mb - kLr * grb / kBatch;
+    rb += mb;
+  }
+  int bad = 0;
+  auto near = [](float a, float e) {
+    return std::fabs(a - e) <= 1e-5f * std::max(1.0f, std::fabs(e));
+  };
+  for (int d = 0; d < kDim; ++d)
+    if (!near(w[d], rw[d])) {
+      std::fprintf(stderr, "w[%d] = %.8g, single process %.8g\n", d, w[d],
+                   rw[d]);
+      ++bad;
+    }
+  if (!near(b, rb)) {
+    std::fprintf(stderr, "b = %.8g, single process %.8g\n", b, rb);
+    ++bad;
+  }
+  // The parameters moved: a store that never updated would fail above,
+  // unless the steps did nothing.
+  if (near(rw[0], w0[0]))
+    ++bad;
+  return bad;
+}
+
 /// `mode`: "sync" runs all `steps`; "checkpoint" the first half, saves the
 /// store to `path`, and then rank 1 dies while the others train on;
 /// "resume" loads `path` and runs the second half.
@@ -156,37 +197,79 @@ int runSync(mxrt_kvstore *store, int steps, const std::string &mode,
   }
   if (rank != 0)
     return 0;
-  // One process, the whole batch, the same rule written out.
-  std::vector<float> rw = w0, mw(kDim, 0.0f), g;
-  float rb = 0, mb = 0, grb;
+  int bad = checkAgainstOneProcess(problem, w0, steps, data(w), data(b)[0]);
+  std::printf("%d workers, %d hosts\n", size, mxrt_kvstore_num_hosts(store));
+  return bad;
+}
+
+/// "allreduce K": a dist_sync store that keeps no values, as a plain
+/// allreduce of the gradients (pushpull in place), each worker applying
+/// the momentum rule to its own parameters: rank 0 checks them against
+/// one process as `sync` does. Then a pull and a save of a key whose value
+/// went must fail naming it (and write no file), and a push must set it
+/// again.
+int runAllreduce(mxrt_kvstore *store, int steps) {
+  int rank = mxrt_kvstore_rank(store), size = mxrt_kvstore_num_workers(store);
+  check(mxrt_kvstore_set_keep_values(store, 0), "keep values");
+  Problem problem;
+  std::vector<float> w0(kDim, 0.1f), w = w0, mw(kDim, 0.0f), g;
+  float b = 0, mb = 0, gbv;
+  mxrt_tensor *gw = tensor(std::vector<float>(kDim)), *gb = tensor({0.0f});
+  check(mxrt_kvstore_init(store, 0, gw), "init w");
+  check(mxrt_kvstore_init(store, 1, gb), "init b");
+  int shard = kBatch / size;
   for (int step = 0; step < steps; ++step) {
-    problem.gradient(rw, rb, 0, kBatch, g, grb);
+    problem.gradient(w, b, rank * shard, (rank + 1) * shard, g, gbv);
+    std::memcpy(data(gw), g.data(), kDim * 4);
+    data(gb)[0] = gbv;
+    check(mxrt_kvstore_pushpull(store, 0, &gw, 1, &gw, 1, 0), "pushpull w");
+    check(mxrt_kvstore_pushpull(store, 1, &gb, 1, &gb, 1, 1), "pushpull b");
+    check(mxrt_kvstore_wait_all(store), "wait");
     for (int d = 0; d < kDim; ++d) {
-      mw[d] = kMomentum * mw[d] - kLr * g[d] / kBatch;
-      rw[d] += mw[d];
+      mw[d] = kMomentum * mw[d] - kLr * data(gw)[d] / kBatch;
+      w[d] += mw[d];
     }
-    mb = kMomentum * mb - kLr * grb / kBatch;
-    rb += mb;
+    mb = kMomentum * mb - kLr * data(gb)[0] / kBatch;
+    b += mb;
   }
   int bad = 0;
-  auto near = [](float a, float e) {
-    return std::fabs(a - e) <= 1e-5f * std::max(1.0f, std::fabs(e));
-  };
-  for (int d = 0; d < kDim; ++d)
-    if (!near(data(w)[d], rw[d])) {
-      std::fprintf(stderr, "w[%d] = %.8g, single process %.8g\n", d, data(w)[d],
-                   rw[d]);
+  auto expectFailure = [&](mxrt_status status, const char *what) {
+    std::string message = status == MXRT_OK ? "" : mxrt_last_error();
+    if (message.find("key 0") == std::string::npos ||
+        message.find("keeps no values") == std::string::npos) {
+      std::fprintf(stderr,
+                   "rank %d: %s: expected a failure naming key 0, got "
+                   "'%s'\n",
+                   rank, what, message.c_str());
       ++bad;
     }
-  if (!near(data(b)[0], rb)) {
-    std::fprintf(stderr, "b = %.8g, single process %.8g\n", data(b)[0], rb);
+  };
+  mxrt_tensor *out = tensor(std::vector<float>(kDim));
+  check(mxrt_kvstore_pull(store, 0, &out, 1, 0), "queue the pull");
+  expectFailure(mxrt_kvstore_wait_all(store), "pull");
+  std::string path = "kvstore-allreduce-" + std::to_string(rank) + ".params";
+  expectFailure(mxrt_kvstore_save(store, path.c_str()), "save");
+  if (access(path.c_str(), F_OK) == 0) {
+    std::fprintf(stderr, "rank %d: the failed save wrote %s\n", rank,
+                 path.c_str());
+    std::remove(path.c_str());
     ++bad;
   }
-  // The parameters moved: a store that never updated would fail above,
-  // unless the steps did nothing.
-  if (near(rw[0], w0[0]))
-    ++bad;
-  std::printf("%d workers, %d hosts\n", size, mxrt_kvstore_num_hosts(store));
+  // A push sets the value again: the sum of every worker's gw (all equal).
+  std::vector<float> sum(data(gw), data(gw) + kDim);
+  check(mxrt_kvstore_push(store, 0, &gw, 1, 0), "push");
+  check(mxrt_kvstore_pull(store, 0, &out, 1, 0), "pull");
+  check(mxrt_kvstore_wait_all(store), "wait after push");
+  for (int d = 0; d < kDim; ++d)
+    if (std::fabs(data(out)[d] - size * sum[d]) >
+        1e-5f * std::max(1.0f, std::fabs(size * sum[d]))) {
+      std::fprintf(stderr,
+                   "rank %d: pulled %.8g after the push, expected %.8g\n", rank,
+                   data(out)[d], size * sum[d]);
+      ++bad;
+    }
+  if (rank == 0)
+    bad += checkAgainstOneProcess(problem, w0, steps, w.data(), b);
   return bad;
 }
 
@@ -347,7 +430,8 @@ int runFailure(mxrt_kvstore *store, const std::string &mode) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s sync K | sync-inplace K | checkpoint K FILE | "
+                 "usage: %s sync K | sync-inplace K | allreduce K | "
+                 "checkpoint K FILE | "
                  "resume K FILE | errors | "
                  "kill | stall | absent | async K STALENESS\n",
                  argv[0]);
@@ -366,6 +450,8 @@ int main(int argc, char **argv) {
            mode == "resume")
     bad = runSync(store, argc > 2 ? std::atoi(argv[2]) : 5, mode,
                   argc > 3 ? argv[3] : "");
+  else if (mode == "allreduce")
+    bad = runAllreduce(store, argc > 2 ? std::atoi(argv[2]) : 5);
   else if (mode == "errors")
     bad = runErrors(store);
   else

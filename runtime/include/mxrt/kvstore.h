@@ -127,6 +127,18 @@ MXRT_API mxrt_status mxrt_kvstore_pushpull_list(
     mxrt_tensor *const *values, mxrt_tensor *const *outs, size_t per_key,
     int32_t priority);
 
+/** dist_sync only: whether a pushpull without an optimizer or updater
+ *  also keeps the sum as the key's value (`keep` 1, the default) or only
+ *  writes it into its outputs (0). Without the copy into the store's own
+ *  value a single-tensor pushpull costs what a bare MPI_Allreduce of the
+ *  same bytes costs: the store as a plain allreduce of gradients, each
+ *  worker updating its own parameters (MXNet's update_on_kvstore=False
+ *  with a Horovod store). The key then holds no value: a later pull or
+ *  save fails naming the key, and a push with an optimizer or updater set
+ *  has nothing to update, until a push without one or an init sets it. */
+MXRT_API mxrt_status mxrt_kvstore_set_keep_values(mxrt_kvstore *store,
+                                                  int32_t keep);
+
 /** Applies built-in rule `name` (sgd, momentum, adam, rmsprop) on pushes;
  *  `options` may be NULL for the defaults. */
 MXRT_API mxrt_status

@@ -100,6 +100,9 @@ public:
   void setStaleness(int32_t maxSteps) {
     check(mxrt_kvstore_set_staleness(store_, maxSteps));
   }
+  void setKeepValues(bool keep) {
+    check(mxrt_kvstore_set_keep_values(store_, keep ? 1 : 0));
+  }
 
   mxrt_var *tensorVar(const mxrt_tensor *tensor) {
     mxrt_var *var;
