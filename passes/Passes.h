@@ -127,8 +127,40 @@ struct CpuPipelineOptions {
 void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts,
                       ParameterStore *constants = nullptr);
 
-/// Registers every mxc pass and the `mxc-graph-pipeline` and
-/// `mxc-cpu-pipeline` pipelines.
+/// Options of the CUDA pipeline from the mx dialect to GPU kernels and host
+/// code in the LLVM dialect.
+struct CudaPipelineOptions {
+  /// GPU architectures (sm_XX), one binary each.
+  std::vector<std::string> archs = {"sm_90"};
+  /// gpu-module-to-binary's format: fatbin (machine code and PTX per
+  /// architecture), bin (machine code) or isa (PTX text).
+  std::string binaryFormat = "fatbin";
+  /// Memory-planning strategy, as CpuPipelineOptions::memoryPlan.
+  std::string memoryPlan = "best";
+  /// Elementwise fusion (mxc-fuse-elementwise).
+  bool fusion = true;
+  /// The CUDA toolkit (its libdevice, ptxas and fatbinary); empty:
+  /// cudaToolkitPath().
+  std::string toolkitPath;
+};
+
+/// The CUDA toolkit's root: $CUDA_HOME, $CUDA_PATH or $CUDA_ROOT, else
+/// the folder above the `ptxas` on the PATH, else /usr/local/cuda if it
+/// exists, else "".
+std::string cudaToolkitPath();
+
+/// mx (tensors) -> linalg -> buffers -> parallel loops -> one GPU kernel per
+/// loop nest, lowered through NVVM into an embedded binary; the host
+/// functions (bare pointers to device memory, results as trailing
+/// out-parameters, as the CPU pipeline's) launch them through the GPU
+/// runtime's mgpu* entry points. The first CUDA slice: no cuBLAS, no
+/// tiling (docs/cuda.md).
+void buildCudaPipeline(mlir::OpPassManager &pm,
+                       const CudaPipelineOptions &opts);
+
+/// Registers every mxc pass and the `mxc-graph-pipeline`,
+/// `mxc-cpu-pipeline`, `mxc-cuda-pipeline` and `mxc-cuda-ptx-pipeline`
+/// pipelines.
 void registerAllPasses();
 
 /// Registers MLIR's and mxc's passes once, so that textual pipelines parse.

@@ -7,6 +7,11 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -46,6 +51,48 @@ constexpr const char *kCpuPipeline =
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "convert-index-to-llvm,"
+    "reconcile-unrealized-casts,"
+    "mxc-strip-mx-attrs";
+
+// mx on tensors -> linalg -> bufferized parallel loops -> one GPU kernel
+// per loop nest (gpu dialect) -> NVVM -> a binary per architecture,
+// embedded; the host side -> LLVM dialect, calling the GPU runtime's
+// mgpu* entry points. Every buffer the host function receives (inputs,
+// parameters, outputs, the memory plan's arena) is device memory: the
+// host code only launches kernels (docs/cuda.md).
+constexpr const char *kCudaPipeline =
+    "mxc-lower-strings,"
+    "func.func(mxc-convert-mx-to-linalg{kernels=false}),"
+    "canonicalize,"
+    "@FUSE@"
+    "func.func(mxc-read-only-args),"
+    "eliminate-empty-tensors,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=true "
+    "modify-public-functions=true},"
+    "canonicalize,"
+    "mxc-plan-memory{strategy=@PLAN@},"
+    "buffer-deallocation-pipeline,"
+    "mxc-memref-copy-to-linalg,"
+    "func.func(mxc-flatten-empty-memref-args),"
+    "convert-linalg-to-parallel-loops,"
+    "func.func(gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
+    "gpu-kernel-outlining,"
+    "@TARGETS@"
+    "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
+    "canonicalize,reconcile-unrealized-casts),"
+    "gpu-module-to-binary{format=@FORMAT@},"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "finalize-memref-to-llvm,"
+    "convert-math-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "gpu-to-llvm,"
     "convert-index-to-llvm,"
     "reconcile-unrealized-casts,"
     "mxc-strip-mx-attrs";
@@ -125,6 +172,42 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
     llvm::report_fatal_error("mxc: the built-in CPU pipeline does not parse");
 }
 
+std::string mxc::cudaToolkitPath() {
+  for (const char *name : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *value = std::getenv(name); value && *value)
+      return value;
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+        .str();
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+void mxc::buildCudaPipeline(OpPassManager &pm,
+                            const CudaPipelineOptions &opts) {
+  ensurePassesRegistered();
+  std::string pipeline = kCudaPipeline;
+  pipeline.replace(pipeline.find("@PLAN@"), 6, opts.memoryPlan);
+  pipeline.replace(pipeline.find("@FUSE@"), 6,
+                   opts.fusion ? "func.func(mxc-fuse-elementwise)," : "");
+  // One target per architecture: the binary holds each one's machine code
+  // and PTX (fatbin), or the PTX text alone (isa, for tests).
+  std::string toolkit =
+      opts.toolkitPath.empty() ? cudaToolkitPath() : opts.toolkitPath;
+  // libdevice: the math functions NVVM lowers to calls (__nv_fmaxf, ...).
+  std::string libdevice = toolkit + "/nvvm/libdevice/libdevice.10.bc";
+  bool link = !toolkit.empty() && llvm::sys::fs::exists(libdevice);
+  std::string targets;
+  for (const std::string &arch : opts.archs)
+    targets += "nvvm-attach-target{chip=" + arch + " features=+ptx80" +
+               (link ? " l=" + libdevice : "") + "},";
+  pipeline.replace(pipeline.find("@TARGETS@"), 9, targets);
+  pipeline.replace(pipeline.find("@FORMAT@"), 8, opts.binaryFormat);
+  if (failed(parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("mxc: the built-in CUDA pipeline does not parse");
+}
+
 void mxc::registerAllPasses() {
   registerMXCPasses();
   PassPipelineRegistration<>(
@@ -138,4 +221,17 @@ void mxc::registerAllPasses() {
       "mxc-cpu-pipeline",
       "Lower the mx dialect to the LLVM dialect for the host CPU",
       [](OpPassManager &pm) { buildCpuPipeline(pm, CpuPipelineOptions{}); });
+  PassPipelineRegistration<>(
+      "mxc-cuda-pipeline",
+      "Lower the mx dialect to GPU kernels for sm_90 (a fatbin of its "
+      "machine code and PTX) and host code in the LLVM dialect",
+      [](OpPassManager &pm) { buildCudaPipeline(pm, CudaPipelineOptions{}); });
+  PassPipelineRegistration<>(
+      "mxc-cuda-ptx-pipeline",
+      "mxc-cuda-pipeline with the kernels left as PTX text (for tests)",
+      [](OpPassManager &pm) {
+        CudaPipelineOptions opts;
+        opts.binaryFormat = "isa";
+        buildCudaPipeline(pm, opts);
+      });
 }

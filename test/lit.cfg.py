@@ -68,6 +68,12 @@ if shutil.which("mpirun"):
         mpirun += " --allow-run-as-root"
     mpirun += " --mca btl_vader_single_copy_mechanism none"
     config.substitutions.append(("%mpirun", mpirun))
+# The CUDA toolkit's ptxas and fatbinary (the --target=cuda fatbins; PTX
+# alone needs only LLVM's NVPTX back end), and cuobjdump to list them.
+if shutil.which("ptxas") and shutil.which("fatbinary"):
+    config.available_features.add("cuda-toolkit")
+if shutil.which("cuobjdump"):
+    config.available_features.add("cuobjdump")
 # OpenBLAS (libopenblas-dev), bench/perf_bench.py's SGEMM peer.
 if os.path.exists("/usr/include/x86_64-linux-gnu/cblas.h") or \
         os.path.exists("/usr/include/cblas.h"):
