@@ -74,6 +74,12 @@ if shutil.which("ptxas") and shutil.which("fatbinary"):
     config.available_features.add("cuda-toolkit")
 if shutil.which("cuobjdump"):
     config.available_features.add("cuobjdump")
+# An NVIDIA GPU and its driver (tests that run CUDA models need one; the
+# others check the error a machine without one gives).
+if os.path.exists("/dev/nvidiactl") and (
+        os.path.exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1") or
+        shutil.which("nvidia-smi")):
+    config.available_features.add("nvidia-gpu")
 # OpenBLAS (libopenblas-dev), bench/perf_bench.py's SGEMM peer.
 if os.path.exists("/usr/include/x86_64-linux-gnu/cblas.h") or \
         os.path.exists("/usr/include/cblas.h"):

@@ -9,7 +9,9 @@
 #include "compiler/codegen/WeightsWriter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -179,7 +181,8 @@ public:
                     llvm::ConstantInt::get(i64, spec.weightsSize),
                     llvm::ConstantInt::get(i64, spec.states.size()),
                     tensorArray(spec.states, ".states"),
-                    llvm::ConstantInt::get(i64, spec.isTraining() ? 1 : 0)});
+                    llvm::ConstantInt::get(i64, (spec.isTraining() ? 1 : 0) |
+                                                    (spec.cuda ? 2 : 0))});
     auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
                                         llvm::GlobalValue::ExternalLinkage,
                                         desc, spec.name + "_descriptor");
@@ -506,6 +509,10 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  // A CUDA library's gpu.binary ops and kernel launches (embedded fatbins,
+  // mgpu* calls).
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
   module->getContext()->appendDialectRegistry(registry);
   std::unique_ptr<llvm::Module> m =
       mlir::translateModuleToLLVMIR(module, context, spec.name);

@@ -15,6 +15,8 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
@@ -295,11 +297,20 @@ static llvm::Expected<TargetPipeline> targetPipeline(llvm::StringRef name) {
           ParameterStore *constants) {
          buildCpuPipeline(pm, options, constants);
        }},
+      {"cuda",
+       [](mlir::OpPassManager &pm, const CompileOptions &options,
+          ParameterStore *) {
+         CudaPipelineOptions cuda;
+         cuda.archs = options.gpuArchs;
+         cuda.memoryPlan = options.memoryPlan;
+         cuda.fusion = options.fusion;
+         buildCudaPipeline(pm, cuda);
+       }},
   };
   for (const auto &[known, pipeline] : targets)
     if (name == known)
       return pipeline;
-  return makeError("unknown target '" + name + "': expected cpu");
+  return makeError("unknown target '" + name + "': expected cpu or cuda");
 }
 
 /// The graph passes on mx ops (BatchNorm folding for an inference build with
@@ -387,9 +398,32 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   auto target = targetPipeline(options.target);
   if (!target)
     return target.takeError();
+  bool cuda = options.target == "cuda";
+  if (cuda && options.train.enabled)
+    return makeError("'" + options.modelPath +
+                     "': --train with --target=cuda is not built yet "
+                     "(docs/cuda.md)");
+  // gpu-module-to-binary makes an object per architecture, but a library
+  // embeds one object of each kernel (gpu.select_object): several
+  // architectures need their objects merged into one fat binary first.
+  if (cuda && options.gpuArchs.size() != 1)
+    return makeError("--gpu-arch: one architecture per library for now "
+                     "(docs/cuda.md); got " +
+                     llvm::join(options.gpuArchs, ","));
+  for (const std::string &arch : options.gpuArchs)
+    if (!llvm::StringRef(arch).starts_with("sm_") ||
+        !llvm::all_of(llvm::StringRef(arch).drop_front(3), llvm::isDigit) ||
+        arch.size() < 5)
+      return makeError("--gpu-arch '" + arch +
+                       "': expected NVIDIA architectures like sm_90 or "
+                       "sm_80,sm_90");
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // The CUDA target's gpu-module-to-binary: the NVVM target and the
+  // translations of the kernels' dialects to LLVM IR.
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mx::MxDialect>();
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -399,6 +433,7 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     return imported.takeError();
   mlir::ModuleOp module = *imported->module;
   ModelSpec &spec = imported->spec;
+  spec.cuda = cuda;
   spec.name = options.modelName.empty() ? modelNameForPath(options.outputPath)
                                         : options.modelName;
   if (options.train.enabled)

@@ -64,9 +64,12 @@ struct CompileOptions : CpuPipelineOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   /// Prefix of the exported symbols; empty derives it from the output name.
   std::string modelName;
-  /// The target whose pipeline follows the graph passes: "cpu" (the only
-  /// one today; any other is an error).
+  /// The target whose pipeline follows the graph passes: "cpu" or "cuda"
+  /// (docs/cuda.md); any other is an error.
   std::string target = "cpu";
+  /// --target=cuda: the GPU architecture (one for now), whose machine code
+  /// and PTX the library embeds.
+  std::vector<std::string> gpuArchs = {"sm_90"};
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;

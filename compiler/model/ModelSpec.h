@@ -117,6 +117,9 @@ struct ModelSpec {
   /// Bytes of the per-instance arena the forward function takes as its last
   /// argument (the memory plan), or -1 when it takes none.
   int64_t scratchSize = -1;
+  /// Compiled for an NVIDIA GPU (mxc --target=cuda): every buffer the
+  /// functions take is device memory (MXRT_MODEL_CUDA).
+  bool cuda = false;
 
   /// Appends a parameter with a copy of its bytes.
   void addParam(TensorSpec spec, const uint8_t *data);

@@ -44,6 +44,7 @@ struct mxrt_model {
   std::string origin;
 
   bool trainable() const { return desc->flags & MXRT_MODEL_TRAINABLE; }
+  bool cuda() const { return desc->flags & MXRT_MODEL_CUDA; }
 };
 
 /// The object behind mxrt_instance: everything a call mutates.
@@ -78,12 +79,12 @@ struct mxrt_instance {
   size_t storageBytes = 0;
   bool viewsHandedOut = false;
   bool reportsViewWrites = false;
+  /// CUDA models: every device allocation of the instance (parameters,
+  /// scratch, each function's input and output copies); `buffers` point
+  /// into them, `scratch` and `params` too.
+  std::vector<void *> device;
 
-  ~mxrt_instance() {
-    std::free(storage);
-    std::free(scratch);
-    mxrt_model_release(ownedModel);
-  }
+  ~mxrt_instance();
 };
 
 namespace mxrt {

@@ -5,6 +5,7 @@
 // trusts a corrupt table, and calling its functions on checked tensors.
 // Instances of training models own their parameters and optimizer states.
 
+#include "cuda.h"
 #include "gemm_internal.h"
 #include "internal.h"
 
@@ -105,10 +106,15 @@ mxrt_status checkDescriptor(const std::string &origin,
   if (!desc->name)
     return fail(MXRT_INVALID_ARGUMENT, "%s: descriptor has no model name",
                 origin.c_str());
-  if (desc->flags & ~int64_t(MXRT_MODEL_TRAINABLE))
+  if (desc->flags & ~int64_t(MXRT_MODEL_TRAINABLE | MXRT_MODEL_CUDA))
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: descriptor has unknown model flags 0x%llx", origin.c_str(),
                 static_cast<unsigned long long>(desc->flags));
+  if ((desc->flags & MXRT_MODEL_CUDA) && (desc->flags & MXRT_MODEL_TRAINABLE))
+    return fail(MXRT_UNSUPPORTED,
+                "%s: a CUDA training library; this runtime runs CUDA "
+                "inference libraries only",
+                origin.c_str());
   bool trainable = desc->flags & MXRT_MODEL_TRAINABLE;
   if (desc->num_functions < 1 || desc->num_functions > INT32_MAX ||
       !desc->functions)
@@ -200,6 +206,12 @@ mxrt_status makeModel(const mxrt_model_desc *desc, void *library,
                       std::string origin, mxrt_model **outModel) {
   if (mxrt_status status = checkDescriptor(origin, desc))
     return status;
+  std::string why;
+  if ((desc->flags & MXRT_MODEL_CUDA) && !mxrt::cuda::ready(why))
+    return fail(MXRT_UNSUPPORTED,
+                "%s was compiled for NVIDIA GPUs (mxc --target=cuda), and this "
+                "machine cannot run it: %s",
+                origin.c_str(), why.c_str());
   auto model = std::make_unique<mxrt_model>();
   model->desc = desc;
   model->origin = std::move(origin);
@@ -328,6 +340,81 @@ bool addAligned(uint64_t &offset, uint64_t size) {
   return true;
 }
 
+/// A CUDA model's instance (created like a CPU one: parameters in the
+/// model's weights, scratch in host memory): device copies of the
+/// parameters, device scratch and a device buffer for each input and
+/// output of each function, which `buffers` then point to.
+mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
+  const mxrt_model_desc *desc = instance->model->desc;
+  std::free(instance->scratch); // the device's replaces it
+  instance->scratch = nullptr;
+  instance->context.scratch = nullptr;
+  std::string why;
+  auto allocate = [&](size_t bytes, void *&out) {
+    if (!mxrt::cuda::alloc(bytes, &out, why))
+      return fail(MXRT_OUT_OF_MEMORY,
+                  "mxrt_instance_create: model '%s': %zu bytes of GPU memory: "
+                  "%s",
+                  desc->name, bytes, why.c_str());
+    if (out)
+      instance->device.push_back(out);
+    return MXRT_OK;
+  };
+  for (int64_t i = 0; i < desc->num_params; ++i) {
+    const mxrt_tensor_desc &param = desc->params[i];
+    void *copy;
+    if (mxrt_status status = allocate(size_t(param.size_bytes), copy))
+      return status;
+    if (!mxrt::cuda::toDevice(copy, desc->weights + param.offset,
+                              size_t(param.size_bytes), why))
+      return fail(MXRT_INTERNAL,
+                  "mxrt_instance_create: model '%s': uploading parameter "
+                  "'%s': %s",
+                  desc->name, param.name, why.c_str());
+    instance->params[i] = static_cast<uint8_t *>(copy);
+  }
+  void *scratch;
+  if (mxrt_status status = allocate(size_t(scratchSize), scratch))
+    return status;
+  instance->scratch = static_cast<uint8_t *>(scratch);
+  instance->context.scratch = instance->scratch;
+  for (int64_t f = 0; f < desc->num_functions; ++f) {
+    const mxrt_function_desc &fn = desc->functions[f];
+    std::vector<void *> &buffers = instance->buffers[f];
+    for (int64_t i = 0; i < fn.num_inputs + fn.num_outputs; ++i) {
+      const mxrt_tensor_desc &t =
+          i < fn.num_inputs ? fn.inputs[i] : fn.outputs[i - fn.num_inputs];
+      if (mxrt_status status = allocate(size_t(t.size_bytes), buffers[i]))
+        return status;
+    }
+    for (int64_t p = 0; p < desc->num_params; ++p)
+      buffers[fn.num_inputs + fn.num_outputs + p] = instance->params[p];
+  }
+  return MXRT_OK;
+}
+
+/// A CUDA model's call of `fn`: the host inputs copied to the instance's
+/// device buffers, the function run (it launches the kernels), the device
+/// outputs copied back; false with the reason in `why`.
+bool runOnDevice(mxrt_instance *instance, const mxrt_function_desc &fn,
+                 const void *const *inputs, void *const *outputs,
+                 std::string &why) {
+  void **buffers =
+      instance->buffers[&fn - instance->model->desc->functions].data();
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    if (!mxrt::cuda::toDevice(buffers[i], inputs[i],
+                              size_t(fn.inputs[i].size_bytes), why))
+      return false;
+  fn.entry(buffers, &instance->context);
+  if (!mxrt::cuda::synchronize(why))
+    return false;
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    if (!mxrt::cuda::toHost(outputs[i], buffers[fn.num_inputs + i],
+                            size_t(fn.outputs[i].size_bytes), why))
+      return false;
+  return true;
+}
+
 /// The most threads one instance may use.
 constexpr int32_t kMaxThreads = 256;
 
@@ -430,6 +517,9 @@ mxrt_status createInstance(const mxrt_model *model,
     std::memset(instance->scratch, 0, scratchSize);
   }
   instance->context.scratch = instance->scratch;
+  if (model->cuda())
+    if (mxrt_status status = moveToDevice(instance.get(), scratchSize))
+      return status;
   if (numThreads > 1)
     instance->pool = std::make_unique<mxrt::ThreadPool>(numThreads);
   instance->context.thread_pool = instance->pool.get();
@@ -509,16 +599,32 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
   if (numOutputs > 0 && !outputs)
     return fail(MXRT_INVALID_ARGUMENT, "%s: outputs is NULL", what);
   void **buffers = instance->buffers[function].data();
+  bool cuda = instance->model->cuda();
   for (int32_t i = 0; i < numInputs; ++i) {
     if (mxrt_status status = checkTensor("input", i, fn.inputs[i], inputs[i]))
       return status;
-    buffers[i] = inputs[i]->data;
+    if (!cuda)
+      buffers[i] = inputs[i]->data;
   }
   for (int32_t i = 0; i < numOutputs; ++i) {
     if (mxrt_status status =
             checkTensor("output", i, fn.outputs[i], outputs[i]))
       return status;
-    buffers[numInputs + i] = outputs[i]->data;
+    if (!cuda)
+      buffers[numInputs + i] = outputs[i]->data;
+  }
+  if (cuda) {
+    std::vector<const void *> in(numInputs);
+    std::vector<void *> out(numOutputs);
+    for (int32_t i = 0; i < numInputs; ++i)
+      in[i] = inputs[i]->data;
+    for (int32_t i = 0; i < numOutputs; ++i)
+      out[i] = outputs[i]->data;
+    std::string why;
+    if (!runOnDevice(instance, fn, in.data(), out.data(), why))
+      return fail(MXRT_INTERNAL, "%s on the GPU: %s", callee().c_str(),
+                  why.c_str());
+    return MXRT_OK;
   }
   if (!runEntry(instance, fn, buffers))
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
@@ -538,17 +644,27 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
     return fail(MXRT_INVALID_ARGUMENT,
                 "mxrt_instance_run_raw: outputs is NULL");
   void **buffers = instance->buffers[0].data();
+  bool cuda = instance->model->cuda();
   for (int64_t i = 0; i < fn.num_inputs; ++i) {
     if (!inputs[i])
       return fail(MXRT_INVALID_ARGUMENT, "input '%s' (#%lld) is NULL",
                   fn.inputs[i].name, static_cast<long long>(i));
-    buffers[i] = const_cast<void *>(inputs[i]);
+    if (!cuda)
+      buffers[i] = const_cast<void *>(inputs[i]);
   }
   for (int64_t i = 0; i < fn.num_outputs; ++i) {
     if (!outputs[i])
       return fail(MXRT_INVALID_ARGUMENT, "output '%s' (#%lld) is NULL",
                   fn.outputs[i].name, static_cast<long long>(i));
-    buffers[fn.num_inputs + i] = outputs[i];
+    if (!cuda)
+      buffers[fn.num_inputs + i] = outputs[i];
+  }
+  if (cuda) {
+    std::string why;
+    if (!runOnDevice(instance, fn, inputs, outputs, why))
+      return fail(MXRT_INTERNAL, "model '%s' on the GPU: %s",
+                  instance->model->desc->name, why.c_str());
+    return MXRT_OK;
   }
   if (!runEntry(instance, fn, buffers))
     return fail(MXRT_INVALID_ARGUMENT, "model '%s': %s",
@@ -587,6 +703,14 @@ mxrt_status copyParam(const char *what, const mxrt_instance *instance,
   if (mxrt_status status = checkTensor("parameter", index, *param, tensor))
     return status;
   uint8_t *stored = instance->params[index];
+  if (toTensor && instance->model->cuda()) {
+    std::string why;
+    if (!mxrt::cuda::toHost(tensor->data, stored, size_t(param->size_bytes),
+                            why))
+      return fail(MXRT_INTERNAL, "%s: parameter '%s' from the GPU: %s", what,
+                  param->name, why.c_str());
+    return MXRT_OK;
+  }
   if (toTensor)
     std::memmove(tensor->data, stored, param->size_bytes);
   else
@@ -595,6 +719,16 @@ mxrt_status copyParam(const char *what, const mxrt_instance *instance,
 }
 
 } // namespace
+
+mxrt_instance::~mxrt_instance() {
+  std::free(storage);
+  if (model && model->cuda())
+    for (void *d : device)
+      mxrt::cuda::free(d);
+  else
+    std::free(scratch);
+  mxrt_model_release(ownedModel);
+}
 
 mxrt_status mxrt::requireTrainable(const char *what, const mxrt_model *model,
                                    const char *verb) {

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 using namespace mxrt_test;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -418,6 +420,38 @@ TEST(Model, FromDescriptorValidatesTheTable) {
 
   EXPECT_EQ(mxrt_model_from_descriptor(nullptr, &model), MXRT_INVALID_ARGUMENT);
   EXPECT_EQ(mxrt_model_from_descriptor(&good, nullptr), MXRT_INVALID_ARGUMENT);
+}
+
+bool hasNvidiaGpu() { return access("/dev/nvidiactl", F_OK) == 0; }
+
+TEST(Model, ACudaModelWithoutAGpuIsRefusedNotRun) {
+  // The add-one table marked as compiled for CUDA: on a machine without a
+  // GPU and driver, opening it must fail saying why (its entry point, a
+  // CPU function here, must never be called with host pointers).
+  mxrt_model_desc desc = addOneDesc();
+  desc.flags = MXRT_MODEL_CUDA;
+  mxrt_model *model = nullptr;
+  mxrt_instance *instance = nullptr;
+  if (hasNvidiaGpu())
+    GTEST_SKIP() << "this machine has an NVIDIA GPU";
+  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_UNSUPPORTED);
+  EXPECT_THAT(mxrt_last_error(),
+              AllOf(HasSubstr("add_one"),
+                    HasSubstr("compiled for NVIDIA GPUs (mxc --target=cuda)"),
+                    HasSubstr("cannot run it")));
+  EXPECT_EQ(model, nullptr);
+  EXPECT_EQ(mxrt_instance_create_static(&desc, nullptr, &instance),
+            MXRT_UNSUPPORTED);
+  EXPECT_EQ(instance, nullptr);
+}
+
+TEST(Model, CudaTrainingLibrariesAreRefused) {
+  mxrt_model_desc desc = addOneDesc();
+  desc.flags = MXRT_MODEL_CUDA | MXRT_MODEL_TRAINABLE;
+  mxrt_model *model = nullptr;
+  EXPECT_EQ(mxrt_model_from_descriptor(&desc, &model), MXRT_UNSUPPORTED);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("a CUDA training library"));
+  EXPECT_EQ(model, nullptr);
 }
 
 } // namespace

@@ -94,9 +94,16 @@ static cl::opt<std::string> convLayout(
              "rest NCHW; default), nhwc (every convolution, and with --train "
              "every convolution gradient) or nchw"),
     cl::init("auto"), cl::cat(category));
-static cl::opt<std::string> target("target",
-                                   cl::desc("What the library runs on: cpu"),
-                                   cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("What the library runs on: cpu (default) or cuda (NVIDIA "
+                    "GPUs; docs/cuda.md)"),
+           cl::init("cpu"), cl::cat(category));
+static cl::list<std::string>
+    gpuArch("gpu-arch",
+            cl::desc("--target=cuda: the GPU architecture, its machine code "
+                     "and PTX in the library (default sm_90; one for now)"),
+            cl::CommaSeparated, cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
     "train",
@@ -198,6 +205,8 @@ int main(int argc, char **argv) {
                 ": expected auto, nhwc or nchw");
   options.convLayout = convLayout;
   options.target = target;
+  if (!gpuArch.empty())
+    options.gpuArchs.assign(gpuArch.begin(), gpuArch.end());
   options.train.enabled = train;
   options.train.optimizer = optimizer;
   options.train.wd = wd;

@@ -85,6 +85,13 @@ enum {
    *  parameters, initialized from `weights`, and zero-initialized optimizer
    *  states. Inference models read `weights` in place. */
   MXRT_MODEL_TRAINABLE = 1,
+  /** Compiled for an NVIDIA GPU (mxc --target=cuda): the functions take
+   *  device pointers for every buffer (inputs, outputs, parameters and
+   *  scratch) and launch kernels through the mgpu* entry points libmxrt
+   *  implements. The runtime keeps the parameters, the scratch and a copy of
+   *  each input and output on the device; the app's tensors stay in host
+   *  memory (docs/cuda.md). Inference only, for now. */
+  MXRT_MODEL_CUDA = 2,
 };
 
 typedef struct mxrt_model_desc {
