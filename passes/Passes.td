@@ -89,6 +89,27 @@ def CollapseLoopsPass : Pass<"mxc-collapse-loops", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def GpuTileLoopsPass : Pass<"mxc-gpu-tile-loops", "::mlir::func::FuncOp"> {
+  let summary = "Split each loop nest's innermost parallel dimension into GPU threads";
+  let description = [{
+    The CUDA pipeline, after convert-linalg-to-parallel-loops: the innermost
+    dimension of every outermost scf.parallel is tiled by `threads`, with a
+    guard (scf.if) instead of min bounds, and the loops are mapped
+    (gpu.par_loop_mappings): the tile's `threads` iterations to the threads
+    of a block, the tiles' dimensions from the innermost outwards to the
+    grid's x, y and z (y and z only up to 65535), any others serially in
+    each thread. With gpu-map-parallel-loops' mapping instead (outermost
+    dimension first, nested loop to threads), each block ran one thread: a
+    ResNet-20 convolution's 16 x 32 output rows as 512 blocks of one thread
+    each, walking its row serially.
+  }];
+  let options = [Option<"threads", "threads", "int64_t", "256",
+                        "Threads of a GPU block (the innermost tile)">];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
   let summary = "Mark tensor arguments not writable for bufferization";
   let description = [{
