@@ -31,6 +31,7 @@ config.substitutions.extend([
     ("%mxrt_libdir", config.mxrt_lib_dir),
     ("%testdata", config.shared_testdata_dir),
     ("%examples", os.path.join(config.mxc_src_root, "examples")),
+    ("%build_root", config.mxc_obj_root),
 ])
 # Tests that need the shared model files say `REQUIRES: shared-testdata`.
 if os.path.isdir(config.shared_testdata_dir):

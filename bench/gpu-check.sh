@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The one check to run where a GPU is lent (issue #25, docs/cuda.md): every
+# model compiled for `--target=cuda` against the same model compiled for
+# the CPU, on the same seeded inputs (mxrun's), within 1e-3 relative; the
+# CUDA lit tests; and, with --time, ResNet-18 and ResNet-50 at batch 1 and
+# 64 (mxrun --bench) beside PyTorch's CUDA forward where PyTorch sees the
+# GPU. Prints a Markdown table; exits 1 if a model disagrees or fails.
+#
+# Where there is no GPU it still compiles every model for CUDA (what can be
+# checked here), says which device steps it skipped, and exits 0: run it on
+# the CPU machines first, so that the lent minutes go to the GPU steps.
+#
+#   bench/gpu-check.sh [--build DIR] [--time] [--models a,b,...] [--no-lit]
+#
+# Needs a built tree (scripts/setup.sh or the README's build); about 2
+# minutes of compiling on 16 cores, under 8 in all with --time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=build
+time_models=0
+run_lit=1
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build="$2"; shift 2 ;;
+    --time) time_models=1; shift ;;
+    --models) only="$2"; shift 2 ;;
+    --no-lit) run_lit=0; shift ;;
+    -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mxc="$build/bin/mxc"
+mxrun="$build/bin/mxrun"
+for tool in "$mxc" "$mxrun"; do
+  [ -x "$tool" ] || { echo "gpu-check: $tool is missing: build first (README)" >&2; exit 2; }
+done
+py=/usr/bin/python3
+work=$(mktemp -d /tmp/gpu-check.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+gpu=0
+if [ -e /dev/nvidiactl ] && command -v nvidia-smi > /dev/null 2>&1; then
+  gpu=1
+  echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+else
+  echo "GPU: none here: compiling for CUDA only; the runs, comparisons and timings are skipped"
+fi
+testdata=../shared/testdata
+
+# name | model file | --params file or - | input NAME=SHAPE
+models="
+mlp|examples/models/mlp.json|-|data=4x784
+lenet|examples/models/lenet.json|-|data=4x1x28x28
+resnet20|$testdata/mxnet/cifar_resnet20_v1-symbol.json|$testdata/mxnet/cifar_resnet20_v1-0000.params|data=2x3x32x32
+alexnet|examples/models/alexnet.json|-|data=2x3x224x224
+resnet18|examples/models/resnet18_v1.json|-|data=2x3x224x224
+mobilenet|examples/models/mobilenet.json|-|data=2x3x224x224
+inception-bn|examples/models/inception-bn.json|-|data=2x3x224x224
+"
+
+failed=0
+printf '\n| model | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
+while IFS='|' read -r name file params input; do
+  [ -n "$name" ] || continue
+  if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
+    continue
+  fi
+  if [ ! -f "$file" ]; then
+    printf '| %s | %s | | | skipped: %s missing |\n' "$name" "$input" "$file"
+    continue
+  fi
+  args=("$file" --input "$input")
+  [ "$params" = "-" ] || args+=(--params "$params")
+  start=$(date +%s.%N)
+  if ! "$mxc" "${args[@]}" --target=cuda -o "$work/lib${name//-/_}_cuda.so" 2> "$work/$name.cuda.err"; then
+    printf '| %s | %s | | | **CUDA compile failed**: %s |\n' "$name" "$input" "$(head -c 200 "$work/$name.cuda.err" | tr '\n' ' ')"
+    failed=1
+    continue
+  fi
+  seconds=$("$py" -c "print($(date +%s.%N) - $start)")
+  if [ $gpu -eq 0 ]; then
+    printf '| %s | %s | %.1f | | compiled (no GPU to run it) |\n' "$name" "$input" "$seconds"
+    continue
+  fi
+  "$mxc" "${args[@]}" -o "$work/lib${name//-/_}_cpu.so"
+  for t in cpu cuda; do
+    if ! "$mxrun" "$work/lib${name//-/_}_$t.so" --output-dir "$work/$name.$t" > /dev/null 2> "$work/$name.$t.err"; then
+      printf '| %s | %s | %.1f | | **%s run failed**: %s |\n' "$name" "$input" "$seconds" "$t" "$(head -c 200 "$work/$name.$t.err" | tr '\n' ' ')"
+      failed=1
+      continue 2
+    fi
+  done
+  diff=$("$py" - "$work/$name.cpu" "$work/$name.cuda" <<'EOF'
+import os, sys
+import numpy as np
+worst = 0.0
+for f in sorted(os.listdir(sys.argv[1])):
+    a = np.load(os.path.join(sys.argv[1], f)).astype(np.float64)
+    b = np.load(os.path.join(sys.argv[2], f)).astype(np.float64)
+    scale = max(np.abs(a).max(), 1e-30)
+    worst = max(worst, np.abs(a - b).max() / scale)
+print("%.2e" % worst)
+EOF
+)
+  if "$py" -c "import sys; sys.exit(0 if float('$diff') <= 1e-3 else 1)"; then
+    printf '| %s | %s | %.1f | %s | agrees |\n' "$name" "$input" "$seconds" "$diff"
+  else
+    printf '| %s | %s | %.1f | %s | **disagrees** |\n' "$name" "$input" "$seconds" "$diff"
+    failed=1
+  fi
+done <<< "$models"
+
+# The CUDA lit tests (fat binary contents, the no-GPU and CLI errors).
+if [ $run_lit -eq 1 ] && { command -v lit-22 > /dev/null 2>&1 || [ -x /usr/lib/llvm-22/bin/lit ]; }; then
+  lit=$(command -v lit-22 || echo /usr/lib/llvm-22/bin/lit)
+  if "$lit" -q "$build/test/cuda" "$build/test/passes/cuda-pipeline.mlir" "$build/test/passes/gpu-tile-loops.mlir"; then
+    echo; echo "CUDA lit tests: passed"
+  else
+    echo; echo "CUDA lit tests: **failed**"; failed=1
+  fi
+fi
+
+if [ $time_models -eq 1 ]; then
+  if [ $gpu -eq 0 ]; then
+    echo; echo "timings: skipped (no GPU)"
+  else
+    printf '\n| model | batch | mxc CUDA ms | PyTorch CUDA ms | mxc / PyTorch |\n|---|---:|---:|---:|---:|\n'
+    for net in resnet18_v1 resnet-50; do
+      for batch in 1 64; do
+        lib="$work/lib${net//[-.]/_}_b$batch.so"
+        "$mxc" "examples/models/$net.json" --input "data=${batch}x3x224x224" --target=cuda -o "$lib"
+        ours=$("$mxrun" "$lib" --bench 20 --json | "$py" -c "import json,sys; print('%.2f' % json.load(sys.stdin)['bench']['median_ms'])")
+        theirs=$("$py" - "$net" "$batch" <<'EOF'
+import sys, time
+try:
+    import torch, torchvision
+    if not torch.cuda.is_available():
+        raise RuntimeError
+except Exception:
+    print("-"); sys.exit(0)
+net = {"resnet18_v1": torchvision.models.resnet18,
+       "resnet-50": torchvision.models.resnet50}[sys.argv[1]]().cuda().eval()
+x = torch.randn(int(sys.argv[2]), 3, 224, 224, device="cuda")
+times = []
+with torch.no_grad():
+    for i in range(23):
+        torch.cuda.synchronize(); t = time.perf_counter(); net(x)
+        torch.cuda.synchronize(); times.append(1e3 * (time.perf_counter() - t))
+times = sorted(times[3:])
+print("%.2f" % times[len(times) // 2])
+EOF
+)
+        ratio=$([ "$theirs" = "-" ] && echo "-" || "$py" -c "print('%.2f' % ($ours / $theirs))")
+        printf '| %s | %d | %s | %s | %s |\n' "$net" "$batch" "$ours" "$theirs" "$ratio"
+      done
+    done
+  fi
+fi
+exit $failed
