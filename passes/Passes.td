@@ -110,6 +110,20 @@ def GpuTileLoopsPass : Pass<"mxc-gpu-tile-loops", "::mlir::func::FuncOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def MergeGpuObjectsPass : Pass<"mxc-merge-gpu-objects", "::mlir::ModuleOp"> {
+  let summary = "Merge each kernel's per-architecture fat binaries into one";
+  let description = [{
+    The CUDA pipeline with several architectures, after
+    gpu-module-to-binary{format=fatbin}: a gpu.binary holds one fat binary
+    per target, and the library embeds only one object of each kernel
+    (gpu.select_object). This merges them: one fat binary whose entries are
+    every target's (its machine code and its PTX), which the driver picks
+    from when it loads the module, as a fat binary made by `fatbinary`
+    with several images. A gpu.binary of one object is left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
   let summary = "Mark tensor arguments not writable for bufferization";
   let description = [{

@@ -86,6 +86,7 @@ constexpr const char *kCudaPipeline =
     "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
     "canonicalize,reconcile-unrealized-casts),"
     "gpu-module-to-binary{format=@FORMAT@},"
+    "@MERGE@"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
@@ -206,6 +207,10 @@ void mxc::buildCudaPipeline(OpPassManager &pm,
                (link ? " l=" + libdevice : "") + "},";
   pipeline.replace(pipeline.find("@TARGETS@"), 9, targets);
   pipeline.replace(pipeline.find("@FORMAT@"), 8, opts.binaryFormat);
+  pipeline.replace(pipeline.find("@MERGE@"), 7,
+                   opts.archs.size() > 1 && opts.binaryFormat == "fatbin"
+                       ? "mxc-merge-gpu-objects,"
+                       : "");
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("mxc: the built-in CUDA pipeline does not parse");
 }

@@ -403,13 +403,8 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     return makeError("'" + options.modelPath +
                      "': --train with --target=cuda is not built yet "
                      "(docs/cuda.md)");
-  // gpu-module-to-binary makes an object per architecture, but a library
-  // embeds one object of each kernel (gpu.select_object): several
-  // architectures need their objects merged into one fat binary first.
-  if (cuda && options.gpuArchs.size() != 1)
-    return makeError("--gpu-arch: one architecture per library for now "
-                     "(docs/cuda.md); got " +
-                     llvm::join(options.gpuArchs, ","));
+  if (cuda && options.gpuArchs.empty())
+    return makeError("--gpu-arch: no architecture given");
   for (const std::string &arch : options.gpuArchs)
     if (!llvm::StringRef(arch).starts_with("sm_") ||
         !llvm::all_of(llvm::StringRef(arch).drop_front(3), llvm::isDigit) ||

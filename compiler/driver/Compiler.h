@@ -67,8 +67,8 @@ struct CompileOptions : CpuPipelineOptions {
   /// The target whose pipeline follows the graph passes: "cpu" or "cuda"
   /// (docs/cuda.md); any other is an error.
   std::string target = "cpu";
-  /// --target=cuda: the GPU architecture (one for now), whose machine code
-  /// and PTX the library embeds.
+  /// --target=cuda: the GPU architectures whose machine code and PTX the
+  /// library embeds.
   std::vector<std::string> gpuArchs = {"sm_90"};
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.

@@ -101,8 +101,8 @@ static cl::opt<std::string>
            cl::init("cpu"), cl::cat(category));
 static cl::list<std::string>
     gpuArch("gpu-arch",
-            cl::desc("--target=cuda: the GPU architecture, its machine code "
-                     "and PTX in the library (default sm_90; one for now)"),
+            cl::desc("--target=cuda: GPU architectures, the machine code and "
+                     "PTX of each in the library (default sm_90)"),
             cl::CommaSeparated, cl::cat(category));
 static cl::OptionCategory trainCategory("mxc training options (--train)");
 static cl::opt<bool> train(
