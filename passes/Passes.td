@@ -110,6 +110,18 @@ def GpuTileLoopsPass : Pass<"mxc-gpu-tile-loops", "::mlir::func::FuncOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def CheckGpuHostPass : Pass<"mxc-check-gpu-host", "::mlir::func::FuncOp"> {
+  let summary = "Refuse host code that would touch device memory";
+  let description = [{
+    The CUDA pipeline, after convert-parallel-loops-to-gpu: a host
+    function's buffers are all device memory, so any op left outside a
+    gpu.launch that reads or writes memory (a loop nest no kernel took, a
+    copy) is an error naming it, at compile time, instead of a library
+    that would crash when run.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def MergeGpuObjectsPass : Pass<"mxc-merge-gpu-objects", "::mlir::ModuleOp"> {
   let summary = "Merge each kernel's per-architecture fat binaries into one";
   let description = [{

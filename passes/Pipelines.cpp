@@ -80,7 +80,7 @@ constexpr const char *kCudaPipeline =
     "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-parallel-loops,"
     "func.func(mxc-gpu-tile-loops,gpu-map-parallel-loops,"
-    "convert-parallel-loops-to-gpu),"
+    "convert-parallel-loops-to-gpu,mxc-check-gpu-host),"
     "gpu-kernel-outlining,"
     "@TARGETS@"
     "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
