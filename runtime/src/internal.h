@@ -79,6 +79,9 @@ struct mxrt_instance {
   size_t storageBytes = 0;
   bool viewsHandedOut = false;
   bool reportsViewWrites = false;
+  /// CUDA models: the app's tensors are device memory, used in place
+  /// (mxrt_instance_options.device_buffers).
+  bool deviceBuffers = false;
   /// CUDA models: every device allocation of the instance (parameters,
   /// scratch, each function's input and output copies); `buffers` point
   /// into them, `scratch` and `params` too.

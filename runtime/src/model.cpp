@@ -342,8 +342,9 @@ bool addAligned(uint64_t &offset, uint64_t size) {
 
 /// A CUDA model's instance (created like a CPU one: parameters in the
 /// model's weights, scratch in host memory): device copies of the
-/// parameters, device scratch and a device buffer for each input and
-/// output of each function, which `buffers` then point to.
+/// parameters, device scratch and (unless the app passes device memory) a
+/// device buffer for each input and output of each function, which
+/// `buffers` then point to.
 mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
   const mxrt_model_desc *desc = instance->model->desc;
   std::free(instance->scratch); // the device's replaces it
@@ -382,6 +383,8 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
     const mxrt_function_desc &fn = desc->functions[f];
     std::vector<void *> &buffers = instance->buffers[f];
     for (int64_t i = 0; i < fn.num_inputs + fn.num_outputs; ++i) {
+      if (instance->deviceBuffers)
+        break; // the app's own, given on each call
       const mxrt_tensor_desc &t =
           i < fn.num_inputs ? fn.inputs[i] : fn.outputs[i - fn.num_inputs];
       if (mxrt_status status = allocate(size_t(t.size_bytes), buffers[i]))
@@ -395,12 +398,21 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
 
 /// A CUDA model's call of `fn`: the host inputs copied to the instance's
 /// device buffers, the function run (it launches the kernels), the device
-/// outputs copied back; false with the reason in `why`.
+/// outputs copied back (device_buffers: the app's device memory used in
+/// place); false with the reason in `why`.
 bool runOnDevice(mxrt_instance *instance, const mxrt_function_desc &fn,
                  const void *const *inputs, void *const *outputs,
                  std::string &why) {
   void **buffers =
       instance->buffers[&fn - instance->model->desc->functions].data();
+  if (instance->deviceBuffers) {
+    for (int64_t i = 0; i < fn.num_inputs; ++i)
+      buffers[i] = const_cast<void *>(inputs[i]);
+    for (int64_t i = 0; i < fn.num_outputs; ++i)
+      buffers[fn.num_inputs + i] = outputs[i];
+    fn.entry(buffers, &instance->context);
+    return mxrt::cuda::synchronize(why);
+  }
   for (int64_t i = 0; i < fn.num_inputs; ++i)
     if (!mxrt::cuda::toDevice(buffers[i], inputs[i],
                               size_t(fn.inputs[i].size_bytes), why))
@@ -426,6 +438,7 @@ mxrt_status createInstance(const mxrt_model *model,
                              {{"model", model}, {"out_instance", outInstance}}))
     return status;
   int32_t numThreads = 1;
+  bool deviceBuffers = false;
   if (options) {
     constexpr size_t needed = offsetof(mxrt_instance_options, num_threads) +
                               sizeof(options->num_threads);
@@ -446,11 +459,23 @@ mxrt_status createInstance(const mxrt_model *model,
                   options->num_threads, kMaxThreads);
     if (options->num_threads > 0)
       numThreads = options->num_threads;
+    constexpr size_t withDevice =
+        offsetof(mxrt_instance_options, device_buffers) +
+        sizeof(options->device_buffers);
+    deviceBuffers =
+        options->struct_size >= withDevice && options->device_buffers != 0;
+    if (deviceBuffers && !model->cuda())
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "mxrt_instance_create: options->device_buffers is for "
+                  "CUDA models (mxc --target=cuda); model '%s' runs on the "
+                  "CPU",
+                  model->desc->name);
   }
   const mxrt_model_desc *desc = model->desc;
   auto instance = std::make_unique<mxrt_instance>();
   instance->model = model;
   instance->numThreads = numThreads;
+  instance->deviceBuffers = deviceBuffers;
 
   // Parameters: the weights in place for inference (entry points of
   // inference models never write them, see checkDescriptor); a private,

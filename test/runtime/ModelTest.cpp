@@ -258,6 +258,19 @@ TEST(Instance, Options) {
             MXRT_INVALID_ARGUMENT);
   EXPECT_THAT(mxrt_last_error(), HasSubstr("struct_size"));
 
+  // device_buffers is for CUDA models; an app built before the field
+  // existed (a shorter struct_size) never sets it.
+  options.num_threads = 1;
+  options.device_buffers = 1;
+  EXPECT_EQ(mxrt_instance_create(model.get(), &options, &instance),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              AllOf(HasSubstr("device_buffers is for CUDA models"),
+                    HasSubstr("affine")));
+  options.struct_size = offsetof(mxrt_instance_options, device_buffers);
+  ASSERT_EQ(mxrt_instance_create(model.get(), &options, &instance), MXRT_OK);
+  mxrt_instance_release(instance);
+
   EXPECT_EQ(mxrt_instance_create(nullptr, nullptr, &instance),
             MXRT_INVALID_ARGUMENT);
   EXPECT_EQ(mxrt_instance_create(model.get(), nullptr, nullptr),

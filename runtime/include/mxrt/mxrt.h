@@ -195,6 +195,12 @@ typedef struct mxrt_instance_options {
    *  keeps the machine's cores from being oversubscribed by keeping the sum
    *  of their num_threads at most the number of cores. At most 256. */
   int32_t num_threads;
+  /** CUDA models (mxc --target=cuda) only: 1 if the tensors given to
+   *  mxrt_instance_run / _call / _run_raw hold device memory of the GPU the
+   *  runtime uses (device 0, e.g. from cuMemAlloc), read and written in
+   *  place; 0 (the default): host memory, copied to and from the device on
+   *  every call. */
+  int32_t device_buffers;
 } mxrt_instance_options;
 
 /** Sets the defaults. */
