@@ -6,7 +6,10 @@
 # the CPU, on the same seeded inputs (mxrun's), within 1e-3 relative; the
 # CUDA lit tests; and, with --time, ResNet-18 and ResNet-50 at batch 1 and
 # 64 (mxrun --bench) beside PyTorch's CUDA forward where PyTorch sees the
-# GPU. Prints a Markdown table; exits 1 if a model disagrees or fails.
+# GPU; and an elementwise kernel (ReLU over 64M floats on device buffers,
+# bench/gpu_elementwise.c) against cuMemcpyDtoD of the same bytes (goal: at
+# least 0.8 of its bandwidth). Prints Markdown tables; exits 1 if a model
+# disagrees or fails.
 #
 # Where there is no GPU it still compiles every model for CUDA (what can be
 # checked here), says which device steps it skipped, and exits 0: run it on
@@ -29,7 +32,7 @@ while [ $# -gt 0 ]; do
     --time) time_models=1; shift ;;
     --models) only="$2"; shift 2 ;;
     --no-lit) run_lit=0; shift ;;
-    -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,23p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -122,6 +125,29 @@ if [ $run_lit -eq 1 ] && { command -v lit-22 > /dev/null 2>&1 || [ -x /usr/lib/l
   else
     echo; echo "CUDA lit tests: **failed**"; failed=1
   fi
+fi
+
+# An elementwise kernel's bandwidth against the device-to-device copy's
+# (the goal: at least 0.8), on device buffers in place.
+n=$((64 * 1024 * 1024))
+cat > "$work/relu.json" <<'EOF'
+{"nodes": [{"op": "null", "name": "data", "inputs": []},
+           {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"},
+            "inputs": [[0, 0, 0]]}],
+ "arg_nodes": [0], "heads": [[1, 0, 0]]}
+EOF
+cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)")")}
+if "$mxc" "$work/relu.json" --input "data=$n" --target=cuda -o "$work/librelu.so" &&
+   cc -O2 -Iruntime/include -I"$cuda_home/include" bench/gpu_elementwise.c \
+     -L"$build/lib" -lmxrt -L"$cuda_home/lib64/stubs" -lcuda \
+     -Wl,-rpath,"$(cd "$build/lib" && pwd)" -o "$work/gpu_elementwise"; then
+  if [ $gpu -eq 1 ]; then
+    echo; "$work/gpu_elementwise" "$work/librelu.so" "$n" || failed=1
+  else
+    echo; echo "elementwise bandwidth: built, not run (no GPU)"
+  fi
+else
+  echo; echo "elementwise bandwidth: **build failed**"; failed=1
 fi
 
 if [ $time_models -eq 1 ]; then
