@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --time) time_models=1; shift ;;
     --models) only="$2"; shift 2 ;;
     --no-lit) run_lit=0; shift ;;
-    -h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,21p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
 done
