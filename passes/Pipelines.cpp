@@ -16,9 +16,18 @@
 using namespace mlir;
 
 namespace {
-// mx on tensors -> linalg -> bufferized loops -> LLVM dialect. Function
-// results become out-parameters (hoisting the static result allocations so
-// kernels write straight into the caller's buffers).
+// Both targets' bufferization: tensors to buffers, function results to
+// out-parameters (hoisting the static result allocations so kernels write
+// straight into the caller's buffers).
+constexpr const char *kBufferize =
+    "eliminate-empty-tensors,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=true "
+    "modify-public-functions=true},"
+    "canonicalize,";
+
+// mx on tensors -> linalg -> bufferized loops -> LLVM dialect.
 constexpr const char *kCpuPipeline =
     "mxc-lower-strings,"
     "@LOWER@"
@@ -26,12 +35,7 @@ constexpr const char *kCpuPipeline =
     "@FUSE@"
     "func.func(mxc-approximate-math),"
     "func.func(mxc-read-only-args),"
-    "eliminate-empty-tensors,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs=true "
-    "modify-public-functions=true},"
-    "canonicalize,"
+    "@BUFFERIZE@"
     "func.func(mxc-contiguous-kernel-operands),"
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
@@ -67,12 +71,7 @@ constexpr const char *kCudaPipeline =
     "canonicalize,"
     "@FUSE@"
     "func.func(mxc-read-only-args),"
-    "eliminate-empty-tensors,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs=true "
-    "modify-public-functions=true},"
-    "canonicalize,"
+    "@BUFFERIZE@"
     "mxc-plan-memory{strategy=@PLAN@},"
     "buffer-deallocation-pipeline,"
     "mxc-memref-copy-to-linalg,"
@@ -144,6 +143,7 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   if (!opts.memoryPlanJson.empty())
     plan += " json-file=" + opts.memoryPlanJson;
   std::string pipeline = kCpuPipeline;
+  pipeline.replace(pipeline.find("@BUFFERIZE@"), 11, kBufferize);
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
   pipeline.replace(pipeline.find("@MINWORK@"), 9,
                    std::to_string(opts.parallelMinWork));
@@ -191,6 +191,7 @@ void mxc::buildCudaPipeline(OpPassManager &pm,
                             const CudaPipelineOptions &opts) {
   ensurePassesRegistered();
   std::string pipeline = kCudaPipeline;
+  pipeline.replace(pipeline.find("@BUFFERIZE@"), 11, kBufferize);
   pipeline.replace(pipeline.find("@PLAN@"), 6, opts.memoryPlan);
   pipeline.replace(pipeline.find("@FUSE@"), 6,
                    opts.fusion ? "func.func(mxc-fuse-elementwise)," : "");
