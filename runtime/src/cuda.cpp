@@ -54,6 +54,14 @@ struct Driver {
   std::string failure; // the first since the last synchronize
 };
 
+/// "what: the driver's words for r".
+std::string describe(Driver &d, CUresult r, const char *what) {
+  const char *text = nullptr;
+  d.cuGetErrorString(r, &text);
+  return std::string(what) + ": " +
+         (text ? text : "error " + std::to_string(r));
+}
+
 Driver &driver() {
   static Driver d;
   static std::once_flag once;
@@ -94,10 +102,7 @@ Driver &driver() {
     auto failed = [&](CUresult r, const char *what) {
       if (r == 0)
         return false;
-      const char *text = nullptr;
-      d.cuGetErrorString(r, &text);
-      d.why = std::string(what) + ": " +
-              (text ? text : "error " + std::to_string(r));
+      d.why = describe(d, r, what);
       return true;
     };
     int count = 0;
@@ -129,13 +134,6 @@ Driver *current() {
     return nullptr;
   set = true;
   return &d;
-}
-
-std::string describe(Driver &d, CUresult r, const char *what) {
-  const char *text = nullptr;
-  d.cuGetErrorString(r, &text);
-  return std::string(what) + ": " +
-         (text ? text : "error " + std::to_string(r));
 }
 
 /// Keeps the first failure of a void entry point for cuda::synchronize.

@@ -399,29 +399,30 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
 /// A CUDA model's call of `fn`: the host inputs copied to the instance's
 /// device buffers, the function run (it launches the kernels), the device
 /// outputs copied back (device_buffers: the app's device memory used in
-/// place); false with the reason in `why`.
+/// place); input(i) and output(i) give the app's pointers (nothing is
+/// allocated: a call must not). False with the reason in `why`.
+template <typename Input, typename Output>
 bool runOnDevice(mxrt_instance *instance, const mxrt_function_desc &fn,
-                 const void *const *inputs, void *const *outputs,
-                 std::string &why) {
+                 const Input &input, const Output &output, std::string &why) {
   void **buffers =
       instance->buffers[&fn - instance->model->desc->functions].data();
   if (instance->deviceBuffers) {
     for (int64_t i = 0; i < fn.num_inputs; ++i)
-      buffers[i] = const_cast<void *>(inputs[i]);
+      buffers[i] = const_cast<void *>(input(i));
     for (int64_t i = 0; i < fn.num_outputs; ++i)
-      buffers[fn.num_inputs + i] = outputs[i];
+      buffers[fn.num_inputs + i] = output(i);
     fn.entry(buffers, &instance->context);
     return mxrt::cuda::synchronize(why);
   }
   for (int64_t i = 0; i < fn.num_inputs; ++i)
-    if (!mxrt::cuda::toDevice(buffers[i], inputs[i],
+    if (!mxrt::cuda::toDevice(buffers[i], input(i),
                               size_t(fn.inputs[i].size_bytes), why))
       return false;
   fn.entry(buffers, &instance->context);
   if (!mxrt::cuda::synchronize(why))
     return false;
   for (int64_t i = 0; i < fn.num_outputs; ++i)
-    if (!mxrt::cuda::toHost(outputs[i], buffers[fn.num_inputs + i],
+    if (!mxrt::cuda::toHost(output(i), buffers[fn.num_inputs + i],
                             size_t(fn.outputs[i].size_bytes), why))
       return false;
   return true;
@@ -639,14 +640,11 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
       buffers[numInputs + i] = outputs[i]->data;
   }
   if (cuda) {
-    std::vector<const void *> in(numInputs);
-    std::vector<void *> out(numOutputs);
-    for (int32_t i = 0; i < numInputs; ++i)
-      in[i] = inputs[i]->data;
-    for (int32_t i = 0; i < numOutputs; ++i)
-      out[i] = outputs[i]->data;
     std::string why;
-    if (!runOnDevice(instance, fn, in.data(), out.data(), why))
+    if (!runOnDevice(
+            instance, fn,
+            [&](int64_t i) -> const void * { return inputs[i]->data; },
+            [&](int64_t i) { return outputs[i]->data; }, why))
       return fail(MXRT_INTERNAL, "%s on the GPU: %s", callee().c_str(),
                   why.c_str());
     return MXRT_OK;
@@ -686,7 +684,9 @@ mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
   }
   if (cuda) {
     std::string why;
-    if (!runOnDevice(instance, fn, inputs, outputs, why))
+    if (!runOnDevice(
+            instance, fn, [&](int64_t i) { return inputs[i]; },
+            [&](int64_t i) { return outputs[i]; }, why))
       return fail(MXRT_INTERNAL, "model '%s' on the GPU: %s",
                   instance->model->desc->name, why.c_str());
     return MXRT_OK;
