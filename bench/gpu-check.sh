@@ -136,7 +136,15 @@ cat > "$work/relu.json" <<'EOF'
             "inputs": [[0, 0, 0]]}],
  "arg_nodes": [0], "heads": [[1, 0, 0]]}
 EOF
-cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)")")}
+# The toolkit's headers and libcuda stub: the first candidate with cuda.h
+# (ptxas on the PATH may be a wrapper script, so links are resolved and the
+# usual install folders tried after it), as mxc's own search.
+cuda_home=
+for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" "${CUDA_ROOT:-}" \
+    "$(dirname "$(dirname "$(readlink -f "$(command -v ptxas || echo /nonexistent)")")")" \
+    /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r) /opt/cuda; do
+  if [ -n "$dir" ] && [ -f "$dir/include/cuda.h" ]; then cuda_home=$dir; break; fi
+done
 if "$mxc" "$work/relu.json" --input "data=$n" --target=cuda -o "$work/librelu.so" &&
    cc -O2 -Iruntime/include -I"$cuda_home/include" bench/gpu_elementwise.c \
      -L"$build/lib" -lmxrt -L"$cuda_home/lib64/stubs" -lcuda \

@@ -144,9 +144,10 @@ struct CudaPipelineOptions {
   std::string toolkitPath;
 };
 
-/// The CUDA toolkit's root: $CUDA_HOME, $CUDA_PATH or $CUDA_ROOT, else
-/// the folder above the `ptxas` on the PATH, else /usr/local/cuda if it
-/// exists, else "".
+/// The CUDA toolkit's root: the first of $CUDA_HOME, $CUDA_PATH,
+/// $CUDA_ROOT, the folder above the `ptxas` on the PATH (links resolved),
+/// /usr/local/cuda, /usr/local/cuda-* (newest first) and /opt/cuda that holds
+/// bin/ptxas and nvvm/libdevice; "" when none does.
 std::string cudaToolkitPath();
 
 /// mx (tensors) -> linalg -> buffers -> parallel loops -> one GPU kernel per

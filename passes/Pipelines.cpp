@@ -176,14 +176,39 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
 }
 
 std::string mxc::cudaToolkitPath() {
+  // A toolkit is a folder with nvvm/libdevice (what the kernels link) and
+  // bin/ptxas. The variables win when they name one; ptxas on the PATH may be
+  // a wrapper script in /usr/local/bin, so its grandparent is only one
+  // candidate among the usual install folders.
+  auto isToolkit = [](llvm::StringRef dir) {
+    return llvm::sys::fs::exists(dir + "/nvvm/libdevice/libdevice.10.bc") &&
+           llvm::sys::fs::exists(dir + "/bin/ptxas");
+  };
+  std::vector<std::string> candidates;
   for (const char *name : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
     if (const char *value = std::getenv(name); value && *value)
-      return value;
-  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
-    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
-        .str();
-  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
-    return "/usr/local/cuda";
+      candidates.push_back(value);
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(*ptxas, real))
+      real = *ptxas;
+    candidates.push_back(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(real)).str());
+  }
+  candidates.push_back("/usr/local/cuda");
+  // Versioned installs without the /usr/local/cuda link, newest first.
+  std::vector<std::string> versioned;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it("/usr/local", ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::sys::path::filename(it->path()).starts_with("cuda-"))
+      versioned.push_back(it->path());
+  llvm::sort(versioned, std::greater<>());
+  candidates.insert(candidates.end(), versioned.begin(), versioned.end());
+  candidates.push_back("/opt/cuda");
+  for (const std::string &dir : candidates)
+    if (isToolkit(dir))
+      return dir;
   return "";
 }
 

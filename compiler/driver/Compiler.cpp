@@ -307,6 +307,12 @@ static llvm::Expected<TargetPipeline> targetPipeline(llvm::StringRef name) {
          buildCudaPipeline(pm, cuda);
        }},
   };
+  if (name == "cuda" && cudaToolkitPath().empty())
+    return makeError(
+        "--target=cuda needs the CUDA toolkit (a folder with bin/ptxas and "
+        "nvvm/libdevice/libdevice.10.bc): none in $CUDA_HOME, $CUDA_PATH, "
+        "$CUDA_ROOT, above the ptxas on the PATH, /usr/local/cuda* or "
+        "/opt/cuda; set CUDA_HOME to it");
   for (const auto &[known, pipeline] : targets)
     if (name == known)
       return pipeline;
