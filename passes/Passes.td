@@ -205,6 +205,12 @@ def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
     `mxc.constant` (an inference model's weights) is flagged constant, so
     the runtime packs it once per process instead of on every call.
   }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"mxrt_kernel_\"",
+           "The called functions' prefix: mxrt_kernel_ (the CPU's kernels, "
+           "mxrt/kernels.h) or mxrt_cuda_ (cuBLAS / cuDNN, the same "
+           "arguments on device memory; mxrt/cuda_kernels.h)">
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
@@ -473,6 +479,26 @@ def StripMxAttrsPass : Pass<"mxc-strip-mx-attrs", "::mlir::ModuleOp"> {
     about each, printing the whole function every time. Other attributes
     (llvm.*, mxc.*) stay.
   }];
+}
+
+def SelectCudaKernelsPass
+    : Pass<"mxc-select-cuda-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Choose cuBLAS and cuDNN for float32 contractions";
+  let description = [{
+    The CUDA pipeline's choice, before the target-independent
+    mxc-convert-mx-to-linalg: float32 FullyConnected, dot, the common
+    matmul shapes, 2-D Convolution and its data and weight gradients become
+    mx.kernel.matmul / conv2d / conv2d_grad on tensors, which
+    mxc-kernels-to-calls{prefix=mxrt_cuda_} turns into calls of libmxrt's
+    cuBLAS and cuDNN wrappers. Those take no bias or epilogue: a bias
+    becomes the kernel op's init, broadcast, and the op accumulates onto it
+    (`mx.FullyConnected %x, %w, %b` -> `mx.kernel.matmul %x2, %w into
+    %bcast {accumulate = true, transpose_b = true}`). Every other op is left
+    as it is.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mxc::mx::MxDialect"];
 }
 
 def SelectCpuKernelsPass

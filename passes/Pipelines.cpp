@@ -59,21 +59,25 @@ constexpr const char *kCpuPipeline =
     "reconcile-unrealized-casts,"
     "mxc-strip-mx-attrs";
 
-// mx on tensors -> linalg -> bufferized parallel loops -> one GPU kernel
-// per loop nest (gpu dialect) -> NVVM -> a binary per architecture,
+// mx on tensors -> float32 contractions as calls of libmxrt's cuBLAS /
+// cuDNN wrappers, the rest linalg -> bufferized parallel loops -> one GPU
+// kernel per loop nest (gpu dialect) -> NVVM -> a binary per architecture,
 // embedded; the host side -> LLVM dialect, calling the GPU runtime's
-// mgpu* entry points. Every buffer the host function receives (inputs,
+// mgpu* entry points and the wrappers. Every buffer the host function receives (inputs,
 // parameters, outputs, the memory plan's arena) is device memory: the
 // host code only launches kernels (docs/cuda.md).
 constexpr const char *kCudaPipeline =
     "mxc-lower-strings,"
+    "func.func(mxc-select-cuda-kernels),"
     "func.func(mxc-convert-mx-to-linalg{kernels=false}),"
     "canonicalize,"
     "@FUSE@"
     "func.func(mxc-read-only-args),"
     "@BUFFERIZE@"
+    "func.func(mxc-contiguous-kernel-operands),"
     "mxc-plan-memory{strategy=@PLAN@},"
     "buffer-deallocation-pipeline,"
+    "mxc-kernels-to-calls{prefix=mxrt_cuda_},"
     "mxc-memref-copy-to-linalg,"
     "func.func(mxc-collapse-loops),"
     "func.func(mxc-flatten-empty-memref-args),"

@@ -239,6 +239,8 @@ func::FuncOp declare(ModuleOp module, StringRef name, ValueRange args) {
 
 struct KernelsToCallsPass
     : mxc::impl::KernelsToCallsPassBase<KernelsToCallsPass> {
+  using KernelsToCallsPassBase::KernelsToCallsPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
@@ -263,27 +265,24 @@ struct KernelsToCallsPass
       using Call = std::pair<StringRef, SmallVector<Value>>;
       Call call = llvm::TypeSwitch<Operation *, Call>(op)
                       .Case([&](MatmulKernelOp k) -> Call {
-                        return {"mxrt_kernel_sgemm", sgemmArgs(b, k)};
+                        return {"sgemm", sgemmArgs(b, k)};
                       })
                       .Case([&](Pool2DKernelOp k) -> Call {
-                        return {"mxrt_kernel_spool2d", spool2dArgs(b, k)};
+                        return {"spool2d", spool2dArgs(b, k)};
                       })
                       .Case([&](Conv2DKernelOp k) -> Call {
-                        return {k.getScale() ? "mxrt_kernel_sconv2d_scaled"
-                                             : "mxrt_kernel_sconv2d",
+                        return {k.getScale() ? "sconv2d_scaled" : "sconv2d",
                                 sconv2dArgs(b, k)};
                       })
                       .Case([&](Conv2DGradKernelOp k) -> Call {
-                        return {"mxrt_kernel_sconv2d_backward",
-                                sconv2dBackwardArgs(b, k)};
+                        return {"sconv2d_backward", sconv2dBackwardArgs(b, k)};
                       })
                       .Case([&](Pool2DGradKernelOp k) -> Call {
-                        return {"mxrt_kernel_spool2d_backward",
-                                spool2dBackwardArgs(b, k)};
+                        return {"spool2d_backward", spool2dBackwardArgs(b, k)};
                       });
-      auto &[callee, args] = call;
-      func::CallOp::create(b, op->getLoc(), declare(module, callee, args),
-                           args);
+      auto &[kernel, args] = call;
+      func::CallOp::create(b, op->getLoc(),
+                           declare(module, prefix + kernel.str(), args), args);
       op->erase();
     }
   }

@@ -136,14 +136,6 @@ Driver *current() {
   return &d;
 }
 
-/// Keeps the first failure of a void entry point for cuda::synchronize.
-void fail(const std::string &message) {
-  Driver &d = driver();
-  std::lock_guard<std::mutex> lock(d.failures);
-  if (d.failure.empty())
-    d.failure = message;
-}
-
 bool check(Driver &d, CUresult r, const char *what, std::string &why) {
   if (r == 0)
     return true;
@@ -154,6 +146,19 @@ bool check(Driver &d, CUresult r, const char *what, std::string &why) {
 } // namespace
 
 namespace mxrt::cuda {
+
+void fail(const std::string &message) {
+  Driver &d = driver();
+  std::lock_guard<std::mutex> lock(d.failures);
+  if (d.failure.empty())
+    d.failure = message;
+}
+
+void waitIdle() {
+  if (Driver *d = current())
+    if (CUresult r = d->cuCtxSynchronize())
+      fail(describe(*d, r, "cuCtxSynchronize"));
+}
 
 bool ready(std::string &why) {
   if (current())
@@ -237,7 +242,7 @@ __attribute__((visibility("default"))) void *mgpuModuleLoad(void *data,
     return nullptr;
   CUmodule module = nullptr;
   if (CUresult r = d->cuModuleLoadData(&module, data)) {
-    fail(describe(*d, r, "cuModuleLoadData"));
+    mxrt::cuda::fail(describe(*d, r, "cuModuleLoadData"));
     return nullptr;
   }
   return module;
@@ -255,7 +260,8 @@ mgpuModuleGetFunction(void *module, const char *name) {
     return nullptr;
   CUfunction function = nullptr;
   if (CUresult r = d->cuModuleGetFunction(&function, module, name)) {
-    fail(describe(*d, r, "cuModuleGetFunction") + " (" + name + ")");
+    mxrt::cuda::fail(describe(*d, r, "cuModuleGetFunction") + " (" + name +
+                     ")");
     return nullptr;
   }
   return function;
@@ -279,14 +285,15 @@ mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
                  size_t) {
   Driver *d = current();
   if (!d || !function) {
-    fail("a kernel of the model is not loaded (see the first CUDA error)");
+    mxrt::cuda::fail(
+        "a kernel of the model is not loaded (see the first CUDA error)");
     return;
   }
   if (CUresult r = d->cuLaunchKernel(
           function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
           unsigned(blockX), unsigned(blockY), unsigned(blockZ),
           unsigned(sharedBytes), stream, params, extra))
-    fail(describe(*d, r, "cuLaunchKernel"));
+    mxrt::cuda::fail(describe(*d, r, "cuLaunchKernel"));
 }
 
 } // extern "C"

@@ -26,6 +26,12 @@ void free(void *device);
 /// Copies between host and device memory; false with the reason in `why`.
 bool toDevice(void *device, const void *host, size_t bytes, std::string &why);
 bool toHost(void *host, const void *device, size_t bytes, std::string &why);
+/// Waits for the work queued so far (before freeing memory it may use);
+/// its failures stay for synchronize.
+void waitIdle();
+/// Keeps `message` as the failure of work that returns nothing (a launch, a
+/// library call) for the next synchronize, unless one is kept already.
+void fail(const std::string &message);
 /// Waits for every launch; false with the reason of the first failure since
 /// the last call (a launch's, or a module load's) in `why`.
 bool synchronize(std::string &why);

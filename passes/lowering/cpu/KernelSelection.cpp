@@ -4,7 +4,8 @@
 // into the runtime's packed GEMM and pooling, see mxrt/kernels.h) instead of
 // the loop nests of the target-independent lowering, which remains for
 // other element types, for Convolution beyond 2-D and with --no-kernels.
-// Only the CPU pipeline runs this; other targets lower the mx ops as they are.
+// Only the CPU pipeline runs this (CUDA's choice: gpu/KernelSelection.cpp).
+#include "passes/lowering/KernelSelection.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
@@ -23,35 +24,10 @@ using namespace mxc::mx;
 
 namespace {
 
-bool isF32(Value v) { return tensorType(v).getElementType().isF32(); }
-
-/// mx.kernel.matmul of `a` and `b` (plus `bias`) into a fresh tensor of
-/// `shape`, without an epilogue (mxc-fuse-kernel-epilogues adds one).
-Value matmulKernel(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Value lhs, Value rhs, Value bias, bool transposeA,
-                   bool transposeB) {
-  Type f32 = b.getF32Type();
-  return MatmulKernelOp::create(b, loc, RankedTensorType::get(shape, f32), lhs,
-                                rhs, bias, emptyTensor(b, loc, shape, f32),
-                                transposeA, transposeB, /*accumulate=*/false,
-                                /*relu=*/false)
-      .getResult();
-}
-
 FailureOr<Value> selectFullyConnected(FullyConnectedOp op,
                                       FullyConnectedOp::Adaptor a,
                                       OpBuilder &b) {
-  if (!isF32(op.getResult()))
-    return failure();
-  Location loc = op.getLoc();
-  auto outType = cast<RankedTensorType>(op.getType());
-  auto wType = tensorType(a.getWeight());
-  int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
-  int64_t m = outType.getNumElements() / n;
-  Value x = reshapeTo(b, loc, a.getData(), {m, k});
-  Value y = matmulKernel(b, loc, {m, n}, x, a.getWeight(), a.getBias(),
-                         /*transposeA=*/false, /*transposeB=*/true);
-  return reshapeTo(b, loc, y, outType.getShape());
+  return fullyConnectedKernel(op, a, b, /*biasInInit=*/false);
 }
 
 FailureOr<Value> selectConvolution(ConvolutionOp op, ConvolutionOp::Adaptor a,
@@ -101,72 +77,6 @@ FailureOr<Value> selectPooling(PoolingOp op, PoolingOp::Adaptor a,
              /*accumulate=*/false,
              /*relu=*/false)
       .getResult();
-}
-
-FailureOr<Value> selectDot(DotOp op, DotOp::Adaptor a, OpBuilder &b) {
-  if (!isF32(op.getResult()))
-    return failure();
-  return matmulKernel(b, op.getLoc(),
-                      cast<RankedTensorType>(op.getType()).getShape(),
-                      a.getLhs(), a.getRhs(), /*bias=*/Value(),
-                      op.getTransposeA(), op.getTransposeB());
-}
-
-/// NumPy matmul where the kernel's batching covers the broadcast: 2-D by
-/// 2-D, a stack of rows by one matrix ([..., M, K] x [K, N]: the stack is
-/// folded into M) and equal-batch 3-D by 3-D.
-FailureOr<Value> selectMatMul(MatMulOp op, MatMulOp::Adaptor a, OpBuilder &b) {
-  if (!isF32(op.getResult()))
-    return failure();
-  Location loc = op.getLoc();
-  ArrayRef<int64_t> as = tensorType(a.getLhs()).getShape(),
-                    bs = tensorType(a.getRhs()).getShape();
-  Value lhs = a.getLhs(), rhs = a.getRhs();
-  SmallVector<int64_t> yShape;
-  if (as.size() >= 2 && bs.size() == 2) {
-    int64_t m = tensorType(lhs).getNumElements() / as.back();
-    lhs = reshapeTo(b, loc, lhs, {m, as.back()});
-    yShape = {m, bs[1]};
-  } else if (as.size() == 3 && bs.size() == 3 && as[0] == bs[0]) {
-    yShape = {as[0], as[1], bs[2]};
-  } else {
-    return failure();
-  }
-  Value y = matmulKernel(b, loc, yShape, lhs, rhs, /*bias=*/Value(),
-                         /*transposeA=*/false, /*transposeB=*/false);
-  return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
-}
-
-/// The 2-D float32 convolution gradients through libmxrt's kernels
-/// (mxrt_kernel_sconv2d_backward: direct, or the GEMM with im2col and
-/// col2im around it), in place of the generic loop nests: LeNet's
-/// first-layer weight gradient was half its training step as loops.
-template <typename GradOp>
-FailureOr<Value> convGradKernel(GradOp op, OpBuilder &b, StringRef wrt,
-                                Value dy, Value source) {
-  auto type = cast<RankedTensorType>(op.getType());
-  if (!isF32(op.getResult()) || type.getRank() != 4 ||
-      op.getKernel().size() != 2)
-    return failure();
-  WindowGeometry geo = windowOf(op);
-  return Conv2DGradKernelOp::create(
-             b, op.getLoc(), type, dy, source,
-             emptyTensor(b, op.getLoc(), type.getShape(), b.getF32Type()), wrt,
-             geo.stride, geo.pad, geo.dilate, op.getNumGroup(),
-             /*accumulate=*/false)
-      .getResult();
-}
-
-FailureOr<Value> selectConvolutionGradData(ConvolutionGradDataOp op,
-                                           ConvolutionGradDataOp::Adaptor a,
-                                           OpBuilder &b) {
-  return convGradKernel(op, b, "data", a.getOutGrad(), a.getWeight());
-}
-
-FailureOr<Value> selectConvolutionGradWeight(ConvolutionGradWeightOp op,
-                                             ConvolutionGradWeightOp::Adaptor a,
-                                             OpBuilder &b) {
-  return convGradKernel(op, b, "weight", a.getOutGrad(), a.getData());
 }
 
 /// 2-D float32 max, avg or sum pooling's gradient (undilated, not global)
@@ -285,21 +195,9 @@ void foldBatchNormsIntoKernels(Operation *root) {
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
-    // Only what a pattern rewrites changes: every other op is left to the
-    // target-independent lowering.
-    ConversionTarget target(*ctx);
-    target.addDynamicallyLegalDialect<MxDialect>(
-        [](Operation *op) -> std::optional<bool> {
-          if (isKernelOp(op))
-            return true;
-          return std::nullopt;
-        });
-    target.addLegalDialect<tensor::TensorDialect>();
-    RewritePatternSet patterns(ctx);
+    RewritePatternSet patterns(&getContext());
     mxc::populateMxToKernelPatterns(patterns);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(applyKernelSelection(getOperation(), std::move(patterns))))
       return signalPassFailure();
     foldBatchNormsIntoKernels(getOperation());
   }

@@ -4,6 +4,7 @@
 // every buffer it gets is device memory.
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -22,6 +23,10 @@ struct CheckGpuHostPass : mxc::impl::CheckGpuHostPassBase<CheckGpuHostPass> {
     WalkResult result = fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op))
         return WalkResult::skip(); // the kernel's own
+      // libmxrt's cuBLAS / cuDNN wrappers take device pointers.
+      if (auto call = dyn_cast<func::CallOp>(op);
+          call && call.getCallee().starts_with("mxrt_cuda_"))
+        return WalkResult::advance();
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       bool touches =
           effects ? (effects.hasEffect<MemoryEffects::Read>() ||
