@@ -405,10 +405,6 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   if (!target)
     return target.takeError();
   bool cuda = options.target == "cuda";
-  if (cuda && options.train.enabled)
-    return makeError("'" + options.modelPath +
-                     "': --train with --target=cuda is not built yet "
-                     "(docs/cuda.md)");
   if (cuda && options.gpuArchs.empty())
     return makeError("--gpu-arch: no architecture given");
   for (const std::string &arch : options.gpuArchs)

@@ -110,11 +110,6 @@ mxrt_status checkDescriptor(const std::string &origin,
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: descriptor has unknown model flags 0x%llx", origin.c_str(),
                 static_cast<unsigned long long>(desc->flags));
-  if ((desc->flags & MXRT_MODEL_CUDA) && (desc->flags & MXRT_MODEL_TRAINABLE))
-    return fail(MXRT_UNSUPPORTED,
-                "%s: a CUDA training library; this runtime runs CUDA "
-                "inference libraries only",
-                origin.c_str());
   bool trainable = desc->flags & MXRT_MODEL_TRAINABLE;
   if (desc->num_functions < 1 || desc->num_functions > INT32_MAX ||
       !desc->functions)
@@ -341,10 +336,12 @@ bool addAligned(uint64_t &offset, uint64_t size) {
 }
 
 /// A CUDA model's instance (created like a CPU one: parameters in the
-/// model's weights, scratch in host memory): device copies of the
-/// parameters, device scratch and (unless the app passes device memory) a
-/// device buffer for each input and output of each function, which
-/// `buffers` then point to.
+/// model's weights or, for training, in host storage with zeroed optimizer
+/// states after them; scratch in host memory): device copies of the
+/// parameters and states, device scratch and (unless the app passes device
+/// memory) a device buffer for each input and output of each function,
+/// which `buffers` then point to. The host storage goes: the device's
+/// copies are the instance's parameters from then on.
 mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
   const mxrt_model_desc *desc = instance->model->desc;
   std::free(instance->scratch); // the device's replaces it
@@ -361,19 +358,34 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
       instance->device.push_back(out);
     return MXRT_OK;
   };
-  for (int64_t i = 0; i < desc->num_params; ++i) {
-    const mxrt_tensor_desc &param = desc->params[i];
+  // The parameters, then the states, where each function's buffers hold
+  // them after its inputs and outputs.
+  const mxrt_function_desc &first = desc->functions[0];
+  std::vector<void *> &hostTable = instance->buffers[0];
+  size_t held = size_t(first.num_inputs + first.num_outputs);
+  for (int64_t i = 0; i < desc->num_params + desc->num_states; ++i) {
+    const mxrt_tensor_desc &t = i < desc->num_params
+                                    ? desc->params[i]
+                                    : desc->states[i - desc->num_params];
     void *copy;
-    if (mxrt_status status = allocate(size_t(param.size_bytes), copy))
+    if (mxrt_status status = allocate(size_t(t.size_bytes), copy))
       return status;
-    if (!mxrt::cuda::toDevice(copy, desc->weights + param.offset,
-                              size_t(param.size_bytes), why))
+    if (!mxrt::cuda::toDevice(copy, hostTable[held + i], size_t(t.size_bytes),
+                              why))
       return fail(MXRT_INTERNAL,
-                  "mxrt_instance_create: model '%s': uploading parameter "
-                  "'%s': %s",
-                  desc->name, param.name, why.c_str());
-    instance->params[i] = static_cast<uint8_t *>(copy);
+                  "mxrt_instance_create: model '%s': uploading %s '%s': %s",
+                  desc->name, i < desc->num_params ? "parameter" : "state",
+                  t.name, why.c_str());
+    if (i < desc->num_params)
+      instance->params[i] = static_cast<uint8_t *>(copy);
+    for (int64_t f = 0; f < desc->num_functions; ++f) {
+      const mxrt_function_desc &fn = desc->functions[f];
+      instance->buffers[f][size_t(fn.num_inputs + fn.num_outputs + i)] = copy;
+    }
   }
+  std::free(instance->storage);
+  instance->storage = nullptr;
+  instance->storageBytes = 0;
   void *scratch;
   if (mxrt_status status = allocate(size_t(scratchSize), scratch))
     return status;
@@ -390,8 +402,6 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
       if (mxrt_status status = allocate(size_t(t.size_bytes), buffers[i]))
         return status;
     }
-    for (int64_t p = 0; p < desc->num_params; ++p)
-      buffers[fn.num_inputs + fn.num_outputs + p] = instance->params[p];
   }
   return MXRT_OK;
 }
@@ -736,6 +746,14 @@ mxrt_status copyParam(const char *what, const mxrt_instance *instance,
                   param->name, why.c_str());
     return MXRT_OK;
   }
+  if (instance->model->cuda()) {
+    std::string why;
+    if (!mxrt::cuda::toDevice(stored, tensor->data, size_t(param->size_bytes),
+                              why))
+      return fail(MXRT_INTERNAL, "%s: parameter '%s' to the GPU: %s", what,
+                  param->name, why.c_str());
+    return MXRT_OK;
+  }
   if (toTensor)
     std::memmove(tensor->data, stored, param->size_bytes);
   else
@@ -1035,6 +1053,12 @@ mxrt_status mxrt_instance_param_view(mxrt_instance *instance, int32_t index,
     if (mxrt_status status =
             mxrt::requireTrainable(what, instance->model, "change"))
       return status;
+    if (instance->model->cuda())
+      return fail(MXRT_UNSUPPORTED,
+                  "%s: model '%s' keeps its parameters in GPU memory; read "
+                  "and write them with mxrt_instance_get_param / "
+                  "mxrt_instance_set_param",
+                  what, instance->model->desc->name);
     const mxrt_tensor_desc *param = paramAt(instance, index, what);
     if (!param)
       return MXRT_NOT_FOUND;

@@ -7,6 +7,7 @@
 // is untrusted input, so every count and size is checked against the bytes
 // present before it is used.
 
+#include "cuda.h"
 #include "internal.h"
 
 #include <cerrno>
@@ -443,10 +444,25 @@ mxrt_status saveParams(const mxrt_instance *instance, const char *path) {
     return status;
   const mxrt_model_desc *desc = instance->model->desc;
   std::vector<SaveItem> items;
+  // A CUDA model's parameters come from the GPU first.
+  std::vector<std::vector<uint8_t>> fromDevice(
+      instance->model->cuda() ? size_t(desc->num_params) : 0);
   for (int64_t i = 0; i < desc->num_params; ++i) {
     const mxrt_tensor_desc &param = desc->params[i];
+    const uint8_t *data = instance->params[i];
+    if (instance->model->cuda()) {
+      std::string why;
+      fromDevice[i].resize(size_t(param.size_bytes));
+      if (!mxrt::cuda::toHost(fromDevice[i].data(), data,
+                              size_t(param.size_bytes), why))
+        return fail(MXRT_INTERNAL,
+                    "mxrt_instance_save_params: '%s': parameter '%s' from "
+                    "the GPU: %s",
+                    path, param.name, why.c_str());
+      data = fromDevice[i].data();
+    }
     items.push_back({savedName(param), int32_t(param.dtype),
-                     int32_t(param.ndim), param.shape, instance->params[i],
+                     int32_t(param.ndim), param.shape, data,
                      size_t(param.size_bytes)});
   }
   return writeParams(path, items);
@@ -549,21 +565,34 @@ mxrt_status loadParams(mxrt_instance *instance, const char *path) {
                 firstMissing.c_str(), desc->name, more.c_str());
   }
 
+  // A CUDA model's parameters are converted on the host, then uploaded.
+  std::vector<uint8_t> staging;
   for (int64_t i = 0; i < desc->num_params; ++i) {
     const mxrt_tensor_desc &param = desc->params[i];
     const Record &record = *matches[i];
     uint8_t *dst = instance->params[i];
+    if (instance->model->cuda()) {
+      staging.resize(size_t(param.size_bytes));
+      dst = staging.data();
+    }
     if (record.typeFlag == param.dtype) {
       std::memcpy(dst, record.data, param.size_bytes);
-      continue;
+    } else {
+      size_t srcSize =
+          mxrt_dtype_size(static_cast<mxrt_dtype>(record.typeFlag));
+      size_t dstSize = mxrt_dtype_size(static_cast<mxrt_dtype>(param.dtype));
+      int64_t count = param.size_bytes / int64_t(dstSize);
+      for (int64_t e = 0; e < count; ++e)
+        storeFloat(param.dtype,
+                   loadFloat(record.typeFlag, record.data + e * srcSize),
+                   dst + e * dstSize);
     }
-    size_t srcSize = mxrt_dtype_size(static_cast<mxrt_dtype>(record.typeFlag));
-    size_t dstSize = mxrt_dtype_size(static_cast<mxrt_dtype>(param.dtype));
-    int64_t count = param.size_bytes / int64_t(dstSize);
-    for (int64_t e = 0; e < count; ++e)
-      storeFloat(param.dtype,
-                 loadFloat(record.typeFlag, record.data + e * srcSize),
-                 dst + e * dstSize);
+    std::string why;
+    if (instance->model->cuda() &&
+        !mxrt::cuda::toDevice(instance->params[i], dst,
+                              size_t(param.size_bytes), why))
+      return fail(MXRT_INTERNAL, "'%s': parameter '%s' to the GPU: %s", path,
+                  param.name, why.c_str());
   }
   mxrt::paramsChanged(instance);
   return MXRT_OK;
