@@ -85,6 +85,7 @@ constexpr const char *kCudaPipeline =
     "func.func(mxc-gpu-tile-loops,gpu-map-parallel-loops,"
     "convert-parallel-loops-to-gpu,mxc-check-gpu-host),"
     "gpu-kernel-outlining,"
+    "mxc-merge-gpu-modules,"
     "@TARGETS@"
     "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
     "canonicalize,reconcile-unrealized-casts),"

@@ -584,7 +584,12 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
   m.setDataLayout((*tm)->createDataLayout());
   if (kind == OutputKind::LLVMIR || kind == OutputKind::Object)
     defineWeightsInModule(m, spec);
-  optimize(m, **tm, options.optLevel);
+  // A CUDA library's host code has no loops: it launches kernels and calls
+  // libmxrt, straight-line code that -O2/-O3 spent most of the compile on
+  // (ResNet-20's training library, 1,593 launches: 51 s at -O3, 23 s at
+  // -O1; docs/cuda.md).
+  optimize(m, **tm,
+           spec.cuda ? std::min(options.optLevel, 1u) : options.optLevel);
   MemoryReport::stage("optimized");
 
   if (kind == OutputKind::LLVMIR) {

@@ -4,7 +4,7 @@
 archive or object) and what each holds, as `cuobjdump --list-elf` and
 `--list-ptx` would (the toolkit on these machines ships no cuobjdump):
 
-    fatbins: 103
+    fatbins: 1
     elf sm_90
     ptx sm_90
 

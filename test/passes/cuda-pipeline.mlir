@@ -14,8 +14,12 @@
 
 // CHECK-LABEL: llvm.func @forward(
 // CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
-// CHECK:         gpu.launch_func @forward_kernel::@forward_kernel
-// CHECK:         gpu.binary @forward_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80"{{.*}}assembly = "{{.*}}.target sm_90{{.*}}.visible .entry forward_kernel(
+// Every kernel in one module (mxc-merge-gpu-modules): one ptxas run.
+// CHECK:         gpu.launch_func @mxc_kernels::@forward_kernel
+// CHECK:         gpu.launch_func @mxc_kernels::@forward_kernel_0
+// CHECK-NOT:     gpu.binary
+// CHECK:         gpu.binary @mxc_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80"{{.*}}assembly = "{{.*}}.target sm_90{{.*}}.visible .entry forward_kernel({{.*}}.visible .entry forward_kernel_0({{.*}}.visible .entry conv_kernel(
+// CHECK-NOT:     gpu.binary
 
 // The FullyConnected: its bias broadcast into the output by a kernel, then
 // cuBLAS through libmxrt's wrapper, accumulating onto it (flags 1).
@@ -23,7 +27,7 @@
 // HOST-NOT:   llvm.load
 // HOST-NOT:   llvm.store
 // HOST:       %[[ACC:.*]] = llvm.mlir.constant(1 : i32) : i32
-// HOST:       gpu.launch_func @forward_kernel::@forward_kernel
+// HOST:       gpu.launch_func @mxc_kernels::@forward_kernel
 // HOST-NOT:   llvm.load
 // HOST-NOT:   llvm.store
 // HOST:       llvm.call @mxrt_cuda_sgemm({{.*}}, %[[ACC]]) :
@@ -46,7 +50,7 @@
 // HOST:       llvm.call @mxrt_cuda_sconv2d({{.*}}, %[[OVER]]) :
 // HOST-NEXT:  llvm.return
 
-// FATBIN: gpu.binary @forward_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80"{{.*}}"P\EDU\BA
+// FATBIN: gpu.binary @mxc_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80"{{.*}}"P\EDU\BA
 
 func.func @forward(%data: tensor<4x16xf32> {mx.name = "data"},
                    %w: tensor<8x16xf32> {mx.name = "fc_weight"},
