@@ -6,6 +6,7 @@ version line their reports cite, and the OpenBLAS settings under PyTorch
 import argparse
 import ctypes
 import os
+import struct
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,3 +59,38 @@ def set_openblas_threads(threads):
         ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(threads)
     except (OSError, AttributeError):
         pass
+
+
+def read_params(path):
+    """name -> array from an MXNet .params file (V2/V3 float32 records)."""
+    import numpy as np
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+
+    def take(fmt):
+        nonlocal pos
+        v = struct.unpack_from(fmt, data, pos)
+        pos += struct.calcsize(fmt)
+        return v
+
+    magic, _, count = take("<QQQ")
+    assert magic == 0x112, hex(magic)
+    arrays = []
+    for _ in range(count):
+        nd_magic, _ = take("<Ii")
+        assert nd_magic in (0xF993FAC9, 0xF993FACA), hex(nd_magic)
+        (ndim,) = take("<I")
+        shape = take("<%dq" % ndim)
+        _, _, flag = take("<iii")
+        assert flag == 0, flag
+        n = int(np.prod(shape)) if ndim else 1
+        arrays.append(np.frombuffer(data, "<f4", n, pos).reshape(shape))
+        pos += 4 * n
+    (names,) = take("<Q")
+    out = {}
+    for a in arrays:
+        (length,) = take("<Q")
+        out[data[pos:pos + length].decode()] = a
+        pos += length
+    return out

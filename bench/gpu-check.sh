@@ -3,10 +3,11 @@
 #
 # The one check to run where a GPU is lent (issue #25, docs/cuda.md): every
 # model compiled for `--target=cuda` against the same model compiled for
-# the CPU, on the same seeded inputs (mxrun's), within 1e-3 relative; the
-# CUDA lit tests; and, with --time, ResNet-18 and ResNet-50 at batch 1 and
-# 64 (mxrun --bench) beside PyTorch's CUDA forward where PyTorch sees the
-# GPU; and an elementwise kernel (ReLU over 64M floats on device buffers,
+# the CPU, on the same seeded inputs (mxrun's), within 1e-3 relative; three
+# training steps of MLP, LeNet and ResNet-20 likewise (the loss and every
+# parameter after them); the CUDA lit tests; and, with --time, ResNet-18
+# and ResNet-50 at batch 1 and 64 (mxrun --bench) beside PyTorch's CUDA
+# forward where PyTorch sees the GPU; and an elementwise kernel (ReLU over 64M floats on device buffers,
 # bench/gpu_elementwise.c) against cuMemcpyDtoD of the same bytes (goal: at
 # least 0.8 of its bandwidth). Prints Markdown tables; exits 1 if a model
 # disagrees or fails.
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --time) time_models=1; shift ;;
     --models) only="$2"; shift 2 ;;
     --no-lit) run_lit=0; shift ;;
-    -h|--help) sed -n '3,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,22p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -116,6 +117,78 @@ EOF
     failed=1
   fi
 done <<< "$models"
+
+# Training: three momentum steps of each model's train_step on the GPU
+# against the CPU library's, from the same initial parameters and the same
+# batch (seeded data, labels 0..9), compared on the loss and on every
+# parameter after the steps.
+train_models="
+mlp|examples/models/mlp.json|-|data=8x784|-
+lenet|examples/models/lenet.json|-|data=8x1x28x28|-
+resnet20|$testdata/mxnet/cifar_resnet20_v1-symbol.json|$testdata/mxnet/cifar_resnet20_v1-0000.params|data=8x3x32x32|--loss softmax-ce
+"
+"$py" -c "import numpy as np; np.save('$work/label.npy', (np.arange(8) % 10).astype(np.float32))"
+printf '\n| training (3 steps) | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
+while IFS='|' read -r name file params input extra; do
+  [ -n "$name" ] || continue
+  if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
+    continue
+  fi
+  if [ ! -f "$file" ]; then
+    printf '| %s | %s | | | skipped: %s missing |\n' "$name" "$input" "$file"
+    continue
+  fi
+  args=("$file" --input "$input" --train --optimizer momentum)
+  [ "$params" = "-" ] || args+=(--params "$params")
+  [ "$extra" = "-" ] || read -r -a more <<< "$extra" && args+=("${more[@]}")
+  start=$(date +%s.%N)
+  lib="$work/lib${name//-/_}_train"
+  if ! "$mxc" "${args[@]}" --target=cuda -o "${lib}_cuda.so" 2> "$work/$name.train.err"; then
+    printf '| %s | %s | | | **CUDA compile failed**: %s |\n' "$name" "$input" "$(head -c 200 "$work/$name.train.err" | tr '\n' ' ')"
+    failed=1
+    continue
+  fi
+  seconds=$("$py" -c "print($(date +%s.%N) - $start)")
+  if [ $gpu -eq 0 ]; then
+    printf '| %s | %s | %.1f | | compiled (no GPU to run it) |\n' "$name" "$input" "$seconds"
+    continue
+  fi
+  "$mxc" "${args[@]}" -o "${lib}_cpu.so"
+  for t in cpu cuda; do
+    if ! "$mxrun" "${lib}_$t.so" --function train_step --steps 3 \
+        --input "softmax_label=$work/label.npy" --output-dir "$work/$name.train.$t" \
+        --save-params "$work/$name.train.$t.params" > /dev/null 2> "$work/$name.train.$t.err"; then
+      printf '| %s | %s | %.1f | | **%s run failed**: %s |\n' "$name" "$input" "$seconds" "$t" "$(head -c 200 "$work/$name.train.$t.err" | tr '\n' ' ')"
+      failed=1
+      continue 2
+    fi
+  done
+  diff=$(PYTHONPATH=bench "$py" - "$work/$name.train.cpu" "$work/$name.train.cuda" <<'EOF'
+import os, sys
+import numpy as np
+from bench_util import read_params
+worst = 0.0
+def compare(a, b):
+    global worst
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    worst = max(worst, np.abs(a - b).max() / max(np.abs(a).max(), 1e-30))
+for f in sorted(os.listdir(sys.argv[1])):
+    if f.endswith(".npy"):
+        compare(np.load(os.path.join(sys.argv[1], f)), np.load(os.path.join(sys.argv[2], f)))
+cpu = read_params(sys.argv[1] + ".params")
+cuda = read_params(sys.argv[2] + ".params")
+for name in cpu:
+    compare(cpu[name], cuda[name])
+print("%.2e" % worst)
+EOF
+)
+  if "$py" -c "import sys; sys.exit(0 if float('$diff') <= 1e-3 else 1)"; then
+    printf '| %s | %s | %.1f | %s | agrees |\n' "$name" "$input" "$seconds" "$diff"
+  else
+    printf '| %s | %s | %.1f | %s | **disagrees** |\n' "$name" "$input" "$seconds" "$diff"
+    failed=1
+  fi
+done <<< "$train_models"
 
 # The CUDA lit tests (fat binary contents, the no-GPU and CLI errors).
 if [ $run_lit -eq 1 ] && { command -v lit-22 > /dev/null 2>&1 || [ -x /usr/lib/llvm-22/bin/lit ]; }; then

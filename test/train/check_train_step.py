@@ -14,7 +14,6 @@
 # usage: check_train_step.py MXC MXRUN WORK_DIR
 import json
 import os
-import struct
 import subprocess
 import sys
 
@@ -24,41 +23,10 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from mxnet_reference import params_bytes  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+from bench_util import read_params  # noqa: E402
 
 BATCH, STEPS, LR = 8, 3, 0.05
-
-
-def read_params(path):
-    """name -> array from an MXNet .params file (V2/V3 float32 records)."""
-    data = open(path, "rb").read()
-    pos = 0
-
-    def take(fmt):
-        nonlocal pos
-        v = struct.unpack_from(fmt, data, pos)
-        pos += struct.calcsize(fmt)
-        return v
-
-    magic, _, count = take("<QQQ")
-    assert magic == 0x112, hex(magic)
-    arrays = []
-    for _ in range(count):
-        nd_magic, _ = take("<Ii")
-        assert nd_magic in (0xF993FAC9, 0xF993FACA), hex(nd_magic)
-        (ndim,) = take("<I")
-        shape = take("<%dq" % ndim)
-        _, _, flag = take("<iii")
-        assert flag == 0, flag
-        n = int(np.prod(shape)) if ndim else 1
-        arrays.append(np.frombuffer(data, "<f4", n, pos).reshape(shape))
-        pos += 4 * n
-    (names,) = take("<Q")
-    out = {}
-    for a in arrays:
-        (length,) = take("<Q")
-        out[data[pos:pos + length].decode()] = a
-        pos += length
-    return out
 
 
 def node(op, name, inputs, **attrs):
