@@ -22,6 +22,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -391,9 +392,15 @@ static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
     return err;
   if (kind != OutputKind::SharedLibrary && kind != OutputKind::StaticArchive)
     return llvm::Error::success();
-  if (auto err =
-          writeFileAtomically(headerPathFor(options.outputPath, spec.name),
-                              generateHeader(spec, options.modelPath))) {
+  // The header is left as it is when it would not change (new weights, a
+  // recompile), so that the app's sources that include it are not rebuilt
+  // (build systems check a rerun step's outputs' times: Ninja's restat).
+  std::string headerPath = headerPathFor(options.outputPath, spec.name);
+  std::string header = generateHeader(spec, options.modelPath);
+  auto existing = llvm::MemoryBuffer::getFile(headerPath);
+  if (existing && (*existing)->getBuffer() == header)
+    return llvm::Error::success();
+  if (auto err = writeFileAtomically(headerPath, header)) {
     llvm::sys::fs::remove(options.outputPath);
     return err;
   }

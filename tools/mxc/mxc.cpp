@@ -2,6 +2,7 @@
 // mxc: compiles a model file into a native library and C header. A thin
 // command line over compiler/driver; every user error is one line on stderr
 // and exit code 1, with nothing left at the output path.
+#include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compiler.h"
 
 #include "mlir/IR/AsmState.h"
@@ -63,6 +64,16 @@ static cl::opt<std::string>
     memoryPlanJson("memory-plan-json",
                    cl::desc("Write the memory plan report as JSON"),
                    cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<bool>
+    writeDepfile("MD",
+                 cl::desc("Also write a Make-style dependency file naming "
+                          "what the output was made from (the model, "
+                          "--params, --bind files, mxc itself), for Ninja "
+                          "and Make: <OUT>.d, or -MF's"),
+                 cl::cat(category));
+static cl::opt<std::string> depfilePath("MF", cl::desc("-MD's dependency file"),
+                                        cl::value_desc("FILE"),
+                                        cl::cat(category));
 static cl::opt<bool>
     printIRAfterAll("print-ir-after-all",
                     cl::desc("Print the IR after every MLIR pass"),
@@ -160,6 +171,27 @@ static cl::opt<uint64_t>
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
   return 1;
+}
+
+/// A Make rule "target: sources..." (Ninja reads the same), spaces and
+/// '#' escaped with a backslash and '$' doubled.
+static std::string makeDependencies(const std::string &target,
+                                    const std::vector<std::string> &sources) {
+  auto escape = [](llvm::StringRef path) {
+    std::string out;
+    for (char c : path) {
+      if (c == ' ' || c == '#')
+        out += '\\';
+      if (c == '$')
+        out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::string rule = escape(target) + ":";
+  for (const std::string &source : sources)
+    rule += " \\\n  " + escape(source);
+  return rule + "\n";
 }
 
 int main(int argc, char **argv) {
@@ -340,5 +372,17 @@ int main(int argc, char **argv) {
 
   if (llvm::Error err = mxc::compile(options))
     return fail(llvm::toString(std::move(err)));
+  if (writeDepfile || !depfilePath.empty()) {
+    std::vector<std::string> sources = {modelPath, exe};
+    if (!paramsPath.empty())
+      sources.push_back(paramsPath);
+    for (const std::string &bind : binds)
+      sources.push_back(bind.substr(bind.find('=') + 1));
+    std::string path =
+        depfilePath.empty() ? options.outputPath + ".d" : depfilePath;
+    if (llvm::Error err = mxc::writeFileAtomically(
+            path, makeDependencies(options.outputPath, sources)))
+      return fail(llvm::toString(std::move(err)));
+  }
   return 0;
 }
