@@ -44,11 +44,22 @@
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 using namespace mxc;
 using llvm::Twine;
 
 namespace {
+
+/// A C identifier made from a tensor name.
+std::string cIdentifier(llvm::StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += llvm::isAlnum(c) ? c : '_';
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "t_" + id;
+  return id;
+}
 
 /// MXRT_MODEL_ABI_VERSION of runtime/include/mxrt/model_abi.h.
 constexpr int64_t kModelAbiVersion = 3;
@@ -242,6 +253,101 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
   return fn;
 }
 
+/// A function `<model>_<name>` of `params` that returns what `callee` (an
+/// i32 function) returns for the arguments `args` builds from its own.
+template <typename Args>
+void forward(llvm::Module &m, const std::string &name,
+             llvm::ArrayRef<llvm::Type *> params, llvm::FunctionCallee callee,
+             const Args &args) {
+  auto *i32 = llvm::Type::getInt32Ty(m.getContext());
+  auto *fn =
+      llvm::Function::Create(llvm::FunctionType::get(i32, params, false),
+                             llvm::GlobalValue::ExternalLinkage, name, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", fn));
+  b.CreateRet(b.CreateCall(callee, args(b, fn)));
+}
+
+/// The type a scalar (rank-0) input of `dtype` is passed by value as in the
+/// typed API (the learning rate), or null where it goes by pointer.
+llvm::Type *scalarByValue(llvm::LLVMContext &ctx, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return llvm::Type::getFloatTy(ctx);
+  case DType::F64:
+    return llvm::Type::getDoubleTy(ctx);
+  case DType::I32:
+    return llvm::Type::getInt32Ty(ctx);
+  case DType::I64:
+    return llvm::Type::getInt64Ty(ctx);
+  default:
+    return nullptr;
+  }
+}
+
+/// The typed training API (generateHeader documents it): `<name>_<fn>`
+/// for each function besides forward (through mxrt_instance_call_raw, a
+/// rank-0 input by value), parameters by name (get for every model; set,
+/// save and load for training libraries).
+void buildTrainingApi(llvm::Module &m, const ModelSpec &spec) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto rawCall = [&](const char *callee, llvm::ArrayRef<llvm::Type *> args) {
+    return m.getOrInsertFunction(callee,
+                                 llvm::FunctionType::get(i32, args, false));
+  };
+  using Builder = llvm::IRBuilder<>;
+  auto passThrough = [](Builder &, llvm::Function *fn) {
+    return llvm::SmallVector<llvm::Value *>(llvm::make_pointer_range(
+        llvm::make_range(fn->arg_begin(), fn->arg_end())));
+  };
+  forward(m, spec.name + "_get_param", {ptr, ptr, ptr, i64},
+          rawCall("mxrt_instance_read_param", {ptr, ptr, ptr, i64}),
+          passThrough);
+  if (!spec.isTraining())
+    return;
+  forward(m, spec.name + "_set_param", {ptr, ptr, ptr, i64},
+          rawCall("mxrt_instance_write_param", {ptr, ptr, ptr, i64}),
+          passThrough);
+  forward(m, spec.name + "_save_params", {ptr, ptr},
+          rawCall("mxrt_instance_save_params", {ptr, ptr}), passThrough);
+  forward(m, spec.name + "_load_params", {ptr, ptr},
+          rawCall("mxrt_instance_load_params", {ptr, ptr}), passThrough);
+  auto callRaw = rawCall("mxrt_instance_call_raw", {ptr, i32, ptr, ptr});
+  for (const auto &[index, f] : llvm::enumerate(spec.functions)) {
+    std::vector<llvm::Type *> params = {ptr};
+    for (const TensorSpec &t : f.inputs) {
+      llvm::Type *byValue =
+          t.shape.empty() ? scalarByValue(ctx, t.dtype) : nullptr;
+      params.push_back(byValue ? byValue : ptr);
+    }
+    params.insert(params.end(), f.outputs.size(), ptr);
+    size_t nIn = f.inputs.size(), nOut = f.outputs.size();
+    int32_t function = int32_t(index + 1);
+    forward(m, spec.name + "_" + cIdentifier(f.name), params, callRaw,
+            [&](Builder &b, llvm::Function *fn) {
+              auto array = [&](size_t first, size_t n) {
+                llvm::Value *a =
+                    b.CreateAlloca(ptr, b.getInt64(std::max<size_t>(n, 1)));
+                for (size_t i = 0; i < n; ++i) {
+                  llvm::Value *arg = fn->getArg(unsigned(first + i));
+                  if (!arg->getType()->isPointerTy()) { // a scalar's address
+                    llvm::Value *slot = b.CreateAlloca(arg->getType());
+                    b.CreateStore(arg, slot);
+                    arg = slot;
+                  }
+                  b.CreateStore(arg, b.CreateConstInBoundsGEP1_64(ptr, a, i));
+                }
+                return a;
+              };
+              llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
+              return llvm::SmallVector<llvm::Value *>{
+                  fn->getArg(0), b.getInt32(function), ins, outs};
+            });
+  }
+}
+
 /// The typed API: `<name>_create`, `<name>_run`, `<name>_release`, thin
 /// calls into libmxrt with the model's descriptor.
 void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
@@ -293,6 +399,7 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
     b.CreateCall(release, {fn->getArg(0)});
     b.CreateRetVoid();
   }
+  buildTrainingApi(m, spec);
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -652,16 +759,6 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
   llvm_unreachable("handled above");
 }
 
-/// A C identifier made from a tensor name.
-static std::string cIdentifier(llvm::StringRef name) {
-  std::string id;
-  for (char c : name)
-    id += llvm::isAlnum(c) ? c : '_';
-  if (id.empty() || llvm::isDigit(id[0]))
-    id = "t_" + id;
-  return id;
-}
-
 static std::string shapeText(const std::vector<int64_t> &shape) {
   if (shape.empty())
     return "scalar";
@@ -693,16 +790,26 @@ std::string mxc::generateHeader(const ModelSpec &spec,
         "{\n#endif\n\n";
   os << "#define " << upper << "_NUM_INPUTS " << spec.inputs.size() << "\n";
   os << "#define " << upper << "_NUM_OUTPUTS " << spec.outputs.size() << "\n";
+  // <NAME>_<TENSOR>_SIZE: the element count of each tensor the functions
+  // take, once per name (forward's, then the training functions' labels,
+  // gradients and learning rate).
+  std::set<std::string> sized;
   auto sizes = [&](const std::vector<TensorSpec> &ts, const char *kind) {
-    for (size_t i = 0; i < ts.size(); ++i)
-      os << "/** " << kind << " '" << ts[i].name
-         << "': " << dtypeName(ts[i].dtype) << ", shape "
-         << shapeText(ts[i].shape) << ". */\n#define " << upper << "_"
-         << llvm::StringRef(cIdentifier(ts[i].name)).upper() << "_SIZE "
-         << ts[i].numElements() << "\n";
+    for (const TensorSpec &t : ts) {
+      std::string macro = llvm::StringRef(cIdentifier(t.name)).upper();
+      if (!sized.insert(macro).second)
+        continue;
+      os << "/** " << kind << " '" << t.name << "': " << dtypeName(t.dtype)
+         << ", shape " << shapeText(t.shape) << ". */\n#define " << upper << "_"
+         << macro << "_SIZE " << t.numElements() << "\n";
+    }
   };
   sizes(spec.inputs, "Input");
   sizes(spec.outputs, "Output");
+  for (const FunctionSpec &f : spec.functions) {
+    sizes(f.inputs, ("Input of " + f.name).c_str());
+    sizes(f.outputs, ("Output of " + f.name).c_str());
+  }
   os << "\nstruct mxrt_model_desc;\n"
      << "/** The model's reflective table (mxrt/model_abi.h), for\n"
      << " *  mxrt_model_from_descriptor(). Owned by the library. */\n"
@@ -739,37 +846,85 @@ std::string mxc::generateHeader(const ModelSpec &spec,
        << (t.dtype == DType::String ? "const char *" : dtypeCType(t.dtype))
        << (t.dtype == DType::String ? "*" : " *") << cIdentifier(t.name);
   os << ");\n\n";
+  // One declaration per function: its inputs (a rank-0 one by value where
+  // scalarByValue says so), then its outputs.
+  auto declare = [&](const std::string &fnName, const FunctionSpec &f) {
+    os << "mxrt_status " << n << "_" << fnName << "(" << n << " *instance";
+    for (const TensorSpec &t : f.inputs) {
+      bool byValue =
+          t.shape.empty() && (t.dtype == DType::F32 || t.dtype == DType::F64 ||
+                              t.dtype == DType::I32 || t.dtype == DType::I64);
+      os << ",\n    "
+         << (byValue ? std::string(dtypeCType(t.dtype)) + " "
+                     : "const " + std::string(dtypeCType(t.dtype)) + " *")
+         << cIdentifier(t.name);
+    }
+    for (const TensorSpec &t : f.outputs)
+      os << ",\n    " << dtypeCType(t.dtype) << " *" << cIdentifier(t.name);
+    os << ");\n";
+  };
   if (spec.isTraining()) {
-    os << "/* Training library (mxc --train). Besides forward, the model has "
-          "the\n * functions below, called with mxrt_instance_call(instance, "
-          "index, ...) on\n * the instance "
-       << n << "_create returns (cast to mxrt_instance *).\n"
-       << " * Tensors go in the order listed; the runtime checks dtypes and "
-          "shapes. */\n";
+    os << "/* Training library (mxc --train). Besides forward (" << n
+       << "_run), the model has\n * the functions below, typed as " << n
+       << "_run is (a scalar input by value);\n"
+       << " * mxrt_instance_call(instance, <index>, ...) reaches the same "
+          "ones with tensors\n * (cast the instance to mxrt_instance *). */\n";
     for (const auto &[i, f] : llvm::enumerate(spec.functions)) {
-      os << "/* " << f.name << " (index " << i + 1 << ")"
+      os << "/** " << f.name << " (index " << i + 1 << ")"
          << (f.updatesState ? ": one optimizer step, updating the parameters, "
-                              "moving\n *   statistics and optimizer states "
+                              "moving\n *  statistics and optimizer states "
                               "of the instance in place.\n"
                             : ": gradients at the instance's parameters; "
                               "updates nothing.\n");
       for (const TensorSpec &t : f.inputs)
-        os << " *   in  " << t.name << ": " << dtypeName(t.dtype) << " "
+        os << " *  in  " << t.name << ": " << dtypeName(t.dtype) << " "
            << shapeText(t.shape) << "\n";
       for (const TensorSpec &t : f.outputs)
-        os << " *   out " << t.name << ": " << dtypeName(t.dtype) << " "
+        os << " *  out " << t.name << ": " << dtypeName(t.dtype) << " "
            << shapeText(t.shape) << "\n";
       os << " */\n#define " << upper << "_FN_"
          << llvm::StringRef(cIdentifier(f.name)).upper() << " " << i + 1
          << "\n";
+      declare(cIdentifier(f.name), f);
+      os << "\n";
     }
-    os << "/* Parameters, by mxrt_instance_get_param / _set_param index "
-          "(mxrt_instance_save_params\n * writes them as an MXNet .params "
-          "file):\n";
+  }
+  if (!spec.params.empty()) {
+    os << "/* Parameters, by name (or by index with mxrt_instance_get_param / "
+          "_set_param)"
+       << (spec.isTraining() ? ";\n * " + n +
+                                   "_save_params writes them as an MXNet "
+                                   ".params file"
+                             : std::string())
+       << ":\n";
     for (const auto &[i, p] : llvm::enumerate(spec.params))
       os << " *   " << i << " " << p.name << ": " << dtypeName(p.dtype) << " "
          << shapeText(p.shape) << (p.aux ? " (aux)" : "") << "\n";
-    os << " */\n\n";
+    os << " * <NAME>_PARAM_<PARAMETER>_SIZE is a parameter's element count. "
+          "*/\n";
+    for (const ParamSpec &p : spec.params)
+      os << "#define " << upper << "_PARAM_"
+         << llvm::StringRef(cIdentifier(p.name)).upper() << "_SIZE "
+         << p.numElements() << "\n";
+    os << "/** Copies parameter `name` into `dst`, `dst_bytes` long (its "
+          "size: MXRT_INVALID_ARGUMENT\n *  otherwise; MXRT_NOT_FOUND for "
+          "an unknown name). */\n"
+       << "mxrt_status " << n << "_get_param(const " << n
+       << " *instance, const char *name, void *dst,\n    size_t dst_bytes);\n";
+    if (spec.isTraining())
+      os << "/** Overwrites parameter `name` from `src`, checked as " << n
+         << "_get_param. */\n"
+         << "mxrt_status " << n << "_set_param(" << n
+         << " *instance, const char *name, const void *src,\n    size_t "
+            "src_bytes);\n"
+         << "/** Writes every parameter to `path` as an MXNet .params file "
+            "(mxc --params reads it). */\n"
+         << "mxrt_status " << n << "_save_params(const " << n
+         << " *instance, const char *path);\n"
+         << "/** Reads every parameter from an MXNet .params file. */\n"
+         << "mxrt_status " << n << "_load_params(" << n
+         << " *instance, const char *path);\n";
+    os << "\n";
   }
   os << "/** Frees the instance. Accepts NULL. */\n"
      << "void " << n << "_release(" << n << " *instance);\n\n"

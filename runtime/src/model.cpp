@@ -665,18 +665,21 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
   return mxrt::copyStringOutputs(fn, outputs);
 }
 
-mxrt_status runInstanceRaw(mxrt_instance *instance, const void *const *inputs,
+/// mxrt_instance_run_raw (function 0) and mxrt_instance_call_raw.
+mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
+                           int32_t function, const void *const *inputs,
                            void *const *outputs) {
-  if (mxrt_status status =
-          mxrt::checkNotNull("mxrt_instance_run_raw", {{"instance", instance}}))
+  if (mxrt_status status = mxrt::checkNotNull(what, {{"instance", instance}}))
     return status;
-  const mxrt_function_desc &fn = instance->model->desc->functions[0];
+  const mxrt_function_desc *fnPtr = functionAt(instance->model, function, what);
+  if (!fnPtr)
+    return MXRT_NOT_FOUND;
+  const mxrt_function_desc &fn = *fnPtr;
   if (fn.num_inputs > 0 && !inputs)
-    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_run_raw: inputs is NULL");
+    return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (fn.num_outputs > 0 && !outputs)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "mxrt_instance_run_raw: outputs is NULL");
-  void **buffers = instance->buffers[0].data();
+    return fail(MXRT_INVALID_ARGUMENT, "%s: outputs is NULL", what);
+  void **buffers = instance->buffers[function].data();
   bool cuda = instance->model->cuda();
   for (int64_t i = 0; i < fn.num_inputs; ++i) {
     if (!inputs[i])
@@ -926,8 +929,19 @@ mxrt_status mxrt_instance_run(mxrt_instance *instance,
 mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                   const void *const *inputs,
                                   void *const *outputs) {
-  return mxrt::guarded(
-      [&] { return runInstanceRaw(instance, inputs, outputs); });
+  return mxrt::guarded([&] {
+    return runInstanceRaw("mxrt_instance_run_raw", instance, 0, inputs,
+                          outputs);
+  });
+}
+
+mxrt_status mxrt_instance_call_raw(mxrt_instance *instance, int32_t function,
+                                   const void *const *inputs,
+                                   void *const *outputs) {
+  return mxrt::guarded([&] {
+    return runInstanceRaw("mxrt_instance_call_raw", instance, function, inputs,
+                          outputs);
+  });
 }
 
 //===------------------------------------------------------------------===//
@@ -1039,6 +1053,56 @@ mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
   return mxrt::guarded([&] {
     return copyParam("mxrt_instance_get_param", instance, index, dst,
                      /*toTensor=*/true);
+  });
+}
+
+/// mxrt_instance_read_param (`toBuffer`) and mxrt_instance_write_param:
+/// parameter `name` copied to or from `bytes` bytes at `buffer`, through a
+/// tensor viewing it (get_param's and set_param's checks and copies).
+mxrt_status copyParamByName(const char *what, const mxrt_instance *instance,
+                            const char *name, void *buffer, size_t bytes,
+                            bool toBuffer) {
+  if (mxrt_status status = mxrt::checkNotNull(
+          what, {{"instance", instance}, {"name", name}, {"buffer", buffer}}))
+    return status;
+  int32_t index;
+  if (mxrt_status status = mxrt_model_find_param(instance->model, name, &index))
+    return fail(status, "%s: %s", what, mxrt_last_error());
+  const mxrt_tensor_desc &param = instance->model->desc->params[index];
+  if (bytes != size_t(param.size_bytes))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: parameter '%s' of model '%s' is %lld bytes (%s), got a "
+                "buffer of %zu",
+                what, name, instance->model->desc->name,
+                static_cast<long long>(param.size_bytes),
+                mxrt_dtype_name(static_cast<mxrt_dtype>(param.dtype)), bytes);
+  mxrt_tensor *view = nullptr;
+  if (mxrt_status status =
+          mxrt_tensor_wrap(static_cast<mxrt_dtype>(param.dtype),
+                           int32_t(param.ndim), param.shape, buffer, &view))
+    return status;
+  mxrt_status status = copyParam(what, instance, index, view, toBuffer);
+  mxrt_tensor_release(view);
+  if (status == MXRT_OK && !toBuffer)
+    mxrt::paramsChanged(const_cast<mxrt_instance *>(instance));
+  return status;
+}
+
+mxrt_status mxrt_instance_read_param(const mxrt_instance *instance,
+                                     const char *name, void *dst,
+                                     size_t dst_bytes) {
+  return mxrt::guarded([&] {
+    return copyParamByName("mxrt_instance_read_param", instance, name, dst,
+                           dst_bytes, /*toBuffer=*/true);
+  });
+}
+
+mxrt_status mxrt_instance_write_param(mxrt_instance *instance, const char *name,
+                                      const void *src, size_t src_bytes) {
+  return mxrt::guarded([&] {
+    return copyParamByName("mxrt_instance_write_param", instance, name,
+                           const_cast<void *>(src), src_bytes,
+                           /*toBuffer=*/false);
   });
 }
 

@@ -277,6 +277,13 @@ MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
                                            const char *name,
                                            int32_t *out_index);
 
+/** Runs function `function` on raw buffers in its order, without shape
+ *  checks, as mxrt_instance_run_raw does the forward function (the typed
+ *  API's <name>_grad / <name>_train_step call it). */
+MXRT_API mxrt_status mxrt_instance_call_raw(mxrt_instance *instance,
+                                            int32_t function,
+                                            const void *const *inputs,
+                                            void *const *outputs);
 /** Runs function `function` (an index from mxrt_model_find_function) with
  *  the same checks as mxrt_instance_run. */
 MXRT_API mxrt_status mxrt_instance_call(
@@ -309,6 +316,18 @@ MXRT_API mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
 MXRT_API mxrt_status mxrt_instance_set_param(mxrt_instance *instance,
                                              int32_t index,
                                              const mxrt_tensor *src);
+/** Parameter `name` copied into `dst_bytes` bytes at `dst`, which must be
+ *  its size (its dtype and shape, dense); MXRT_NOT_FOUND for an unknown
+ *  name, MXRT_INVALID_ARGUMENT for another size, naming both. */
+MXRT_API mxrt_status mxrt_instance_read_param(const mxrt_instance *instance,
+                                              const char *name, void *dst,
+                                              size_t dst_bytes);
+/** Parameter `name` of a training instance overwritten from `src_bytes`
+ *  bytes at `src`, checked as mxrt_instance_read_param. */
+MXRT_API mxrt_status mxrt_instance_write_param(mxrt_instance *instance,
+                                               const char *name,
+                                               const void *src,
+                                               size_t src_bytes);
 /** A tensor viewing parameter `index` of a training instance in place:
  *  writes to it change the parameter that the instance's next call reads
  *  (no copy, as an imperative update of MXNet's bound arrays). Owned by
