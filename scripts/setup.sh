@@ -13,7 +13,7 @@ packages=(cmake ninja-build clang-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools
           libmlir-22-dev mlir-22-tools libgtest-dev python3 python3-numpy
           libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata
           python3-torch python3-torchvision dataset-fashion-mnist zlib1g-dev
-          libopenblas-dev pkg-config time libopenmpi-dev openmpi-bin)
+          libopenblas-dev pkg-config time libopenmpi-dev openmpi-bin graphviz)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

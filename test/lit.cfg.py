@@ -69,6 +69,9 @@ if shutil.which("mpirun"):
         mpirun += " --allow-run-as-root"
     mpirun += " --mca btl_vader_single_copy_mechanism none"
     config.substitutions.append(("%mpirun", mpirun))
+# Graphviz renders mxc --emit=dot's graphs (Debian's graphviz).
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
 # The CUDA toolkit's ptxas and fatbinary (the --target=cuda fatbins; PTX
 # alone needs only LLVM's NVPTX back end), and cuobjdump to list them.
 if shutil.which("ptxas") and shutil.which("fatbinary"):

@@ -689,7 +689,8 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     return tm.takeError();
   m.setTargetTriple((*tm)->getTargetTriple());
   m.setDataLayout((*tm)->createDataLayout());
-  if (kind == OutputKind::LLVMIR || kind == OutputKind::Object)
+  if (kind == OutputKind::LLVMIR || kind == OutputKind::Object ||
+      kind == OutputKind::Assembly)
     defineWeightsInModule(m, spec);
   // A CUDA library's host code has no loops: it launches kernels and calls
   // libmxrt, straight-line code that -O2/-O3 spent most of the compile on
@@ -711,7 +712,9 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     llvm::raw_svector_ostream os(object);
     llvm::legacy::PassManager pm;
     if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
+                                   kind == OutputKind::Assembly
+                                       ? llvm::CodeGenFileType::AssemblyFile
+                                       : llvm::CodeGenFileType::ObjectFile))
       return makeError("the target cannot emit object files");
     pm.run(m);
   }
@@ -719,6 +722,7 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
   llvm::StringRef objectBytes(object.data(), object.size());
   switch (kind) {
   case OutputKind::Object:
+  case OutputKind::Assembly:
     return writeFileAtomically(path, objectBytes);
   case OutputKind::StaticArchive: {
     llvm::Error err = writeFileAtomically(path, [&](llvm::raw_ostream &os) {

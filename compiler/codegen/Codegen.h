@@ -22,7 +22,13 @@ class raw_ostream;
 
 namespace mxc {
 
-enum class OutputKind { LLVMIR, Object, SharedLibrary, StaticArchive };
+enum class OutputKind {
+  LLVMIR,
+  Assembly,
+  Object,
+  SharedLibrary,
+  StaticArchive
+};
 
 struct CodegenOptions {
   /// Target CPU; empty means the host CPU and its features.

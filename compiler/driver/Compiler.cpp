@@ -4,6 +4,7 @@
 // leaves none). Every rewrite of the IR is a pass (passes/); this file only
 // schedules them and keeps the ModelSpec in step.
 #include "compiler/driver/Compiler.h"
+#include "compiler/driver/GraphReport.h"
 #include "compiler/driver/SpecParameterStore.h"
 #include "compiler/frontends/mxnet/Importer.h"
 #include "compiler/frontends/onnx/Importer.h"
@@ -73,6 +74,8 @@ std::optional<EmitKind> mxc::emitKindForPath(llvm::StringRef path) {
       .Case(".ll", EmitKind::LLVMIR)
       .Case(".mlir", EmitKind::MLIR)
       .Case(".h", EmitKind::Header)
+      .Case(".s", EmitKind::Assembly)
+      .Case(".dot", EmitKind::Dot)
       .Default(std::nullopt);
 }
 
@@ -362,12 +365,31 @@ static llvm::Error runTargetPipeline(mlir::ModuleOp module,
 // Outputs
 //===----------------------------------------------------------------------===//
 
-/// --emit=mlir (the module after the graph passes) or --emit=header.
+/// The graph inputs given on the command line (--input, --bind): data, not
+/// parameters, for the reports.
+static std::set<std::string> dataInputNames(const CompileOptions &options) {
+  std::set<std::string> names;
+  for (const auto &[name, shape] : options.inputShapes)
+    names.insert(name);
+  for (const auto &[name, value] : options.sequenceInputs)
+    names.insert(name);
+  for (const auto &[name, path] : options.boundInputs)
+    names.insert(name);
+  names.insert(options.absentInputs.begin(), options.absentInputs.end());
+  return names;
+}
+
+/// --emit=mlir (the module after the graph passes), --emit=header or
+/// --emit=dot.
 static llvm::Error emitGraph(mlir::ModuleOp module, const ModelSpec &spec,
                              const CompileOptions &options) {
   if (options.emit == EmitKind::Header)
     return writeFileAtomically(options.outputPath,
                                generateHeader(spec, options.modelPath));
+  if (options.emit == EmitKind::Dot)
+    return writeFileAtomically(
+        options.outputPath,
+        forwardGraphDot(module, spec.name, dataInputNames(options)));
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os);
@@ -382,8 +404,9 @@ static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
   auto llvmModule = buildLLVMModule(module, spec, llvmContext);
   if (!llvmModule)
     return llvmModule.takeError();
-  OutputKind kind = options.emit == EmitKind::LLVMIR   ? OutputKind::LLVMIR
-                    : options.emit == EmitKind::Object ? OutputKind::Object
+  OutputKind kind = options.emit == EmitKind::LLVMIR     ? OutputKind::LLVMIR
+                    : options.emit == EmitKind::Assembly ? OutputKind::Assembly
+                    : options.emit == EmitKind::Object   ? OutputKind::Object
                     : options.emit == EmitKind::StaticArchive
                         ? OutputKind::StaticArchive
                         : OutputKind::SharedLibrary;
@@ -447,7 +470,14 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   SpecParameterStore params(spec);
   if (auto err = runGraphPipeline(module, options, params))
     return err;
-  if (options.emit == EmitKind::MLIR || options.emit == EmitKind::Header)
+  if (options.summary) {
+    llvm::outs() << forwardSummary(module, dataInputNames(options));
+    llvm::outs().flush();
+    if (options.outputPath.empty())
+      return llvm::Error::success();
+  }
+  if (options.emit == EmitKind::MLIR || options.emit == EmitKind::Header ||
+      options.emit == EmitKind::Dot)
     return emitGraph(module, spec, options);
   if (auto err = runTargetPipeline(module, *target, options, params, spec))
     return err;

@@ -23,7 +23,11 @@ enum class EmitKind {
   Object,
   SharedLibrary,
   StaticArchive,
-  Header
+  Header,
+  /// The target's assembly text (.s).
+  Assembly,
+  /// The forward graph as Graphviz (GraphReport.h).
+  Dot
 };
 
 /// mxc --train: a training library (forward, grad, train_step).
@@ -73,6 +77,9 @@ struct CompileOptions : CpuPipelineOptions {
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;
+  /// Print the per-layer table (GraphReport.h) to stdout after the graph
+  /// passes; with no outputPath, stop there.
+  bool summary = false;
   TrainOptions train;
   /// Applies further command-line pass manager options (MLIR's own flags).
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePassManager;

@@ -36,12 +36,20 @@ static cl::list<std::string>
           cl::value_desc("NAME=FILE.pb"), cl::cat(category));
 static cl::opt<std::string>
     outputPath("o",
-               cl::desc("Output file (lib<name>.so, .a, .o, .ll, .mlir, .h)"),
-               cl::value_desc("OUT"), cl::Required, cl::cat(category));
-static cl::opt<std::string> emit(
-    "emit",
-    cl::desc("What to write: mlir|llvm|obj|so|a|header (default: from -o)"),
-    cl::cat(category));
+               cl::desc("Output file (lib<name>.so, .a, .o, .s, .ll, .mlir, "
+                        ".h, .dot)"),
+               cl::value_desc("OUT"), cl::cat(category));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("What to write: mlir|llvm|asm|obj|so|a|header|dot (default: "
+                  "from -o)"),
+         cl::cat(category));
+static cl::opt<bool>
+    summary("summary",
+            cl::desc("Print a table of the layers (output shape, parameters, "
+                     "multiply-accumulates) after the graph passes; without "
+                     "-o, only that"),
+            cl::cat(category));
 static cl::opt<std::string>
     modelName("name", cl::desc("Symbol prefix of the model (default: from -o)"),
               cl::cat(category));
@@ -210,6 +218,9 @@ int main(int argc, char **argv) {
   options.modelPath = modelPath;
   options.paramsPath = paramsPath;
   options.outputPath = outputPath;
+  options.summary = summary;
+  if (outputPath.empty() && !summary)
+    return fail("no output: give -o OUT (or --summary alone)");
   options.modelName = modelName;
   options.codegen.cpu = mcpu;
   if (optLevel > 3)
@@ -332,11 +343,13 @@ int main(int argc, char **argv) {
       return fail("--bind '" + name + "' is given twice");
   }
 
-  if (emit.empty()) {
+  if (options.outputPath.empty()) {
+    options.emit = mxc::EmitKind::MLIR; // nothing is written
+  } else if (emit.empty()) {
     auto kind = mxc::emitKindForPath(options.outputPath);
     if (!kind)
       return fail("cannot tell what to write from '" + options.outputPath +
-                  "'; use --emit=mlir|llvm|obj|so|a|header");
+                  "'; use --emit=mlir|llvm|asm|obj|so|a|header|dot");
     options.emit = *kind;
   } else {
     static const std::pair<const char *, mxc::EmitKind> kinds[] = {
@@ -345,7 +358,9 @@ int main(int argc, char **argv) {
         {"obj", mxc::EmitKind::Object},
         {"so", mxc::EmitKind::SharedLibrary},
         {"a", mxc::EmitKind::StaticArchive},
-        {"header", mxc::EmitKind::Header}};
+        {"header", mxc::EmitKind::Header},
+        {"asm", mxc::EmitKind::Assembly},
+        {"dot", mxc::EmitKind::Dot}};
     bool found = false;
     for (auto &[text, kind] : kinds)
       if (emit == text) {
@@ -354,7 +369,7 @@ int main(int argc, char **argv) {
       }
     if (!found)
       return fail("--emit=" + emit +
-                  ": expected mlir, llvm, obj, so, a or header");
+                  ": expected mlir, llvm, asm, obj, so, a, header or dot");
   }
 
   if (options.outputPath == "-" &&
@@ -372,7 +387,7 @@ int main(int argc, char **argv) {
 
   if (llvm::Error err = mxc::compile(options))
     return fail(llvm::toString(std::move(err)));
-  if (writeDepfile || !depfilePath.empty()) {
+  if ((writeDepfile || !depfilePath.empty()) && !options.outputPath.empty()) {
     std::vector<std::string> sources = {modelPath, exe};
     if (!paramsPath.empty())
       sources.push_back(paramsPath);
