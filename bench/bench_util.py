@@ -28,6 +28,13 @@ def mxc_version(mxc):
                           text=True).stdout.strip().splitlines()[0]
 
 
+def cpu_name():
+    """The CPU's model name from /proc/cpuinfo."""
+    with open("/proc/cpuinfo") as f:
+        return next((line.split(":", 1)[1].strip() for line in f
+                     if line.startswith("model name")), "unknown CPU")
+
+
 def openblas_coretype():
     """The OpenBLAS kernels for this CPU's SIMD: SkylakeX with AVX-512,
     Haswell with AVX2, else None (let OpenBLAS choose)."""

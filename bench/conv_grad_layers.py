@@ -118,8 +118,7 @@ def main():
             got["tb"].append(median_ms(torch_bwd, a.runs))
         m = {key: statistics.median(v) for key, v in got.items()}
         rows.append(((c, h, w, f, k, s, pad, count), m))
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), "unknown CPU")
+    cpu = bench_util.cpu_name()
     print("%s convolutions, batch %d, one thread, ms per call, medians of %d "
           "interleaved rounds (PyTorch %s; %s, %s):\n" %
           (a.net, n, a.rounds, torch.__version__, cpu, platform.machine()))

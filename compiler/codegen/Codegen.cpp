@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -34,6 +36,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
 
 #ifndef MXC_LLD_PATH
 #define MXC_LLD_PATH "ld.lld"
@@ -442,7 +445,51 @@ createTargetMachine(const CodegenOptions &options) {
   return std::move(tm);
 }
 
+/// Entry functions of at least this many basic blocks are split
+/// (splitIntoLoops); 0 splits none.
+constexpr unsigned kSplitMinBlocks = 64;
+
+/// Splits the big entry functions (forward, grad, train_step: every layer's
+/// loops in one body) into a function per top-level loop nest, kept out of
+/// line, before the optimizer sees them: LLVM's function passes cost more
+/// than linearly in a function's size, and DenseNet-121's forward (one
+/// function of a few hundred loop nests) took 12 s of the optimizer where
+/// its loops one by one take a fraction (docs/compile-time.md). Functions
+/// of fewer than `minBlocks` blocks stay whole.
+void splitIntoLoops(llvm::Module &m, unsigned minBlocks) {
+  if (minBlocks == 0)
+    return;
+  std::vector<llvm::Function *> big;
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration() && f.size() >= minBlocks)
+      big.push_back(&f);
+  for (llvm::Function *f : big) {
+    llvm::DominatorTree dt(*f);
+    llvm::LoopInfo li(dt);
+    std::vector<llvm::SmallVector<llvm::BasicBlock *, 16>> nests;
+    for (llvm::Loop *loop : li.getTopLevelLoops())
+      nests.emplace_back(loop->getBlocks().begin(), loop->getBlocks().end());
+    // Program order, so that the pieces' names follow the layers.
+    std::reverse(nests.begin(), nests.end());
+    unsigned index = 0;
+    for (auto &blocks : nests) {
+      llvm::CodeExtractorAnalysisCache cache(*f);
+      llvm::CodeExtractor extractor(
+          blocks, &dt, /*AggregateArgs=*/false, nullptr, nullptr, nullptr,
+          /*AllowVarArgs=*/false,
+          /*AllowAlloca=*/false, nullptr, "loop" + std::to_string(index));
+      if (!extractor.isEligible())
+        continue;
+      if (llvm::Function *piece = extractor.extractCodeRegion(cache)) {
+        piece->addFnAttr(llvm::Attribute::NoInline);
+        ++index;
+      }
+    }
+  }
+}
+
 void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
+  splitIntoLoops(m, kSplitMinBlocks);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
