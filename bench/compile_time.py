@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_util  # noqa: E402  (before torch)
@@ -38,6 +39,7 @@ def export(name, path):
     """Exports `name` to ONNX at `path`; returns (weights bytes, input)."""
     import torch
     import torchvision
+    warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     model = torchvision.models.get_model(name, weights=None).eval()
     size = 299 if name.startswith("inception") else 224

@@ -17,6 +17,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -37,6 +39,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #ifndef MXC_LLD_PATH
 #define MXC_LLD_PATH "ld.lld"
@@ -48,6 +51,7 @@
 #include <cstdlib>
 #include <optional>
 #include <set>
+#include <thread>
 
 using namespace mxc;
 using llvm::Twine;
@@ -489,7 +493,6 @@ void splitIntoLoops(llvm::Module &m, unsigned minBlocks) {
 }
 
 void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
-  splitIntoLoops(m, kSplitMinBlocks);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -517,6 +520,85 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
                                     ? pb.buildO0DefaultPipeline(opt)
                                     : pb.buildPerModuleDefaultPipeline(opt);
   mpm.run(m, mam);
+}
+
+/// Object code of `m` (optimized already) for `tm`: an object file, or
+/// with `assembly` its text.
+llvm::Expected<llvm::SmallVector<char, 0>>
+emitObject(llvm::Module &m, llvm::TargetMachine &tm, bool assembly) {
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             assembly ? llvm::CodeGenFileType::AssemblyFile
+                                      : llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit object files");
+  pm.run(m);
+  return object;
+}
+
+/// The number of pieces a shared library's code is optimized and compiled
+/// in, on as many threads: one per core (at most 4) for a module of at
+/// least kParallelMinInstructions instructions, else 1.
+constexpr size_t kParallelMinInstructions = 5000;
+unsigned codegenParts(const llvm::Module &m) {
+  size_t instructions = m.getInstructionCount();
+  if (instructions < kParallelMinInstructions)
+    return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+}
+
+/// `m` split into `parts` modules (llvm::SplitModule: whole functions,
+/// local symbols made hidden globals so that the pieces link), each
+/// optimized at `level` and compiled to an object on its own thread in
+/// its own LLVMContext (the pieces travel as bitcode). The split depends
+/// only on the module, so the objects are the same on every run.
+llvm::Expected<std::vector<llvm::SmallVector<char, 0>>>
+compileInParts(llvm::Module &m, const CodegenOptions &options, unsigned level,
+               unsigned parts) {
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(
+      m, parts,
+      [&](std::unique_ptr<llvm::Module> part) {
+        llvm::SmallVector<char, 0> bytes;
+        llvm::raw_svector_ostream os(bytes);
+        llvm::WriteBitcodeToFile(*part, os);
+        bitcode.push_back(std::move(bytes));
+      },
+      /*PreserveLocals=*/false);
+  std::vector<llvm::SmallVector<char, 0>> objects(bitcode.size());
+  std::vector<std::string> errors(bitcode.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < bitcode.size(); ++i)
+    threads.emplace_back([&, i] {
+      llvm::LLVMContext context;
+      auto part = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(
+              llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+          context);
+      if (!part) {
+        errors[i] = llvm::toString(part.takeError());
+        return;
+      }
+      auto tm = createTargetMachine(options);
+      if (!tm) {
+        errors[i] = llvm::toString(tm.takeError());
+        return;
+      }
+      optimize(**part, **tm, level);
+      auto object = emitObject(**part, **tm, /*assembly=*/false);
+      if (!object) {
+        errors[i] = llvm::toString(object.takeError());
+        return;
+      }
+      objects[i] = std::move(*object);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string &error : errors)
+    if (!error.empty())
+      return makeError("compiling a piece of the model: " + error);
+  return objects;
 }
 
 /// A temporary path beside `path`, so that rename() stays on one file system.
@@ -728,6 +810,47 @@ static void defineWeightsInModule(llvm::Module &m, const ModelSpec &spec) {
   gv->setVisibility(llvm::GlobalValue::DefaultVisibility);
 }
 
+/// `objects` linked into the shared library `path` (through temporary
+/// files beside it), the weights placed by a linker script.
+llvm::Error
+writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
+                   const ModelSpec &spec, const std::string &path,
+                   const CodegenOptions &options) {
+  std::string tmp = tempPathFor(path);
+  std::vector<std::string> inputs, temporaries;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    inputs.push_back(tmp + "." + std::to_string(i) + ".o");
+    temporaries.push_back(inputs.back());
+  }
+  if (spec.weightsSize > 0) {
+    inputs.insert(inputs.end(), {"-T", tmp + ".lds"});
+    temporaries.push_back(tmp + ".lds");
+  }
+  llvm::scope_exit removeInputs([&] {
+    for (const std::string &file : temporaries)
+      llvm::sys::fs::remove(file);
+  });
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (auto err = writeFileAtomically(
+            temporaries[i],
+            llvm::StringRef(objects[i].data(), objects[i].size())))
+      return err;
+  if (spec.weightsSize > 0)
+    if (auto err =
+            writeFileAtomically(temporaries.back(), weightsLinkerScript(spec)))
+      return err;
+  llvm::Error err = linkSharedLibrary(
+      inputs, tmp, llvm::sys::path::filename(path).str(), options);
+  if (!err && spec.weightsSize > 0)
+    err = fillReservedWeights(tmp, spec);
+  MemoryReport::stage("library written");
+  if (err) {
+    llvm::sys::fs::remove(tmp);
+    return err;
+  }
+  return moveInto(tmp, path);
+}
+
 llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
                             OutputKind kind, const std::string &path,
                             const CodegenOptions &options) {
@@ -743,8 +866,23 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
   // libmxrt, straight-line code that -O2/-O3 spent most of the compile on
   // (ResNet-20's training library, 1,593 launches: 51 s at -O3, 23 s at
   // -O1; docs/cuda.md).
-  optimize(m, **tm,
-           spec.cuda ? std::min(options.optLevel, 1u) : options.optLevel);
+  unsigned level =
+      spec.cuda ? std::min(options.optLevel, 1u) : options.optLevel;
+  // A big CPU library is optimized and compiled in pieces, in parallel
+  // (docs/compile-time.md); the CUDA target's host code is small.
+  unsigned parts =
+      kind == OutputKind::SharedLibrary && !spec.cuda ? codegenParts(m) : 1;
+  std::vector<llvm::SmallVector<char, 0>> objects;
+  splitIntoLoops(m, kSplitMinBlocks);
+  if (parts > 1) {
+    auto compiled = compileInParts(m, options, level, parts);
+    if (!compiled)
+      return compiled.takeError();
+    objects = std::move(*compiled);
+    MemoryReport::stage("objects emitted");
+    return writeSharedLibrary(objects, spec, path, options);
+  }
+  optimize(m, **tm, level);
   MemoryReport::stage("optimized");
 
   if (kind == OutputKind::LLVMIR) {
@@ -754,19 +892,12 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     return writeFileAtomically(path, text);
   }
 
-  llvm::SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager pm;
-    if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
-                                   kind == OutputKind::Assembly
-                                       ? llvm::CodeGenFileType::AssemblyFile
-                                       : llvm::CodeGenFileType::ObjectFile))
-      return makeError("the target cannot emit object files");
-    pm.run(m);
-  }
+  auto emitted = emitObject(m, **tm, kind == OutputKind::Assembly);
+  if (!emitted)
+    return emitted.takeError();
+  objects.push_back(std::move(*emitted));
   MemoryReport::stage("object emitted");
-  llvm::StringRef objectBytes(object.data(), object.size());
+  llvm::StringRef objectBytes(objects[0].data(), objects[0].size());
   switch (kind) {
   case OutputKind::Object:
   case OutputKind::Assembly:
@@ -778,32 +909,8 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     MemoryReport::stage("archive written");
     return err;
   }
-  case OutputKind::SharedLibrary: {
-    std::string tmp = tempPathFor(path);
-    std::vector<std::string> inputs = {tmp + ".o"};
-    if (spec.weightsSize > 0)
-      inputs.insert(inputs.end(), {"-T", tmp + ".lds"});
-    llvm::scope_exit removeInputs([&] {
-      llvm::sys::fs::remove(inputs.front());
-      llvm::sys::fs::remove(inputs.back());
-    });
-    if (auto err = writeFileAtomically(inputs.front(), objectBytes))
-      return err;
-    if (spec.weightsSize > 0)
-      if (auto err =
-              writeFileAtomically(inputs.back(), weightsLinkerScript(spec)))
-        return err;
-    llvm::Error err = linkSharedLibrary(
-        inputs, tmp, llvm::sys::path::filename(path).str(), options);
-    if (!err && spec.weightsSize > 0)
-      err = fillReservedWeights(tmp, spec);
-    MemoryReport::stage("library written");
-    if (err) {
-      llvm::sys::fs::remove(tmp);
-      return err;
-    }
-    return moveInto(tmp, path);
-  }
+  case OutputKind::SharedLibrary:
+    return writeSharedLibrary(objects, spec, path, options);
   case OutputKind::LLVMIR:
     break;
   }

@@ -17,6 +17,8 @@ outputs = [
     ("libmlp.a", "mlp.json", ["--input", "data=2x784", "--params", "mlp.params"]),
     ("mlp.h", "mlp.json", ["--input", "data=2x784", "--params", "mlp.params"]),
     ("libmlp_train.so", "mlp.json", ["--input", "data=2x784", "--params", "mlp.params", "--train"]),
+    # Big enough to be compiled in pieces on several threads.
+    ("libinception.so", "inception-bn.json", ["--input", "data=1x3x224x224"]),
 ]
 for out, model, options in outputs:
     contents = []
