@@ -28,6 +28,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -48,6 +49,7 @@
 #define MXC_SYSTEM_LIB_DIRS ""
 #endif
 
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -661,6 +663,19 @@ struct MemoryReport {
   }
 };
 
+/// compileStage's clock and settings.
+struct StageClock {
+  StageReport report;
+  std::chrono::steady_clock::time_point start =
+                                            std::chrono::steady_clock::now(),
+                                        last = start;
+  bool progressShown = false;
+};
+StageClock &stageClock() {
+  static StageClock clock;
+  return clock;
+}
+
 /// Links `inputs` (objects, `-T` scripts) into the shared library `outPath`.
 llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> inputs,
                               const std::string &outPath,
@@ -742,6 +757,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
                      llvm::LLVMContext &context) {
   MemoryReport::stage("before codegen", /*resetPeak=*/true);
+  compileStage("lowering", "LLVM IR");
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -794,6 +810,7 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
   if (llvm::verifyModule(*m, &os))
     return makeError("generated LLVM IR is invalid: " + err);
   MemoryReport::stage("LLVM IR built");
+  compileStage("LLVM IR", "optimizing and emitting code");
   return std::move(m);
 }
 
@@ -844,6 +861,7 @@ writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
   if (!err && spec.weightsSize > 0)
     err = fillReservedWeights(tmp, spec);
   MemoryReport::stage("library written");
+  compileStage("linking");
   if (err) {
     llvm::sys::fs::remove(tmp);
     return err;
@@ -880,10 +898,14 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
       return compiled.takeError();
     objects = std::move(*compiled);
     MemoryReport::stage("objects emitted");
+    compileStage("optimizing and emitting code (" + std::to_string(parts) +
+                     " threads)",
+                 "linking");
     return writeSharedLibrary(objects, spec, path, options);
   }
   optimize(m, **tm, level);
   MemoryReport::stage("optimized");
+  compileStage("optimizing", "emitting code");
 
   if (kind == OutputKind::LLVMIR) {
     std::string text;
@@ -897,6 +919,7 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
     return emitted.takeError();
   objects.push_back(std::move(*emitted));
   MemoryReport::stage("object emitted");
+  compileStage("emitting code", "writing");
   llvm::StringRef objectBytes(objects[0].data(), objects[0].size());
   switch (kind) {
   case OutputKind::Object:
@@ -907,6 +930,7 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
       return writeModelArchive(os, objectBytes, spec);
     });
     MemoryReport::stage("archive written");
+    compileStage("writing the archive");
     return err;
   }
   case OutputKind::SharedLibrary:
@@ -1090,4 +1114,28 @@ std::string mxc::generateHeader(const ModelSpec &spec,
         "MXC_MODEL_"
      << upper << "_H */\n";
   return h;
+}
+
+void mxc::setStageReport(StageReport report) { stageClock().report = report; }
+
+void mxc::compileStage(llvm::StringRef name, llvm::StringRef next) {
+  StageClock &clock = stageClock();
+  auto now = std::chrono::steady_clock::now();
+  auto seconds = [](auto d) {
+    return std::chrono::duration<double>(d).count();
+  };
+  if (clock.progressShown) { // clear the progress line
+    llvm::errs() << "\r\x1b[K";
+    clock.progressShown = false;
+  }
+  if (clock.report.times && !name.empty())
+    llvm::errs() << llvm::format("mxc: time: %-44s %7.3f s (total %.3f s)\n",
+                                 name.str().c_str(), seconds(now - clock.last),
+                                 seconds(now - clock.start));
+  clock.last = now;
+  if (clock.report.progress && !next.empty()) {
+    llvm::errs() << "mxc: " << next << "...";
+    llvm::errs().flush();
+    clock.progressShown = true;
+  }
 }

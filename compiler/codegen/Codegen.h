@@ -59,6 +59,19 @@ llvm::Error emitModule(llvm::Module &module, const ModelSpec &spec,
 /// The C header declaring the typed API of `spec` (`<name>_create`, ...).
 std::string generateHeader(const ModelSpec &spec, const std::string &source);
 
+/// How mxc reports its stages on stderr (compileStage): with `times`, each
+/// stage's wall time and the total (--time-passes); with `progress`, a line
+/// naming the stage under way, rewritten in place (a terminal; not
+/// --quiet).
+struct StageReport {
+  bool times = false;
+  bool progress = false;
+};
+void setStageReport(StageReport report);
+/// Marks the end of stage `name` ("" at the start); `next` names the stage
+/// that starts, for the progress line ("" when done).
+void compileStage(llvm::StringRef name, llvm::StringRef next = "");
+
 /// Writes `contents` to `path` atomically (temporary file + rename); "-" is
 /// stdout.
 llvm::Error writeFileAtomically(const std::string &path,

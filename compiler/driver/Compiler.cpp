@@ -25,6 +25,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -126,6 +127,8 @@ runPasses(mlir::ModuleOp module, const CompileOptions &options,
   mlir::PassManager pm(&context);
   if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return makeError("invalid pass manager options");
+  if (options.timePasses)
+    pm.enableTiming(); // its table on stderr when the run ends
   if (options.printIRAfterAll) {
     context.disableMultithreading();
     pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
@@ -167,6 +170,7 @@ importModel(mlir::MLIRContext &context, const CompileOptions &options) {
     importOptions.boundInputs = options.boundInputs;
     importOptions.sequenceInputs = options.sequenceInputs;
     importOptions.absentInputs = options.absentInputs;
+    importOptions.quiet = options.quiet;
     return onnx::importModel(context, options.modelPath, importOptions);
   }
   if (!options.boundInputs.empty())
@@ -455,9 +459,16 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  setStageReport(
+      {options.timePasses,
+       !options.quiet && llvm::sys::Process::StandardErrIsDisplayed()});
+  compileStage("", "importing");
   auto imported = importModel(context, options);
   if (!imported)
     return imported.takeError();
+  compileStage("import", options.train.enabled
+                             ? "deriving the training functions"
+                             : "graph passes");
   mlir::ModuleOp module = *imported->module;
   ModelSpec &spec = imported->spec;
   spec.cuda = cuda;
@@ -467,9 +478,12 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     if (auto err = addTrainingFunctions(options, module, spec))
       return err;
 
+  if (options.train.enabled)
+    compileStage("deriving the training functions", "graph passes");
   SpecParameterStore params(spec);
   if (auto err = runGraphPipeline(module, options, params))
     return err;
+  compileStage("graph passes", "lowering (" + options.target + ")");
   if (options.summary) {
     llvm::outs() << forwardSummary(module, dataInputNames(options));
     llvm::outs().flush();
@@ -477,8 +491,11 @@ llvm::Error mxc::compile(const CompileOptions &options) {
       return llvm::Error::success();
   }
   if (options.emit == EmitKind::MLIR || options.emit == EmitKind::Header ||
-      options.emit == EmitKind::Dot)
-    return emitGraph(module, spec, options);
+      options.emit == EmitKind::Dot) {
+    llvm::Error err = emitGraph(module, spec, options);
+    compileStage("writing");
+    return err;
+  }
   if (auto err = runTargetPipeline(module, *target, options, params, spec))
     return err;
   return emitLibrary(module, spec, options);

@@ -77,6 +77,10 @@ struct CompileOptions : CpuPipelineOptions {
   CodegenOptions codegen;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;
+  /// Each stage's wall time and MLIR's per-pass times on stderr.
+  bool timePasses = false;
+  /// No notes and no progress line on stderr; errors only.
+  bool quiet = false;
   /// Print the per-layer table (GraphReport.h) to stdout after the graph
   /// passes; with no outputPath, stop there.
   bool summary = false;

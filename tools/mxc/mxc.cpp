@@ -8,6 +8,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -44,6 +45,11 @@ static cl::opt<std::string>
          cl::desc("What to write: mlir|llvm|asm|obj|so|a|header|dot (default: "
                   "from -o)"),
          cl::cat(category));
+static cl::opt<bool> quiet("quiet",
+                           cl::desc("No notes and no progress line on stderr "
+                                    "(a terminal gets one per stage); errors "
+                                    "only"),
+                           cl::cat(category));
 static cl::opt<bool>
     summary("summary",
             cl::desc("Print a table of the layers (output shape, parameters, "
@@ -177,6 +183,7 @@ static cl::opt<uint64_t>
              cl::init(0), cl::cat(trainCategory));
 
 static int fail(const llvm::Twine &message) {
+  mxc::compileStage(""); // clears a progress line
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
   return 1;
 }
@@ -210,6 +217,16 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "mxc " MXC_VERSION " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
   });
+  // LLVM's own -time-passes (its passes' times), shown as one of mxc's:
+  // mxc adds each stage's wall time and MLIR's per-pass times.
+  if (cl::Option *timePasses =
+          cl::getRegisteredOptions().lookup("time-passes")) {
+    timePasses->addCategory(category);
+    timePasses->setHiddenFlag(cl::NotHidden);
+    timePasses->setDescription(
+        "Print each stage's wall time (import, graph passes, lowering, "
+        "LLVM), MLIR's and LLVM's per-pass times to stderr");
+  }
   cl::HideUnrelatedOptions({&category, &trainCategory});
   cl::ParseCommandLineOptions(
       argc, argv, "mxc: compile MXNet models into native libraries\n");
@@ -219,6 +236,8 @@ int main(int argc, char **argv) {
   options.paramsPath = paramsPath;
   options.outputPath = outputPath;
   options.summary = summary;
+  options.timePasses = llvm::TimePassesIsEnabled;
+  options.quiet = quiet;
   if (outputPath.empty() && !summary)
     return fail("no output: give -o OUT (or --summary alone)");
   options.modelName = modelName;

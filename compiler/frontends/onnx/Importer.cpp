@@ -325,10 +325,11 @@ llvm::Error Importer::addInputs() {
         }
         std::string sym =
             dims[i].has_dim_param() ? "'" + dims[i].dim_param() + "'" : "?";
-        llvm::errs() << "mxc: note: '" << file << "': input '" << input.name()
-                     << "' dimension " << i << " (" << sym
-                     << ") is symbolic; using 1 (bind it with --input "
-                     << input.name() << "=SHAPE)\n";
+        if (!opts.quiet)
+          llvm::errs() << "mxc: note: '" << file << "': input '" << input.name()
+                       << "' dimension " << i << " (" << sym
+                       << ") is symbolic; using 1 (bind it with --input "
+                       << input.name() << "=SHAPE)\n";
         shape.push_back(1);
       }
     }

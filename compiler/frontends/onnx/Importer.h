@@ -31,6 +31,8 @@ struct ImportOptions {
   /// Optional inputs that hold no value (`--input x=none`): they are not
   /// inputs of the compiled model, nor are the outputs they reach.
   std::set<std::string> absentInputs;
+  /// No notes on stderr (mxc --quiet).
+  bool quiet = false;
 };
 
 /// Reads the ONNX model at `path` into the mx dialect. Errors name the file,
