@@ -63,8 +63,8 @@ constexpr const char *kCpuPipeline =
 // cuDNN wrappers, the rest linalg -> bufferized parallel loops -> one GPU
 // kernel per loop nest (gpu dialect) -> NVVM -> a binary per architecture,
 // embedded; the host side -> LLVM dialect, calling the GPU runtime's
-// mgpu* entry points and the wrappers. Every buffer the host function receives (inputs,
-// parameters, outputs, the memory plan's arena) is device memory: the
+// mgpu* entry points and the wrappers. Every buffer the host function receives
+// (inputs, parameters, outputs, the memory plan's arena) is device memory: the
 // host code only launches kernels (docs/cuda.md).
 constexpr const char *kCudaPipeline =
     "mxc-lower-strings,"
@@ -237,7 +237,10 @@ void mxc::buildCudaPipeline(OpPassManager &pm,
     targets += "nvvm-attach-target{chip=" + arch + " features=+ptx80" +
                (link ? " l=" + libdevice : "") + "},";
   pipeline.replace(pipeline.find("@TARGETS@"), 9, targets);
-  pipeline.replace(pipeline.find("@FORMAT@"), 8, opts.binaryFormat);
+  // ptxas and fatbinary from the same toolkit, whatever the PATH holds.
+  pipeline.replace(pipeline.find("@FORMAT@"), 8,
+                   opts.binaryFormat +
+                       (toolkit.empty() ? "" : " toolkit=" + toolkit));
   pipeline.replace(pipeline.find("@MERGE@"), 7,
                    opts.archs.size() > 1 && opts.binaryFormat == "fatbin"
                        ? "mxc-merge-gpu-objects,"

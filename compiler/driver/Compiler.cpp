@@ -110,6 +110,42 @@ static std::vector<int64_t> shapeOf(mlir::Type type) {
 // Running passes
 //===----------------------------------------------------------------------===//
 
+/// One diagnostic of a pass in mxc's form, "node 'name' (op): message": the
+/// node from the location an importer gave the op (a NameLoc, in a
+/// FusedLoc after fusion), the op from the message's "'mx.Op' op " prefix
+/// (emitOpError's); what a location does not name is left out.
+static std::string formatDiagnostic(mlir::Diagnostic &d) {
+  std::string message = d.str();
+  std::string node;
+  mlir::Location loc = d.getLocation();
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
+    node = "node '" + name.getName().str() + "'";
+  llvm::StringRef text = message;
+  std::string op;
+  if (text.starts_with("'")) {
+    size_t end = text.find("' op ");
+    if (end != llvm::StringRef::npos) {
+      op = text.substr(1, end - 1).str();
+      if (llvm::StringRef(op).starts_with("mx."))
+        op = op.substr(3);
+      text = text.substr(end + 5);
+    }
+  }
+  std::string out = node;
+  if (!op.empty())
+    out += (out.empty() ? "(" : " (") + op + ")";
+  if (out.empty()) {
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    os << d.getLocation();
+    out = where;
+  }
+  return out + ": " + text.str();
+}
+
 /// Runs the passes `build` adds on `module` under the command line's pass
 /// manager options (--print-ir-after-all, MLIR's own flags). A failure
 /// becomes the error "'<model>': <failure>:" and the diagnostics emitted.
@@ -121,7 +157,7 @@ runPasses(mlir::ModuleOp module, const CompileOptions &options,
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d.str() << "\n";
+    os << formatDiagnostic(d) << "\n";
     return mlir::success();
   });
   mlir::PassManager pm(&context);
