@@ -69,6 +69,9 @@ if shutil.which("mpirun"):
         mpirun += " --allow-run-as-root"
     mpirun += " --mca btl_vader_single_copy_mechanism none"
     config.substitutions.append(("%mpirun", mpirun))
+# cpack's .deb and dpkg-deb to look into it (Debian's dpkg).
+if shutil.which("dpkg-deb") and shutil.which("cpack"):
+    config.available_features.add("dpkg")
 # Graphviz renders mxc --emit=dot's graphs (Debian's graphviz).
 if shutil.which("dot"):
     config.available_features.add("graphviz")
