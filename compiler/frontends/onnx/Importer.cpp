@@ -132,13 +132,19 @@ llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto &e : t.external_data()) {
+      int64_t *number = e.key() == "offset"   ? &offset
+                        : e.key() == "length" ? &length
+                                              : nullptr;
       if (e.key() == "location")
         location = e.value();
-      else if (e.key() == "offset")
-        offset = std::stoll(e.value());
-      else if (e.key() == "length")
-        length = std::stoll(e.value());
+      else if (number &&
+               (llvm::StringRef(e.value()).getAsInteger(10, *number) ||
+                *number < 0))
+        return bad("external data " + e.key() + " '" + e.value() +
+                   "' is not a byte count");
     }
+    if (location.empty())
+      return bad("external data without a location");
     llvm::SmallString<256> path(llvm::sys::path::parent_path(file));
     llvm::sys::path::append(path, location);
     auto bytes = readFileSlice(path, offset, length, bad);
