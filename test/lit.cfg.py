@@ -69,6 +69,9 @@ if shutil.which("mpirun"):
         mpirun += " --allow-run-as-root"
     mpirun += " --mca btl_vader_single_copy_mechanism none"
     config.substitutions.append(("%mpirun", mpirun))
+# `lit --param large=1`: the tests that need gigabytes (large-weights.test).
+if lit_config.params.get("large", "0") == "1":
+    config.available_features.add("large")
 # cpack's .deb and dpkg-deb to look into it (Debian's dpkg).
 if shutil.which("dpkg-deb") and shutil.which("cpack"):
     config.available_features.add("dpkg")

@@ -24,8 +24,10 @@ namespace mxc {
 std::string weightsSymbol(const ModelSpec &spec);
 
 /// An ld.lld linker script (it adds to the default layout) that reserves
-/// spec.weightsSize bytes for the weights in a read-only section after
-/// `.rodata` and defines weightsSymbol() there. ld.lld leaves the reserved
+/// spec.weightsSize bytes for the weights in a read-only section before
+/// `.rodata` (so that `.rodata` and `.text` stay within reach of each
+/// other's PC-relative references whatever the weights' size) and defines
+/// weightsSymbol() there. ld.lld leaves the reserved
 /// bytes unwritten (a hole in the file), so linking touches none of them;
 /// fillReservedWeights() writes them afterwards.
 std::string weightsLinkerScript(const ModelSpec &spec);
