@@ -66,30 +66,44 @@ mobilenet|examples/models/mobilenet.json|-|data=2x3x224x224
 inception-bn|examples/models/inception-bn.json|-|data=2x3x224x224
 "
 
-failed=0
-printf '\n| model | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
-while IFS='|' read -r name file params input; do
-  [ -n "$name" ] || continue
+# Whether model $name (file $file, input $input) is to be checked: asked
+# for (--models) and present; prints the row of a missing one.
+wanted() {
   if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
-    continue
+    return 1
   fi
   if [ ! -f "$file" ]; then
     printf '| %s | %s | | | skipped: %s missing |\n' "$name" "$input" "$file"
-    continue
+    return 1
   fi
-  args=("$file" --input "$input")
-  [ "$params" = "-" ] || args+=(--params "$params")
+}
+
+# Compiles model $name for CUDA into $1 (mxc's arguments after $2, its
+# stderr file), its time in $seconds; prints the row and returns 1 when
+# nothing more is to be done (the compile failed, or no GPU runs it).
+compile_cuda() {
+  local out=$1 err=$2 start
+  shift 2
   start=$(date +%s.%N)
-  if ! "$mxc" "${args[@]}" --target=cuda -o "$work/lib${name//-/_}_cuda.so" 2> "$work/$name.cuda.err"; then
-    printf '| %s | %s | | | **CUDA compile failed**: %s |\n' "$name" "$input" "$(head -c 200 "$work/$name.cuda.err" | tr '\n' ' ')"
+  if ! "$mxc" "$@" --target=cuda -o "$out" 2> "$err"; then
+    printf '| %s | %s | | | **CUDA compile failed**: %s |\n' "$name" "$input" "$(head -c 200 "$err" | tr '\n' ' ')"
     failed=1
-    continue
+    return 1
   fi
   seconds=$("$py" -c "print($(date +%s.%N) - $start)")
   if [ $gpu -eq 0 ]; then
     printf '| %s | %s | %.1f | | compiled (no GPU to run it) |\n' "$name" "$input" "$seconds"
-    continue
+    return 1
   fi
+}
+
+failed=0
+printf '\n| model | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
+while IFS='|' read -r name file params input; do
+  [ -n "$name" ] && wanted || continue
+  args=("$file" --input "$input")
+  [ "$params" = "-" ] || args+=(--params "$params")
+  compile_cuda "$work/lib${name//-/_}_cuda.so" "$work/$name.cuda.err" "${args[@]}" || continue
   "$mxc" "${args[@]}" -o "$work/lib${name//-/_}_cpu.so"
   for t in cpu cuda; do
     if ! "$mxrun" "$work/lib${name//-/_}_$t.so" --output-dir "$work/$name.$t" > /dev/null 2> "$work/$name.$t.err"; then
@@ -130,29 +144,15 @@ resnet20|$testdata/mxnet/cifar_resnet20_v1-symbol.json|$testdata/mxnet/cifar_res
 "$py" -c "import numpy as np; np.save('$work/label.npy', (np.arange(8) % 10).astype(np.float32))"
 printf '\n| training (3 steps) | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
 while IFS='|' read -r name file params input extra; do
-  [ -n "$name" ] || continue
-  if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
-    continue
-  fi
-  if [ ! -f "$file" ]; then
-    printf '| %s | %s | | | skipped: %s missing |\n' "$name" "$input" "$file"
-    continue
-  fi
+  [ -n "$name" ] && wanted || continue
   args=("$file" --input "$input" --train --optimizer momentum)
   [ "$params" = "-" ] || args+=(--params "$params")
-  [ "$extra" = "-" ] || read -r -a more <<< "$extra" && args+=("${more[@]}")
-  start=$(date +%s.%N)
+  if [ "$extra" != "-" ]; then
+    read -r -a more <<< "$extra"
+    args+=("${more[@]}")
+  fi
   lib="$work/lib${name//-/_}_train"
-  if ! "$mxc" "${args[@]}" --target=cuda -o "${lib}_cuda.so" 2> "$work/$name.train.err"; then
-    printf '| %s | %s | | | **CUDA compile failed**: %s |\n' "$name" "$input" "$(head -c 200 "$work/$name.train.err" | tr '\n' ' ')"
-    failed=1
-    continue
-  fi
-  seconds=$("$py" -c "print($(date +%s.%N) - $start)")
-  if [ $gpu -eq 0 ]; then
-    printf '| %s | %s | %.1f | | compiled (no GPU to run it) |\n' "$name" "$input" "$seconds"
-    continue
-  fi
+  compile_cuda "${lib}_cuda.so" "$work/$name.train.err" "${args[@]}" || continue
   "$mxc" "${args[@]}" -o "${lib}_cpu.so"
   for t in cpu cuda; do
     if ! "$mxrun" "${lib}_$t.so" --function train_step --steps 3 \
