@@ -427,9 +427,10 @@ static llvm::Error emitGraph(mlir::ModuleOp module, const ModelSpec &spec,
     return writeFileAtomically(options.outputPath,
                                generateHeader(spec, options.modelPath));
   if (options.emit == EmitKind::Dot)
-    return writeFileAtomically(
-        options.outputPath,
-        forwardGraphDot(module, spec.name, dataInputNames(options)));
+    return writeFileAtomically(options.outputPath,
+                               forwardGraphDot(module, spec.name,
+                                               dataInputNames(options),
+                                               spec.inputs.size()));
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os);
@@ -521,7 +522,8 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     return err;
   compileStage("graph passes", "lowering (" + options.target + ")");
   if (options.summary) {
-    llvm::outs() << forwardSummary(module, dataInputNames(options));
+    llvm::outs() << forwardSummary(module, dataInputNames(options),
+                                   spec.inputs.size());
     llvm::outs().flush();
     if (options.outputPath.empty())
       return llvm::Error::success();

@@ -44,9 +44,15 @@ int64_t elements(Type type) {
 
 std::string argumentName(BlockArgument arg);
 
-/// Whether `v` is a parameter: an argument marked mx.param / mx.aux, or one
-/// that is not a data input.
-bool isParameter(Value v, const std::set<std::string> &dataInputs) {
+/// What tells parameters from data among the forward function's arguments.
+struct ArgumentKinds {
+  const std::set<std::string> &dataInputs;
+  size_t numInputs; // the arguments after these are the model's parameters
+};
+
+/// Whether `v` is a parameter: an argument marked mx.param / mx.aux, one
+/// after the model's inputs, or one that is not a data input.
+bool isParameter(Value v, const ArgumentKinds &kinds) {
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg)
     return false;
@@ -54,9 +60,11 @@ bool isParameter(Value v, const std::set<std::string> &dataInputs) {
   if (!fn)
     return false;
   if (fn.getArgAttr(arg.getArgNumber(), "mx.param") ||
-      fn.getArgAttr(arg.getArgNumber(), "mx.aux"))
+      fn.getArgAttr(arg.getArgNumber(), "mx.aux") ||
+      arg.getArgNumber() >= kinds.numInputs)
     return true;
-  return !dataInputs.empty() && !dataInputs.count(argumentName(arg));
+  return !kinds.dataInputs.empty() &&
+         !kinds.dataInputs.count(argumentName(arg));
 }
 
 std::string argumentName(BlockArgument arg) {
@@ -74,12 +82,27 @@ struct Layer {
   int64_t params = 0, macs = 0;
 };
 
-/// Multiply-accumulates of the contractions whose weight says the
-/// reduction's length: convolution (out x C/groups x kernel) and fully
-/// connected (out x K); 0 for the rest.
+/// Multiply-accumulates of the contractions: convolution (out x C/groups x
+/// kernel), fully connected (out x K) and the matrix products (out x K, K
+/// the left operand's reduced axis); 0 for the rest.
 int64_t macsOf(Operation *op, llvm::StringRef kind) {
   if (op->getNumResults() == 0 || op->getNumOperands() < 2)
     return 0;
+  if (kind == "dot" || kind == "batch_dot" || kind == "matmul") {
+    auto lhs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!lhs || !lhs.hasStaticShape() || lhs.getRank() == 0)
+      return 0;
+    auto transposed = op->getAttrOfType<BoolAttr>("transpose_a");
+    int64_t rank = lhs.getRank();
+    // dot's transpose_a reduces over the first axis; batch_dot's over the
+    // second last; without it, over the last.
+    int64_t axis = transposed && transposed.getValue()
+                       ? (kind == "dot" ? 0 : rank - 2)
+                       : rank - 1;
+    if (axis < 0)
+      return 0;
+    return elements(op->getResult(0).getType()) * lhs.getDimSize(axis);
+  }
   auto weight = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
   if (!weight || !weight.hasStaticShape() || weight.getRank() < 2)
     return 0;
@@ -92,7 +115,7 @@ int64_t macsOf(Operation *op, llvm::StringRef kind) {
 }
 
 std::vector<Layer> layersOf(ModuleOp module, func::FuncOp &forward,
-                            const std::set<std::string> &dataInputs) {
+                            const ArgumentKinds &kinds) {
   forward = module.lookupSymbol<func::FuncOp>("forward");
   std::vector<Layer> layers;
   if (!forward)
@@ -104,7 +127,7 @@ std::vector<Layer> layersOf(ModuleOp module, func::FuncOp &forward,
                 op.getNumResults() ? shapeText(op.getResult(0).getType())
                                    : "-"};
     for (Value v : op.getOperands())
-      if (isParameter(v, dataInputs))
+      if (isParameter(v, kinds))
         layer.params += elements(v.getType());
     layer.macs = macsOf(&op, layer.kind);
     layers.push_back(layer);
@@ -116,7 +139,7 @@ std::vector<Layer> layersOf(ModuleOp module, func::FuncOp &forward,
 /// pooling, shape and joins, the output layers, the rest).
 const char *colorOf(llvm::StringRef kind) {
   if (kind.contains("Convolution") || kind == "FullyConnected" ||
-      kind == "dot" || kind == "batch_dot" || kind == "MatMul" ||
+      kind == "dot" || kind == "batch_dot" || kind == "matmul" ||
       kind == "Gemm")
     return "#fb8072";
   if (kind.contains("Norm"))
@@ -157,9 +180,11 @@ std::string withCommas(int64_t v) {
 } // namespace
 
 std::string mxc::forwardGraphDot(ModuleOp module, llvm::StringRef title,
-                                 const std::set<std::string> &dataInputs) {
+                                 const std::set<std::string> &dataInputs,
+                                 size_t numInputs) {
+  ArgumentKinds kinds{dataInputs, numInputs};
   func::FuncOp forward;
-  std::vector<Layer> layers = layersOf(module, forward, dataInputs);
+  std::vector<Layer> layers = layersOf(module, forward, kinds);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "digraph \"" << escape(title) << "\" {\n"
@@ -171,7 +196,7 @@ std::string mxc::forwardGraphDot(ModuleOp module, llvm::StringRef title,
     return os << "}\n", text;
   llvm::DenseMap<Value, std::string> producer;
   for (BlockArgument arg : forward.getArguments()) {
-    if (isParameter(arg, dataInputs))
+    if (isParameter(arg, kinds))
       continue;
     std::string id = "in" + std::to_string(arg.getArgNumber());
     producer[arg] = id;
@@ -210,9 +235,11 @@ std::string mxc::forwardGraphDot(ModuleOp module, llvm::StringRef title,
 }
 
 std::string mxc::forwardSummary(ModuleOp module,
-                                const std::set<std::string> &dataInputs) {
+                                const std::set<std::string> &dataInputs,
+                                size_t numInputs) {
+  ArgumentKinds kinds{dataInputs, numInputs};
   func::FuncOp forward;
-  std::vector<Layer> layers = layersOf(module, forward, dataInputs);
+  std::vector<Layer> layers = layersOf(module, forward, kinds);
   size_t nameWidth = 5, kindWidth = 2, shapeWidth = 12;
   int64_t params = 0, macs = 0;
   for (const Layer &l : layers) {

@@ -17,17 +17,20 @@ namespace mxc {
 /// digraph: an oval per data input, a box per op (its node name, op and
 /// output shape; colored by kind; its parameters' sizes), an edge per
 /// tensor labeled with its shape. Parameters (mx.param / mx.aux arguments,
-/// and without --params every argument not in `dataInputs`, the names
-/// given --input shapes) are counted in their op's box, not drawn.
+/// the arguments after the model's `numInputs` inputs, and without --params
+/// every argument not in `dataInputs`, the names given --input shapes) are
+/// counted in their op's box, not drawn.
 std::string forwardGraphDot(mlir::ModuleOp module, llvm::StringRef title,
-                            const std::set<std::string> &dataInputs);
+                            const std::set<std::string> &dataInputs,
+                            size_t numInputs);
 
 /// A fixed-width table of the ops of "forward": node name, op, output
 /// shape, parameters (elements of the mx.param / mx.aux arguments it reads)
 /// and multiply-accumulates (convolutions and fully connected layers), then
 /// the totals. Parameters as forwardGraphDot says.
 std::string forwardSummary(mlir::ModuleOp module,
-                           const std::set<std::string> &dataInputs);
+                           const std::set<std::string> &dataInputs,
+                           size_t numInputs);
 
 } // namespace mxc
 
