@@ -262,12 +262,12 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
   return fn;
 }
 
-/// A function `<model>_<name>` of `params` that returns what `callee` (an
-/// i32 function) returns for the arguments `args` builds from its own.
+/// A function `name` of `params` that returns what `callee` (an i32
+/// function) returns for the arguments `args` builds from its own.
 template <typename Args>
-void forward(llvm::Module &m, const std::string &name,
-             llvm::ArrayRef<llvm::Type *> params, llvm::FunctionCallee callee,
-             const Args &args) {
+void defineCallThrough(llvm::Module &m, const std::string &name,
+                       llvm::ArrayRef<llvm::Type *> params,
+                       llvm::FunctionCallee callee, const Args &args) {
   auto *i32 = llvm::Type::getInt32Ty(m.getContext());
   auto *fn =
       llvm::Function::Create(llvm::FunctionType::get(i32, params, false),
@@ -276,20 +276,26 @@ void forward(llvm::Module &m, const std::string &name,
   b.CreateRet(b.CreateCall(callee, args(b, fn)));
 }
 
-/// The type a scalar (rank-0) input of `dtype` is passed by value as in the
-/// typed API (the learning rate), or null where it goes by pointer.
-llvm::Type *scalarByValue(llvm::LLVMContext &ctx, DType dtype) {
-  switch (dtype) {
+/// Whether the typed API takes input `t` by value (a rank-0 number, the
+/// learning rate) rather than by pointer.
+bool passedByValue(const TensorSpec &t) {
+  return t.shape.empty() && (t.dtype == DType::F32 || t.dtype == DType::F64 ||
+                             t.dtype == DType::I32 || t.dtype == DType::I64);
+}
+
+/// The LLVM type input `t` is passed as in the typed API.
+llvm::Type *typedApiType(llvm::LLVMContext &ctx, const TensorSpec &t) {
+  if (!passedByValue(t))
+    return llvm::PointerType::getUnqual(ctx);
+  switch (t.dtype) {
   case DType::F32:
     return llvm::Type::getFloatTy(ctx);
   case DType::F64:
     return llvm::Type::getDoubleTy(ctx);
   case DType::I32:
     return llvm::Type::getInt32Ty(ctx);
-  case DType::I64:
-    return llvm::Type::getInt64Ty(ctx);
   default:
-    return nullptr;
+    return llvm::Type::getInt64Ty(ctx);
   }
 }
 
@@ -311,49 +317,49 @@ void buildTrainingApi(llvm::Module &m, const ModelSpec &spec) {
     return llvm::SmallVector<llvm::Value *>(llvm::make_pointer_range(
         llvm::make_range(fn->arg_begin(), fn->arg_end())));
   };
-  forward(m, spec.name + "_get_param", {ptr, ptr, ptr, i64},
-          rawCall("mxrt_instance_read_param", {ptr, ptr, ptr, i64}),
-          passThrough);
+  defineCallThrough(m, spec.name + "_get_param", {ptr, ptr, ptr, i64},
+                    rawCall("mxrt_instance_read_param", {ptr, ptr, ptr, i64}),
+                    passThrough);
   if (!spec.isTraining())
     return;
-  forward(m, spec.name + "_set_param", {ptr, ptr, ptr, i64},
-          rawCall("mxrt_instance_write_param", {ptr, ptr, ptr, i64}),
-          passThrough);
-  forward(m, spec.name + "_save_params", {ptr, ptr},
-          rawCall("mxrt_instance_save_params", {ptr, ptr}), passThrough);
-  forward(m, spec.name + "_load_params", {ptr, ptr},
-          rawCall("mxrt_instance_load_params", {ptr, ptr}), passThrough);
+  defineCallThrough(m, spec.name + "_set_param", {ptr, ptr, ptr, i64},
+                    rawCall("mxrt_instance_write_param", {ptr, ptr, ptr, i64}),
+                    passThrough);
+  defineCallThrough(m, spec.name + "_save_params", {ptr, ptr},
+                    rawCall("mxrt_instance_save_params", {ptr, ptr}),
+                    passThrough);
+  defineCallThrough(m, spec.name + "_load_params", {ptr, ptr},
+                    rawCall("mxrt_instance_load_params", {ptr, ptr}),
+                    passThrough);
   auto callRaw = rawCall("mxrt_instance_call_raw", {ptr, i32, ptr, ptr});
   for (const auto &[index, f] : llvm::enumerate(spec.functions)) {
     std::vector<llvm::Type *> params = {ptr};
-    for (const TensorSpec &t : f.inputs) {
-      llvm::Type *byValue =
-          t.shape.empty() ? scalarByValue(ctx, t.dtype) : nullptr;
-      params.push_back(byValue ? byValue : ptr);
-    }
+    for (const TensorSpec &t : f.inputs)
+      params.push_back(typedApiType(ctx, t));
     params.insert(params.end(), f.outputs.size(), ptr);
     size_t nIn = f.inputs.size(), nOut = f.outputs.size();
     int32_t function = int32_t(index + 1);
-    forward(m, spec.name + "_" + cIdentifier(f.name), params, callRaw,
-            [&](Builder &b, llvm::Function *fn) {
-              auto array = [&](size_t first, size_t n) {
-                llvm::Value *a =
-                    b.CreateAlloca(ptr, b.getInt64(std::max<size_t>(n, 1)));
-                for (size_t i = 0; i < n; ++i) {
-                  llvm::Value *arg = fn->getArg(unsigned(first + i));
-                  if (!arg->getType()->isPointerTy()) { // a scalar's address
-                    llvm::Value *slot = b.CreateAlloca(arg->getType());
-                    b.CreateStore(arg, slot);
-                    arg = slot;
-                  }
-                  b.CreateStore(arg, b.CreateConstInBoundsGEP1_64(ptr, a, i));
-                }
-                return a;
-              };
-              llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
-              return llvm::SmallVector<llvm::Value *>{
-                  fn->getArg(0), b.getInt32(function), ins, outs};
-            });
+    defineCallThrough(
+        m, spec.name + "_" + cIdentifier(f.name), params, callRaw,
+        [&](Builder &b, llvm::Function *fn) {
+          auto array = [&](size_t first, size_t n) {
+            llvm::Value *a =
+                b.CreateAlloca(ptr, b.getInt64(std::max<size_t>(n, 1)));
+            for (size_t i = 0; i < n; ++i) {
+              llvm::Value *arg = fn->getArg(unsigned(first + i));
+              if (!arg->getType()->isPointerTy()) { // a scalar's address
+                llvm::Value *slot = b.CreateAlloca(arg->getType());
+                b.CreateStore(arg, slot);
+                arg = slot;
+              }
+              b.CreateStore(arg, b.CreateConstInBoundsGEP1_64(ptr, a, i));
+            }
+            return a;
+          };
+          llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
+          return llvm::SmallVector<llvm::Value *>{
+              fn->getArg(0), b.getInt32(function), ins, outs};
+        });
   }
 }
 
@@ -1029,16 +1035,14 @@ std::string mxc::generateHeader(const ModelSpec &spec,
        << (t.dtype == DType::String ? "*" : " *") << cIdentifier(t.name);
   os << ");\n\n";
   // One declaration per function: its inputs (a rank-0 one by value where
-  // scalarByValue says so), then its outputs.
+  // passedByValue says so), then its outputs.
   auto declare = [&](const std::string &fnName, const FunctionSpec &f) {
     os << "mxrt_status " << n << "_" << fnName << "(" << n << " *instance";
     for (const TensorSpec &t : f.inputs) {
-      bool byValue =
-          t.shape.empty() && (t.dtype == DType::F32 || t.dtype == DType::F64 ||
-                              t.dtype == DType::I32 || t.dtype == DType::I64);
       os << ",\n    "
-         << (byValue ? std::string(dtypeCType(t.dtype)) + " "
-                     : "const " + std::string(dtypeCType(t.dtype)) + " *")
+         << (passedByValue(t)
+                 ? std::string(dtypeCType(t.dtype)) + " "
+                 : "const " + std::string(dtypeCType(t.dtype)) + " *")
          << cIdentifier(t.name);
     }
     for (const TensorSpec &t : f.outputs)
