@@ -97,30 +97,46 @@ compile_cuda() {
   fi
 }
 
-failed=0
-printf '\n| model | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
-while IFS='|' read -r name file params input; do
-  [ -n "$name" ] && wanted || continue
-  args=("$file" --input "$input")
-  [ "$params" = "-" ] || args+=(--params "$params")
-  compile_cuda "$work/lib${name//-/_}_cuda.so" "$work/$name.cuda.err" "${args[@]}" || continue
-  "$mxc" "${args[@]}" -o "$work/lib${name//-/_}_cpu.so"
+# Runs $1_cpu.so and $1_cuda.so with mxrun (its options after $3), their
+# outputs into $2.cpu and $2.cuda, with $3 = 1 their parameters after the
+# run into $2.cpu.params and $2.cuda.params; prints the row and returns 1
+# when one fails.
+run_both() {
+  local lib=$1 out=$2 save=$3 t
+  shift 3
   for t in cpu cuda; do
-    if ! "$mxrun" "$work/lib${name//-/_}_$t.so" --output-dir "$work/$name.$t" > /dev/null 2> "$work/$name.$t.err"; then
-      printf '| %s | %s | %.1f | | **%s run failed**: %s |\n' "$name" "$input" "$seconds" "$t" "$(head -c 200 "$work/$name.$t.err" | tr '\n' ' ')"
+    local extra=()
+    [ "$save" = 1 ] && extra=(--save-params "$out.$t.params")
+    if ! "$mxrun" "${lib}_$t.so" "$@" "${extra[@]}" --output-dir "$out.$t" > /dev/null 2> "$out.$t.err"; then
+      printf '| %s | %s | %.1f | | **%s run failed**: %s |\n' "$name" "$input" "$seconds" "$t" "$(head -c 200 "$out.$t.err" | tr '\n' ' ')"
       failed=1
-      continue 2
+      return 1
     fi
   done
-  diff=$("$py" - "$work/$name.cpu" "$work/$name.cuda" <<'EOF'
+}
+
+# The row of model $name: the largest difference between $1.cpu's and
+# $1.cuda's outputs (and parameters, where $1.cpu.params exists) relative
+# to the CPU's largest magnitude, and whether it is within 1e-3.
+report_difference() {
+  local diff
+  diff=$(PYTHONPATH=bench "$py" - "$1.cpu" "$1.cuda" <<'EOF'
 import os, sys
 import numpy as np
+from bench_util import read_params
 worst = 0.0
+def compare(a, b):
+    global worst
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    worst = max(worst, np.abs(a - b).max() / max(np.abs(a).max(), 1e-30))
 for f in sorted(os.listdir(sys.argv[1])):
-    a = np.load(os.path.join(sys.argv[1], f)).astype(np.float64)
-    b = np.load(os.path.join(sys.argv[2], f)).astype(np.float64)
-    scale = max(np.abs(a).max(), 1e-30)
-    worst = max(worst, np.abs(a - b).max() / scale)
+    if f.endswith(".npy"):
+        compare(np.load(os.path.join(sys.argv[1], f)), np.load(os.path.join(sys.argv[2], f)))
+if os.path.exists(sys.argv[1] + ".params"):
+    cpu = read_params(sys.argv[1] + ".params")
+    cuda = read_params(sys.argv[2] + ".params")
+    for name in cpu:
+        compare(cpu[name], cuda[name])
 print("%.2e" % worst)
 EOF
 )
@@ -130,6 +146,18 @@ EOF
     printf '| %s | %s | %.1f | %s | **disagrees** |\n' "$name" "$input" "$seconds" "$diff"
     failed=1
   fi
+}
+
+failed=0
+printf '\n| model | input | CUDA compile s | max rel. difference to CPU | result |\n|---|---|---:|---:|---|\n'
+while IFS='|' read -r name file params input; do
+  [ -n "$name" ] && wanted || continue
+  args=("$file" --input "$input")
+  [ "$params" = "-" ] || args+=(--params "$params")
+  compile_cuda "$work/lib${name//-/_}_cuda.so" "$work/$name.cuda.err" "${args[@]}" || continue
+  "$mxc" "${args[@]}" -o "$work/lib${name//-/_}_cpu.so"
+  run_both "$work/lib${name//-/_}" "$work/$name" 0 || continue
+  report_difference "$work/$name"
 done <<< "$models"
 
 # Training: three momentum steps of each model's train_step on the GPU
@@ -154,40 +182,9 @@ while IFS='|' read -r name file params input extra; do
   lib="$work/lib${name//-/_}_train"
   compile_cuda "${lib}_cuda.so" "$work/$name.train.err" "${args[@]}" || continue
   "$mxc" "${args[@]}" -o "${lib}_cpu.so"
-  for t in cpu cuda; do
-    if ! "$mxrun" "${lib}_$t.so" --function train_step --steps 3 \
-        --input "softmax_label=$work/label.npy" --output-dir "$work/$name.train.$t" \
-        --save-params "$work/$name.train.$t.params" > /dev/null 2> "$work/$name.train.$t.err"; then
-      printf '| %s | %s | %.1f | | **%s run failed**: %s |\n' "$name" "$input" "$seconds" "$t" "$(head -c 200 "$work/$name.train.$t.err" | tr '\n' ' ')"
-      failed=1
-      continue 2
-    fi
-  done
-  diff=$(PYTHONPATH=bench "$py" - "$work/$name.train.cpu" "$work/$name.train.cuda" <<'EOF'
-import os, sys
-import numpy as np
-from bench_util import read_params
-worst = 0.0
-def compare(a, b):
-    global worst
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    worst = max(worst, np.abs(a - b).max() / max(np.abs(a).max(), 1e-30))
-for f in sorted(os.listdir(sys.argv[1])):
-    if f.endswith(".npy"):
-        compare(np.load(os.path.join(sys.argv[1], f)), np.load(os.path.join(sys.argv[2], f)))
-cpu = read_params(sys.argv[1] + ".params")
-cuda = read_params(sys.argv[2] + ".params")
-for name in cpu:
-    compare(cpu[name], cuda[name])
-print("%.2e" % worst)
-EOF
-)
-  if "$py" -c "import sys; sys.exit(0 if float('$diff') <= 1e-3 else 1)"; then
-    printf '| %s | %s | %.1f | %s | agrees |\n' "$name" "$input" "$seconds" "$diff"
-  else
-    printf '| %s | %s | %.1f | %s | **disagrees** |\n' "$name" "$input" "$seconds" "$diff"
-    failed=1
-  fi
+  run_both "$lib" "$work/$name.train" 1 --function train_step --steps 3 \
+    --input "softmax_label=$work/label.npy" || continue
+  report_difference "$work/$name.train"
 done <<< "$train_models"
 
 # The CUDA lit tests (fat binary contents, the no-GPU and CLI errors).
