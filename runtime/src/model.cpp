@@ -335,18 +335,15 @@ bool addAligned(uint64_t &offset, uint64_t size) {
   return true;
 }
 
-/// A CUDA model's instance (created like a CPU one: parameters in the
+/// A CUDA model's instance (created like a CPU one, parameters in the
 /// model's weights or, for training, in host storage with zeroed optimizer
-/// states after them; scratch in host memory): device copies of the
+/// states after them; but no host scratch): device copies of the
 /// parameters and states, device scratch and (unless the app passes device
 /// memory) a device buffer for each input and output of each function,
 /// which `buffers` then point to. The host storage goes: the device's
 /// copies are the instance's parameters from then on.
 mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
   const mxrt_model_desc *desc = instance->model->desc;
-  std::free(instance->scratch); // the device's replaces it
-  instance->scratch = nullptr;
-  instance->context.scratch = nullptr;
   std::string why;
   auto allocate = [&](size_t bytes, void *&out) {
     if (!mxrt::cuda::alloc(bytes, &out, why))
@@ -391,12 +388,12 @@ mxrt_status moveToDevice(mxrt_instance *instance, int64_t scratchSize) {
     return status;
   instance->scratch = static_cast<uint8_t *>(scratch);
   instance->context.scratch = instance->scratch;
+  if (instance->deviceBuffers) // the app's own, given on each call
+    return MXRT_OK;
   for (int64_t f = 0; f < desc->num_functions; ++f) {
     const mxrt_function_desc &fn = desc->functions[f];
     std::vector<void *> &buffers = instance->buffers[f];
     for (int64_t i = 0; i < fn.num_inputs + fn.num_outputs; ++i) {
-      if (instance->deviceBuffers)
-        break; // the app's own, given on each call
       const mxrt_tensor_desc &t =
           i < fn.num_inputs ? fn.inputs[i] : fn.outputs[i - fn.num_inputs];
       if (mxrt_status status = allocate(size_t(t.size_bytes), buffers[i]))
@@ -541,7 +538,8 @@ mxrt_status createInstance(const mxrt_model *model,
     buffers.insert(buffers.end(), states.begin(), states.end());
     scratchSize = std::max(scratchSize, fn.scratch_size);
   }
-  if (scratchSize > 0) {
+  // (A CUDA model's scratch is device memory: moveToDevice.)
+  if (scratchSize > 0 && !model->cuda()) {
     instance->scratch = static_cast<uint8_t *>(mxrt::alignedAlloc(scratchSize));
     if (!instance->scratch)
       return fail(MXRT_OUT_OF_MEMORY,
