@@ -68,6 +68,7 @@ constexpr const char *kCpuPipeline =
 // host code only launches kernels (docs/cuda.md).
 constexpr const char *kCudaPipeline =
     "mxc-lower-strings,"
+    "func.func(mxc-share-concat-prefixes),"
     "func.func(mxc-select-cuda-kernels),"
     "func.func(mxc-convert-mx-to-linalg{kernels=false}),"
     "canonicalize,"
@@ -171,6 +172,7 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   std::string lower;
   if (opts.fusion)
     lower += "func.func(mxc-pool-before-activation),"
+             "func.func(mxc-share-concat-prefixes),"
              "func.func(mxc-relu-into-batchnorm-grad),";
   if (opts.kernels)
     lower += "func.func(mxc-select-cpu-kernels),";

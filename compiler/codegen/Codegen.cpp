@@ -27,6 +27,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -51,6 +52,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -483,9 +485,13 @@ void splitIntoLoops(llvm::Module &m, unsigned minBlocks) {
       nests.emplace_back(loop->getBlocks().begin(), loop->getBlocks().end());
     // Program order, so that the pieces' names follow the layers.
     std::reverse(nests.begin(), nests.end());
+    // One cache for all of the function's extractions, as HotColdSplitting
+    // does: the nests are disjoint and hold no allocas, so what it records
+    // of the blocks left behind stays true (one per extraction made the
+    // split quadratic: DenseNet-201's forward spent seconds rebuilding it).
+    llvm::CodeExtractorAnalysisCache cache(*f);
     unsigned index = 0;
     for (auto &blocks : nests) {
-      llvm::CodeExtractorAnalysisCache cache(*f);
       llvm::CodeExtractor extractor(
           blocks, &dt, /*AggregateArgs=*/false, nullptr, nullptr, nullptr,
           /*AllowVarArgs=*/false,
@@ -500,7 +506,27 @@ void splitIntoLoops(llvm::Module &m, unsigned minBlocks) {
   }
 }
 
+/// Loops of at most this many iterations are fully unrolled (LLVM's
+/// -unroll-full-max-count, which a command line may still set). O3 alone
+/// unrolled the 12 vector steps of a 384-channel row and then the 14 rows
+/// around it in every ConvNeXt and Swin block: instruction selection on
+/// those blocks was 25 of ConvNeXt-small's 33 s, and capping the count at
+/// 8 took it to 3.4 s with the same forward time (docs/compile-time.md).
+constexpr unsigned kFullUnrollMaxCount = 8;
+
+void setUnrollDefaults() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::cl::Option *count =
+        llvm::cl::getRegisteredOptions().lookup("unroll-full-max-count");
+    if (count && count->getNumOccurrences() == 0)
+      count->addOccurrence(0, count->ArgStr,
+                           std::to_string(kFullUnrollMaxCount));
+  });
+}
+
 void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
+  setUnrollDefaults();
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-# Makes the fixture of test/models/resnet18_onnx.test: torchvision's ResNet-18 with
-# seeded random weights (no download), exported with torch.onnx.export, and PyTorch's
-# output on a seeded input. The ~45 MB model is rebuilt at test time; only the input and
-# the reference output are committed (test/models/resnet18_onnx/), written by
+# Makes the fixtures of test/models/resnet18_onnx.test and densenet121_onnx.test:
+# torchvision's ResNet-18 or DenseNet-121 with seeded random weights (no download),
+# exported with torch.onnx.export, and PyTorch's output on a seeded input. The model
+# (~45 / ~32 MB) is rebuilt at test time; only the input (the same for both) and the
+# reference outputs are committed (test/models/<model>_onnx/), written by
 #   /usr/bin/python3 test/models/make_torchvision_onnx.py --out-dir test/models/resnet18_onnx
+#   /usr/bin/python3 test/models/make_torchvision_onnx.py --model densenet121 \
+#       --out-dir test/models/densenet121_onnx
 import argparse
 import os
 
@@ -15,9 +18,9 @@ OPSET = 13
 SEED = 0
 
 
-def make_model():
+def make_model(name):
     torch.manual_seed(SEED)
-    model = torchvision.models.resnet18()
+    model = torchvision.models.get_model(name, weights=None)
     # Fresh BatchNorm layers are identities (mean 0, var 1, gamma 1, beta 0); give them
     # seeded statistics so the export's folded Conv+BN really carries BN's arithmetic.
     g = torch.Generator().manual_seed(SEED + 1)
@@ -42,9 +45,10 @@ def main():
     p.add_argument("--out-dir", required=True,
                    help="writes input.npy and torch_output.npy here")
     p.add_argument("--onnx", help="also export the model to this .onnx file")
+    p.add_argument("--model", default="resnet18", choices=["resnet18", "densenet121"])
     a = p.parse_args()
     torch.set_num_threads(1)  # one summation order, run to run
-    model, x = make_model(), make_input()
+    model, x = make_model(a.model), make_input()
     with torch.no_grad():
         y = model(x)
     os.makedirs(a.out_dir, exist_ok=True)
