@@ -25,6 +25,7 @@ config.substitutions.extend([
     ("%mxc-cpp-tour", os.path.join(tools, "mxc-cpp-tour")),
     ("%mxc", os.path.join(tools, "mxc")),
     ("%mxrun", os.path.join(tools, "mxrun")),
+    ("%mxrt-stress", os.path.join(tools, "mxrt-stress")),
     ("%python", config.python_executable),
     ("%cc", config.c_compiler),
     ("%mxrt_include", config.mxrt_include_dir),

@@ -12,6 +12,7 @@
 #include "mxrt/mxrt.h"
 #include "threadpool.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <initializer_list>
 #include <memory>
@@ -82,6 +83,9 @@ struct mxrt_instance {
   /// CUDA models: the app's tensors are device memory, used in place
   /// (mxrt_instance_options.device_buffers).
   bool deviceBuffers = false;
+  /// Set while a thread is in a call (mxrt::CallGuard): a second thread's
+  /// call fails instead of sharing the buffers and scratch.
+  std::atomic<bool> inCall{false};
   /// CUDA models: every device allocation of the instance (parameters,
   /// scratch, each function's input and output copies); `buffers` point
   /// into them, `scratch` and `params` too.

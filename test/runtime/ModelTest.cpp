@@ -371,6 +371,134 @@ TEST(Instance, CreateStaticOwnsItsModel) {
             MXRT_INVALID_ARGUMENT);
 }
 
+// Outputs that share memory with an input or another output, and buffers
+// not aligned to their elements, are refused before the model runs (run and
+// run_raw alike); distinct buffers and inputs shared by several inputs are
+// fine.
+TEST(Model, RunRefusesAliasedAndMisalignedBuffers) {
+  ModelPtr model = openAffine();
+  InstancePtr instance = model ? newInstance(model.get()) : InstancePtr();
+  ASSERT_TRUE(model && instance);
+  alignas(64) float x[6] = {1, 2, 3, 4, 5, 6}, scale = 1, y[8] = {};
+  alignas(8) double total[2] = {};
+  auto runRaw = [&](const void *in0, const void *in1, void *out0, void *out1) {
+    const void *inputs[] = {in0, in1};
+    void *outputs[] = {out0, out1};
+    return mxrt_instance_run_raw(instance.get(), inputs, outputs);
+  };
+  EXPECT_EQ(runRaw(x, &scale, y, total), MXRT_OK) << mxrt_last_error();
+  EXPECT_EQ(runRaw(x, &x[0], y, total), MXRT_OK) << mxrt_last_error();
+
+  EXPECT_EQ(runRaw(x, &scale, x, total), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              StrEq("model 'affine': output 'y' overlaps input 'x' (outputs "
+                    "must not share memory with inputs or other outputs)"));
+  // The last float of y is the scale.
+  EXPECT_EQ(runRaw(x, &y[5], y, total), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              HasSubstr("output 'y' overlaps input 'scale'"));
+  EXPECT_EQ(runRaw(x, &scale, y, &y[4]), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              HasSubstr("output 'total' overlaps output 'y'"));
+  auto *odd = reinterpret_cast<double *>(reinterpret_cast<char *>(total) + 4);
+  EXPECT_EQ(runRaw(x, &scale, y, odd), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("output 'total' at 0x"));
+  EXPECT_THAT(mxrt_last_error(),
+              HasSubstr("is not aligned to its float64 elements"));
+  auto *oddX = reinterpret_cast<float *>(reinterpret_cast<char *>(y) + 2);
+  EXPECT_EQ(runRaw(oddX, &scale, x, total), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("input 'x' at"));
+
+  // The same through mxrt_instance_run: tensors wrapping shared memory.
+  int64_t shape[] = {2, 3};
+  mxrt_tensor *xT = nullptr, *sT = nullptr, *tT = nullptr;
+  ASSERT_EQ(mxrt_tensor_wrap(MXRT_F32, 2, shape, x, &xT), MXRT_OK);
+  ASSERT_EQ(mxrt_tensor_wrap(MXRT_F32, 0, nullptr, &scale, &sT), MXRT_OK);
+  ASSERT_EQ(mxrt_tensor_wrap(MXRT_F64, 0, nullptr, total, &tT), MXRT_OK);
+  TensorPtr xt(xT), st(sT), tt(tT);
+  mxrt_tensor *inputs[] = {xT, sT};
+  mxrt_tensor *inPlace[] = {xT, tT};
+  EXPECT_EQ(mxrt_instance_run(instance.get(), inputs, 2, inPlace, 2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(), HasSubstr("output 'y' overlaps input 'x'"));
+  EXPECT_EQ(x[0], 1.0f); // nothing ran
+}
+
+// One thread uses an instance at a time: a second thread's call while the
+// first is inside the model fails with a message instead of sharing its
+// buffers, and the instance works again afterwards.
+std::atomic<int> blockingStage{0};
+void blockingAddOne(void *const *buffers, mxrt_exec_context *) {
+  int idle = 0;
+  if (blockingStage.compare_exchange_strong(idle, 1))
+    while (blockingStage.load() != 2)
+      std::this_thread::yield();
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  for (int i = 0; i < 4; ++i)
+    y[i] = x[i] + 1.0f;
+}
+
+TEST(Instance, ASecondThreadsCallIsRefusedWhileOneRuns) {
+  const int64_t shape[] = {4};
+  static const mxrt_tensor_desc in[] = {{"in", MXRT_F32, 1, shape, 0, 16, 0}};
+  static const mxrt_tensor_desc out[] = {{"out", MXRT_F32, 1, shape, 0, 16, 0}};
+  static const mxrt_function_desc functions[] = {
+      {"forward", 1, in, 1, out, blockingAddOne, 0, 0}};
+  alignas(64) static const uint8_t weights[64] = {};
+  static const mxrt_model_desc desc = {MXRT_MODEL_ABI_VERSION,
+                                       "blocking",
+                                       1,
+                                       functions,
+                                       0,
+                                       nullptr,
+                                       weights,
+                                       sizeof(weights),
+                                       0,
+                                       nullptr,
+                                       0};
+  mxrt_model *raw = nullptr;
+  ASSERT_EQ(mxrt_model_from_descriptor(&desc, &raw), MXRT_OK)
+      << mxrt_last_error();
+  ModelPtr model(raw);
+  InstancePtr instance = newInstance(model.get());
+  ASSERT_TRUE(instance);
+  alignas(64) float x[4] = {1, 2, 3, 4}, y[4] = {}, y2[4] = {};
+  const void *inputs[] = {x};
+  void *outputs[] = {y}, *outputs2[] = {y2};
+  blockingStage = 0;
+  mxrt_status first = MXRT_INTERNAL;
+  std::string firstError;
+  std::atomic<bool> firstDone{false};
+  std::thread runner([&] {
+    first = mxrt_instance_run_raw(instance.get(), inputs, outputs);
+    if (first != MXRT_OK)
+      firstError = mxrt_last_error();
+    firstDone = true;
+  });
+  while (blockingStage.load() != 1 && !firstDone.load())
+    std::this_thread::yield();
+  if (firstDone.load()) {
+    runner.join();
+    FAIL() << "the first call did not reach the model: " << firstError;
+  }
+  EXPECT_EQ(mxrt_instance_run_raw(instance.get(), inputs, outputs2),
+            MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              StrEq("model 'blocking': the instance is in a call on another "
+                    "thread (one thread uses an instance at a time: create an "
+                    "instance per thread)"));
+  blockingStage = 2;
+  runner.join();
+  EXPECT_EQ(first, MXRT_OK);
+  EXPECT_EQ(y[3], 5.0f);
+  EXPECT_EQ(y2[3], 0.0f);
+  // Free again: this thread's call runs (the entry does not block now).
+  EXPECT_EQ(mxrt_instance_run_raw(instance.get(), inputs, outputs2), MXRT_OK)
+      << mxrt_last_error();
+  EXPECT_EQ(y2[3], 5.0f);
+}
+
 TEST(Model, FromDescriptorValidatesTheTable) {
   mxrt_model *model = nullptr;
   mxrt_model_desc good = addOneDesc();

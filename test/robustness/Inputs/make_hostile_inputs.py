@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Writes the hostile files of issue #27's acceptance 4 to DIR (for
-# security/hostile-inputs.test): each claims far more than it holds or is
+# test/robustness/hostile-inputs.test): each claims far more than it holds or is
 # malformed in a way that a reader trusting it would over-allocate, recurse
 # until the stack ends, or read past the end of.
 #   huge.params  an MXNet .params record of 2^40 float32 elements, 4 bytes
