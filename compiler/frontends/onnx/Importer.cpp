@@ -12,11 +12,13 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -120,10 +122,16 @@ llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
   if (!elementKind(dt) || dt == TP::STRING)
     return bad("element type " + typeName(dt) + " is not supported");
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  // The element count and the bytes it needs, without overflow: every
+  // count below is compared with what the file holds before anything is
+  // allocated.
+  int64_t n = 1;
   for (int64_t d : shape)
     if (d < 0)
       return bad("negative dimension in " + shapeText(shape));
-  int64_t n = numElements(shape);
+    else if (llvm::MulOverflow(n, d, n) ||
+             n > std::numeric_limits<int64_t>::max() / 16)
+      return bad("shape " + shapeText(shape) + " is too large");
 
   // Raw bytes are ONNX's own layout: they become the Const's storage as
   // they are, taken from the model rather than copied.
@@ -145,6 +153,15 @@ llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
     }
     if (location.empty())
       return bad("external data without a location");
+    // As ONNX's checker: the data lies in the model's folder or below it,
+    // so that a model cannot make mxc read (and embed) any file.
+    if (llvm::sys::path::is_absolute(location) ||
+        llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
+                                      llvm::sys::path::end(location)),
+                     [](llvm::StringRef part) { return part == ".."; }))
+      return bad("external data location '" + location +
+                 "' leaves the model's folder (it must be a relative path "
+                 "without '..')");
     llvm::SmallString<256> path(llvm::sys::path::parent_path(file));
     llvm::sys::path::append(path, location);
     auto bytes = readFileSlice(path, offset, length, bad);
@@ -167,6 +184,13 @@ llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
     return Const(dt, std::move(shape), std::move(raw));
   }
 
+  // Typed values: as many as the shape needs, held in the proto itself.
+  int64_t held =
+      std::max({t.float_data_size(), t.double_data_size(), t.int32_data_size(),
+                t.int64_data_size(), t.uint64_data_size()});
+  if (held != n)
+    return bad("holds " + Twine(held) + " values but shape " +
+               shapeText(shape) + " needs " + Twine(n));
   Const c(dt, shape);
   auto fill = [&](const auto &values, auto convert) {
     int64_t got = values.size();

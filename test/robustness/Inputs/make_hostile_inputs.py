@@ -9,6 +9,9 @@
 #   short.onnx   an initializer of 2^20 x 4 floats holding 64 bytes
 #   ext.onnx     an external-data initializer of 2^30 x 4 floats whose
 #                ext.bin holds 128 bytes (and whose length claims 16 GiB)
+#   nodata.onnx  an initializer of 2^40 x 4 floats holding no values
+#   huge.onnx    an initializer of shape (2^62, 2^62, 4): the count overflows
+#   abs.onnx, up.onnx  external data at /etc/hostname and ../secret.bin
 #   neg.npy, ovf.npy  .npy headers of shape (-1, 4) and (2^62, 2^62)
 import os
 import struct
@@ -55,6 +58,18 @@ for key, value in (("location", "ext.bin"), ("offset", "0"), ("length", str(16 <
     entry.key, entry.value = key, value
 write("ext.bin", b"\0" * 128)
 write("ext.onnx", matmul_model(external, 1 << 30).SerializeToString())
+
+
+nodata = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 40, 4])
+write("nodata.onnx", matmul_model(nodata, 1 << 40).SerializeToString())
+huge = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 62, 1 << 62, 4])
+write("huge.onnx", matmul_model(huge, 1 << 40).SerializeToString())
+for name, location in (("abs.onnx", "/etc/hostname"), ("up.onnx", "../secret.bin")):
+    outside = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1, 4],
+                          data_location=TensorProto.EXTERNAL)
+    entry = outside.external_data.add()
+    entry.key, entry.value = "location", location
+    write(name, matmul_model(outside, 1).SerializeToString())
 
 
 def npy(shape):
