@@ -3,7 +3,8 @@
 # Sets up a fresh Debian 12 machine for mxc and builds it: installs the
 # toolchain (LLVM/MLIR 22, clang, lld, GoogleTest, NumPy, ONNX + its test
 # data, PyTorch + torchvision for reference outputs, Fashion-MNIST, OpenBLAS
-# for bench/perf_bench.py, Open MPI for the KVStore) with apt, then configures and builds into ./build
+# for bench/perf_bench.py, Open MPI for the KVStore, clang's sanitizer and
+# libFuzzer runtimes) with apt, then configures and builds into ./build
 # with clang++-22 + lld + libMLIR.so.
 # Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
@@ -13,7 +14,8 @@ packages=(cmake ninja-build clang-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools
           libmlir-22-dev mlir-22-tools libgtest-dev python3 python3-numpy
           libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata
           python3-torch python3-torchvision dataset-fashion-mnist zlib1g-dev
-          libopenblas-dev pkg-config time libopenmpi-dev openmpi-bin graphviz)
+          libopenblas-dev pkg-config time libopenmpi-dev openmpi-bin graphviz
+          libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

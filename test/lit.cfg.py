@@ -34,6 +34,19 @@ config.substitutions.extend([
     ("%examples", os.path.join(config.mxc_src_root, "examples")),
     ("%build_root", config.mxc_obj_root),
 ])
+# A sanitized build (-DMXC_SANITIZE): AddressSanitizer reserves terabytes
+# of address space, so %limit-memory (ulimit -v 4 GiB in a plain build)
+# limits nothing there; ASan's allocator reports what the limit would catch.
+# Programs that tests compile (%cc) link the sanitized libmxrt, so they get
+# the sanitizers' runtimes too.
+if config.mxc_sanitize:
+    config.available_features.add("sanitizer")
+    config.substitutions.append(("%limit-memory", "true"))
+    config.substitutions = [
+        (key, value + " -fsanitize=" + config.mxc_sanitize if key == "%cc" else value)
+        for key, value in config.substitutions]
+else:
+    config.substitutions.append(("%limit-memory", "ulimit -v 4194304"))
 # Tests that need the shared model files say `REQUIRES: shared-testdata`.
 if os.path.isdir(config.shared_testdata_dir):
     config.available_features.add("shared-testdata")

@@ -377,6 +377,9 @@ mxrt_status mxrt_kvstore_init(mxrt_kvstore *store, int32_t key,
                           what, key,
                           (long long)mxrt_tensor_num_elements(value));
   Entry entry;
+  entry.dtype = mxrt_tensor_dtype(value);
+  entry.shape.assign(mxrt_tensor_shape(value),
+                     mxrt_tensor_shape(value) + mxrt_tensor_ndim(value));
   if (mxrt_status status = newLike(value, entry.value))
     return status;
   if (mxrt_status status = newLike(value, entry.merged))

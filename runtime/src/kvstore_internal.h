@@ -76,6 +76,11 @@ inline float *floats(mxrt_tensor *t) {
 /// One key's value, the scratch its pushes merge into, and its optimizer
 /// state.
 struct Entry {
+  /// What every tensor of the key must be, fixed at init: `value` and
+  /// `merged` trade places in engine operations while calls check tensors
+  /// against the key, so the checks read these instead.
+  mxrt_dtype dtype = MXRT_F32;
+  std::vector<int64_t> shape;
   TensorPtr value;
   TensorPtr merged;
   std::vector<TensorPtr> states;
@@ -339,14 +344,21 @@ struct mxrt_kvstore {
       if (!tensors[i])
         return mxrt_set_error(MXRT_INVALID_ARGUMENT,
                               "%s: key %d: %s %zu is NULL", what, key, role, i);
-      if (!mxrt::kv::sameLayout(tensors[i], entry.value.get()))
+      const mxrt_tensor *t = tensors[i];
+      if (mxrt_tensor_dtype(t) != entry.dtype ||
+          !std::equal(entry.shape.begin(), entry.shape.end(),
+                      mxrt_tensor_shape(t),
+                      mxrt_tensor_shape(t) + mxrt_tensor_ndim(t))) {
+        std::string held = "scalar";
+        for (size_t d = 0; d < entry.shape.size(); ++d)
+          held = (d ? held + "x" : "") + std::to_string(entry.shape[d]);
         return mxrt_set_error(
             MXRT_INVALID_ARGUMENT,
             "%s: key %d: %s %zu is %s %s, the key holds %s %s (rank %d)", what,
-            key, role, i, mxrt_dtype_name(mxrt_tensor_dtype(tensors[i])),
-            mxrt::kv::shapeOf(tensors[i]).c_str(),
-            mxrt_dtype_name(mxrt_tensor_dtype(entry.value.get())),
-            mxrt::kv::shapeOf(entry.value.get()).c_str(), comm.rank);
+            key, role, i, mxrt_dtype_name(mxrt_tensor_dtype(t)),
+            mxrt::kv::shapeOf(t).c_str(), mxrt_dtype_name(entry.dtype),
+            held.c_str(), comm.rank);
+      }
     }
     return MXRT_OK;
   }

@@ -128,5 +128,16 @@ int main(int argc, char **argv) {
   for (int i = 0; i < before; ++i)
     printf(" %d", s.order[i]);
   printf("\n%s\n", s.failures ? "FAIL" : "PASS");
+  /* Everything released: the sanitized build checks for leaks. */
+  for (int32_t i = 0; i < inputs; ++i)
+    mxrt_tensor_release(in[i]);
+  for (int32_t o = 0; o < s.outputs; ++o) {
+    mxrt_tensor_release(s.results[o]);
+    mxrt_tensor_release(s.reference[o]);
+  }
+  free(s.results);
+  free(s.reference);
+  mxrt_instance_release(instance);
+  mxrt_model_release(model);
   return s.failures ? 1 : 0;
 }
