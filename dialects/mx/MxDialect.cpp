@@ -47,6 +47,16 @@ FailureOr<Operation *> mxc::mx::createByName(OpBuilder &b, Location loc,
   }
   // Without properties, defaults are materialized into the dictionary.
   opName->populateDefaultAttrs(state.attributes);
+  // Type inference reads the attributes unchecked, before the verifier
+  // runs. mx ops have no optional attributes: after the defaults, every one
+  // must be there.
+  for (StringAttr attrName : opName->getAttributeNames())
+    if (!state.attributes.get(attrName)) {
+      error =
+          ("'" + name + "' op requires attribute '" + attrName.strref() + "'")
+              .str();
+      return failure();
+    }
   SmallVector<Type> types;
   error.clear();
   {

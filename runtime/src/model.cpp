@@ -516,8 +516,10 @@ mxrt_status createInstance(const mxrt_model *model,
     for (int64_t i = 0; i < desc->num_params; ++i) {
       const mxrt_tensor_desc &param = desc->params[i];
       instance->params[i] = instance->storage + offsets[i];
-      std::memcpy(instance->params[i], desc->weights + param.offset,
-                  param.size_bytes);
+      // An empty parameter may come with no weights at all (NULL).
+      if (param.size_bytes)
+        std::memcpy(instance->params[i], desc->weights + param.offset,
+                    param.size_bytes);
     }
     for (int64_t i = 0; i < desc->num_states; ++i)
       states[i] = instance->storage + offsets[desc->num_params + i];

@@ -244,6 +244,12 @@ mxrt_status parseDescr(const char *path, const HeaderParser &header,
                         path, descr.c_str(), descr.c_str() + 2);
     text->unitBytes = descr[1] == 'U' ? 4 : 1;
     text->units = std::strtoull(descr.c_str() + 2, nullptr, 10);
+    // Elements of no bytes would let a tiny file claim billions of strings.
+    if (text->units == 0)
+      return mxrt::fail(MXRT_UNSUPPORTED,
+                        "'%s': text dtype '%s' has zero width (NumPy's text "
+                        "arrays hold at least one unit per element)",
+                        path, descr.c_str());
     *out = MXRT_STRING;
     return MXRT_OK;
   }
@@ -346,6 +352,7 @@ mxrt_status readText(const char *path, FILE *file, const TextDescr &text,
                      mxrt_tensor *tensor) {
   std::vector<unsigned char> item(text.units * text.unitBytes);
   std::string value;
+  std::vector<uint32_t> codePoints;
   for (int64_t i = 0; i < tensor->numElements; ++i) {
     if (std::fread(item.data(), 1, item.size(), file) != item.size())
       return mxrt::fail(
@@ -365,6 +372,12 @@ mxrt_status readText(const char *path, FILE *file, const TextDescr &text,
                           "Unicode character",
                           path, static_cast<long long>(i), c);
     }
+    // String tensors hold UTF-8; a '|S' element's bytes may be anything.
+    if (text.unitBytes == 1 && !decodeUtf8(value.c_str(), codePoints))
+      return mxrt::fail(MXRT_IO_ERROR,
+                        "'%s': element %lld is not valid UTF-8 (string "
+                        "tensors hold UTF-8 text)",
+                        path, static_cast<long long>(i));
     if (mxrt_status status = mxrt_tensor_set_string(tensor, i, value.c_str()))
       return status;
   }

@@ -615,6 +615,8 @@ llvm::Expected<NamedAttrList> Importer::convertAttrs(const SymbolNode &node,
     c.i64("axis");
     c.boolean("squeeze_axis");
   } else if (op == "mx.slice") {
+    if (operands.size() != 1)
+      return nodeError(node, "expects 1 input, got " + Twine(operands.size()));
     auto shape = cast<RankedTensorType>(operands[0].getType()).getShape();
     SmallVector<int64_t> begin, end, step;
     if (m.family == "axis") {

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <limits>
@@ -447,6 +448,20 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
       return nodeError(n, "input '" + n.input(i) +
                               "' is not produced by any earlier node, input "
                               "or initializer");
+  // The handlers read the inputs their operator requires without checking.
+  if (const ::onnx::OpSchema *schema =
+          ::onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "")) {
+    const auto &formals = schema->inputs();
+    for (int i = 0; i < (int)formals.size(); ++i)
+      if (formals[i].GetOption() == ::onnx::OpSchema::Single &&
+          (i >= n.input_size() || n.input(i).empty()))
+        return nodeError(n, "required input #" + Twine(i) + " ('" +
+                                formals[i].GetName() + "') is missing");
+    if (n.input_size() < schema->min_input())
+      return nodeError(n, "has " + Twine(n.input_size()) +
+                              " inputs, but the operator needs at least " +
+                              Twine(schema->min_input()));
+  }
   // Sequences and optionals are known at compile time: their ops are
   // bookkeeping, or become tensor nodes (see ContainerNode).
   const OpEntry *entry = findOp(n.op_type(), opset);

@@ -5,6 +5,8 @@
 // rearrange a tensor, on the host when it is a constant.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -54,6 +56,15 @@ LogicalResult importConstantOfShape(Importer &im, StringRef) {
   auto dims = im.constInts(0, "input");
   if (failed(dims))
     return failure();
+  // The constant is built on the host: its size must be sane (8 bytes per
+  // element at most).
+  constexpr int64_t kMaxBytes = int64_t(256) << 20;
+  int64_t n = 1;
+  for (int64_t d : *dims)
+    if (d < 0 || llvm::MulOverflow(n, d, n) || n > kMaxBytes / 8)
+      return im.fail("shape " + shapeText(*dims) +
+                     " is negative or too large for a constant (at most " +
+                     Twine(kMaxBytes >> 20) + " MiB)");
   Const c(TP::FLOAT, *dims);
   if (auto *a = im.attr("value")) {
     auto v = valueAttr(im, *a);
@@ -169,7 +180,9 @@ LogicalResult importReshape(Importer &im, StringRef) {
     }
     if (target[i] < 0)
       return im.fail("shape " + shapeText(target) + " has a negative extent");
-    known *= target[i];
+    if (llvm::MulOverflow(known, target[i], known))
+      return im.fail("shape " + shapeText(target) +
+                     " has more elements than fit in 64 bits");
   }
   if (inferred >= 0) {
     if (known == 0 || numElements(in) % known)

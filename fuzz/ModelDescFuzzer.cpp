@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fuzzes the runtime's validation of a compiled model's tables
+// (checkDescriptor, behind mxrt_model_open and mxrt_model_from_descriptor):
+// the input is decoded into an mxrt_model_desc (counts, names, dtypes,
+// shapes, sizes, offsets, flags) whose every pointer points into buffers
+// built here, of exactly the length the table claims or NULL; only counts
+// the runtime must reject (negative, over its limits) may disagree with
+// them. A table the runtime accepts is then used as an app would: queried,
+// instantiated and called, with an entry point that touches every byte the
+// contract (model_abi.h) promises it, so ASan sees any short buffer.
+#include "mxrt/model_abi.h"
+#include "mxrt/mxrt.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Owns everything the descriptor points to; deques keep addresses stable.
+struct Tables {
+  std::deque<std::string> strings;
+  std::deque<std::vector<int64_t>> shapes;
+  std::deque<std::vector<mxrt_tensor_desc>> tensorTables;
+  std::vector<mxrt_function_desc> functions;
+  std::vector<mxrt_tensor_desc> params, states;
+  std::unique_ptr<uint8_t[]> weights;
+  mxrt_model_desc model{};
+};
+
+/// The function the entry point below is running, set before each call.
+const mxrt_model_desc *currentModel = nullptr;
+const mxrt_function_desc *currentFunction = nullptr;
+
+uint64_t bytesOf(const mxrt_tensor_desc &desc) {
+  return static_cast<uint64_t>(desc.size_bytes);
+}
+
+void touch(void *data, uint64_t bytes, bool write) {
+  volatile uint8_t sink = 0;
+  auto *p = static_cast<uint8_t *>(data);
+  for (uint64_t i = 0; i < bytes; ++i) {
+    if (write)
+      p[i] = static_cast<uint8_t>(i);
+    else
+      sink = sink + p[i];
+  }
+}
+
+/// Reads every input, parameter and state, writes every output (and the
+/// parameters and states of a function that updates them) and the scratch.
+void entry(void *const *buffers, mxrt_exec_context *ctx) {
+  const mxrt_function_desc &fn = *currentFunction;
+  bool updates = fn.flags & MXRT_FUNCTION_UPDATES_STATE;
+  size_t b = 0;
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    touch(buffers[b++], bytesOf(fn.inputs[i]), false);
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    touch(buffers[b++], bytesOf(fn.outputs[i]), true);
+  for (int64_t i = 0; i < currentModel->num_params; ++i)
+    touch(buffers[b++], bytesOf(currentModel->params[i]), updates);
+  for (int64_t i = 0; i < currentModel->num_states; ++i)
+    touch(buffers[b++], bytesOf(currentModel->states[i]), updates);
+  if (fn.scratch_size)
+    touch(ctx->scratch, fn.scratch_size, true);
+}
+
+/// A count for a table of `actual` entries: almost always `actual`, else one
+/// the runtime must refuse. (Each choice's common case is the one a short
+/// input, whose integers read as their minimum, makes.)
+int64_t countFor(FuzzedDataProvider &in, int64_t actual, int64_t limit) {
+  switch (in.ConsumeIntegralInRange(0, 15)) {
+  case 14:
+    return -in.ConsumeIntegralInRange<int64_t>(1, INT64_MAX);
+  case 15:
+    return in.ConsumeIntegralInRange<int64_t>(limit + 1, INT64_MAX);
+  default:
+    return actual;
+  }
+}
+
+int64_t smallOrAny(FuzzedDataProvider &in, int64_t low, int64_t high) {
+  return in.ConsumeIntegralInRange(0, 7) == 7
+             ? in.ConsumeIntegral<int64_t>()
+             : in.ConsumeIntegralInRange<int64_t>(low, high);
+}
+
+const char *name(FuzzedDataProvider &in, Tables &t) {
+  if (in.ConsumeIntegralInRange(0, 31) == 31)
+    return nullptr;
+  return t.strings.emplace_back(in.ConsumeRandomLengthString(12)).c_str();
+}
+
+mxrt_tensor_desc tensor(FuzzedDataProvider &in, Tables &t) {
+  mxrt_tensor_desc desc{};
+  desc.name = name(in, t);
+  desc.dtype = smallOrAny(in, -1, MXRT_STRING + 1);
+  size_t rank = in.ConsumeIntegralInRange<size_t>(0, MXRT_MAX_DIMS + 1);
+  std::vector<int64_t> &shape = t.shapes.emplace_back();
+  for (size_t d = 0; d < rank; ++d)
+    shape.push_back(smallOrAny(in, 0, 9));
+  desc.ndim = countFor(in, static_cast<int64_t>(rank), MXRT_MAX_DIMS);
+  desc.shape = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : shape.data();
+  // The size the runtime expects, most of the time.
+  uint64_t bytes = desc.dtype >= 0 && desc.dtype <= MXRT_STRING
+                       ? mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype))
+                       : 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      bytes = 1;
+  desc.size_bytes = in.ConsumeIntegralInRange(0, 7) == 7
+                        ? in.ConsumeIntegral<int64_t>()
+                        : static_cast<int64_t>(bytes);
+  desc.offset = in.ConsumeIntegralInRange(0, 7) == 7
+                    ? in.ConsumeIntegral<int64_t>()
+                    : in.ConsumeIntegralInRange<int64_t>(0, 4) * 64;
+  desc.flags = smallOrAny(in, 0, 3);
+  return desc;
+}
+
+const mxrt_tensor_desc *tensorTable(FuzzedDataProvider &in, Tables &t,
+                                    int64_t &count, int64_t limit) {
+  size_t n = in.ConsumeIntegralInRange<size_t>(0, 4);
+  std::vector<mxrt_tensor_desc> &table = t.tensorTables.emplace_back();
+  for (size_t i = 0; i < n; ++i)
+    table.push_back(tensor(in, t));
+  count = countFor(in, static_cast<int64_t>(n), limit);
+  if (in.ConsumeIntegralInRange(0, 31) == 31)
+    return nullptr;
+  return table.data();
+}
+
+void build(FuzzedDataProvider &in, Tables &t) {
+  mxrt_model_desc &m = t.model;
+  m.abi_version = in.ConsumeIntegralInRange(0, 15) == 15
+                      ? in.ConsumeIntegral<int64_t>()
+                      : MXRT_MODEL_ABI_VERSION;
+  m.name = name(in, t);
+  m.flags = in.ConsumeIntegralInRange(0, 15) == 15
+                ? in.ConsumeIntegral<int64_t>()
+                : in.ConsumeIntegralInRange<int64_t>(0, 1);
+  // 1 to 3 functions mostly; none at times.
+  size_t numFunctions = (in.ConsumeIntegralInRange<size_t>(0, 3) + 1) % 4;
+  for (size_t f = 0; f < numFunctions; ++f) {
+    mxrt_function_desc fn{};
+    fn.name = name(in, t);
+    fn.inputs = tensorTable(in, t, fn.num_inputs, INT32_MAX / 2);
+    fn.outputs = tensorTable(in, t, fn.num_outputs, INT32_MAX / 2);
+    fn.entry = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : entry;
+    fn.scratch_size = smallOrAny(in, 0, 4096);
+    fn.flags = smallOrAny(in, 0, 1);
+    t.functions.push_back(fn);
+  }
+  m.num_functions = countFor(in, static_cast<int64_t>(numFunctions), INT32_MAX);
+  m.functions = numFunctions ? t.functions.data() : nullptr;
+  int64_t weightsSize = in.ConsumeIntegralInRange<int64_t>(0, 1024);
+  t.weights.reset(new uint8_t[weightsSize]());
+  m.weights =
+      in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : t.weights.get();
+  m.weights_size = in.ConsumeIntegralInRange(0, 15) == 15
+                       ? -in.ConsumeIntegralInRange<int64_t>(1, INT64_MAX)
+                       : weightsSize;
+  m.params = tensorTable(in, t, m.num_params, INT32_MAX / 2);
+  m.states = tensorTable(in, t, m.num_states, INT32_MAX / 2);
+}
+
+/// Whether an instance of the accepted model is small enough to create.
+bool smallEnough(const mxrt_model_desc &m) {
+  uint64_t total = 0;
+  for (int64_t f = 0; f < m.num_functions; ++f)
+    total += static_cast<uint64_t>(m.functions[f].scratch_size);
+  for (int64_t i = 0; i < m.num_params; ++i)
+    total += bytesOf(m.params[i]);
+  for (int64_t i = 0; i < m.num_states; ++i)
+    total += bytesOf(m.states[i]);
+  return total <= (1u << 20);
+}
+
+/// Calls function `f` with zeroed buffers of exactly the sizes it declares.
+void call(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f) {
+  const mxrt_function_desc &fn = m.functions[f];
+  uint64_t total = 0;
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    total += bytesOf(fn.inputs[i]);
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    total += bytesOf(fn.outputs[i]);
+  if (total > (1u << 20))
+    return;
+  std::vector<std::unique_ptr<uint8_t[]>> storage;
+  std::vector<const void *> inputs;
+  std::vector<void *> outputs;
+  auto buffer = [&](const mxrt_tensor_desc &desc) {
+    storage.emplace_back(new uint8_t[bytesOf(desc)]());
+    return storage.back().get();
+  };
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    inputs.push_back(buffer(fn.inputs[i]));
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    outputs.push_back(buffer(fn.outputs[i]));
+  currentModel = &m;
+  currentFunction = &fn;
+  mxrt_instance_call_raw(instance, f, inputs.data(), outputs.data());
+}
+
+void use(const mxrt_model *model, const mxrt_model_desc &m) {
+  mxrt_tensor_info info;
+  int32_t index = 0;
+  (void)mxrt_model_name(model);
+  int32_t numFunctions = mxrt_model_num_functions(model);
+  for (int32_t f = -1; f <= numFunctions; ++f) {
+    (void)mxrt_model_function_name(model, f);
+    int32_t numInputs = mxrt_model_function_num_inputs(model, f);
+    int32_t numOutputs = mxrt_model_function_num_outputs(model, f);
+    for (int32_t i = -1; i <= numInputs; ++i)
+      (void)mxrt_model_function_input_info(model, f, i, &info);
+    for (int32_t i = -1; i <= numOutputs; ++i)
+      (void)mxrt_model_function_output_info(model, f, i, &info);
+  }
+  for (int32_t i = -1; i <= mxrt_model_num_inputs(model); ++i)
+    (void)mxrt_model_input_info(model, i, &info);
+  for (int32_t i = -1; i <= mxrt_model_num_outputs(model); ++i)
+    (void)mxrt_model_output_info(model, i, &info);
+  for (int64_t i = 0; i < m.functions[0].num_inputs; ++i)
+    (void)mxrt_model_find_input(model, m.functions[0].inputs[i].name, &index);
+  for (int32_t i = -1; i <= mxrt_model_num_params(model); ++i)
+    (void)mxrt_model_param_info(model, i, &info);
+  if (!smallEnough(m))
+    return;
+  mxrt_instance *instance = nullptr;
+  if (mxrt_instance_create(model, nullptr, &instance) != MXRT_OK)
+    return;
+  for (int64_t i = 0; i < m.num_params; ++i) {
+    const mxrt_tensor_desc &param = m.params[i];
+    (void)mxrt_model_find_param(model, param.name, &index);
+    std::vector<uint8_t> bytes(bytesOf(param));
+    (void)mxrt_instance_read_param(instance, param.name, bytes.data(),
+                                   bytes.size());
+    if (m.flags & MXRT_MODEL_TRAINABLE)
+      (void)mxrt_instance_write_param(instance, param.name, bytes.data(),
+                                      bytes.size());
+  }
+  for (int32_t f = 0; f < numFunctions; ++f)
+    call(instance, m, f);
+  mxrt_instance_release(instance);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  Tables tables;
+  build(in, tables);
+  mxrt_model *model = nullptr;
+  if (mxrt_model_from_descriptor(&tables.model, &model) != MXRT_OK)
+    return 0;
+  use(model, tables.model);
+  mxrt_model_release(model);
+  return 0;
+}
