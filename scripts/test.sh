@@ -2,8 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sets everything up (scripts/setup.sh) and runs the whole test suite:
 # GoogleTest (runtime, frontend readers) and lit (dialect, passes, tools,
-# end-to-end models and operator fixtures) through CTest.
+# end-to-end models and operator fixtures) through CTest, then the same
+# suites in the AddressSanitizer / UndefinedBehaviorSanitizer and
+# ThreadSanitizer builds (scripts/sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+# The sanitizer builds, their tests and a short run of every fuzz target
+# (docs/security.md).
+scripts/sanitizers.sh

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The sanitizer builds of issue #27 (docs/security.md), after scripts/setup.sh
+# (./build must exist: its mxc compiles the model the ThreadSanitizer run
+# uses):
+#   build-asan  compiler and runtime with -DMXC_SANITIZE=address,undefined
+#               -DMXC_FUZZ=ON: the GoogleTest suites, the fuzz targets'
+#               regression inputs, the lit suites that run mxc and mxrun
+#               (robustness, tools, e2e, train), leaks checked; then each
+#               fuzz target for 15 s (MXC_FUZZ_SMOKE_SECONDS).
+#   build-tsan  the runtime alone with -DMXC_SANITIZE=thread: its GoogleTest
+#               suites and mxrt-stress (8 threads x 1000 runs of ResNet-20).
+# Any report fails the run. `scripts/sanitizers.sh asan` or `... tsan` runs
+# one of them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+jobs=$(nproc)
+common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+        -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
+        -DLLVM_USE_LINKER=lld -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
+        -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+        -DPython3_EXECUTABLE=/usr/bin/python3)
+# Every finding stops the program with a non-zero exit (the builds also
+# pass -fno-sanitize-recover=all).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Open MPI is not built with the sanitizer: scripts/tsan.supp leaves its
+# internals out (each line says why).
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
+
+if [ "$which" = all ] || [ "$which" = asan ]; then
+  # One build for the sanitized tests and the fuzz targets (-DMXC_FUZZ=ON:
+  # libFuzzer programs, which CTest runs over their regression inputs).
+  [ -f build-asan/build.ninja ] || cmake "${common[@]}" -S . -B build-asan \
+    -DMXC_SANITIZE=address,undefined -DMXC_FUZZ=ON
+  ninja -C build-asan -j"$jobs"
+  # GoogleTest suites and the fuzz targets' regression inputs. The kernels'
+  # avx2 and portable variants run in the plain build only (the same code
+  # paths in other intrinsics, a third of the sanitized time). Open MPI does
+  # not free what it allocates at MPI_Finalize: the distributed KVStore tests
+  # (mpirun workers) run without leak checking.
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" \
+    -E '^lit$|[.](avx2|portable)|DistKVStore'
+  ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 ctest --test-dir build-asan \
+    --output-on-failure -j"$jobs" -R DistKVStore
+  # The lit suites that drive the sanitized mxc, mxrun and libmxrt. Python
+  # tests that load libmxrt into the interpreter (ctypes) are left out: the
+  # interpreter is not built with the sanitizer.
+  /usr/lib/llvm-22/bin/lit -sv build-asan/test/robustness \
+    build-asan/test/tools build-asan/test/e2e build-asan/test/train
+  # A short run of every fuzz target (scripts/fuzz.sh TARGET 600 is the long
+  # one).
+  MXC_FUZZ_BUILD=$PWD/build-asan scripts/fuzz.sh all "${MXC_FUZZ_SMOKE_SECONDS:-15}"
+fi
+
+if [ "$which" = all ] || [ "$which" = tsan ]; then
+  [ -f build-tsan/build.ninja ] || cmake "${common[@]}" -S . -B build-tsan \
+    -DMXC_SANITIZE=thread -DMXC_BUILD_COMPILER=OFF
+  ninja -C build-tsan -j"$jobs"
+  # The kernels on the machine's own instruction set (their thread pool is
+  # the same for every ISA).
+  ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
+    -E '[.](avx2|portable)'
+  model=build-tsan/stress/libresnet20.so
+  mkdir -p build-tsan/stress
+  build/bin/mxc ../shared/testdata/mxnet/cifar_resnet20_v1-symbol.json \
+    --params ../shared/testdata/mxnet/cifar_resnet20_v1-0000.params \
+    --input data=1x3x32x32 -o "$model"
+  # The model links the sanitized libmxrt of build-tsan (the same soname).
+  LD_LIBRARY_PATH=build-tsan/lib build-tsan/bin/mxrt-stress "$model" \
+    --threads 8 --runs 1000
+fi
