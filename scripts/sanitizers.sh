@@ -35,13 +35,15 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
   [ -f build-asan/build.ninja ] || cmake "${common[@]}" -S . -B build-asan \
     -DMXC_SANITIZE=address,undefined -DMXC_FUZZ=ON
   ninja -C build-asan -j"$jobs"
-  # GoogleTest suites and the fuzz targets' regression inputs. The kernels'
-  # avx2 and portable variants run in the plain build only (the same code
-  # paths in other intrinsics, a third of the sanitized time). Open MPI does
-  # not free what it allocates at MPI_Finalize: the distributed KVStore tests
-  # (mpirun workers) run without leak checking.
+  # GoogleTest suites and the fuzz targets' regression inputs. The kernels
+  # run once, on the machine's instruction set with their own choice of
+  # algorithm; their avx2 / portable copies and the forced-algorithm reruns
+  # (.avx512.winograd2 ...) run in the plain build only (the same code in
+  # other intrinsics or other tile sizes, most of the sanitized time). Open
+  # MPI does not free what it allocates at MPI_Finalize: the distributed
+  # KVStore tests (mpirun workers) run without leak checking.
   ctest --test-dir build-asan --output-on-failure -j"$jobs" \
-    -E '^lit$|[.](avx2|portable)|DistKVStore'
+    -E '^lit$|[.](avx2|portable)|[.]avx512[.]|DistKVStore'
   ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 ctest --test-dir build-asan \
     --output-on-failure -j"$jobs" -R DistKVStore
   # The lit suites that drive the sanitized mxc, mxrun and libmxrt. Python
@@ -58,10 +60,10 @@ if [ "$which" = all ] || [ "$which" = tsan ]; then
   [ -f build-tsan/build.ninja ] || cmake "${common[@]}" -S . -B build-tsan \
     -DMXC_SANITIZE=thread -DMXC_BUILD_COMPILER=OFF
   ninja -C build-tsan -j"$jobs"
-  # The kernels on the machine's own instruction set (their thread pool is
-  # the same for every ISA).
+  # The kernels once, as in the ASan build (their thread pool is the same
+  # for every ISA and algorithm).
   ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
-    -E '[.](avx2|portable)'
+    -E '[.](avx2|portable)|[.]avx512[.]'
   model=build-tsan/stress/libresnet20.so
   mkdir -p build-tsan/stress
   build/bin/mxc ../shared/testdata/mxnet/cifar_resnet20_v1-symbol.json \
