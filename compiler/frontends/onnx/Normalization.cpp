@@ -203,8 +203,10 @@ static LogicalResult outAlongAxis(Importer &im, bool scalarOk,
                    " is out of range for rank " + Twine(r));
   if (im.opset >= 13 || axis == r - 1)
     return im.out(0, fn(im.val(0), axis));
+  // Both products directly: a leading extent of 0 must not divide.
   int64_t lead = numElements(ArrayRef(xs).take_front(axis));
-  Value flat = im.reshape(im.val(0), {lead, numElements(xs) / lead});
+  Value flat =
+      im.reshape(im.val(0), {lead, numElements(ArrayRef(xs).drop_front(axis))});
   return im.out(0, im.reshape(fn(flat, 1), xs));
 }
 
