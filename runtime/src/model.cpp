@@ -5,6 +5,7 @@
 // trusts a corrupt table, and calling its functions on checked tensors.
 // Instances of training models own their parameters and optimizer states.
 
+#include "call_checks.h"
 #include "cuda.h"
 #include "gemm_internal.h"
 #include "internal.h"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -586,90 +588,6 @@ mxrt_status checkTensor(const char *kind, int32_t index,
   return MXRT_OK;
 }
 
-/// Bytes of a tensor of `desc`'s dtype and shape (the descriptor's sizes
-/// were checked when the model was opened).
-uint64_t bytesOf(const mxrt_tensor_desc &desc) {
-  uint64_t bytes = mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype));
-  for (int32_t d = 0; d < desc.ndim; ++d)
-    bytes *= static_cast<uint64_t>(desc.shape[d]);
-  return bytes;
-}
-
-/// Checks the buffers of one call of `fn` (input(i), output(i)): each is
-/// aligned to its element (at most 8 bytes), and no output overlaps an input
-/// or another output (compiled code reads inputs after writing outputs and
-/// keeps intermediate values in outputs, so either would give wrong
-/// results). `callee()` names the call in messages; nothing is allocated
-/// unless a check fails.
-template <typename Callee, typename Input, typename Output>
-mxrt_status checkBuffers(const mxrt_function_desc &fn, Callee callee,
-                         Input input, Output output) {
-  auto misaligned = [](const void *data, const mxrt_tensor_desc &desc) {
-    uint64_t align = std::min<uint64_t>(
-        mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype)), 8);
-    return align > 1 && reinterpret_cast<uintptr_t>(data) % align != 0;
-  };
-  for (int64_t i = 0; i < fn.num_inputs; ++i)
-    if (misaligned(input(i), fn.inputs[i]))
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "%s: input '%s' at %p is not aligned to its %s elements",
-                  callee().c_str(), fn.inputs[i].name, input(i),
-                  mxrt_dtype_name(static_cast<mxrt_dtype>(fn.inputs[i].dtype)));
-  auto overlap = [](const void *a, uint64_t aBytes, const void *b,
-                    uint64_t bBytes) {
-    auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-    return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
-  };
-  for (int64_t o = 0; o < fn.num_outputs; ++o) {
-    const mxrt_tensor_desc &out = fn.outputs[o];
-    const void *data = output(o);
-    uint64_t bytes = bytesOf(out);
-    if (misaligned(data, out))
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "%s: output '%s' at %p is not aligned to its %s elements",
-                  callee().c_str(), out.name, data,
-                  mxrt_dtype_name(static_cast<mxrt_dtype>(out.dtype)));
-    for (int64_t i = 0; i < fn.num_inputs; ++i)
-      if (overlap(data, bytes, input(i), bytesOf(fn.inputs[i])))
-        return fail(MXRT_INVALID_ARGUMENT,
-                    "%s: output '%s' overlaps input '%s' (outputs must not "
-                    "share memory with inputs or other outputs)",
-                    callee().c_str(), out.name, fn.inputs[i].name);
-    for (int64_t other = 0; other < o; ++other)
-      if (overlap(data, bytes, output(other), bytesOf(fn.outputs[other])))
-        return fail(MXRT_INVALID_ARGUMENT,
-                    "%s: output '%s' overlaps output '%s' (outputs must not "
-                    "share memory with inputs or other outputs)",
-                    callee().c_str(), out.name, fn.outputs[other].name);
-  }
-  return MXRT_OK;
-}
-
-/// Marks the instance as in a call for the guard's lifetime; `entered()` is
-/// false when another thread is in one (the instance is left to it).
-class CallGuard {
-public:
-  explicit CallGuard(mxrt_instance *instance)
-      : flag(instance->inCall),
-        ok(!flag.exchange(true, std::memory_order_acquire)) {}
-  ~CallGuard() {
-    if (ok)
-      flag.store(false, std::memory_order_release);
-  }
-  bool entered() const { return ok; }
-
-private:
-  std::atomic<bool> &flag;
-  bool ok;
-};
-
-mxrt_status failBusy(const char *callee) {
-  return fail(MXRT_INVALID_ARGUMENT,
-              "%s: the instance is in a call on another thread (one thread "
-              "uses an instance at a time: create an instance per thread)",
-              callee);
-}
-
 /// Calls `fn` on `buffers` with the instance's thread pool and call state;
 /// false when the call recorded an error (instance->call.error).
 bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
@@ -725,19 +643,14 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
     if (mxrt_status status =
             checkTensor("output", i, fn.outputs[i], outputs[i]))
       return status;
-  if (mxrt_status status = checkBuffers(
-          fn, callee, [&](int64_t i) { return inputs[i]->data; },
-          [&](int64_t i) { return outputs[i]->data; }))
+  std::optional<mxrt::CallGuard> guard;
+  if (mxrt_status status = mxrt::enterCall(
+          instance, function, fn, callee,
+          [&](int64_t i) { return inputs[i]->data; },
+          [&](int64_t i) { return outputs[i]->data; }, guard))
     return status;
-  CallGuard guard(instance);
-  if (!guard.entered())
-    return failBusy(callee().c_str());
   void **buffers = instance->buffers[function].data();
   bool cuda = instance->model->cuda();
-  for (int32_t i = 0; !cuda && i < numInputs; ++i)
-    buffers[i] = inputs[i]->data;
-  for (int32_t i = 0; !cuda && i < numOutputs; ++i)
-    buffers[numInputs + i] = outputs[i]->data;
   if (cuda) {
     std::string why;
     if (!runOnDevice(
@@ -779,19 +692,13 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
   auto callee = [&] {
     return "model '" + std::string(instance->model->desc->name) + "'";
   };
-  if (mxrt_status status = checkBuffers(
-          fn, callee, [&](int64_t i) { return inputs[i]; },
-          [&](int64_t i) { return outputs[i]; }))
+  std::optional<mxrt::CallGuard> guard;
+  if (mxrt_status status = mxrt::enterCall(
+          instance, function, fn, callee, [&](int64_t i) { return inputs[i]; },
+          [&](int64_t i) { return outputs[i]; }, guard))
     return status;
-  CallGuard guard(instance);
-  if (!guard.entered())
-    return failBusy(callee().c_str());
   void **buffers = instance->buffers[function].data();
   bool cuda = instance->model->cuda();
-  for (int64_t i = 0; !cuda && i < fn.num_inputs; ++i)
-    buffers[i] = const_cast<void *>(inputs[i]);
-  for (int64_t i = 0; !cuda && i < fn.num_outputs; ++i)
-    buffers[fn.num_inputs + i] = outputs[i];
   if (cuda) {
     std::string why;
     if (!runOnDevice(
