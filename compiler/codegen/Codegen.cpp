@@ -6,6 +6,7 @@
 // (WeightsWriter.h) or, in .ll and .o outputs, into it.
 #include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/LoopAlias.h"
+#include "compiler/codegen/DirectFileStream.h"
 #include "compiler/codegen/WeightsWriter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -773,7 +774,7 @@ llvm::Error mxc::writeFileAtomically(
   std::string tmp = tempPathFor(path);
   {
     std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
+    DirectFileStream os(tmp, ec, /*truncate=*/true);
     if (ec)
       return makeError("cannot write '" + path + "': " + ec.message());
     llvm::Error err = write(os);

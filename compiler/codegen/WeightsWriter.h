@@ -24,7 +24,8 @@ namespace mxc {
 std::string weightsSymbol(const ModelSpec &spec);
 
 /// An ld.lld linker script (it adds to the default layout) that reserves
-/// spec.weightsSize bytes for the weights in a read-only section before
+/// spec.weightsSize bytes for the weights in a read-only, page-aligned
+/// section (its file offset is then block-aligned for direct writes) before
 /// `.rodata` (so that `.rodata` and `.text` stay within reach of each
 /// other's PC-relative references whatever the weights' size) and defines
 /// weightsSymbol() there. ld.lld leaves the reserved
@@ -33,8 +34,8 @@ std::string weightsSymbol(const ModelSpec &spec);
 std::string weightsLinkerScript(const ModelSpec &spec);
 
 /// Writes every parameter into the section that weightsLinkerScript()
-/// reserved in the linked file at `path`, at its offset (the hole's zeros are
-/// the padding).
+/// reserved in the linked file at `path`, at its offset, zeros between, in
+/// direct writes for large weights (DirectFileStream).
 llvm::Error fillReservedWeights(const std::string &path, const ModelSpec &spec);
 
 /// Writes a GNU static archive to `os`: `codeObject` as member `<name>.o`
