@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # mxc_add_model(<target> MODEL <file> [PARAMS <file>] [INPUTS name=shape...]
-#               [TARGET cpu|cuda] [TRAIN] [STATIC] [NAME <prefix>]
-#               [OPTIONS <mxc option>...])
+#               [TARGET cpu|cuda] [TRAIN] [STATIC] [WEIGHTS_FILE]
+#               [NAME <prefix>] [OPTIONS <mxc option>...])
 #
 # Compiles a model with mxc at build time into a library target <target>
 # that apps link (target_link_libraries(app PRIVATE <target>)): its
@@ -10,11 +10,15 @@
 # path, the runtime comes with it (mxc::runtime, or mxc::runtime_static
 # with STATIC: the model is linked into the app, no file beside it). The
 # model is compiled again exactly when the model file, the params file or
-# mxc change (mxc -MD writes what it read for Ninja and Make).
+# mxc change (mxc -MD writes what it read for Ninja and Make). With
+# WEIGHTS_FILE (shared libraries only) the weights go in lib<prefix>.weights
+# beside the library (mxc --weights=file), which the app must ship with it:
+# the target's MXC_WEIGHTS_FILE property names it.
 include_guard(GLOBAL)
 
 function(mxc_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "TRAIN;STATIC" "MODEL;PARAMS;TARGET;NAME"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "TRAIN;STATIC;WEIGHTS_FILE"
+    "MODEL;PARAMS;TARGET;NAME"
     "INPUTS;OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mxc_add_model(${target}): unknown arguments "
@@ -30,6 +34,14 @@ function(mxc_add_model target)
   endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/mxc_${target}")
   file(MAKE_DIRECTORY "${dir}/include" "${dir}/lib")
+  if(ARG_STATIC AND ARG_WEIGHTS_FILE)
+    message(FATAL_ERROR "mxc_add_model(${target}): WEIGHTS_FILE needs a "
+      "shared library (a STATIC model embeds its weights)")
+  endif()
+  set(weights "")
+  if(ARG_WEIGHTS_FILE)
+    set(weights "${dir}/lib/lib${name}.weights")
+  endif()
   if(ARG_STATIC)
     set(library "${dir}/lib/lib${name}.a")
   else()
@@ -61,9 +73,15 @@ function(mxc_add_model target)
     DEPENDS mxc::mxc "${model}"
     COMMENT "mxc: header of model ${target}"
     VERBATIM)
+  set(library_args "")
+  set(byproducts "")
+  if(ARG_WEIGHTS_FILE)
+    set(library_args --weights=file)
+    set(byproducts BYPRODUCTS "${weights}")
+  endif()
   add_custom_command(
-    OUTPUT "${library}"
-    COMMAND mxc::mxc ${args} -o "${library}" -MD -MF "${library}.d"
+    OUTPUT "${library}" ${byproducts}
+    COMMAND mxc::mxc ${args} ${library_args} -o "${library}" -MD -MF "${library}.d"
     DEPENDS mxc::mxc "${model}" ${params}
     DEPFILE "${library}.d"
     COMMENT "mxc: compiling model ${target} (${ARG_MODEL})"
@@ -72,6 +90,9 @@ function(mxc_add_model target)
   add_library(${target} INTERFACE)
   add_dependencies(${target} ${target}_mxc)
   target_include_directories(${target} INTERFACE "${dir}/include")
+  if(ARG_WEIGHTS_FILE)
+    set_target_properties(${target} PROPERTIES MXC_WEIGHTS_FILE "${weights}")
+  endif()
   if(ARG_STATIC)
     target_link_libraries(${target} INTERFACE "${library}" mxc::runtime_static)
   else()

@@ -5,8 +5,8 @@
 // object emission and linking with ld.lld; the weights go beside the code
 // (WeightsWriter.h) or, in .ll and .o outputs, into it.
 #include "compiler/codegen/Codegen.h"
-#include "compiler/codegen/LoopAlias.h"
 #include "compiler/codegen/DirectFileStream.h"
+#include "compiler/codegen/LoopAlias.h"
 #include "compiler/codegen/WeightsWriter.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -74,7 +74,7 @@ std::string cIdentifier(llvm::StringRef name) {
 }
 
 /// MXRT_MODEL_ABI_VERSION of runtime/include/mxrt/model_abi.h.
-constexpr int64_t kModelAbiVersion = 3;
+constexpr int64_t kModelAbiVersion = 4;
 
 llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -94,9 +94,10 @@ public:
     functionDesc = llvm::StructType::create(
         ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64}, "mxrt_function_desc");
     // mxrt_model_desc: abi_version, name, num_functions, functions,
-    // num_params, params, weights, weights_size, num_states, states, flags.
+    // num_params, params, weights, weights_size, num_states, states, flags,
+    // weights_file, weights_hash.
     modelDesc = llvm::StructType::create(
-        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64},
+        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64, ptr, i64},
         "mxrt_model_desc");
   }
 
@@ -193,8 +194,10 @@ public:
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantArray::get(fnArrayType, fns), ".functions");
-    llvm::Constant *weightsPtr = spec.weightsSize == 0
-                                     ? llvm::ConstantPointerNull::get(ptr)
+    llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
+    bool weightsFile = !spec.weightsFile.empty();
+    llvm::Constant *weightsPtr = spec.weightsSize == 0 || weightsFile
+                                     ? null
                                      : static_cast<llvm::Constant *>(weights());
     llvm::Constant *desc = llvm::ConstantStruct::get(
         modelDesc, {llvm::ConstantInt::get(i64, kModelAbiVersion),
@@ -205,7 +208,9 @@ public:
                     llvm::ConstantInt::get(i64, spec.states.size()),
                     tensorArray(spec.states, ".states"),
                     llvm::ConstantInt::get(i64, (spec.isTraining() ? 1 : 0) |
-                                                    (spec.cuda ? 2 : 0))});
+                                                    (spec.cuda ? 2 : 0)),
+                    weightsFile ? string(spec.weightsFile) : null,
+                    llvm::ConstantInt::get(i64, spec.weightsFileHash)});
     auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
                                         llvm::GlobalValue::ExternalLinkage,
                                         desc, spec.name + "_descriptor");
@@ -882,7 +887,16 @@ writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
     inputs.push_back(tmp + "." + std::to_string(i) + ".o");
     temporaries.push_back(inputs.back());
   }
-  if (spec.weightsSize > 0) {
+  // The weights go in the library, or in their file beside it, written
+  // first: a library whose weights file failed is not written.
+  bool embedded = spec.weightsSize > 0 && spec.weightsFile.empty();
+  std::string weightsPath;
+  if (!spec.weightsFile.empty()) {
+    weightsPath = weightsFilePath(path, spec);
+    if (auto err = writeWeightsFile(weightsPath, spec))
+      return err;
+  }
+  if (embedded) {
     inputs.insert(inputs.end(), {"-T", tmp + ".lds"});
     temporaries.push_back(tmp + ".lds");
   }
@@ -895,21 +909,32 @@ writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
             temporaries[i],
             llvm::StringRef(objects[i].data(), objects[i].size())))
       return err;
-  if (spec.weightsSize > 0)
+  if (embedded)
     if (auto err =
             writeFileAtomically(temporaries.back(), weightsLinkerScript(spec)))
       return err;
   llvm::Error err = linkSharedLibrary(
       inputs, tmp, llvm::sys::path::filename(path).str(), options);
-  if (!err && spec.weightsSize > 0)
+  if (!err && embedded)
     err = fillReservedWeights(tmp, spec);
   MemoryReport::stage("library written");
   compileStage("linking");
+  if (!err)
+    err = moveInto(tmp, path);
   if (err) {
     llvm::sys::fs::remove(tmp);
-    return err;
+    if (!weightsPath.empty())
+      llvm::sys::fs::remove(weightsPath);
   }
-  return moveInto(tmp, path);
+  return err;
+}
+
+std::string mxc::weightsFilePath(const std::string &libraryPath,
+                                 const ModelSpec &spec) {
+  llvm::SmallString<256> path(libraryPath);
+  llvm::sys::path::remove_filename(path);
+  llvm::sys::path::append(path, spec.weightsFile);
+  return path.str().str();
 }
 
 llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,

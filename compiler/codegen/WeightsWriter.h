@@ -38,6 +38,15 @@ std::string weightsLinkerScript(const ModelSpec &spec);
 /// direct writes for large weights (DirectFileStream).
 llvm::Error fillReservedWeights(const std::string &path, const ModelSpec &spec);
 
+/// MXRT_WEIGHTS_HASH of runtime/include/mxrt/model_abi.h: identifies the
+/// weights, so that a library refuses a weights file of another compile.
+uint64_t weightsHash(const ModelSpec &spec);
+
+/// Writes the weights file of spec.weightsFile (mxc --weights=file) to
+/// `path`: the header, then the weights laid out as the embedded blob
+/// (direct writes, DirectFileStream), atomically.
+llvm::Error writeWeightsFile(const std::string &path, const ModelSpec &spec);
+
 /// Writes a GNU static archive to `os`: `codeObject` as member `<name>.o`
 /// and an ELF relocatable object holding the weights (one 64-byte aligned
 /// read-only section and weightsSymbol()) as `<name>_weights.o`, streamed

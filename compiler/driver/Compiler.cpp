@@ -4,6 +4,7 @@
 // leaves none). Every rewrite of the IR is a pass (passes/); this file only
 // schedules them and keeps the ModelSpec in step.
 #include "compiler/driver/Compiler.h"
+#include "compiler/codegen/WeightsWriter.h"
 #include "compiler/driver/GraphReport.h"
 #include "compiler/driver/SpecParameterStore.h"
 #include "compiler/frontends/mxnet/Importer.h"
@@ -466,6 +467,8 @@ static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
     return llvm::Error::success();
   if (auto err = writeFileAtomically(headerPath, header)) {
     llvm::sys::fs::remove(options.outputPath);
+    if (!spec.weightsFile.empty())
+      llvm::sys::fs::remove(weightsFilePath(options.outputPath, spec));
     return err;
   }
   return llvm::Error::success();
@@ -485,6 +488,10 @@ llvm::Error mxc::compile(const CompileOptions &options) {
       return makeError("--gpu-arch '" + arch +
                        "': expected NVIDIA architectures like sm_90 or "
                        "sm_80,sm_90");
+  if (options.weightsFile && options.emit != EmitKind::SharedLibrary)
+    return makeError("--weights=file: only a shared library (--emit=so) "
+                     "keeps its weights in a file beside it; other outputs "
+                     "embed them");
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
@@ -536,5 +543,10 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   }
   if (auto err = runTargetPipeline(module, *target, options, params, spec))
     return err;
+  if (options.weightsFile && spec.weightsSize > 0) {
+    spec.weightsFile =
+        llvm::sys::path::stem(options.outputPath).str() + ".weights";
+    spec.weightsFileHash = weightsHash(spec);
+  }
   return emitLibrary(module, spec, options);
 }

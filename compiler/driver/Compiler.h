@@ -68,6 +68,10 @@ struct CompileOptions : CpuPipelineOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   /// Prefix of the exported symbols; empty derives it from the output name.
   std::string modelName;
+  /// --weights=file: a shared library keeps its weights in
+  /// `<library stem>.weights` beside it, mapped when the model is opened
+  /// (runtime/include/mxrt/model_abi.h), instead of embedding them.
+  bool weightsFile = false;
   /// The target whose pipeline follows the graph passes: "cpu" or "cuda"
   /// (docs/cuda.md); any other is an error.
   std::string target = "cpu";

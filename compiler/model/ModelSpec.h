@@ -114,6 +114,11 @@ struct ModelSpec {
   /// Bytes of the weights blob: every parameter at its offset, 64-byte
   /// aligned.
   int64_t weightsSize = 0;
+  /// mxc --weights=file: the name of the weights file beside the library
+  /// (runtime/include/mxrt/model_abi.h) and the weights' hash
+  /// (weightsHash()); empty: the weights are embedded.
+  std::string weightsFile;
+  uint64_t weightsFileHash = 0;
   /// Bytes of the per-instance arena the forward function takes as its last
   /// argument (the memory plan), or -1 when it takes none.
   int64_t scratchSize = -1;

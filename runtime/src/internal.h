@@ -43,6 +43,12 @@ struct mxrt_model {
   void *library = nullptr;
   /// Where the model came from, for messages.
   std::string origin;
+  /// The weights: desc->weights, or the mapped weights file's (mxc
+  /// --weights=file; `weightsMap` is then the mapping, unmapped by
+  /// mxrt_model_release).
+  const uint8_t *weights = nullptr;
+  void *weightsMap = nullptr;
+  size_t weightsMapSize = 0;
 
   bool trainable() const { return desc->flags & MXRT_MODEL_TRAINABLE; }
   bool cuda() const { return desc->flags & MXRT_MODEL_CUDA; }

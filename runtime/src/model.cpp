@@ -23,7 +23,10 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -158,10 +161,19 @@ mxrt_status checkDescriptor(const std::string &origin,
   }
   if (desc->num_params < 0 || desc->num_params > INT32_MAX / 2 ||
       (desc->num_params && !desc->params) || desc->weights_size < 0 ||
-      (desc->weights_size && !desc->weights))
+      (desc->weights_size && !desc->weights && !desc->weights_file) ||
+      (desc->weights && desc->weights_file))
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: descriptor has invalid parameter or weight tables",
                 origin.c_str());
+  if (desc->weights_file &&
+      (!*desc->weights_file || std::strchr(desc->weights_file, '/') ||
+       std::strcmp(desc->weights_file, ".") == 0 ||
+       std::strcmp(desc->weights_file, "..") == 0))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: the weights file '%s' is not a file name (the file must "
+                "lie beside the library)",
+                origin.c_str(), desc->weights_file);
   std::set<std::string_view> paramNames;
   for (int64_t i = 0; i < desc->num_params; ++i) {
     const mxrt_tensor_desc &param = desc->params[i];
@@ -199,6 +211,75 @@ mxrt_status checkDescriptor(const std::string &origin,
   return MXRT_OK;
 }
 
+/// Maps the weights file of `desc` (mxc --weights=file) from the folder of
+/// the library holding `desc`, after checking its header against the
+/// descriptor.
+mxrt_status mapWeightsFile(const mxrt_model_desc *desc,
+                           const std::string &origin, mxrt_model &model) {
+  Dl_info info{};
+  if (!dladdr(desc, &info) || !info.dli_fname || !*info.dli_fname)
+    return fail(MXRT_NOT_FOUND,
+                "%s: cannot tell which file holds the model, so its weights "
+                "file '%s' cannot be found",
+                origin.c_str(), desc->weights_file);
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  path =
+      (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
+      desc->weights_file;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(errno == ENOENT ? MXRT_NOT_FOUND : MXRT_IO_ERROR,
+                "%s: cannot open its weights file '%s': %s", origin.c_str(),
+                path.c_str(), std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  const uint64_t expected =
+      uint64_t(MXRT_WEIGHTS_FILE_HEADER_SIZE) + uint64_t(desc->weights_size);
+  struct stat st;
+  mxrt_weights_file_header header;
+  if (fstat(fd, &st) != 0 ||
+      ::pread(fd, &header, sizeof header, 0) != ssize_t(sizeof header))
+    return fail(MXRT_IO_ERROR,
+                "%s: weights file '%s' is not readable or shorter than its "
+                "header",
+                origin.c_str(), path.c_str());
+  if (std::memcmp(header.magic, MXRT_WEIGHTS_FILE_MAGIC, 8) != 0)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: '%s' is not an mxc weights file (bad magic)",
+                origin.c_str(), path.c_str());
+  if (header.weights_size != desc->weights_size ||
+      header.weights_hash != desc->weights_hash)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: weights file '%s' belongs to another compile of the "
+                "model (%lld bytes, hash %016llx; the library expects %lld "
+                "bytes, hash %016llx): copy the library and its weights file "
+                "together",
+                origin.c_str(), path.c_str(),
+                static_cast<long long>(header.weights_size),
+                static_cast<unsigned long long>(header.weights_hash),
+                static_cast<long long>(desc->weights_size),
+                static_cast<unsigned long long>(desc->weights_hash));
+  if (uint64_t(st.st_size) != expected)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: weights file '%s' holds %lld bytes, expected %llu (a "
+                "truncated or altered file)",
+                origin.c_str(), path.c_str(),
+                static_cast<long long>(st.st_size),
+                static_cast<unsigned long long>(expected));
+  void *map = mmap(nullptr, expected, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED)
+    return fail(MXRT_OUT_OF_MEMORY, "%s: cannot map weights file '%s': %s",
+                origin.c_str(), path.c_str(), std::strerror(errno));
+  model.weightsMap = map;
+  model.weightsMapSize = expected;
+  model.weights =
+      static_cast<const uint8_t *>(map) + MXRT_WEIGHTS_FILE_HEADER_SIZE;
+  return MXRT_OK;
+}
+
 mxrt_status makeModel(const mxrt_model_desc *desc, void *library,
                       std::string origin, mxrt_model **outModel) {
   if (mxrt_status status = checkDescriptor(origin, desc))
@@ -211,6 +292,10 @@ mxrt_status makeModel(const mxrt_model_desc *desc, void *library,
                 origin.c_str(), why.c_str());
   auto model = std::make_unique<mxrt_model>();
   model->desc = desc;
+  model->weights = desc->weights;
+  if (desc->weights_file)
+    if (mxrt_status status = mapWeightsFile(desc, origin, *model))
+      return status;
   model->origin = std::move(origin);
   model->library = library; // Owned from here on.
   *outModel = model.release();
@@ -520,7 +605,7 @@ mxrt_status createInstance(const mxrt_model *model,
       instance->params[i] = instance->storage + offsets[i];
       // An empty parameter may come with no weights at all (NULL).
       if (param.size_bytes)
-        std::memcpy(instance->params[i], desc->weights + param.offset,
+        std::memcpy(instance->params[i], model->weights + param.offset,
                     param.size_bytes);
     }
     for (int64_t i = 0; i < desc->num_states; ++i)
@@ -528,7 +613,7 @@ mxrt_status createInstance(const mxrt_model *model,
   } else {
     for (int64_t i = 0; i < desc->num_params; ++i)
       instance->params[i] =
-          const_cast<uint8_t *>(desc->weights + desc->params[i].offset);
+          const_cast<uint8_t *>(model->weights + desc->params[i].offset);
   }
 
   int64_t scratchSize = 0;
@@ -812,6 +897,8 @@ mxrt_status mxrt_model_from_descriptor(const struct mxrt_model_desc *desc,
 void mxrt_model_release(mxrt_model *model) {
   if (!model)
     return;
+  if (model->weightsMap)
+    munmap(model->weightsMap, model->weightsMapSize);
   if (model->library)
     dlclose(model->library);
   delete model;

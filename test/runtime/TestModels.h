@@ -184,7 +184,9 @@ inline mxrt_model_desc desc() {
           sizeof(Weights),
           2,
           states,
-          MXRT_MODEL_TRAINABLE};
+          MXRT_MODEL_TRAINABLE,
+          nullptr,
+          0};
 }
 
 } // namespace mxrt_test::linear
@@ -225,7 +227,9 @@ inline mxrt_model_desc desc() {
           sizeof(weights),
           0,
           nullptr,
-          MXRT_MODEL_TRAINABLE};
+          MXRT_MODEL_TRAINABLE,
+          nullptr,
+          0};
 }
 
 } // namespace mxrt_test::halfscale

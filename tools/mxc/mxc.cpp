@@ -45,6 +45,13 @@ static cl::opt<std::string>
          cl::desc("What to write: mlir|llvm|asm|obj|so|a|header|dot (default: "
                   "from -o)"),
          cl::cat(category));
+static cl::opt<std::string>
+    weights("weights",
+            cl::desc("Where a shared library keeps its weights: embed (in "
+                     "the library; default) or file (<library "
+                     "stem>.weights beside it, mapped when the model is "
+                     "opened; ship both)"),
+            cl::init("embed"), cl::cat(category));
 static cl::opt<bool> quiet("quiet",
                            cl::desc("No notes and no progress line on stderr "
                                     "(a terminal gets one per stage); errors "
@@ -247,6 +254,9 @@ int main(int argc, char **argv) {
                 ": the optimization level must be 0-3");
   options.codegen.optLevel = optLevel;
   options.printIRAfterAll = printIRAfterAll;
+  if (weights != "embed" && weights != "file")
+    return fail("--weights=" + weights + ": expected embed or file");
+  options.weightsFile = weights == "file";
   if (!llvm::is_contained({"naive", "inplace", "coshare", "both", "best"},
                           memoryPlan.getValue()))
     return fail("--memory-plan=" + memoryPlan +

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 3
+#define MXRT_MODEL_ABI_VERSION 4
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -101,12 +101,37 @@ typedef struct mxrt_model_desc {
   const mxrt_function_desc *functions;
   int64_t num_params;
   const mxrt_tensor_desc *params;
-  const uint8_t *weights; /* read-only parameter blob, 64-byte aligned */
+  /** Read-only parameter blob, 64-byte aligned; NULL when the weights are
+   *  in `weights_file` (or there are none). */
+  const uint8_t *weights;
   int64_t weights_size;
   int64_t num_states; /* optimizer states (momentum, Adam moments, step) */
   const mxrt_tensor_desc *states;
   int64_t flags; /* MXRT_MODEL_* */
+  /** mxc --weights=file: the name of the weights file (below) in the folder
+   *  of the library that holds this descriptor, mapped read-only when the
+   *  model is opened; NULL when the weights are embedded. */
+  const char *weights_file;
+  /** The weights' MXRT_WEIGHTS_HASH, which the weights file's header must
+   *  repeat (a file of another compile is refused); 0 when embedded. */
+  int64_t weights_hash;
 } mxrt_model_desc;
+
+/** A weights file (mxc --weights=file): this header, zero-padded to
+ *  MXRT_WEIGHTS_FILE_HEADER_SIZE bytes, then the weights_size bytes of the
+ *  weights blob, laid out as the embedded blob would be. All fields
+ *  little-endian. */
+#define MXRT_WEIGHTS_FILE_MAGIC "MXCWGHT1" /* 8 bytes, no terminator */
+#define MXRT_WEIGHTS_FILE_HEADER_SIZE 4096
+typedef struct mxrt_weights_file_header {
+  char magic[8];
+  int64_t weights_size;
+  int64_t weights_hash;
+} mxrt_weights_file_header;
+
+/* MXRT_WEIGHTS_HASH: XXH3-64 (seed 0) over, for each parameter in
+ * descriptor order, its offset and size (int64 little-endian) and the
+ * XXH3-64 of its bytes (uint64 little-endian). */
 
 #ifdef __cplusplus
 } /* extern "C" */
