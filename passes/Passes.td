@@ -24,6 +24,7 @@ def ConvertMxToLinalgPass : Pass<"mxc-convert-mx-to-linalg"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mxc::mx::MxDialect"];
 }
 

@@ -164,6 +164,9 @@ LogicalResult importConvTranspose(Importer &im, StringRef) {
   SmallVector<int64_t> begin(n, 0), end(n, 0);
   if (outShape && outShape->size() == xs.size())
     outShape = std::vector<int64_t>(outShape->begin() + 2, outShape->end());
+  if (outShape && (int64_t)outShape->size() != n)
+    return im.fail("output_shape " + shapeText(*outShape) + " needs " +
+                   Twine(n) + " spatial extents");
   if (outShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     im.attr("pads");
     for (int64_t i = 0; i < n; ++i) {

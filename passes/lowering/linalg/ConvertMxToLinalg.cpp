@@ -11,6 +11,7 @@
 #include "passes/lowering/linalg/Lowering.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mxc {
@@ -65,7 +66,8 @@ struct ConvertMxToLinalgPass
     target.addDynamicallyLegalDialect<MxDialect>(isKernelOp);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
-                           scf::SCFDialect, func::FuncDialect>();
+                           scf::SCFDialect, func::FuncDialect,
+                           bufferization::BufferizationDialect>();
     RewritePatternSet patterns(ctx);
     // The CPU's kernel choice in the same conversion, for lit tests and
     // mxc-opt users of `kernels` (the default); the CPU pipeline runs it as

@@ -4,6 +4,7 @@
 // permuting map: reshapes, transpose, concat, slices and their gradient,
 // and padding.
 #include "dialects/mx/MxDialect.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/ScalarBuilders.h"
 #include "passes/lowering/linalg/Lowering.h"
@@ -34,19 +35,55 @@ FailureOr<Value> lowerTranspose(TransposeOp op, TransposeOp::Adaptor a,
 }
 
 /// Each input inserted at its offset along `dim` of an empty result.
-FailureOr<Value> lowerConcat(ConcatOp op, ConcatOp::Adaptor a, OpBuilder &b) {
-  Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
-  int64_t dim = normalizeAxis(op.getDim(), type.getRank());
-  Value result = emptyTensor(b, loc, type.getShape(), type.getElementType());
+/// The most inputs one concatenation writes into its result: a chain of
+/// insert_slices into one tensor costs one-shot bufferization's analysis
+/// (and empty-tensor elimination) time growing with about the third power
+/// of its length (a Concat of 100 inputs took 4 s to lower, of 200 44 s, of
+/// 1,000 over 10 minutes), so longer ones concatenate groups of this many
+/// first, then the groups' results, one more copy per level.
+constexpr size_t kMaxConcatChain = 32;
+
+/// `inputs` joined along `dim` into a new tensor; a group of a longer
+/// concatenation (`group`) into its own allocation, which unlike
+/// tensor.empty CSE cannot merge with its siblings' (one destination for all
+/// groups would make them one chain for the analysis again).
+Value concatenate(OpBuilder &b, Location loc, ValueRange inputs, int64_t dim,
+                  bool group = false) {
+  auto first = tensorType(inputs.front());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[dim] = 0;
+  for (Value in : inputs)
+    shape[dim] += tensorType(in).getDimSize(dim);
+  if (inputs.size() > kMaxConcatChain) {
+    SmallVector<Value> groups;
+    // As many groups as needed, of even sizes.
+    size_t count = (inputs.size() + kMaxConcatChain - 1) / kMaxConcatChain;
+    size_t size = (inputs.size() + count - 1) / count;
+    for (size_t i = 0; i < inputs.size(); i += size)
+      groups.push_back(concatenate(
+          b, loc, inputs.slice(i, std::min(size, inputs.size() - i)), dim,
+          /*group=*/true));
+    return concatenate(b, loc, groups, dim);
+  }
+  Value result =
+      group ? Value(b.create<bufferization::AllocTensorOp>(
+                  loc, RankedTensorType::get(shape, first.getElementType()),
+                  ValueRange{}))
+            : emptyTensor(b, loc, shape, first.getElementType());
   int64_t offset = 0;
-  for (Value in : a.getInputs()) {
+  for (Value in : inputs) {
     Box box(tensorType(in).getShape());
     box.offsets[dim] = offset;
     result = insertSlice(b, loc, in, result, box);
     offset += box.sizes[dim];
   }
   return result;
+}
+
+FailureOr<Value> lowerConcat(ConcatOp op, ConcatOp::Adaptor a, OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  return concatenate(b, op.getLoc(), a.getInputs(),
+                     normalizeAxis(op.getDim(), type.getRank()));
 }
 
 /// The taken elements in increasing order are a strided tensor.extract_slice
