@@ -56,6 +56,21 @@ void writeInChunks(DirectFileStream &os, const std::string &bytes) {
   }
 }
 
+/// Writes `bytes` as the whole file `path` and checks what came out, and
+/// whether direct I/O carried any of it.
+void writeWholeFile(const std::string &path, const std::string &bytes,
+                    bool expectDirect) {
+  std::error_code ec;
+  DirectFileStream os(path, ec, /*truncate=*/true);
+  ASSERT_FALSE(ec);
+  writeInChunks(os, bytes);
+  EXPECT_EQ(os.tell(), bytes.size());
+  os.close();
+  EXPECT_FALSE(os.has_error());
+  EXPECT_EQ(os.wroteDirect(), expectDirect);
+  EXPECT_EQ(readFile(path), bytes);
+}
+
 class DirectFileStreamTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -73,18 +88,7 @@ protected:
 } // namespace
 
 TEST_F(DirectFileStreamTest, SmallFileIsOneBufferedWrite) {
-  std::string path = dir + "/small", bytes = randomBytes(1000, 1);
-  std::error_code ec;
-  {
-    DirectFileStream os(path, ec, /*truncate=*/true);
-    ASSERT_FALSE(ec);
-    writeInChunks(os, bytes);
-    EXPECT_EQ(os.tell(), bytes.size());
-    os.close();
-    EXPECT_FALSE(os.has_error());
-    EXPECT_FALSE(os.wroteDirect());
-  }
-  EXPECT_EQ(readFile(path), bytes);
+  writeWholeFile(dir + "/small", randomBytes(1000, 1), /*expectDirect=*/false);
 }
 
 TEST_F(DirectFileStreamTest, LargeFileWithPartialLastBlock) {
@@ -93,14 +97,7 @@ TEST_F(DirectFileStreamTest, LargeFileWithPartialLastBlock) {
       randomBytes(2 * DirectFileStream::kStaging + 4096 * 3 + 123, 2);
   // An older, longer file of that name is truncated.
   std::ofstream(path) << std::string(bytes.size() + 5000, 'x');
-  std::error_code ec;
-  DirectFileStream os(path, ec, /*truncate=*/true);
-  ASSERT_FALSE(ec);
-  writeInChunks(os, bytes);
-  os.close();
-  EXPECT_FALSE(os.has_error());
-  EXPECT_EQ(os.wroteDirect(), supportsDirect(dir));
-  EXPECT_EQ(readFile(path), bytes);
+  writeWholeFile(path, bytes, supportsDirect(dir));
 }
 
 TEST_F(DirectFileStreamTest, RangeOfAnExistingFileOffABlockBoundary) {
@@ -133,17 +130,8 @@ TEST_F(DirectFileStreamTest, FileSystemWithoutDirectIOIsWrittenBuffered) {
   if (access("/dev/shm", W_OK) != 0)
     GTEST_SKIP() << "no writable /dev/shm (tmpfs) on this machine";
   std::string path = "/dev/shm/mxc-dfs-" + std::to_string(getpid());
-  std::string bytes = randomBytes(DirectFileStream::kStaging + 999, 4);
-  std::error_code ec;
-  {
-    DirectFileStream os(path, ec, /*truncate=*/true);
-    ASSERT_FALSE(ec);
-    writeInChunks(os, bytes);
-    os.close();
-    EXPECT_FALSE(os.has_error());
-    EXPECT_EQ(os.wroteDirect(), supportsDirect("/dev/shm"));
-  }
-  EXPECT_EQ(readFile(path), bytes);
+  writeWholeFile(path, randomBytes(DirectFileStream::kStaging + 999, 4),
+                 supportsDirect("/dev/shm"));
   std::remove(path.c_str());
 }
 
