@@ -106,6 +106,11 @@ namespace mxrt {
 /// kernels pack them again.
 void paramsChanged(mxrt_instance *instance);
 
+/// MXC_MAX_INPUT_BYTES (compiler/model/InputLimit.h, docs/security.md): fails
+/// with MXRT_INVALID_ARGUMENT, naming `path`, when the untrusted file there
+/// holds more than the cap allows (or the variable is not a byte count).
+mxrt_status checkInputBytes(const char *path, uint64_t bytes);
+
 /// Records a printf-style message as this thread's last error and returns
 /// `status`, so that failures read `return fail(MXRT_..., "...", ...);`.
 mxrt_status fail(mxrt_status status, const char *format, ...)

@@ -397,6 +397,8 @@ mxrt_status loadNpy(const char *path, mxrt_tensor **outTensor) {
   if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode))
     return mxrt::fail(MXRT_IO_ERROR, "'%s' is not a regular file", path);
   uint64_t fileSize = static_cast<uint64_t>(info.st_size);
+  if (mxrt_status status = mxrt::checkInputBytes(path, fileSize))
+    return status;
 
   unsigned char prefix[8];
   size_t got = std::fread(prefix, 1, sizeof(prefix), file);

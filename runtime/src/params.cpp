@@ -275,6 +275,10 @@ mxrt_status readWholeFile(const char *path, std::vector<uint8_t> &bytes) {
     std::fclose(file);
     return fail(MXRT_IO_ERROR, "'%s' is not a regular file", path);
   }
+  if (mxrt_status status = mxrt::checkInputBytes(path, info.st_size)) {
+    std::fclose(file);
+    return status;
+  }
   bytes.resize(static_cast<size_t>(info.st_size));
   size_t got = std::fread(bytes.data(), 1, bytes.size(), file);
   ok = got == bytes.size() && !std::ferror(file);

@@ -5,8 +5,11 @@
 
 #include "internal.h"
 
+#include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -114,4 +117,51 @@ size_t mxrt_dtype_size(mxrt_dtype dtype) {
 const char *mxrt_dtype_name(mxrt_dtype dtype) {
   const mxrt::DtypeInfo *info = mxrt::dtypeInfo(mxrt::dtypeCode(dtype));
   return info ? info->name : "unknown";
+}
+
+mxrt_status mxrt::checkInputBytes(const char *path, uint64_t bytes) {
+  const char *text = std::getenv("MXC_MAX_INPUT_BYTES");
+  if (!text || !*text)
+    return MXRT_OK;
+  // A byte count with an optional K, M, G or T suffix (powers of 1024), as
+  // mxc reads it.
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(text, &end, 10);
+  uint64_t scale = 1;
+  if (end && *end && !end[1]) {
+    switch (*end) {
+    case 'K':
+    case 'k':
+      scale = uint64_t(1) << 10;
+      break;
+    case 'M':
+    case 'm':
+      scale = uint64_t(1) << 20;
+      break;
+    case 'G':
+    case 'g':
+      scale = uint64_t(1) << 30;
+      break;
+    case 'T':
+    case 't':
+      scale = uint64_t(1) << 40;
+      break;
+    default:
+      scale = 0;
+    }
+    ++end;
+  }
+  if (errno || end == text || *end || !scale || text[0] == '-' ||
+      n > UINT64_MAX / scale)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "MXC_MAX_INPUT_BYTES='%s' is not a byte count (a number with "
+                "an optional K, M, G or T)",
+                text);
+  if (bytes > n * scale)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "'%s': holds %llu bytes, more than MXC_MAX_INPUT_BYTES=%s "
+                "allows",
+                path, static_cast<unsigned long long>(bytes), text);
+  return MXRT_OK;
 }

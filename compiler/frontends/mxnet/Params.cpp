@@ -5,6 +5,7 @@
 // checked against the bytes actually present before anything is allocated.
 
 #include "compiler/frontends/mxnet/Params.h"
+#include "compiler/model/InputLimit.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -375,6 +376,10 @@ Expected<std::vector<NamedArray>> parseParams(StringRef bytes,
 }
 
 Expected<std::vector<NamedArray>> readParamsFile(StringRef path) {
+  uint64_t size;
+  if (!sys::fs::file_size(path, size))
+    if (Error e = checkInputBytes(path, size))
+      return std::move(e);
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(
       path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)

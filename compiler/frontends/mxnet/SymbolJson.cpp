@@ -5,6 +5,8 @@
 // an llvm::Error naming the file and the offending node; nothing here aborts.
 
 #include "compiler/frontends/mxnet/Symbol.h"
+#include "compiler/model/InputLimit.h"
+#include "llvm/Support/FileSystem.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -676,6 +678,10 @@ Expected<SymbolGraph> parseSymbolJson(StringRef text,
 }
 
 Expected<SymbolGraph> readSymbolFile(StringRef path) {
+  uint64_t size;
+  if (!sys::fs::file_size(path, size))
+    if (Error e = checkInputBytes(path, size))
+      return std::move(e);
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)

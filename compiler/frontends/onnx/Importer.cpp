@@ -6,6 +6,7 @@
 #include "compiler/frontends/onnx/ImporterImpl.h"
 #include "compiler/frontends/onnx/ModelFile.h"
 #include "compiler/frontends/onnx/OpTable.h"
+#include "compiler/model/InputLimit.h"
 #include "dialects/mx/MxDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -44,6 +45,8 @@ static llvm::Error readProtoFile(StringRef path,
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(fd, status))
     return makeError("'" + path + "': " + ec.message());
+  if (llvm::Error e = checkInputBytes(path, status.getSize()))
+    return e;
   bool parsed = status.getSize() <= (uint64_t)std::numeric_limits<int>::max() &&
                 message.ParseFromZeroCopyStream(&input);
   if (input.GetErrno())
@@ -82,7 +85,7 @@ llvm::Error Importer::readOpset() {
 /// The `length` bytes (all when negative) at `offset` of the file `path`,
 /// read into a buffer of their own.
 static llvm::Expected<std::shared_ptr<std::string>>
-readFileSlice(StringRef path, int64_t offset, int64_t length,
+readFileSlice(StringRef path, int64_t offset, int64_t length, uint64_t &total,
               llvm::function_ref<llvm::Error(const Twine &)> bad) {
   auto opened = llvm::sys::fs::openNativeFileForRead(path);
   if (!opened)
@@ -98,6 +101,10 @@ readFileSlice(StringRef path, int64_t offset, int64_t length,
     return bad("external data offset is past the end of '" + path + "'");
   if (length < 0 || length > size - offset)
     length = size - offset;
+  total += uint64_t(length);
+  if (llvm::Error e =
+          checkInputBytes(path, total, "with the model's other external data"))
+    return std::move(e);
   auto bytes = std::make_shared<std::string>(length, '\0');
   // One read may return less than asked (Linux reads at most 2 GiB).
   for (int64_t done = 0; done < length;) {
@@ -165,7 +172,7 @@ llvm::Expected<Const> Importer::readTensor(TP &t, const Twine &what) {
                  "without '..')");
     llvm::SmallString<256> path(llvm::sys::path::parent_path(file));
     llvm::sys::path::append(path, location);
-    auto bytes = readFileSlice(path, offset, length, bad);
+    auto bytes = readFileSlice(path, offset, length, externalBytes, bad);
     if (!bytes)
       return bytes.takeError();
     raw = std::move(*bytes);
@@ -638,6 +645,10 @@ mxc::onnx::importModel(MLIRContext &context, StringRef path,
   ::onnx::ModelProto model;
   const char *invalid = "not a valid ONNX model (the protobuf cannot be "
                         "parsed; is the file truncated?)";
+  uint64_t size;
+  if (!llvm::sys::fs::file_size(path, size))
+    if (llvm::Error e = checkInputBytes(path, size))
+      return std::move(e);
   // Large initializers stay in the file until readTensor reads each into
   // its constant; a file whose wire format the walk refuses is parsed
   // whole, for protobuf's verdict.

@@ -299,6 +299,8 @@ private:
   llvm::StringMap<::onnx::AttributeProto *> attrMap;
   llvm::StringSet<> usedAttrs;
   std::string error;
+  /// Bytes of external data read so far (MXC_MAX_INPUT_BYTES caps them).
+  uint64_t externalBytes = 0;
 };
 
 /// A sequence, optional or control-flow node while it imports. These values
