@@ -149,9 +149,15 @@ double Const::f(int64_t k) const {
 // raw_data's (little-endian) layout on the hosts mxc runs on.
 static_assert(llvm::sys::IsLittleEndianHost, "raw_data is little-endian");
 
+int64_t mxc::onnx::floatToInt64(double v) {
+  if (!(v >= -0x1p63 && v < 0x1p63))
+    return INT64_MIN;
+  return (int64_t)v;
+}
+
 int64_t Const::i(int64_t k) const {
   if (isFloat())
-    return (int64_t)f(k);
+    return floatToInt64(f(k));
   size_t size = elementSize(type);
   uint64_t bits = 0;
   std::memcpy(&bits, at(k), size);
@@ -179,7 +185,7 @@ void Const::set(int64_t k, double v) {
   case TP::BOOL:
     return store<uint8_t>(mutableAt(k), v != 0.0);
   default:
-    return setInt(k, (int64_t)v);
+    return setInt(k, floatToInt64(v));
   }
 }
 

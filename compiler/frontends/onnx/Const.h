@@ -64,6 +64,11 @@ uint16_t doubleToBits16(int32_t t, double v);
 /// for its element type. Copies share the bytes; writing an element gives a
 /// Const its own bytes first (copy on write), so a Const in the value table
 /// and the parameter made from it keep theirs.
+/// `v` converted to int64 as x86's conversion instructions do, which is what
+/// a Cast in ONNX Runtime or NumPy gives there: truncated toward zero, and
+/// NaN or a value out of range as INT64_MIN (C++ leaves those undefined).
+int64_t floatToInt64(double v);
+
 class Const {
 public:
   /// The ONNX element type.

@@ -54,25 +54,30 @@ static std::optional<Const> foldBinary(const Const &a, const Const &c,
     int64_t x = a.i(ia[k]), y = c.i(ic[k]);
     if ((fn == "div" || fn == "mod" || fn == "fmod") && y == 0)
       return std::nullopt;
+    // Two's-complement wrapping, as the integer ops of a compiled model or
+    // ONNX Runtime on x86 compute (C++ leaves signed overflow undefined).
+    auto wrap = [](uint64_t u) { return (int64_t)u; };
     int64_t v;
     if (fn == "add")
-      v = x + y;
+      v = wrap((uint64_t)x + (uint64_t)y);
     else if (fn == "sub")
-      v = x - y;
+      v = wrap((uint64_t)x - (uint64_t)y);
     else if (fn == "mul")
-      v = x * y;
+      v = wrap((uint64_t)x * (uint64_t)y);
     else if (fn == "div")
-      v = x / y;
+      v = y == -1 ? wrap(0 - (uint64_t)x) : x / y;
     else if (fn == "fmod")
-      v = x % y;
-    else if (fn == "mod")
-      v = ((x % y) + y) % y;
-    else if (fn == "maximum")
+      v = y == -1 ? 0 : x % y;
+    else if (fn == "mod") {
+      v = y == -1 ? 0 : x % y;
+      if (v != 0 && (v < 0) != (y < 0))
+        v += y; // opposite signs: cannot overflow
+    } else if (fn == "maximum")
       v = std::max(x, y);
     else if (fn == "minimum")
       v = std::min(x, y);
     else if (fn == "power")
-      v = (int64_t)std::pow((double)x, (double)y);
+      v = floatToInt64(std::pow((double)x, (double)y));
     else if (fn == "and")
       v = x && y;
     else if (fn == "or")

@@ -108,13 +108,19 @@ LogicalResult importRange(Importer &im, StringRef) {
   if (delta.f(0) == 0)
     return im.fail("delta must not be 0");
   double n = std::ceil((limit.f(0) - start.f(0)) / delta.f(0));
+  // Built on the host, like ConstantOfShape's: at most 2^25 elements.
+  constexpr int64_t kMaxCount = int64_t(1) << 25;
+  if (!(n <= double(kMaxCount)))
+    return im.fail("the range has more elements than a constant may (" +
+                   Twine(kMaxCount) + ")");
   int64_t count = std::max<int64_t>(0, (int64_t)n);
   Const c(start.type, {count});
   for (int64_t k = 0; k < count; ++k) {
     if (c.isFloat())
       c.set(k, start.f(0) + k * delta.f(0));
-    else
-      c.setInt(k, start.i(0) + k * delta.i(0));
+    else // wrapping, as the model's own integer arithmetic would
+      c.setInt(k, (int64_t)((uint64_t)start.i(0) +
+                            (uint64_t)k * (uint64_t)delta.i(0)));
   }
   return im.outConst(0, std::move(c));
 }
