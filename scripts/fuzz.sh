@@ -9,7 +9,8 @@
 # Builds ./build-fuzz (or the folder MXC_FUZZ_BUILD names, e.g. build-asan
 # in CI) first if needed (clang-22, -DMXC_SANITIZE=address,
 # undefined -DMXC_FUZZ=ON; incremental; MXC_FUZZ_JOBS sets ninja's -j, 2 by
-# default; MXC_FUZZ_NO_BUILD=1 runs the programs already built). The working
+# default; MXC_FUZZ_NO_BUILD=1 runs the programs already built;
+# MXC_FUZZ_SEED=N fixes libFuzzer's seed, as CI's smoke does). The working
 # corpus grows in build-fuzz/corpus/TARGET, seeded from fuzz/corpus/TARGET
 # and the test data (gathered into build-fuzz/seeds/TARGET on every run);
 # findings (crash-*, leak-*, oom-*, timeout-*) land in
@@ -119,6 +120,9 @@ run_target() {
     -timeout="$timeout" -max_len="$max_len" -detect_leaks=1
     -print_final_stats=1 -artifact_prefix="$artifacts/")
   [ -f "$dict" ] && args+=(-dict="$dict")
+  # A fixed seed (CI's smoke runs): the same mutations every run, so that
+  # a finding there comes from a change to the code, not from chance.
+  [ -n "${MXC_FUZZ_SEED:-}" ] && args+=(-seed="$MXC_FUZZ_SEED")
   local status=0
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
