@@ -929,13 +929,6 @@ writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
   return err;
 }
 
-std::string mxc::weightsFilePath(const std::string &libraryPath,
-                                 const ModelSpec &spec) {
-  llvm::SmallString<256> path(libraryPath);
-  llvm::sys::path::remove_filename(path);
-  llvm::sys::path::append(path, spec.weightsFile);
-  return path.str().str();
-}
 
 llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
                             OutputKind kind, const std::string &path,

@@ -56,11 +56,6 @@ llvm::Error emitModule(llvm::Module &module, const ModelSpec &spec,
                        OutputKind kind, const std::string &path,
                        const CodegenOptions &options);
 
-/// Where the weights file of `spec` (mxc --weights=file) goes: beside the
-/// library at `libraryPath`.
-std::string weightsFilePath(const std::string &libraryPath,
-                            const ModelSpec &spec);
-
 /// The C header declaring the typed API of `spec` (`<name>_create`, ...).
 std::string generateHeader(const ModelSpec &spec, const std::string &source);
 

@@ -86,10 +86,9 @@ void DirectFileStream::flushStaging(bool last) {
       if (directEnd > directBegin)
         writeAt(directFd, base + directBegin, directEnd - directBegin,
                 stagedStart + directBegin);
-      if (end > std::max(directBegin, directEnd))
-        writeAt(bufferedFd, base + std::max(directBegin, directEnd),
-                end - std::max(directBegin, directEnd),
-                stagedStart + std::max(directBegin, directEnd));
+      size_t tail = std::max(directBegin, directEnd);
+      if (end > tail)
+        writeAt(bufferedFd, base + tail, end - tail, stagedStart + tail);
     }
   }
   stagedStart += end;

@@ -16,6 +16,7 @@
 #include "llvm/Support/EndianStream.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -308,6 +309,14 @@ uint64_t mxc::weightsHash(const ModelSpec &spec) {
         llvm::ArrayRef<uint8_t>(p.data.data(), size_t(p.sizeBytes()))));
   }
   return llvm::xxh3_64bits(llvm::StringRef(record));
+}
+
+std::string mxc::weightsFilePath(const std::string &libraryPath,
+                                 const ModelSpec &spec) {
+  llvm::SmallString<256> path(libraryPath);
+  llvm::sys::path::remove_filename(path);
+  llvm::sys::path::append(path, spec.weightsFile);
+  return path.str().str();
 }
 
 llvm::Error mxc::writeWeightsFile(const std::string &path,

@@ -42,6 +42,11 @@ llvm::Error fillReservedWeights(const std::string &path, const ModelSpec &spec);
 /// weights, so that a library refuses a weights file of another compile.
 uint64_t weightsHash(const ModelSpec &spec);
 
+/// Where the weights file of `spec` (mxc --weights=file) goes: beside the
+/// library at `libraryPath`.
+std::string weightsFilePath(const std::string &libraryPath,
+                            const ModelSpec &spec);
+
 /// Writes the weights file of spec.weightsFile (mxc --weights=file) to
 /// `path`: the header, then the weights laid out as the embedded blob
 /// (direct writes, DirectFileStream), atomically.

@@ -106,6 +106,12 @@ namespace mxrt {
 /// kernels pack them again.
 void paramsChanged(mxrt_instance *instance);
 
+/// Maps the weights file of `desc` (mxc --weights=file) into `model`
+/// (weights, weightsMap, weightsMapSize), from the folder of the library
+/// holding `desc`, after checking its header against the descriptor.
+mxrt_status mapWeightsFile(const mxrt_model_desc *desc,
+                           const std::string &origin, mxrt_model &model);
+
 /// MXC_MAX_INPUT_BYTES (compiler/model/InputLimit.h, docs/security.md): fails
 /// with MXRT_INVALID_ARGUMENT, naming `path`, when the untrusted file there
 /// holds more than the cap allows (or the variable is not a byte count).
