@@ -8,6 +8,7 @@
 #include "compiler/codegen/DirectFileStream.h"
 #include "compiler/codegen/LoopAlias.h"
 #include "compiler/codegen/WeightsWriter.h"
+#include "mxrt/model_abi.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
@@ -25,6 +26,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -73,8 +75,7 @@ std::string cIdentifier(llvm::StringRef name) {
   return id;
 }
 
-/// MXRT_MODEL_ABI_VERSION of runtime/include/mxrt/model_abi.h.
-constexpr int64_t kModelAbiVersion = 4;
+constexpr int64_t kModelAbiVersion = MXRT_MODEL_ABI_VERSION;
 
 llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -90,14 +91,22 @@ public:
     tensorDesc = llvm::StructType::create(
         ctx, {ptr, i64, i64, ptr, i64, i64, i64}, "mxrt_tensor_desc");
     // mxrt_function_desc: name, num_inputs, inputs, num_outputs, outputs,
-    // entry, scratch_size, flags.
+    // entry, scratch_size, flags, num_variants, variants, batch_dim.
     functionDesc = llvm::StructType::create(
-        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64}, "mxrt_function_desc");
+        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64, i64, ptr, i64},
+        "mxrt_function_desc");
+    // mxrt_variant_desc: batch, entry, scratch_size.
+    variantDesc =
+        llvm::StructType::create(ctx, {i64, ptr, i64}, "mxrt_variant_desc");
+    // mxrt_dim_desc: name, min, max.
+    dimDesc = llvm::StructType::create(ctx, {ptr, i64, i64}, "mxrt_dim_desc");
     // mxrt_model_desc: abi_version, name, num_functions, functions,
     // num_params, params, weights, weights_size, num_states, states, flags,
-    // weights_file, weights_hash.
+    // weights_file, weights_hash, num_dims, dims.
     modelDesc = llvm::StructType::create(
-        ctx, {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64, ptr, i64},
+        ctx,
+        {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64, ptr, i64, i64,
+         ptr},
         "mxrt_model_desc");
   }
 
@@ -134,8 +143,6 @@ public:
   template <typename T>
   llvm::Constant *tensorArray(const std::vector<T> &tensors,
                               llvm::StringRef name) {
-    if (tensors.empty())
-      return llvm::ConstantPointerNull::get(ptr);
     std::vector<llvm::Constant *> elems;
     for (const auto &[i, t] : llvm::enumerate(tensors)) {
       int64_t offset = 0, flags = 0;
@@ -148,10 +155,7 @@ public:
       }
       elems.push_back(tensor(t, offset, flags));
     }
-    auto *type = llvm::ArrayType::get(tensorDesc, elems.size());
-    return new llvm::GlobalVariable(
-        m, type, true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantArray::get(type, elems), name);
+    return array(tensorDesc, elems, name);
   }
 
   /// Declared only: emitModule() defines it for the output kind, as an
@@ -167,29 +171,62 @@ public:
     return gv;
   }
 
-  /// One entry of the function table.
+  /// One entry of the function table: `entries` are its code, or its
+  /// variants' (spec.variants) when `variants`.
   llvm::Constant *function(const std::string &name,
                            const std::vector<TensorSpec> &inputs,
                            const std::vector<TensorSpec> &outputs,
-                           llvm::Function *entry, bool updatesState) {
+                           llvm::ArrayRef<llvm::Function *> entries,
+                           bool updatesState, bool variants) {
+    llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
+    int64_t scratch = std::max<int64_t>(spec.scratchSize, 0);
+    llvm::Constant *variantTable = null;
+    if (variants) {
+      std::vector<llvm::Constant *> elems;
+      for (const auto &[v, entry] : llvm::zip_equal(spec.variants, entries)) {
+        scratch = std::max<int64_t>(scratch, v.scratchSize);
+        elems.push_back(llvm::ConstantStruct::get(
+            variantDesc,
+            {llvm::ConstantInt::get(i64, v.batch), entry,
+             llvm::ConstantInt::get(i64, std::max<int64_t>(v.scratchSize, 0))}));
+      }
+      variantTable = array(variantDesc, elems, ".variants");
+    }
     return llvm::ConstantStruct::get(
         functionDesc,
         {string(name), llvm::ConstantInt::get(i64, inputs.size()),
          tensorArray(inputs, ".inputs"),
          llvm::ConstantInt::get(i64, outputs.size()),
-         tensorArray(outputs, ".outputs"), entry,
-         llvm::ConstantInt::get(i64, std::max<int64_t>(spec.scratchSize, 0)),
-         llvm::ConstantInt::get(i64, updatesState ? 1 : 0)});
+         tensorArray(outputs, ".outputs"),
+         variants ? null : static_cast<llvm::Constant *>(entries[0]),
+         llvm::ConstantInt::get(i64, scratch),
+         llvm::ConstantInt::get(i64, updatesState ? 1 : 0),
+         llvm::ConstantInt::get(i64, variants ? spec.variants.size() : 0),
+         variantTable,
+         llvm::ConstantInt::get(i64, variants ? spec.batchDim : -1)});
+  }
+
+  /// The dynamic dimensions' table.
+  llvm::Constant *dims() {
+    std::vector<llvm::Constant *> elems;
+    for (const DimSpec &d : spec.dims)
+      elems.push_back(llvm::ConstantStruct::get(
+          dimDesc, {string(d.name), llvm::ConstantInt::get(i64, d.min),
+                    llvm::ConstantInt::get(i64, d.max)}));
+    return array(dimDesc, elems, ".dims");
   }
 
   /// Emits `<name>_descriptor` and the weak `mxc_model_descriptor` alias;
-  /// `entries` are the forward's, then spec.functions' entry functions.
+  /// `entries` are the forward's (one per variant when it has them), then
+  /// spec.functions' entry functions.
   llvm::GlobalVariable *descriptor(llvm::ArrayRef<llvm::Function *> entries) {
+    size_t nForward = std::max<size_t>(spec.variants.size(), 1);
     std::vector<llvm::Constant *> fns = {
-        function("forward", spec.inputs, spec.outputs, entries[0], false)};
+        function("forward", spec.inputs, spec.outputs,
+                 entries.take_front(nForward), false, !spec.variants.empty())};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
-      fns.push_back(function(f.name, f.inputs, f.outputs, entries[1 + i],
-                             f.updatesState));
+      fns.push_back(function(f.name, f.inputs, f.outputs,
+                             entries[nForward + i], f.updatesState, false));
     auto *fnArrayType = llvm::ArrayType::get(functionDesc, fns.size());
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
@@ -210,7 +247,8 @@ public:
                     llvm::ConstantInt::get(i64, (spec.isTraining() ? 1 : 0) |
                                                     (spec.cuda ? 2 : 0)),
                     weightsFile ? string(spec.weightsFile) : null,
-                    llvm::ConstantInt::get(i64, spec.weightsFileHash)});
+                    llvm::ConstantInt::get(i64, spec.weightsFileHash),
+                    llvm::ConstantInt::get(i64, spec.dims.size()), dims()});
     auto *gv = new llvm::GlobalVariable(m, modelDesc, true,
                                         llvm::GlobalValue::ExternalLinkage,
                                         desc, spec.name + "_descriptor");
@@ -221,12 +259,26 @@ public:
   }
 
 private:
+  /// A private constant array of `elems`, or NULL when there are none.
+  llvm::Constant *array(llvm::StructType *type,
+                        llvm::ArrayRef<llvm::Constant *> elems,
+                        llvm::StringRef name) {
+    if (elems.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    auto *arrayType = llvm::ArrayType::get(type, elems.size());
+    return new llvm::GlobalVariable(m, arrayType, true,
+                                    llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(arrayType, elems),
+                                    name);
+  }
+
   llvm::Module &m;
   llvm::LLVMContext &ctx;
   const ModelSpec &spec;
   llvm::Type *i64;
   llvm::PointerType *ptr;
-  llvm::StructType *tensorDesc, *functionDesc, *modelDesc;
+  llvm::StructType *tensorDesc, *functionDesc, *modelDesc, *variantDesc,
+      *dimDesc;
 };
 
 /// `void <name>_<fn>_entry(void *const *buffers, mxrt_exec_context *)`:
@@ -235,7 +287,7 @@ private:
 /// bracketed groups when the function updates parameters and states.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
                            const std::string &fnName, size_t nIn, size_t nOut,
-                           bool updatesState, size_t statesRead,
+                           bool updatesState, size_t statesRead, bool arena,
                            llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
@@ -263,7 +315,7 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
     append(args, params, nParam);
     append(args, states, nState);
   }
-  if (spec.scratchSize >= 0) // the arena: mxrt_exec_context.scratch
+  if (arena) // mxrt_exec_context.scratch
     args.push_back(b.CreateLoad(ptr, fn->getArg(1)));
   b.CreateCall(impl, args);
   b.CreateRetVoid();
@@ -386,6 +438,9 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
   auto runRaw = m.getOrInsertFunction(
       "mxrt_instance_run_raw",
       llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  auto runRawDims = m.getOrInsertFunction(
+      "mxrt_instance_run_raw_dims",
+      llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false));
   auto release = m.getOrInsertFunction(
       "mxrt_instance_release", llvm::FunctionType::get(voidTy, {ptr}, false));
 
@@ -398,21 +453,30 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
         b.CreateCall(createStatic, {descriptor, fn->getArg(0), fn->getArg(1)}));
   }
   {
-    size_t nIn = spec.inputs.size(), nOut = spec.outputs.size();
-    std::vector<llvm::Type *> params(1 + nIn + nOut, ptr);
+    // (instance, [the dynamic dimensions' values,] inputs, outputs)
+    size_t nDim = spec.dims.size(), nIn = spec.inputs.size(),
+           nOut = spec.outputs.size();
+    std::vector<llvm::Type *> params(1 + nDim + nIn + nOut, ptr);
+    std::fill_n(params.begin() + 1, nDim, llvm::Type::getInt64Ty(ctx));
     auto *fn = llvm::Function::Create(
         llvm::FunctionType::get(i32, params, false),
         llvm::GlobalValue::ExternalLinkage, spec.name + "_run", m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-    auto array = [&](size_t first, size_t n) -> llvm::Value * {
-      llvm::Value *a = b.CreateAlloca(ptr, b.getInt64(std::max<size_t>(n, 1)));
+    auto array = [&](llvm::Type *type, size_t first, size_t n) {
+      llvm::Value *a =
+          b.CreateAlloca(type, b.getInt64(std::max<size_t>(n, 1)));
       for (size_t i = 0; i < n; ++i)
         b.CreateStore(fn->getArg(first + i),
-                      b.CreateConstInBoundsGEP1_64(ptr, a, i));
+                      b.CreateConstInBoundsGEP1_64(type, a, i));
       return a;
     };
-    llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
-    b.CreateRet(b.CreateCall(runRaw, {fn->getArg(0), ins, outs}));
+    llvm::Value *ins = array(ptr, 1 + nDim, nIn),
+                *outs = array(ptr, 1 + nDim + nIn, nOut);
+    if (nDim == 0)
+      b.CreateRet(b.CreateCall(runRaw, {fn->getArg(0), ins, outs}));
+    else
+      b.CreateRet(b.CreateCall(
+          runRawDims, {fn->getArg(0), array(params[1], 1, nDim), ins, outs}));
   }
   {
     auto *fn = llvm::Function::Create(
@@ -801,9 +865,17 @@ llvm::Error mxc::writeFileAtomically(const std::string &path,
   });
 }
 
+/// The MLIR function of the forward's variant for `batch` rows.
+std::string mxc::variantFunctionName(int64_t batch) {
+  return std::string(kForwardFunctionName) + "_b" + std::to_string(batch);
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
-mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
-                     llvm::LLVMContext &context) {
+mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
+                     const ModelSpec &spec, llvm::LLVMContext &context) {
+  assert(modules.size() == std::max<size_t>(spec.variants.size(), 1) &&
+         "one module per variant");
+  mlir::ModuleOp module = modules.front();
   MemoryReport::stage("before codegen", /*resetPeak=*/true);
   compileStage("lowering", "LLVM IR");
   mlir::DialectRegistry registry;
@@ -818,18 +890,39 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
       mlir::translateModuleToLLVMIR(module, context, spec.name);
   if (!m)
     return makeError("translation to LLVM IR failed");
-  // The forward function, then the training functions.
+  // The forward function (each variant's, their modules linked into the
+  // first: their internal symbols renamed where they clash), then the
+  // training functions.
   struct Fn {
     std::string name;
     size_t nIn, nOut;
     bool updatesState;
     size_t statesRead;
+    int64_t scratchSize;
   };
-  std::vector<Fn> fns = {{kForwardFunctionName, spec.inputs.size(),
-                          spec.outputs.size(), false, 0}};
+  std::vector<Fn> fns;
+  if (spec.variants.empty())
+    fns.push_back({kForwardFunctionName, spec.inputs.size(),
+                   spec.outputs.size(), false, 0, spec.scratchSize});
+  for (const auto &[i, v] : llvm::enumerate(spec.variants)) {
+    std::string name = variantFunctionName(v.batch);
+    fns.push_back({name, spec.inputs.size(), spec.outputs.size(), false, 0,
+                   v.scratchSize});
+    std::unique_ptr<llvm::Module> variant =
+        i == 0 ? nullptr
+               : mlir::translateModuleToLLVMIR(modules[i], context, name);
+    if (i != 0 && !variant)
+      return makeError("translation to LLVM IR failed");
+    llvm::Module &holder = i == 0 ? *m : *variant;
+    if (llvm::Function *f = holder.getFunction(kForwardFunctionName))
+      f->setName(name);
+    if (variant && llvm::Linker::linkModules(*m, std::move(variant)))
+      return makeError("linking the forward's variants failed");
+  }
   for (const FunctionSpec &f : spec.functions)
     fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState,
-                   f.updatesState ? spec.states.size() : f.statesRead});
+                   f.updatesState ? spec.states.size() : f.statesRead,
+                   spec.scratchSize});
   std::vector<llvm::Function *> entries;
   for (const Fn &f : fns) {
     llvm::Function *impl = m->getFunction(f.name);
@@ -841,14 +934,15 @@ mxc::buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
     size_t expected = f.nIn + spec.params.size() + f.statesRead + f.nOut;
     if (f.updatesState)
       expected += spec.params.size() + spec.states.size();
-    if (spec.scratchSize >= 0)
+    if (f.scratchSize >= 0)
       ++expected;
     if (impl->arg_size() != expected)
       return makeError("the lowered " + Twine(f.name) + " function takes " +
                        Twine(impl->arg_size()) + " buffers, expected " +
                        Twine(expected));
     entries.push_back(buildEntry(*m, spec, f.name, f.nIn, f.nOut,
-                                 f.updatesState, f.statesRead, impl));
+                                 f.updatesState, f.statesRead,
+                                 f.scratchSize >= 0, impl));
   }
   TableBuilder table(*m, spec);
   llvm::GlobalVariable *descriptor = table.descriptor(entries);
@@ -1002,13 +1096,41 @@ llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
   llvm_unreachable("handled above");
 }
 
-static std::string shapeText(const std::vector<int64_t> &shape) {
+/// "1x3x224x224", a dynamic dimension by its name ("Nx3x224x224").
+static std::string shapeText(const ModelSpec &spec,
+                             const std::vector<int64_t> &shape) {
   if (shape.empty())
     return "scalar";
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(shape[i]);
+    s += (i ? "x" : "") + (shape[i] < 0 ? spec.dims[dimIndex(shape[i])].name
+                                        : std::to_string(shape[i]));
   return s;
+}
+
+/// The C identifier of dynamic dimension `index` in the header: its name
+/// where that is one.
+static std::string dimIdentifier(const ModelSpec &spec, size_t index) {
+  return cIdentifier(spec.dims[index].name);
+}
+
+/// "<macro> <count>", or for a tensor with dynamic dimensions a macro of
+/// them: "<macro>(N) ((N) * 3072)".
+static std::string sizeMacro(const ModelSpec &spec, const std::string &macro,
+                             const TensorSpec &t) {
+  std::vector<std::string> dims, factors;
+  for (int64_t d : t.shape)
+    if (d < 0) {
+      std::string id = dimIdentifier(spec, dimIndex(d));
+      if (!llvm::is_contained(dims, id))
+        dims.push_back(id);
+      factors.push_back("(int64_t)(" + id + ")");
+    }
+  if (dims.empty())
+    return macro + " " + std::to_string(t.numElements());
+  return macro + "(" + llvm::join(dims, ", ") + ") (" +
+         llvm::join(factors, " * ") + " * " + std::to_string(t.numElements()) +
+         ")";
 }
 
 std::string mxc::generateHeader(const ModelSpec &spec,
@@ -1031,6 +1153,23 @@ std::string mxc::generateHeader(const ModelSpec &spec,
      << "#ifndef MXC_MODEL_" << upper << "_H\n#define MXC_MODEL_" << upper
      << "_H\n\n#include <mxrt/mxrt.h>\n\n#ifdef __cplusplus\nextern \"C\" "
         "{\n#endif\n\n";
+  if (!spec.dims.empty()) {
+    os << "/* Dynamic dimensions: each call gives their extents (" << n
+       << "_run's first\n * arguments); every input and output extent named "
+          "so takes that value.\n";
+    for (const DimSpec &d : spec.dims)
+      os << " *   " << d.name << ": " << d.min << " to "
+         << (d.max < 0 ? std::string("any size") : std::to_string(d.max))
+         << "\n";
+    os << " * A <NAME>_<TENSOR>_SIZE macro of a tensor with dynamic "
+          "dimensions takes them.\n */\n";
+    for (const auto &[i, d] : llvm::enumerate(spec.dims)) {
+      std::string macro = upper + "_DIM_" +
+                          llvm::StringRef(dimIdentifier(spec, i)).upper();
+      os << "#define " << macro << "_MIN " << d.min << "\n#define " << macro
+         << "_MAX " << d.max << " /* -1: unbounded */\n";
+    }
+  }
   os << "#define " << upper << "_NUM_INPUTS " << spec.inputs.size() << "\n";
   os << "#define " << upper << "_NUM_OUTPUTS " << spec.outputs.size() << "\n";
   // <NAME>_<TENSOR>_SIZE: the element count of each tensor the functions
@@ -1043,8 +1182,8 @@ std::string mxc::generateHeader(const ModelSpec &spec,
       if (!sized.insert(macro).second)
         continue;
       os << "/** " << kind << " '" << t.name << "': " << dtypeName(t.dtype)
-         << ", shape " << shapeText(t.shape) << ". */\n#define " << upper << "_"
-         << macro << "_SIZE " << t.numElements() << "\n";
+         << ", shape " << shapeText(spec, t.shape) << ". */\n#define "
+         << sizeMacro(spec, upper + "_" + macro + "_SIZE", t) << "\n";
     }
   };
   sizes(spec.inputs, "Input");
@@ -1067,14 +1206,20 @@ std::string mxc::generateHeader(const ModelSpec &spec,
      << "mxrt_status " << n << "_create(const mxrt_instance_options *options, "
      << n << " **out_instance);\n\n"
      << "/** Runs the model: reads every input, fully writes every output.\n";
+  if (!spec.dims.empty())
+    os << " *  The dynamic dimensions come first, as the extents of this "
+          "call; a value\n *  outside a dimension's bounds fails the call "
+          "(MXRT_INVALID_ARGUMENT)\n *  before anything is written.\n";
   for (const TensorSpec &t : spec.inputs)
     os << " *  in  " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
-       << shapeText(t.shape) << " (input '" << t.name << "')\n";
+       << shapeText(spec, t.shape) << " (input '" << t.name << "')\n";
   for (const TensorSpec &t : spec.outputs)
     os << " *  out " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
-       << shapeText(t.shape) << " (output '" << t.name << "')\n";
+       << shapeText(spec, t.shape) << " (output '" << t.name << "')\n";
   os << " *  All buffers are owned by the caller. */\n"
      << "mxrt_status " << n << "_run(" << n << " *instance";
+  for (size_t i = 0; i < spec.dims.size(); ++i)
+    os << ", int64_t " << dimIdentifier(spec, i);
   // Strings are arrays of `const char *`: the inputs' pointers are read,
   // the outputs' written (pointing at the instance's strings until its next
   // call, or at the input strings).
@@ -1119,10 +1264,10 @@ std::string mxc::generateHeader(const ModelSpec &spec,
                               "updates nothing.\n");
       for (const TensorSpec &t : f.inputs)
         os << " *  in  " << t.name << ": " << dtypeName(t.dtype) << " "
-           << shapeText(t.shape) << "\n";
+           << shapeText(spec, t.shape) << "\n";
       for (const TensorSpec &t : f.outputs)
         os << " *  out " << t.name << ": " << dtypeName(t.dtype) << " "
-           << shapeText(t.shape) << "\n";
+           << shapeText(spec, t.shape) << "\n";
       os << " */\n#define " << upper << "_FN_"
          << llvm::StringRef(cIdentifier(f.name)).upper() << " " << i + 1
          << "\n";
@@ -1140,7 +1285,7 @@ std::string mxc::generateHeader(const ModelSpec &spec,
        << ":\n";
     for (const auto &[i, p] : llvm::enumerate(spec.params))
       os << " *   " << i << " " << p.name << ": " << dtypeName(p.dtype) << " "
-         << shapeText(p.shape) << (p.aux ? " (aux)" : "") << "\n";
+         << shapeText(spec, p.shape) << (p.aux ? " (aux)" : "") << "\n";
     os << " * <NAME>_PARAM_<PARAMETER>_SIZE is a parameter's element count. "
           "*/\n";
     for (const ParamSpec &p : spec.params)

@@ -44,10 +44,17 @@ struct CodegenOptions {
 /// trailing output pointers.
 inline constexpr const char *kForwardFunctionName = "forward";
 
-/// Translates `module` (LLVM dialect) to LLVM IR and adds the entry wrapper,
-/// the weights, the reflective table and the typed C API of `spec`.
+/// The name codegen expects for the forward function of the variant of
+/// `batch` rows (ModelSpec::variants).
+std::string variantFunctionName(int64_t batch);
+
+/// Translates `modules` (LLVM dialect) to LLVM IR and adds the entry
+/// wrappers, the weights, the reflective table and the typed C API of
+/// `spec`: one module, or one per forward variant when spec.variants is not
+/// empty (the first also holding every other function), each with its
+/// forward named kForwardFunctionName.
 llvm::Expected<std::unique_ptr<llvm::Module>>
-buildLLVMModule(mlir::ModuleOp module, const ModelSpec &spec,
+buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules, const ModelSpec &spec,
                 llvm::LLVMContext &context);
 
 /// Optimizes `module` for the target and writes `kind` to `path`. The file

@@ -11,6 +11,7 @@
 #include "compiler/frontends/onnx/Importer.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/graph/BatchRows.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -65,6 +66,54 @@ llvm::Expected<std::vector<int64_t>> mxc::parseShape(llvm::StringRef text) {
       return makeError("shape '" + text +
                        "' is too large (over 2^40 elements)");
   return shape;
+}
+
+llvm::Expected<std::vector<std::string>>
+mxc::parseSymbolicShape(llvm::StringRef text) {
+  std::vector<std::string> axes;
+  if (text.empty() || text == "scalar")
+    return axes;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, 'x');
+  std::string numeric;
+  for (llvm::StringRef p : parts) {
+    p = p.trim();
+    bool name = p == "?" || (!p.empty() && (llvm::isAlpha(p[0]) || p[0] == '_') &&
+                             llvm::all_of(p, [](char c) {
+                               return llvm::isAlnum(c) || c == '_';
+                             }));
+    if (!name && !p.empty() && llvm::all_of(p, llvm::isDigit)) {
+      numeric += (numeric.empty() ? "" : "x") + p.str();
+    } else if (!name) {
+      return makeError("bad shape '" + text +
+                       "': expected extents >= 0 or dimension names like "
+                       "Nx3x224x224 (names without an x) or ?x3x224x224");
+    }
+    axes.push_back(p.str());
+  }
+  // The static extents' own checks (ranges, the 2^40 elements cap).
+  if (auto err = parseShape(numeric).takeError())
+    return makeError("bad shape '" + text + "': " + toString(std::move(err)));
+  return axes;
+}
+
+llvm::Expected<std::pair<int64_t, int64_t>>
+mxc::parseDimBounds(llvm::StringRef text) {
+  auto [lo, hi] = text.split("..");
+  int64_t min = 1, max = -1;
+  bool range = text.contains("..");
+  if ((!lo.empty() && lo.getAsInteger(10, min)) ||
+      (range && !hi.empty() && hi.getAsInteger(10, max)) || min < 0 ||
+      (range && hi.empty()) || (!range && lo.empty()))
+    return makeError("bad bounds '" + text +
+                     "': expected MIN..MAX like 1..64, ..64 or an extent");
+  if (!range)
+    max = min;
+  if (max < min || max > (int64_t(1) << 40))
+    return makeError("bad bounds '" + text + "': the largest extent " +
+                     Twine(max) + " is below " + Twine(min) +
+                     (max > min ? " or over 2^40" : ""));
+  return std::make_pair(min, max);
 }
 
 std::optional<EmitKind> mxc::emitKindForPath(llvm::StringRef path) {
@@ -196,7 +245,8 @@ static mxnet::ImportOptions mxnetImportOptions(const CompileOptions &options) {
 /// Reads the model file (ONNX by its extension, else MXNet) into the mx
 /// dialect, refusing the options of the other frontend.
 static llvm::Expected<ImportedModel>
-importModel(mlir::MLIRContext &context, const CompileOptions &options) {
+importModel(mlir::MLIRContext &context, const CompileOptions &options,
+            const std::map<std::string, int64_t> &dimValues = {}) {
   if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
     if (!options.paramsPath.empty())
       return makeError("'" + options.modelPath +
@@ -207,6 +257,7 @@ importModel(mlir::MLIRContext &context, const CompileOptions &options) {
     importOptions.boundInputs = options.boundInputs;
     importOptions.sequenceInputs = options.sequenceInputs;
     importOptions.absentInputs = options.absentInputs;
+    importOptions.dimValues = dimValues;
     importOptions.quiet = options.quiet;
     return onnx::importModel(context, options.modelPath, importOptions);
   }
@@ -440,10 +491,11 @@ static llvm::Error emitGraph(mlir::ModuleOp module, const ModelSpec &spec,
 
 /// Translates the lowered module to LLVM IR and writes it as `options.emit`
 /// says; a library gets its header beside it.
-static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
+static llvm::Error emitLibrary(llvm::ArrayRef<mlir::ModuleOp> modules,
+                               const ModelSpec &spec,
                                const CompileOptions &options) {
   llvm::LLVMContext llvmContext;
-  auto llvmModule = buildLLVMModule(module, spec, llvmContext);
+  auto llvmModule = buildLLVMModule(modules, spec, llvmContext);
   if (!llvmModule)
     return llvmModule.takeError();
   OutputKind kind = options.emit == EmitKind::LLVMIR     ? OutputKind::LLVMIR
@@ -472,6 +524,303 @@ static llvm::Error emitLibrary(mlir::ModuleOp module, const ModelSpec &spec,
     return err;
   }
   return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic batch dimensions (docs/dynamic-shapes.md)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A model's dynamic dimensions as the command line and the model file
+/// give them.
+struct DynamicDims {
+  /// Input name -> each axis's dimension name ("" where static).
+  std::map<std::string, std::vector<std::string>> inputs;
+  /// The names, in order of first appearance.
+  std::vector<std::string> names;
+  /// Whether the command line asked for them (--input with names): then a
+  /// dynamic dimension mxc cannot serve is an error, while one the model
+  /// file leaves open is fixed at 1 with a note.
+  bool requested = false;
+};
+
+/// A dynamic batch dimension and the extents its forward is compiled for.
+struct BatchPlan {
+  DimSpec dim;
+  std::vector<int64_t> buckets; // increasing, the first 1
+};
+
+} // namespace
+
+/// The dynamic dimensions of `options`' --input and of `imported`'s open
+/// ones.
+static DynamicDims dynamicDims(const CompileOptions &options,
+                               const ImportedModel &imported) {
+  DynamicDims dyn;
+  auto add = [&](const std::string &input, size_t axis,
+                 const std::string &name) {
+    std::vector<std::string> &axes = dyn.inputs[input];
+    axes.resize(std::max(axes.size(), axis + 1));
+    axes[axis] = name;
+    if (!llvm::is_contained(dyn.names, name))
+      dyn.names.push_back(name);
+  };
+  for (const auto &[input, axes] : options.symbolicInputs)
+    for (const auto &[axis, token] : llvm::enumerate(axes))
+      if (!llvm::all_of(token, llvm::isDigit)) {
+        add(input, axis,
+            token == "?" ? input + "_" + std::to_string(axis) : token);
+        dyn.requested = true;
+      }
+  for (const auto &[input, axes] : imported.openDims)
+    for (const auto &[axis, name] : llvm::enumerate(axes))
+      if (!name.empty())
+        add(input, axis, name);
+  return dyn;
+}
+
+/// `options` with every dynamic dimension of `dyn` at `value` (the ONNX
+/// importer's open dimensions through `dimValues`).
+static CompileOptions withDimsAt(const CompileOptions &options,
+                                 const DynamicDims &dyn, int64_t value,
+                                 std::map<std::string, int64_t> &dimValues) {
+  CompileOptions at = options;
+  at.symbolicInputs.clear();
+  for (const auto &[input, axes] : options.symbolicInputs) {
+    std::vector<int64_t> shape;
+    for (const std::string &token : axes) {
+      int64_t extent = value;
+      if (llvm::all_of(token, llvm::isDigit))
+        llvm::StringRef(token).getAsInteger(10, extent);
+      shape.push_back(extent);
+    }
+    at.inputShapes[input] = shape;
+  }
+  for (const std::string &name : dyn.names)
+    dimValues[name] = value;
+  return at;
+}
+
+/// Why mxc cannot serve `dyn` as a dynamic batch dimension, or "" when it
+/// can.
+static std::string unsupportedDims(const CompileOptions &options,
+                                   const DynamicDims &dyn) {
+  if (dyn.names.size() > 1)
+    return "dimensions " + dyn.names[0] + " and " + dyn.names[1] +
+           " are both dynamic; mxc serves one dynamic (batch) dimension so "
+           "far";
+  for (const auto &[input, axes] : dyn.inputs)
+    for (size_t axis = 1; axis < axes.size(); ++axis)
+      if (!axes[axis].empty())
+        return "dimension " + axes[axis] + " is axis " +
+               std::to_string(axis) + " of input '" + input +
+               "'; only a leading (batch) axis can be dynamic so far";
+  if (options.train.enabled)
+    return "--train libraries take a fixed batch so far";
+  if (options.target != "cpu")
+    return "--target=" + options.target + " takes a fixed batch so far";
+  return "";
+}
+
+/// The extents the forward of dimension `dim` is compiled for: --buckets or
+/// 1, 8, 64, those above its bound left out and the bound added.
+static std::vector<int64_t> bucketsFor(const CompileOptions &options,
+                                       const DimSpec &dim) {
+  std::vector<int64_t> wanted =
+      options.buckets.empty() ? std::vector<int64_t>{1, 8, 64}
+                              : options.buckets;
+  std::vector<int64_t> buckets;
+  for (int64_t b : wanted)
+    if (dim.max < 0 || b <= dim.max)
+      buckets.push_back(b);
+  if (dim.max > 1 && buckets.back() < dim.max && dim.max < wanted.back())
+    buckets.push_back(dim.max);
+  return buckets;
+}
+
+/// The forward of one batch extent: its module (lowered unless only the
+/// header is written), spec and which outputs carry the batch.
+struct BatchVariant {
+  int64_t batch;
+  ImportedModel model;
+  llvm::SmallVector<bool> batchedOutputs;
+};
+
+/// Runs the graph passes on `variant`'s module and follows the batch
+/// through its forward; `mixing` says where rows meet when they do.
+static llvm::Error
+analyzeVariant(BatchVariant &variant, const DynamicDims &dyn,
+               const CompileOptions &options, RowMixing &mixing,
+               bool &rowsApart) {
+  ModelSpec &spec = variant.model.spec;
+  SpecParameterStore params(spec);
+  if (auto err = runGraphPipeline(*variant.model.module, options, params))
+    return err;
+  auto fn = variant.model.module->lookupSymbol<mlir::func::FuncOp>(
+      kForwardFunctionName);
+  llvm::SmallVector<bool> batchedArgs(fn.getNumArguments(), false);
+  for (const auto &[i, input] : llvm::enumerate(spec.inputs)) {
+    auto axes = dyn.inputs.find(input.name);
+    batchedArgs[i] = axes != dyn.inputs.end() && !axes->second[0].empty();
+  }
+  auto batched = batchedResults(fn, batchedArgs, variant.batch, mixing);
+  rowsApart = succeeded(batched);
+  if (rowsApart)
+    variant.batchedOutputs = *batched;
+  return llvm::Error::success();
+}
+
+/// The forward's variants' common spec: `first`'s, with the batch
+/// dimension in the shapes of batched inputs and outputs.
+static llvm::Expected<ModelSpec>
+variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
+            const DynamicDims &dyn, const CompileOptions &options) {
+  ModelSpec spec = variants.front().model.spec;
+  for (const BatchVariant &v : variants) {
+    const ModelSpec &other = v.model.spec;
+    bool same = other.params.size() == spec.params.size() &&
+                other.outputs.size() == spec.outputs.size() &&
+                v.batchedOutputs == variants.front().batchedOutputs;
+    for (size_t i = 0; same && i < spec.params.size(); ++i)
+      same = other.params[i].name == spec.params[i].name &&
+             other.params[i].shape == spec.params[i].shape;
+    for (size_t i = 0; same && i < spec.outputs.size(); ++i) {
+      std::vector<int64_t> a = spec.outputs[i].shape,
+                           b = other.outputs[i].shape;
+      if (v.batchedOutputs[i] && !a.empty() && !b.empty())
+        a[0] = b[0] = 0;
+      same = a == b;
+    }
+    if (!same)
+      return makeError("'" + options.modelPath + "': the model's parameters "
+                       "or outputs differ between batch extents " +
+                       Twine(variants.front().batch) + " and " +
+                       Twine(v.batch) + ", so " + plan.dim.name +
+                       " cannot be dynamic");
+  }
+  for (TensorSpec &input : spec.inputs) {
+    auto axes = dyn.inputs.find(input.name);
+    if (axes != dyn.inputs.end() && !axes->second[0].empty())
+      input.shape[0] = dimExtent(0);
+  }
+  for (const auto &[output, batched] :
+       llvm::zip(spec.outputs, variants.front().batchedOutputs))
+    if (batched)
+      output.shape[0] = dimExtent(0);
+  spec.dims = {plan.dim};
+  spec.batchDim = 0;
+  for (const BatchVariant &v : variants)
+    spec.variants.push_back({v.batch, v.model.spec.scratchSize});
+  return spec;
+}
+
+/// Compiles a model with a dynamic batch dimension: the forward once per
+/// bucket, each through the whole pipeline, after proving that no op mixes
+/// the batch's rows. `atOne` is the import with the dimension at 1. Sets
+/// `fixed` instead (with a note) when the model file's open dimension
+/// cannot be served and the command line did not ask for it.
+static llvm::Error compileDynamic(mlir::MLIRContext &context,
+                                  const CompileOptions &options,
+                                  const DynamicDims &dyn, TargetPipeline target,
+                                  ImportedModel &atOne, bool &fixed) {
+  fixed = false;
+  auto fixAtOne = [&](const std::string &why) -> llvm::Error {
+    if (dyn.requested)
+      return makeError("'" + options.modelPath + "': dynamic dimension " +
+                       dyn.names[0] + ": " + why);
+    if (!options.quiet)
+      llvm::errs() << "mxc: note: '" << options.modelPath
+                   << "': dimension " << dyn.names[0]
+                   << " is fixed at 1: " << why
+                   << " (give the shape with --input to choose the extent)\n";
+    fixed = true;
+    return llvm::Error::success();
+  };
+  if (std::string why = unsupportedDims(options, dyn); !why.empty())
+    return fixAtOne(why);
+  for (const auto &[name, bounds] : options.dimBounds)
+    if (name != dyn.names[0])
+      return makeError("--dim '" + name + "': the model has no dynamic "
+                       "dimension of that name (it has " +
+                       dyn.names[0] + ")");
+  BatchPlan plan;
+  plan.dim.name = dyn.names[0];
+  if (auto bounds = options.dimBounds.find(plan.dim.name);
+      bounds != options.dimBounds.end())
+    std::tie(plan.dim.min, plan.dim.max) = bounds->second;
+  plan.buckets = bucketsFor(options, plan.dim);
+
+  // Largest first: a wide batch shows a broadcast that mixes rows, which
+  // one row cannot.
+  std::vector<BatchVariant> variants;
+  for (int64_t b : llvm::reverse(plan.buckets)) {
+    BatchVariant variant{b, ImportedModel(), {}};
+    if (b == 1) {
+      variant.model = std::move(atOne);
+    } else {
+      std::map<std::string, int64_t> dimValues;
+      CompileOptions at = withDimsAt(options, dyn, b, dimValues);
+      auto imported = importModel(context, at, dimValues);
+      if (!imported)
+        return imported.takeError();
+      variant.model = std::move(*imported);
+    }
+    variant.model.spec.name = options.modelName.empty()
+                                  ? modelNameForPath(options.outputPath)
+                                  : options.modelName;
+    RowMixing mixing;
+    bool rowsApart = false;
+    if (auto err = analyzeVariant(variant, dyn, options, mixing, rowsApart))
+      return err;
+    if (!rowsApart) {
+      std::string node = "an operation";
+      if (auto name = mlir::dyn_cast<mlir::NameLoc>(mixing.op->getLoc()))
+        node = "node '" + name.getName().str() + "'";
+      std::string why = node + " (" +
+                        mixing.op->getName().getStringRef().str() +
+                        ") mixes the rows of the batch: " + mixing.reason;
+      if (!variants.empty())
+        return makeError("'" + options.modelPath + "': dynamic dimension " +
+                         plan.dim.name + ": " + why);
+      if (b == 1 && !dyn.requested) { // the static build's import, afresh
+        std::map<std::string, int64_t> dimValues;
+        auto imported = importModel(
+            context, withDimsAt(options, dyn, 1, dimValues), dimValues);
+        if (!imported)
+          return imported.takeError();
+        atOne = std::move(*imported);
+      }
+      return fixAtOne(why);
+    }
+    compileStage("graph passes (" + plan.dim.name + "=" + std::to_string(b) +
+                     ")",
+                 "lowering");
+    if (options.emit != EmitKind::Header) {
+      SpecParameterStore params(variant.model.spec);
+      if (auto err = runTargetPipeline(*variant.model.module, target, options,
+                                       params, variant.model.spec))
+        return err;
+    }
+    variants.push_back(std::move(variant));
+  }
+  std::reverse(variants.begin(), variants.end());
+  auto spec = variantSpec(variants, plan, dyn, options);
+  if (!spec)
+    return spec.takeError();
+  spec->scratchSize = -1; // the variants' own
+  if (options.weightsFile && spec->weightsSize > 0) {
+    spec->weightsFile =
+        llvm::sys::path::stem(options.outputPath).str() + ".weights";
+    spec->weightsFileHash = weightsHash(*spec);
+  }
+  if (options.emit == EmitKind::Header)
+    return writeFileAtomically(options.outputPath,
+                               generateHeader(*spec, options.modelPath));
+  std::vector<mlir::ModuleOp> modules;
+  for (BatchVariant &v : variants)
+    modules.push_back(*v.model.module);
+  return emitLibrary(modules, *spec, options);
 }
 
 llvm::Error mxc::compile(const CompileOptions &options) {
@@ -507,9 +856,30 @@ llvm::Error mxc::compile(const CompileOptions &options) {
       {options.timePasses,
        !options.quiet && llvm::sys::Process::StandardErrIsDisplayed()});
   compileStage("", "importing");
-  auto imported = importModel(context, options);
+  // Dynamic dimensions are imported at 1 first: the static build when they
+  // stay fixed, the first variant's otherwise.
+  std::map<std::string, int64_t> dimValues;
+  DynamicDims requested = dynamicDims(options, ImportedModel());
+  auto imported = importModel(
+      context, withDimsAt(options, requested, 1, dimValues), dimValues);
   if (!imported)
     return imported.takeError();
+  DynamicDims dyn = dynamicDims(options, *imported);
+  if (dyn.names.empty() && !options.dimBounds.empty())
+    return makeError("--dim '" + options.dimBounds.begin()->first +
+                     "': the model has no dynamic dimensions");
+  if (dyn.names.empty() && !options.buckets.empty())
+    return makeError("--buckets: the model has no dynamic dimensions");
+  // The graph as MLIR or Graphviz, and the summary, show the model at 1.
+  bool code = options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
+  if (!dyn.names.empty() && code && !options.summary) {
+    bool fixed = false;
+    if (auto err =
+            compileDynamic(context, options, dyn, *target, *imported, fixed))
+      return err;
+    if (!fixed)
+      return llvm::Error::success();
+  }
   compileStage("import", options.train.enabled
                              ? "deriving the training functions"
                              : "graph passes");
@@ -548,5 +918,5 @@ llvm::Error mxc::compile(const CompileOptions &options) {
         llvm::sys::path::stem(options.outputPath).str() + ".weights";
     spec.weightsFileHash = weightsHash(spec);
   }
-  return emitLibrary(module, spec, options);
+  return emitLibrary({module}, spec, options);
 }

@@ -58,6 +58,14 @@ struct CompileOptions : CpuPipelineOptions {
   std::string modelPath;
   std::string paramsPath;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Inputs given with dynamic dimensions (`--input data=Nx3x224x224`, `?`
+  /// for an unnamed one): each axis's extent or dimension name.
+  std::map<std::string, std::vector<std::string>> symbolicInputs;
+  /// Bounds of dynamic dimensions by name (`--dim N=1..64`).
+  std::map<std::string, std::pair<int64_t, int64_t>> dimBounds;
+  /// The batch extents a dynamic batch dimension is compiled for (the
+  /// forward's variants, docs/dynamic-shapes.md); empty: the default.
+  std::vector<int64_t> buckets;
   /// ONNX inputs bound to constants at compile time (name -> TensorProto).
   std::map<std::string, std::string> boundInputs;
   /// ONNX sequence inputs: their elements' shapes (`--input x=seq(2x3,4)`).
@@ -95,6 +103,14 @@ struct CompileOptions : CpuPipelineOptions {
 
 /// Parses "1x3x32x32" (a scalar is "scalar" or empty).
 llvm::Expected<std::vector<int64_t>> parseShape(llvm::StringRef text);
+
+/// Parses a shape that may name dynamic dimensions, "Nx3x224x224" or
+/// "?x3x224x224": one entry per axis, its extent or name ("?" unnamed).
+llvm::Expected<std::vector<std::string>>
+parseSymbolicShape(llvm::StringRef text);
+
+/// Parses a dimension's bounds, "1..64" or "..64" (from 1) or "8" (exactly).
+llvm::Expected<std::pair<int64_t, int64_t>> parseDimBounds(llvm::StringRef text);
 
 /// The emit kind implied by an output file name (lib.so, .a, .o, .ll, .mlir,
 /// .h), if any.

@@ -27,6 +27,11 @@ using InputShapes = std::map<std::string, std::vector<int64_t>>;
 struct ImportedModel {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   ModelSpec spec;
+  /// The inputs' dimensions the model file leaves open (an ONNX dim_param
+  /// or unnamed dimension that no --input fixed): input name -> the name of
+  /// each axis's dimension ("" where static). The module takes them at the
+  /// values the import options gave (1 by default).
+  std::map<std::string, std::vector<std::string>> openDims;
 };
 
 /// Creates the mx op `name` (its result types inferred) and verifies it,

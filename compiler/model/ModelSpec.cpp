@@ -59,7 +59,7 @@ const char *mxc::dtypeName(DType dtype) {
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    n *= d < 0 ? 1 : d; // a dynamic dimension counts as 1
   return n;
 }
 

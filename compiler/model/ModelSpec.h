@@ -42,8 +42,11 @@ const char *dtypeName(DType dtype);
 struct TensorSpec {
   std::string name;
   DType dtype = DType::F32;
+  /// Extents; below 0, the model's dynamic dimension dimIndex(extent)
+  /// (ModelSpec::dims), as in the ABI's tables (MXRT_DIM_EXTENT).
   std::vector<int64_t> shape;
 
+  /// Elements (bytes), every dynamic dimension counted as 1: one row's.
   int64_t numElements() const;
   int64_t sizeBytes() const { return numElements() * dtypeSize(dtype); }
 };
@@ -98,6 +101,27 @@ struct FunctionSpec {
   size_t statesRead = 0;
 };
 
+/// The extent standing for dynamic dimension `index` in a TensorSpec shape,
+/// and back (runtime/include/mxrt/model_abi.h: MXRT_DIM_EXTENT).
+inline int64_t dimExtent(size_t index) { return -1 - int64_t(index); }
+inline size_t dimIndex(int64_t extent) { return size_t(-1 - extent); }
+
+/// A dynamic dimension (`--input data=Nx3x224x224`, an ONNX dim_param):
+/// every extent that names it takes the same value in a call.
+struct DimSpec {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = -1; ///< -1: unbounded
+};
+
+/// The forward function compiled for `batch` rows of a dynamic batch
+/// dimension (ModelSpec::variants).
+struct VariantSpec {
+  int64_t batch = 1;
+  /// Its arena's bytes (as ModelSpec::scratchSize).
+  int64_t scratchSize = -1;
+};
+
 struct ModelSpec {
   /// A C identifier: the prefix of every exported symbol.
   std::string name;
@@ -125,6 +149,14 @@ struct ModelSpec {
   /// Compiled for an NVIDIA GPU (mxc --target=cuda): every buffer the
   /// functions take is device memory (MXRT_MODEL_CUDA).
   bool cuda = false;
+  /// The dynamic dimensions input and output shapes refer to.
+  std::vector<DimSpec> dims;
+  /// A forward function whose rows are independent along dims[batchDim] is
+  /// compiled once per batch extent (increasing, the first 1), its MLIR
+  /// functions named variantFunctionName(batch); the runtime runs them on
+  /// slices of a call's rows (mxrt_variant_desc). Empty otherwise.
+  std::vector<VariantSpec> variants;
+  int64_t batchDim = -1;
 
   /// Appends a parameter with a copy of its bytes.
   void addParam(TensorSpec spec, const uint8_t *data);

@@ -69,8 +69,12 @@ struct mxrt_instance {
   /// Training instances: their own parameters, then their optimizer states,
   /// each 64-byte aligned. NULL for inference instances.
   uint8_t *storage = nullptr;
-  /// Shared by all functions (one call at a time): the largest scratch_size.
+  /// Shared by all functions (one call at a time), `scratchBytes` long: the
+  /// largest scratch_size of the functions without variants, grown when a
+  /// call first runs variants that need more (their most would be sized for
+  /// the largest batch, which most apps never run).
   uint8_t *scratch = nullptr;
+  size_t scratchBytes = 0;
   mxrt_exec_context context = {};
   int32_t numThreads = 1;
   /// Kernels' workers when numThreads > 1 (context.thread_pool points here).
@@ -166,8 +170,10 @@ const DtypeInfo *dtypeInfo(int64_t code);
 /// C callers may pass any int.
 int64_t dtypeCode(const mxrt_dtype &dtype);
 
-/// "1x3x32x32", or "scalar" for a 0-d shape.
-std::string shapeString(int64_t ndim, const int64_t *shape);
+/// "1x3x32x32", or "scalar" for a 0-d shape; with `dims` (a model's), a
+/// dynamic extent shows as its dimension's name ("Nx3x32x32").
+std::string shapeString(int64_t ndim, const int64_t *shape,
+                        const mxrt_dim_desc *dims = nullptr);
 
 /// Checks dtype, ndim and shape as tensor constructors see them and computes
 /// the element count and byte size; `what` names the call in messages.

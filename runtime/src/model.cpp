@@ -47,9 +47,14 @@ const char *kindName(TensorKind kind) {
   return "tensor";
 }
 
-/// Checks one input, output, parameter or state entry of the table.
+/// Checks one input, output, parameter or state entry of the table of
+/// `model`. `batchDim` is the batch dimension of the function it belongs to
+/// (-1: none, or not a function's), the one dynamic extent it may have, on
+/// axis 0 (model_abi.h).
 mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
-                            int64_t index, const mxrt_tensor_desc &desc) {
+                            int64_t index, const mxrt_tensor_desc &desc,
+                            const mxrt_model_desc &model,
+                            int64_t batchDim = -1) {
   const char *kind = kindName(kindCode);
   if (!desc.name)
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s #%lld has no name",
@@ -62,10 +67,34 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has an invalid rank %lld",
                 origin.c_str(), kind, desc.name,
                 static_cast<long long>(desc.ndim));
+  // The shape with the dynamic extent as 1, as size_bytes counts it.
+  int64_t shape[MXRT_MAX_DIMS];
+  for (int64_t d = 0; d < desc.ndim; ++d) {
+    shape[d] = desc.shape[d];
+    if (shape[d] >= 0)
+      continue;
+    if (batchDim < 0)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: %s '%s' has dynamic extent %lld on axis %lld, but only "
+                  "the inputs and outputs of a function with variants may "
+                  "have one",
+                  origin.c_str(), kind, desc.name,
+                  static_cast<long long>(shape[d]), static_cast<long long>(d));
+    if (d != 0 || shape[d] != MXRT_DIM_EXTENT(batchDim))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: %s '%s' has dynamic extent %lld on axis %lld, but its "
+                  "function's one dynamic extent is its batch dimension '%s' "
+                  "(%lld), on axis 0",
+                  origin.c_str(), kind, desc.name,
+                  static_cast<long long>(shape[d]), static_cast<long long>(d),
+                  model.dims[batchDim].name,
+                  static_cast<long long>(MXRT_DIM_EXTENT(batchDim)));
+    shape[d] = 1;
+  }
   int64_t numElements = 0;
   size_t sizeBytes = 0;
   if (mxrt::checkTensorArgs("descriptor", desc.dtype,
-                            static_cast<int32_t>(desc.ndim), desc.shape,
+                            static_cast<int32_t>(desc.ndim), shape,
                             &numElements, &sizeBytes))
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has an invalid shape: %s",
                 origin.c_str(), kind, desc.name, mxrt_last_error());
@@ -74,7 +103,7 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
         MXRT_INVALID_ARGUMENT,
         "%s: %s '%s' claims %lld bytes, but %s %s takes %zu", origin.c_str(),
         kind, desc.name, static_cast<long long>(desc.size_bytes),
-        mxrt::shapeString(desc.ndim, desc.shape).c_str(),
+        mxrt::shapeString(desc.ndim, desc.shape, model.dims).c_str(),
         mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)), sizeBytes);
   // Inputs and outputs carry no flags; parameters and states only the known
   // MXRT_TENSOR_* bits, so that a table from a newer mxc fails here.
@@ -96,6 +125,84 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
   return MXRT_OK;
 }
 
+/// Checks the table of dynamic dimensions.
+mxrt_status checkDims(const std::string &origin, const mxrt_model_desc &desc) {
+  if (desc.num_dims < 0 || desc.num_dims > INT32_MAX ||
+      (desc.num_dims && !desc.dims))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has an invalid dimension table (num_dims = "
+                "%lld)",
+                origin.c_str(), static_cast<long long>(desc.num_dims));
+  std::set<std::string_view> names;
+  for (int64_t i = 0; i < desc.num_dims; ++i) {
+    const mxrt_dim_desc &dim = desc.dims[i];
+    if (!dim.name)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: dimension #%lld has no name",
+                  origin.c_str(), static_cast<long long>(i));
+    if (!names.insert(dim.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two dimensions are named '%s'",
+                  origin.c_str(), dim.name);
+    if (dim.min < 0 || (dim.max != -1 && dim.max < dim.min))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: dimension '%s' has bounds %lld..%lld (the minimum must "
+                  "be at least 0, the maximum -1 or at least the minimum)",
+                  origin.c_str(), dim.name, static_cast<long long>(dim.min),
+                  static_cast<long long>(dim.max));
+  }
+  return MXRT_OK;
+}
+
+/// Checks the batch variants of function `fn` (num_variants != 0) and their
+/// batch dimension, before its inputs and outputs are checked against it.
+mxrt_status checkVariants(const std::string &origin,
+                          const mxrt_model_desc &desc,
+                          const mxrt_function_desc &fn) {
+  if (fn.num_variants < 0 || fn.num_variants > INT32_MAX || !fn.variants)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has an invalid variant table "
+                "(num_variants = %lld)",
+                origin.c_str(), fn.name,
+                static_cast<long long>(fn.num_variants));
+  // The runtime cannot yet slice the device copies of inputs and outputs.
+  if (desc.flags & MXRT_MODEL_CUDA)
+    return fail(MXRT_UNSUPPORTED,
+                "%s: dynamic dimensions are not supported for CUDA models yet "
+                "(function '%s' has batch variants)",
+                origin.c_str(), fn.name);
+  if (fn.batch_dim < 0 || fn.batch_dim >= desc.num_dims)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has batch dimension #%lld, but the model "
+                "has %lld dimensions",
+                origin.c_str(), fn.name, static_cast<long long>(fn.batch_dim),
+                static_cast<long long>(desc.num_dims));
+  for (int64_t v = 0; v < fn.num_variants; ++v) {
+    const mxrt_variant_desc &variant = fn.variants[v];
+    // Increasing from 1, so that taking the largest that fits covers any
+    // number of rows.
+    if (v == 0 ? variant.batch != 1 : variant.batch <= fn.variants[v - 1].batch)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has a variant of batch %lld at #%lld; "
+                  "the batches must increase from 1",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.batch),
+                  static_cast<long long>(v));
+    if (!variant.entry)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has no entry point for batch %lld",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.batch));
+    if (variant.scratch_size < 0 || variant.scratch_size > fn.scratch_size)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' claims %lld bytes of scratch for batch "
+                  "%lld, but %lld for the function",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.scratch_size),
+                  static_cast<long long>(variant.batch),
+                  static_cast<long long>(fn.scratch_size));
+  }
+  return MXRT_OK;
+}
+
 /// Checks everything the runtime later relies on, so that a corrupt or
 /// mismatched table fails here with a message instead of crashing in a call.
 mxrt_status checkDescriptor(const std::string &origin,
@@ -114,6 +221,8 @@ mxrt_status checkDescriptor(const std::string &origin,
                 "%s: descriptor has unknown model flags 0x%llx", origin.c_str(),
                 static_cast<unsigned long long>(desc->flags));
   bool trainable = desc->flags & MXRT_MODEL_TRAINABLE;
+  if (mxrt_status status = checkDims(origin, *desc))
+    return status;
   if (desc->num_functions < 1 || desc->num_functions > INT32_MAX ||
       !desc->functions)
     return fail(MXRT_INVALID_ARGUMENT,
@@ -123,7 +232,8 @@ mxrt_status checkDescriptor(const std::string &origin,
   for (int64_t f = 0; f < desc->num_functions; ++f) {
     const mxrt_function_desc &fn = desc->functions[f];
     const char *fnName = fn.name ? fn.name : "?";
-    if (!fn.name || !fn.entry)
+    // A function with variants has their entry points instead of its own.
+    if (!fn.name || (!fn.entry && !fn.num_variants))
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: function #%lld ('%s') has no name or entry point",
                   origin.c_str(), static_cast<long long>(f), fnName);
@@ -148,14 +258,30 @@ mxrt_status checkDescriptor(const std::string &origin,
                   "%s: function '%s' updates parameters or states, but the "
                   "model is not trainable (MXRT_MODEL_TRAINABLE)",
                   origin.c_str(), fnName);
-    for (int64_t i = 0; i < fn.num_inputs; ++i)
-      if (mxrt_status status =
-              checkTensorDesc(origin, TensorKind::Input, i, fn.inputs[i]))
+    if (fn.num_variants)
+      if (mxrt_status status = checkVariants(origin, *desc, fn))
         return status;
+    // batch_dim is read only with variants (hand-written static tables may
+    // leave it 0).
+    int64_t batchDim = fn.num_variants ? fn.batch_dim : -1;
+    bool batchFromInputs = false;
+    for (int64_t i = 0; i < fn.num_inputs; ++i) {
+      const mxrt_tensor_desc &input = fn.inputs[i];
+      if (mxrt_status status = checkTensorDesc(origin, TensorKind::Input, i,
+                                               input, *desc, batchDim))
+        return status;
+      batchFromInputs = batchFromInputs || (input.ndim && input.shape[0] < 0);
+    }
     for (int64_t i = 0; i < fn.num_outputs; ++i)
-      if (mxrt_status status =
-              checkTensorDesc(origin, TensorKind::Output, i, fn.outputs[i]))
+      if (mxrt_status status = checkTensorDesc(origin, TensorKind::Output, i,
+                                               fn.outputs[i], *desc, batchDim))
         return status;
+    // Calls take the batch from the inputs' shapes.
+    if (fn.num_variants && !batchFromInputs)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has batch variants, but no input has its "
+                  "batch dimension '%s'",
+                  origin.c_str(), fnName, desc->dims[fn.batch_dim].name);
   }
   if (desc->num_params < 0 || desc->num_params > INT32_MAX / 2 ||
       (desc->num_params && !desc->params) || desc->weights_size < 0 ||
@@ -176,7 +302,7 @@ mxrt_status checkDescriptor(const std::string &origin,
   for (int64_t i = 0; i < desc->num_params; ++i) {
     const mxrt_tensor_desc &param = desc->params[i];
     if (mxrt_status status =
-            checkTensorDesc(origin, TensorKind::Parameter, i, param))
+            checkTensorDesc(origin, TensorKind::Parameter, i, param, *desc))
       return status;
     if (!paramNames.insert(param.name).second)
       return fail(MXRT_INVALID_ARGUMENT, "%s: two parameters are named '%s'",
@@ -203,8 +329,8 @@ mxrt_status checkDescriptor(const std::string &origin,
                 "not trainable (MXRT_MODEL_TRAINABLE)",
                 origin.c_str(), static_cast<long long>(desc->num_states));
   for (int64_t i = 0; i < desc->num_states; ++i)
-    if (mxrt_status status =
-            checkTensorDesc(origin, TensorKind::State, i, desc->states[i]))
+    if (mxrt_status status = checkTensorDesc(origin, TensorKind::State, i,
+                                             desc->states[i], *desc))
       return status;
   return MXRT_OK;
 }
@@ -454,6 +580,21 @@ bool runOnDevice(mxrt_instance *instance, const mxrt_function_desc &fn,
 /// The most threads one instance may use.
 constexpr int32_t kMaxThreads = 256;
 
+/// Replaces the instance's scratch with `bytes` zeroed bytes, or returns
+/// false (keeping the old one) when out of memory. Zeroed so that a kernel
+/// reading scratch before writing it misbehaves the same way every time.
+bool allocateScratch(mxrt_instance *instance, int64_t bytes) {
+  auto *scratch = static_cast<uint8_t *>(mxrt::alignedAlloc(size_t(bytes)));
+  if (!scratch)
+    return false;
+  std::memset(scratch, 0, size_t(bytes));
+  std::free(instance->scratch);
+  instance->scratch = scratch;
+  instance->scratchBytes = size_t(bytes);
+  instance->context.scratch = scratch;
+  return true;
+}
+
 mxrt_status createInstance(const mxrt_model *model,
                            const mxrt_instance_options *options,
                            mxrt_instance **outInstance) {
@@ -554,21 +695,17 @@ mxrt_status createInstance(const mxrt_model *model,
     buffers.insert(buffers.end(), instance->params.begin(),
                    instance->params.end());
     buffers.insert(buffers.end(), states.begin(), states.end());
-    scratchSize = std::max(scratchSize, fn.scratch_size);
+    // Functions with variants get theirs on first use (reserveScratch).
+    if (!fn.num_variants)
+      scratchSize = std::max(scratchSize, fn.scratch_size);
   }
   // (A CUDA model's scratch is device memory: moveToDevice.)
-  if (scratchSize > 0 && !model->cuda()) {
-    instance->scratch = static_cast<uint8_t *>(mxrt::alignedAlloc(scratchSize));
-    if (!instance->scratch)
-      return fail(MXRT_OUT_OF_MEMORY,
-                  "mxrt_instance_create: cannot allocate %lld bytes of "
-                  "scratch for model '%s'",
-                  static_cast<long long>(scratchSize), desc->name);
-    // Deterministic contents, so that a kernel reading scratch before writing
-    // it misbehaves the same way every time.
-    std::memset(instance->scratch, 0, scratchSize);
-  }
-  instance->context.scratch = instance->scratch;
+  if (scratchSize > 0 && !model->cuda() &&
+      !allocateScratch(instance.get(), scratchSize))
+    return fail(MXRT_OUT_OF_MEMORY,
+                "mxrt_instance_create: cannot allocate %lld bytes of scratch "
+                "for model '%s'",
+                static_cast<long long>(scratchSize), desc->name);
   if (model->cuda())
     if (mxrt_status status = moveToDevice(instance.get(), scratchSize))
       return status;
@@ -579,43 +716,201 @@ mxrt_status createInstance(const mxrt_model *model,
   return MXRT_OK;
 }
 
-/// Checks one tensor against its descriptor entry; `kind` is "input",
-/// "output" or "parameter".
+/// Fails for `tensor`, whose dtype or shape is not `desc`'s (its dynamic
+/// extent shown by its name in `dims`, the model's).
+mxrt_status failShape(const char *kind, const mxrt_tensor_desc &desc,
+                      const mxrt_tensor *tensor, const mxrt_dim_desc *dims) {
+  return fail(MXRT_INVALID_ARGUMENT, "%s '%s': expected shape %s %s, got %s %s",
+              kind, desc.name,
+              mxrt::shapeString(desc.ndim, desc.shape, dims).c_str(),
+              mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)),
+              mxrt::shapeString(tensor->ndim, tensor->shape).c_str(),
+              mxrt_dtype_name(tensor->dtype));
+}
+
+/// Whether `tensor` has `desc`'s rank and static extents (a dynamic extent
+/// takes any: bindBatch checks it).
+bool fitsShape(const mxrt_tensor_desc &desc, const mxrt_tensor *tensor) {
+  if (tensor->ndim != desc.ndim)
+    return false;
+  for (int32_t d = 0; d < tensor->ndim; ++d)
+    if (desc.shape[d] >= 0 && tensor->shape[d] != desc.shape[d])
+      return false;
+  return true;
+}
+
+/// Checks one tensor against its descriptor entry (`dims`: the model's, for
+/// messages); `kind` is "input", "output" or "parameter".
 mxrt_status checkTensor(const char *kind, int32_t index,
-                        const mxrt_tensor_desc &desc,
-                        const mxrt_tensor *tensor) {
+                        const mxrt_tensor_desc &desc, const mxrt_tensor *tensor,
+                        const mxrt_dim_desc *dims = nullptr) {
   if (!tensor)
     return fail(MXRT_INVALID_ARGUMENT, "%s '%s' (#%d) is NULL", kind, desc.name,
                 index);
-  bool sameShape = tensor->dtype == desc.dtype && tensor->ndim == desc.ndim;
-  for (int32_t d = 0; sameShape && d < tensor->ndim; ++d)
-    sameShape = tensor->shape[d] == desc.shape[d];
-  if (!sameShape)
-    return fail(MXRT_INVALID_ARGUMENT,
-                "%s '%s': expected shape %s %s, got %s %s", kind, desc.name,
-                mxrt::shapeString(desc.ndim, desc.shape).c_str(),
-                mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)),
-                mxrt::shapeString(tensor->ndim, tensor->shape).c_str(),
-                mxrt_dtype_name(tensor->dtype));
+  if (tensor->dtype != desc.dtype || !fitsShape(desc, tensor))
+    return failShape(kind, desc, tensor, dims);
   if (!tensor->data)
     return fail(MXRT_INVALID_ARGUMENT, "%s '%s' has no data", kind, desc.name);
   return MXRT_OK;
 }
 
-/// Calls `fn` on `buffers` with the instance's thread pool and call state;
-/// false when the call recorded an error (instance->call.error).
+/// The extent of a function's batch dimension in one call, and the input
+/// that gave it (NULL while none has).
+struct Batch {
+  int64_t value = -1;
+  const char *from = nullptr;
+};
+
+/// Fails unless `value` lies within `dim`'s bounds; `subject()` says whose
+/// value it is ("input 'x' axis 0 (dimension N)").
+template <typename Subject>
+mxrt_status checkBounds(const mxrt_dim_desc &dim, int64_t value,
+                        Subject subject) {
+  if (value < dim.min)
+    return fail(MXRT_INVALID_ARGUMENT, "%s is %lld, below its minimum %lld",
+                subject().c_str(), static_cast<long long>(value),
+                static_cast<long long>(dim.min));
+  if (dim.max >= 0 && value > dim.max)
+    return fail(MXRT_INVALID_ARGUMENT, "%s is %lld, above its bound %lld",
+                subject().c_str(), static_cast<long long>(value),
+                static_cast<long long>(dim.max));
+  return MXRT_OK;
+}
+
+/// Takes the extent of `fn`'s batch dimension from `tensor`, which fits
+/// `desc` (its input or output `kind`): the first input that has the
+/// dimension binds it, within its bounds, and the other tensors that have it
+/// must agree.
+mxrt_status bindBatch(const mxrt_model *model, const mxrt_function_desc &fn,
+                      const char *kind, const mxrt_tensor_desc &desc,
+                      const mxrt_tensor *tensor, Batch &batch) {
+  if (!fn.num_variants || desc.ndim == 0 || desc.shape[0] >= 0)
+    return MXRT_OK;
+  const mxrt_dim_desc &dim = model->desc->dims[fn.batch_dim];
+  int64_t value = tensor->shape[0];
+  if (batch.from) {
+    if (value == batch.value)
+      return MXRT_OK;
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s '%s' axis 0 (dimension %s) is %lld, but input '%s' gave "
+                "%s = %lld",
+                kind, desc.name, dim.name, static_cast<long long>(value),
+                batch.from, dim.name, static_cast<long long>(batch.value));
+  }
+  if (mxrt_status status = checkBounds(dim, value, [&] {
+        return std::string(kind) + " '" + desc.name + "' axis 0 (dimension " +
+               dim.name + ")";
+      }))
+    return status;
+  batch = {value, desc.name};
+  return MXRT_OK;
+}
+
+/// Calls `visit(variant, times)` for each variant of `fn` that a call of
+/// `rows` rows runs, largest first (each as many times as it fits in the
+/// rows left), until `visit` returns false.
+template <typename Visit>
+void splitRows(const mxrt_function_desc &fn, int64_t rows, Visit visit) {
+  for (int64_t v = fn.num_variants - 1; v >= 0 && rows > 0; --v) {
+    const mxrt_variant_desc &variant = fn.variants[v];
+    int64_t times = rows / variant.batch;
+    if (times && !visit(variant, times))
+      return;
+    rows -= times * variant.batch;
+  }
+}
+
+/// Grows the instance's scratch to what the variants that a call of `fn` on
+/// `rows` rows runs need: only when a call first needs more, so that steady
+/// calls allocate nothing.
+template <typename Callee>
+mxrt_status reserveScratch(mxrt_instance *instance,
+                           const mxrt_function_desc &fn, int64_t rows,
+                           Callee callee) {
+  int64_t needed = 0;
+  splitRows(fn, rows, [&](const mxrt_variant_desc &variant, int64_t) {
+    needed = std::max(needed, variant.scratch_size);
+    return true;
+  });
+  if (size_t(needed) <= instance->scratchBytes ||
+      allocateScratch(instance, needed))
+    return MXRT_OK;
+  return fail(MXRT_OUT_OF_MEMORY,
+              "%s: cannot allocate %lld bytes of scratch for %lld rows",
+              callee().c_str(), static_cast<long long>(needed),
+              static_cast<long long>(rows));
+}
+
+/// Runs `fn`'s variants on `rows` rows from `buffers` (the function's slots,
+/// at row 0), each input and output that has the batch dimension moving on
+/// past the rows done after every call. Stops at a call's error.
+void runVariants(mxrt_instance *instance, const mxrt_function_desc &fn,
+                 void **buffers, int64_t rows) {
+  int64_t batchExtent = MXRT_DIM_EXTENT(fn.batch_dim);
+  splitRows(fn, rows, [&](const mxrt_variant_desc &variant, int64_t times) {
+    for (int64_t t = 0; t < times; ++t) {
+      variant.entry(buffers, &instance->context);
+      if (!instance->call.error.empty())
+        return false;
+      for (int64_t i = 0; i < fn.num_inputs + fn.num_outputs; ++i) {
+        const mxrt_tensor_desc &desc =
+            i < fn.num_inputs ? fn.inputs[i] : fn.outputs[i - fn.num_inputs];
+        if (desc.ndim && desc.shape[0] == batchExtent)
+          buffers[i] = static_cast<uint8_t *>(buffers[i]) +
+                       variant.batch * desc.size_bytes;
+      }
+    }
+    return true;
+  });
+}
+
+/// Calls `fn` on `buffers` (its variants on `batch` rows, if it has them)
+/// with the instance's thread pool and call state; false when the call
+/// recorded an error (instance->call.error).
 bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
-              void **buffers) {
+              void **buffers, int64_t batch) {
   mxrt::ThreadPool::Scope pool(instance->pool.get());
   mxrt::CallState::Scope call(&instance->call);
   if (instance->viewsHandedOut && !instance->reportsViewWrites)
     mxrt::paramsChanged(instance); // a view may have been written
   mxrt::ParamGenerationScope generation(instance->paramGeneration);
   instance->call.function = int32_t(&fn - instance->model->desc->functions);
-  fn.entry(buffers, &instance->context);
+  if (fn.num_variants)
+    runVariants(instance, fn, buffers, batch);
+  else
+    fn.entry(buffers, &instance->context);
   if (fn.flags & MXRT_FUNCTION_UPDATES_STATE)
     mxrt::paramsChanged(instance);
   return instance->call.error.empty();
+}
+
+/// What the tensor and raw calls share once their arguments are checked:
+/// the buffer checks (`input(i)`, `output(i)`), entering the instance
+/// (`guard`, which the caller holds for the call) and the run, on the GPU
+/// for a CUDA model. `batch` is the extent of the function's batch dimension
+/// (-1: it has none); `callee()` names the call in messages.
+template <typename Callee, typename Input, typename Output>
+mxrt_status runChecked(mxrt_instance *instance, int32_t function, int64_t batch,
+                       Callee callee, Input input, Output output,
+                       std::optional<mxrt::CallGuard> &guard) {
+  const mxrt_function_desc &fn = instance->model->desc->functions[function];
+  if (mxrt_status status = mxrt::enterCall(instance, function, fn, batch,
+                                           callee, input, output, guard))
+    return status;
+  if (instance->model->cuda()) {
+    std::string why;
+    if (!runOnDevice(instance, fn, input, output, why))
+      return fail(MXRT_INTERNAL, "%s on the GPU: %s", callee().c_str(),
+                  why.c_str());
+    return MXRT_OK;
+  }
+  if (fn.num_variants)
+    if (mxrt_status status = reserveScratch(instance, fn, batch, callee))
+      return status;
+  if (!runEntry(instance, fn, instance->buffers[function].data(), batch))
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
+                instance->call.error.c_str());
+  return MXRT_OK;
 }
 
 /// mxrt_instance_run (`what` is its name, function 0) and mxrt_instance_call.
@@ -650,47 +945,70 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
     return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (numOutputs > 0 && !outputs)
     return fail(MXRT_INVALID_ARGUMENT, "%s: outputs is NULL", what);
+  // Every tensor, the outputs' batch extent against the inputs', before
+  // anything runs.
+  Batch batch;
+  auto check = [&](const char *kind, int32_t i, const mxrt_tensor_desc &desc,
+                   const mxrt_tensor *tensor) {
+    if (mxrt_status status =
+            checkTensor(kind, i, desc, tensor, instance->model->desc->dims))
+      return status;
+    return bindBatch(instance->model, fn, kind, desc, tensor, batch);
+  };
   for (int32_t i = 0; i < numInputs; ++i)
-    if (mxrt_status status = checkTensor("input", i, fn.inputs[i], inputs[i]))
+    if (mxrt_status status = check("input", i, fn.inputs[i], inputs[i]))
       return status;
   for (int32_t i = 0; i < numOutputs; ++i)
-    if (mxrt_status status =
-            checkTensor("output", i, fn.outputs[i], outputs[i]))
+    if (mxrt_status status = check("output", i, fn.outputs[i], outputs[i]))
       return status;
   std::optional<mxrt::CallGuard> guard;
-  if (mxrt_status status = mxrt::enterCall(
-          instance, function, fn, callee,
-          [&](int64_t i) { return inputs[i]->data; },
+  if (mxrt_status status = runChecked(
+          instance, function, batch.value, callee,
+          [&](int64_t i) -> const void * { return inputs[i]->data; },
           [&](int64_t i) { return outputs[i]->data; }, guard))
     return status;
-  void **buffers = instance->buffers[function].data();
-  bool cuda = instance->model->cuda();
-  if (cuda) {
-    std::string why;
-    if (!runOnDevice(
-            instance, fn,
-            [&](int64_t i) -> const void * { return inputs[i]->data; },
-            [&](int64_t i) { return outputs[i]->data; }, why))
-      return fail(MXRT_INTERNAL, "%s on the GPU: %s", callee().c_str(),
-                  why.c_str());
+  if (instance->model->cuda())
     return MXRT_OK;
-  }
-  if (!runEntry(instance, fn, buffers))
-    return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
-                instance->call.error.c_str());
   return mxrt::copyStringOutputs(fn, outputs);
 }
 
-/// mxrt_instance_run_raw (function 0) and mxrt_instance_call_raw.
+/// mxrt_instance_run_raw (function 0), mxrt_instance_call_raw and, with
+/// `withDims`, mxrt_instance_run_raw_dims (the dimensions' values `dims`).
 mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
-                           int32_t function, const void *const *inputs,
-                           void *const *outputs) {
+                           int32_t function, bool withDims, const int64_t *dims,
+                           const void *const *inputs, void *const *outputs) {
   if (mxrt_status status = mxrt::checkNotNull(what, {{"instance", instance}}))
     return status;
   const mxrt_function_desc *fnPtr = functionAt(instance->model, function, what);
   if (!fnPtr)
     return MXRT_NOT_FOUND;
   const mxrt_function_desc &fn = *fnPtr;
+  const mxrt_model_desc &model = *instance->model->desc;
+  int64_t batch = -1;
+  if (fn.num_variants) {
+    const mxrt_dim_desc &dim = model.dims[fn.batch_dim];
+    if (!withDims && function == 0)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: model '%s' has dynamic dimension '%s'; call "
+                  "mxrt_instance_run_raw_dims with its value",
+                  what, model.name, dim.name);
+    if (!withDims)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' of model '%s' has dynamic dimension "
+                  "'%s'; call it with mxrt_instance_call, which takes its "
+                  "value from the tensors' shapes",
+                  what, fn.name, model.name, dim.name);
+    if (!dims)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: dims is NULL, but model '%s' has dynamic dimensions",
+                  what, model.name);
+    batch = dims[fn.batch_dim];
+    if (mxrt_status status = checkBounds(dim, batch, [&] {
+          return std::string(what) + ": dimension " + dim.name + " of model '" +
+                 model.name + "'";
+        }))
+      return status;
+  }
   if (fn.num_inputs > 0 && !inputs)
     return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (fn.num_outputs > 0 && !outputs)
@@ -703,29 +1021,11 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
     if (!outputs[i])
       return fail(MXRT_INVALID_ARGUMENT, "output '%s' (#%lld) is NULL",
                   fn.outputs[i].name, static_cast<long long>(i));
-  auto callee = [&] {
-    return "model '" + std::string(instance->model->desc->name) + "'";
-  };
+  auto callee = [&] { return "model '" + std::string(model.name) + "'"; };
   std::optional<mxrt::CallGuard> guard;
-  if (mxrt_status status = mxrt::enterCall(
-          instance, function, fn, callee, [&](int64_t i) { return inputs[i]; },
-          [&](int64_t i) { return outputs[i]; }, guard))
-    return status;
-  void **buffers = instance->buffers[function].data();
-  bool cuda = instance->model->cuda();
-  if (cuda) {
-    std::string why;
-    if (!runOnDevice(
-            instance, fn, [&](int64_t i) { return inputs[i]; },
-            [&](int64_t i) { return outputs[i]; }, why))
-      return fail(MXRT_INTERNAL, "model '%s' on the GPU: %s",
-                  instance->model->desc->name, why.c_str());
-    return MXRT_OK;
-  }
-  if (!runEntry(instance, fn, buffers))
-    return fail(MXRT_INVALID_ARGUMENT, "model '%s': %s",
-                instance->model->desc->name, instance->call.error.c_str());
-  return MXRT_OK;
+  return runChecked(
+      instance, function, batch, callee, [&](int64_t i) { return inputs[i]; },
+      [&](int64_t i) { return outputs[i]; }, guard);
 }
 
 /// The parameter at `index`, or NULL after recording an error naming `what`.
@@ -867,6 +1167,75 @@ mxrt_status mxrt_model_find_input(const mxrt_model *model, const char *name,
                    });
 }
 
+int32_t mxrt_model_num_dims(const mxrt_model *model) {
+  return model ? static_cast<int32_t>(model->desc->num_dims) : 0;
+}
+
+mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
+                                mxrt_dim_info *out_info) {
+  const char *what = "mxrt_model_dim_info";
+  if (mxrt_status status =
+          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out_info}}))
+    return status;
+  if (index < 0 || index >= model->desc->num_dims)
+    return fail(MXRT_NOT_FOUND,
+                "%s: index %d is out of range (model '%s' has %lld dynamic "
+                "dimensions)",
+                what, index, model->desc->name,
+                static_cast<long long>(model->desc->num_dims));
+  const mxrt_dim_desc &dim = model->desc->dims[index];
+  *out_info = {dim.name, dim.min, dim.max};
+  return MXRT_OK;
+}
+
+mxrt_status mxrt_model_bind_dims(const mxrt_model *model, int32_t function,
+                                 mxrt_tensor *const *inputs, int32_t num_inputs,
+                                 int64_t *out_dims) {
+  return mxrt::guarded([&]() -> mxrt_status {
+    const char *what = "mxrt_model_bind_dims";
+    if (mxrt_status status = mxrt::checkNotNull(what, {{"model", model}}))
+      return status;
+    const mxrt_function_desc *fn = functionAt(model, function, what);
+    if (!fn)
+      return MXRT_NOT_FOUND;
+    const mxrt_model_desc &desc = *model->desc;
+    if (num_inputs != fn->num_inputs)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' of model '%s' takes %lld inputs, got %d",
+                  what, fn->name, desc.name,
+                  static_cast<long long>(fn->num_inputs), num_inputs);
+    if (num_inputs > 0 && !inputs)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
+    if (desc.num_dims > 0 && !out_dims)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: out_dims is NULL", what);
+    Batch batch;
+    for (int32_t i = 0; i < num_inputs; ++i) {
+      const mxrt_tensor *input = inputs[i];
+      if (!input)
+        continue;
+      if (!fitsShape(fn->inputs[i], input))
+        return failShape("input", fn->inputs[i], input, desc.dims);
+      if (mxrt_status status =
+              bindBatch(model, *fn, "input", fn->inputs[i], input, batch))
+        return status;
+    }
+    std::fill(out_dims, out_dims + desc.num_dims, int64_t(-1));
+    if (fn->num_variants)
+      out_dims[fn->batch_dim] = batch.value;
+    return MXRT_OK;
+  });
+}
+
+void mxrt_resolve_shape(const mxrt_tensor_info *info, const int64_t *dims,
+                        int64_t *out_shape) {
+  if (!info || !out_shape)
+    return;
+  for (int32_t d = 0; d < info->ndim; ++d) {
+    int64_t extent = info->shape[d];
+    out_shape[d] = extent < 0 && dims ? dims[MXRT_DIM_INDEX(extent)] : extent;
+  }
+}
+
 void mxrt_instance_options_init(mxrt_instance_options *options) {
   if (!options)
     return;
@@ -950,8 +1319,18 @@ mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                   const void *const *inputs,
                                   void *const *outputs) {
   return mxrt::guarded([&] {
-    return runInstanceRaw("mxrt_instance_run_raw", instance, 0, inputs,
-                          outputs);
+    return runInstanceRaw("mxrt_instance_run_raw", instance, 0,
+                          /*withDims=*/false, nullptr, inputs, outputs);
+  });
+}
+
+mxrt_status mxrt_instance_run_raw_dims(mxrt_instance *instance,
+                                       const int64_t *dims,
+                                       const void *const *inputs,
+                                       void *const *outputs) {
+  return mxrt::guarded([&] {
+    return runInstanceRaw("mxrt_instance_run_raw_dims", instance, 0,
+                          /*withDims=*/true, dims, inputs, outputs);
   });
 }
 
@@ -959,8 +1338,8 @@ mxrt_status mxrt_instance_call_raw(mxrt_instance *instance, int32_t function,
                                    const void *const *inputs,
                                    void *const *outputs) {
   return mxrt::guarded([&] {
-    return runInstanceRaw("mxrt_instance_call_raw", instance, function, inputs,
-                          outputs);
+    return runInstanceRaw("mxrt_instance_call_raw", instance, function,
+                          /*withDims=*/false, nullptr, inputs, outputs);
   });
 }
 

@@ -75,14 +75,18 @@ int64_t mxrt::dtypeCode(const mxrt_dtype &dtype) {
   return code;
 }
 
-std::string mxrt::shapeString(int64_t ndim, const int64_t *shape) {
+std::string mxrt::shapeString(int64_t ndim, const int64_t *shape,
+                              const mxrt_dim_desc *dims) {
   if (ndim == 0)
     return "scalar";
   std::string result;
   for (int64_t i = 0; i < ndim; ++i) {
     if (i)
       result += 'x';
-    result += std::to_string(shape[i]);
+    if (shape[i] < 0 && dims)
+      result += dims[MXRT_DIM_INDEX(shape[i])].name;
+    else
+      result += std::to_string(shape[i]);
   }
   return result;
 }

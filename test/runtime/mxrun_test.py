@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-# End-to-end test of mxrun on the hand-written libaffine model (test_model.c):
-# its text and JSON output, the .npy files it writes (read back with NumPy),
-# and its errors. Run by CTest as `mxrun`:
-#   /usr/bin/python3 mxrun_test.py path/to/mxrun path/to/libmxrt_test_affine.so
+# End-to-end test of mxrun on the hand-written libaffine model (test_model.c)
+# and, for dynamic dimensions, libbatched (test_dynamic_model.c): its text and
+# JSON output, the .npy files it writes (read back with NumPy), and its
+# errors. Run by CTest as `mxrun`:
+#   /usr/bin/python3 mxrun_test.py path/to/mxrun \
+#       path/to/libmxrt_test_affine.so path/to/libmxrt_test_batched.so
 import json
 import os
 import subprocess
@@ -12,7 +14,7 @@ import unittest
 
 import numpy as np
 
-MXRUN, MODEL = sys.argv[1], sys.argv[2]
+MXRUN, MODEL, BATCHED = sys.argv[1], sys.argv[2], sys.argv[3]
 W = np.array([[0.5, 1.0, 1.5], [2.0, 2.5, 3.0]], np.float32)
 B = np.array([1.0, 2.0, 3.0], np.float32)
 
@@ -20,6 +22,16 @@ B = np.array([1.0, 2.0, 3.0], np.float32)
 def affine(x, scale):
     y = (x * W * np.float32(scale) + B).astype(np.float32)
     return y, y.astype(np.float64).sum()
+
+
+def batched(x):
+    """What libbatched computes: its variants of 4, 2 and 1 rows take the
+    rows in turn, largest first, and add 100 times their batch."""
+    batch = []
+    for b in (4, 2, 1):
+        while len(x) - len(batch) >= b:
+            batch += [b] * b
+    return 2 * x + 100 * np.array(batch, np.float32)[:, None], batch[-1]
 
 
 def mxrun(*args, ok=True):
@@ -105,6 +117,67 @@ class MxrunTest(unittest.TestCase):
         lines = mxrun(MODEL, "--bench", "4").stdout.splitlines()
         self.assertRegex(lines[-1],
                          r"^latency_ms median=[0-9.]+ min=[0-9.]+ runs=4$")
+
+    def test_dynamic_dims_from_a_file(self):
+        x = np.arange(14, dtype=np.float32).reshape(7, 2)
+        xfile = self.save("x.npy", x)
+        out = os.path.join(self.tmp, "out")
+        lines = mxrun(BATCHED, "--input", f"x={xfile}", "--output-dir",
+                      out).stdout.splitlines()
+        self.assertEqual(lines[0], "dim N=7 min=1 max=8")
+        self.assertEqual(lines[1], f"input x float32 Nx2=7x2 {xfile}")
+        self.assertTrue(lines[2].startswith("output y float32 Nx2=7x2 ["),
+                        lines)
+        self.assertEqual(lines[3], "output last float32 scalar [1]")
+        y, last = batched(x)
+        np.testing.assert_array_equal(np.load(os.path.join(out, "y.npy")), y)
+        self.assertEqual(float(np.load(os.path.join(out, "last.npy"))), last)
+
+    def test_dynamic_dims_from_the_flag_or_the_minimum(self):
+        info = json.loads(mxrun(BATCHED, "--json", "--dim", "N=6").stdout)
+        self.assertEqual(info["dims"],
+                         [{"name": "N", "value": 6, "min": 1, "max": 8}])
+        self.assertEqual(info["inputs"],
+                         [{"name": "x", "dtype": "float32", "shape": [6, 2],
+                           "model_shape": ["N", 2], "source": "random"}])
+        y = info["outputs"][0]
+        self.assertEqual((y["shape"], y["model_shape"]), ([6, 2], ["N", 2]))
+        self.assertNotIn("model_shape", info["outputs"][1])
+        # Random inputs lie in [-1, 1): 2 x + 100 b tells the variant.
+        batch = np.round(np.array(y["values"]).reshape(6, 2)[:, 0] / 100)
+        self.assertEqual(list(batch), [4] * 4 + [2] * 2)
+        self.assertEqual(info["outputs"][1]["values"], [2.0])
+        lines = mxrun(BATCHED).stdout.splitlines()
+        self.assertEqual(lines[:2], ["dim N=1 min=1 max=8",
+                                     "input x float32 Nx2=1x2 random seed=0"])
+        self.assertNotIn("dims", json.loads(mxrun(MODEL, "--json").stdout))
+
+    def test_dynamic_dim_errors(self):
+        rows9 = self.save("rows9.npy", np.zeros((9, 2), np.float32))
+        rows3 = self.save("rows3.npy", np.zeros((3, 2), np.float32))
+        wide = self.save("wide.npy", np.zeros((3, 3), np.float32))
+        self.assertError([BATCHED, "--dim", "N=9"],
+                         "--dim N=9 is above the dimension's bound 8")
+        self.assertError([BATCHED, "--dim", "N=0"],
+                         "--dim N=0 is below the dimension's minimum 1")
+        self.assertError([BATCHED, "--dim", "K=2"],
+                         "model 'batched' has no dimension 'K' "
+                         "(dimensions: N)")
+        self.assertError([MODEL, "--dim", "N=2"],
+                         "model 'affine' has no dimension 'N' "
+                         "(dimensions: none)")
+        self.assertError([BATCHED, "--input", f"x={rows9}"],
+                         "bad input shapes: input 'x' axis 0 (dimension N) "
+                         "is 9, above its bound 8")
+        self.assertError([BATCHED, "--input", f"x={rows3}", "--dim", "N=4"],
+                         "--dim N=4, but the inputs read give N = 3")
+        self.assertError([BATCHED, "--input", f"x={wide}"],
+                         "expected shape Nx2 float32, got 3x3 float32")
+        self.assertError([BATCHED, "--dim", "N"], "--dim expects NAME=VALUE")
+        self.assertError([BATCHED, "--dim", "N=x"], "--dim N expects an "
+                         "integer")
+        self.assertError([BATCHED, "--dim", "N=2", "--dim=N=3"],
+                         "dimension 'N' is given twice")
 
     def assertError(self, args, *words):
         result = mxrun(*args, ok=False)

@@ -31,6 +31,18 @@ static cl::list<std::string>
                     "sequences: x=seq(2x3,4); empty optionals: x=none"),
            cl::value_desc("NAME=SHAPE"), cl::cat(category));
 static cl::list<std::string>
+    dims("dim",
+         cl::desc("Bounds of a dynamic dimension, e.g. N=1..64 (from "
+                  "--input data=Nx3x224x224 or an ONNX dim_param); "
+                  "default 1 and up, unbounded"),
+         cl::value_desc("NAME=MIN..MAX"), cl::cat(category));
+static cl::opt<std::string>
+    buckets("buckets",
+            cl::desc("Batch extents a dynamic batch dimension is compiled "
+                     "for (default 1,8,64 up to its bound); a call runs "
+                     "its rows through them, largest first"),
+            cl::value_desc("B,B,..."), cl::cat(category));
+static cl::list<std::string>
     binds("bind",
           cl::desc("Bind an ONNX graph input to a constant at compile time "
                    "(a serialized TensorProto), e.g. shape=shape.pb"),
@@ -330,6 +342,7 @@ int main(int argc, char **argv) {
       return fail("--input '" + spec +
                   "': expected NAME=SHAPE, e.g. data=1x3x32x32");
     if (options.inputShapes.count(name.str()) ||
+        options.symbolicInputs.count(name.str()) ||
         options.sequenceInputs.count(name.str()) ||
         options.absentInputs.count(name.str()))
       return fail("--input '" + name + "' is given twice");
@@ -355,11 +368,45 @@ int main(int argc, char **argv) {
       options.sequenceInputs.emplace(name.str(), std::move(elements));
       continue;
     }
-    auto dims = mxc::parseShape(shape);
-    if (!dims)
+    auto axes = mxc::parseSymbolicShape(shape);
+    if (!axes)
       return fail("--input '" + spec +
-                  "': " + llvm::toString(dims.takeError()));
-    options.inputShapes.emplace(name.str(), *dims);
+                  "': " + llvm::toString(axes.takeError()));
+    auto dims = mxc::parseShape(shape);
+    if (dims)
+      options.inputShapes.emplace(name.str(), *dims);
+    else {
+      llvm::consumeError(dims.takeError());
+      options.symbolicInputs.emplace(name.str(), *axes);
+    }
+  }
+  for (const std::string &spec : dims) {
+    auto [name, text] = llvm::StringRef(spec).split('=');
+    if (name.empty() || !llvm::StringRef(spec).contains('='))
+      return fail("--dim '" + spec + "': expected NAME=MIN..MAX, e.g. N=1..64");
+    auto bounds = mxc::parseDimBounds(text);
+    if (!bounds)
+      return fail("--dim '" + spec +
+                  "': " + llvm::toString(bounds.takeError()));
+    if (!options.dimBounds.emplace(name.str(), *bounds).second)
+      return fail("--dim '" + name + "' is given twice");
+  }
+  if (!buckets.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(buckets).split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      int64_t b;
+      if (part.trim().getAsInteger(10, b) || b < 1 || b > 4096 ||
+          (!options.buckets.empty() && b <= options.buckets.back()))
+        return fail("--buckets '" + buckets +
+                    "': expected increasing extents from 1 to 4096, e.g. "
+                    "1,8,64");
+      options.buckets.push_back(b);
+    }
+    if (options.buckets.front() != 1)
+      return fail("--buckets '" + buckets +
+                  "': the first extent must be 1 (every batch size is made "
+                  "of them)");
   }
 
   for (const std::string &spec : binds) {

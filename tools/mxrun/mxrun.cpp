@@ -5,6 +5,7 @@
 // tried without writing a program. Inputs come from .npy files or a seeded
 // generator; outputs are printed and optionally written as .npy files.
 
+#include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
 #include <algorithm>
@@ -37,6 +38,10 @@ const char usage[] =
     "                         uniform in [-1, 1) for floats, integers in\n"
     "                         [0, 10), 0 or 1 for bool; a bfloat16 .npy file\n"
     "                         holds [('bfloat16', '<u2')], the raw bits\n"
+    "  --dim NAME=VALUE       the extent of dynamic dimension NAME in the\n"
+    "                         inputs generated (repeatable); inputs read\n"
+    "                         from files give their own, and a dimension\n"
+    "                         neither gives is its minimum (at least 1)\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy (creates "
     "DIR)\n"
     "  --bench N              after the warm-up runs, time N runs and print\n"
@@ -78,6 +83,7 @@ using TensorPtr = std::unique_ptr<mxrt_tensor, TensorDeleter>;
 struct Options {
   std::string library;
   std::vector<std::pair<std::string, std::string>> inputs; // name, file
+  std::vector<std::pair<std::string, int64_t>> dims;       // name, value
   std::string outputDir;
   bool bench = false;
   int64_t benchRuns = 0;
@@ -138,6 +144,17 @@ Options parseArgs(int argc, char **argv) {
         if (input.first == name)
           fail("input '" + name + "' is given twice");
       options.inputs.emplace_back(name, spec.substr(eq + 1));
+    } else if (flag == "--dim") {
+      std::string spec = takeValue();
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0)
+        fail("--dim expects NAME=VALUE, got '" + spec + "'");
+      std::string name = spec.substr(0, eq);
+      for (const auto &dim : options.dims)
+        if (dim.first == name)
+          fail("dimension '" + name + "' is given twice");
+      options.dims.emplace_back(
+          name, parseInt("--dim " + name, spec.substr(eq + 1), 0, INT64_MAX));
     } else if (flag == "--output-dir") {
       options.outputDir = takeValue();
       if (options.outputDir.empty())
@@ -295,13 +312,24 @@ void fillRandom(mxrt_tensor *tensor, uint64_t seed, int32_t index) {
   }
 }
 
-std::string shapeString(int32_t ndim, const int64_t *shape) {
+/// "2x3", or "scalar"; with `dims` (the model's), a dynamic extent (below 0)
+/// shows as its dimension's name ("Nx3").
+std::string shapeString(int32_t ndim, const int64_t *shape,
+                        const mxrt_dim_info *dims = nullptr) {
   if (ndim == 0)
     return "scalar";
   std::string result;
   for (int32_t i = 0; i < ndim; ++i)
-    result += (i ? "x" : "") + std::to_string(shape[i]);
+    result +=
+        (i ? "x" : "") + (shape[i] < 0 && dims
+                              ? std::string(dims[MXRT_DIM_INDEX(shape[i])].name)
+                              : std::to_string(shape[i]));
   return result;
+}
+
+bool isDynamic(const mxrt_tensor_info &info) {
+  return std::any_of(info.shape, info.shape + info.ndim,
+                     [](int64_t extent) { return extent < 0; });
 }
 
 std::string jsonString(const std::string &text) {
@@ -410,6 +438,34 @@ struct Slot {
   std::string file; // Input source or output file; empty if none.
 };
 
+/// The shape of `slot`'s tensor, after the model's with the names of its
+/// dynamic dimensions where it has some ("Nx3=5x3").
+std::string slotShape(const Slot &slot, const mxrt_dim_info *dims) {
+  std::string shape = shapeString(mxrt_tensor_ndim(slot.tensor.get()),
+                                  mxrt_tensor_shape(slot.tensor.get()));
+  if (!isDynamic(slot.info))
+    return shape;
+  return shapeString(slot.info.ndim, slot.info.shape, dims) + "=" + shape;
+}
+
+/// The JSON fields of `slot`'s shape: its tensor's, and where the model's
+/// has dynamic dimensions, the model's with their names.
+std::string jsonSlotShape(const Slot &slot, const mxrt_dim_info *dims) {
+  std::string out =
+      "\"shape\": " + jsonShape(mxrt_tensor_ndim(slot.tensor.get()),
+                                mxrt_tensor_shape(slot.tensor.get()));
+  if (!isDynamic(slot.info))
+    return out;
+  out += ", \"model_shape\": [";
+  for (int32_t i = 0; i < slot.info.ndim; ++i) {
+    int64_t extent = slot.info.shape[i];
+    out += (i ? ", " : "") +
+           (extent < 0 ? jsonString(dims[MXRT_DIM_INDEX(extent)].name)
+                       : std::to_string(extent));
+  }
+  return out + "]";
+}
+
 int runMain(int argc, char **argv) {
   Options options = parseArgs(argc, argv);
   if (options.help) {
@@ -445,6 +501,25 @@ int runMain(int argc, char **argv) {
     if (mxrt_status status = mxrt_model_function_output_info(
             model.get(), function, i, &outputs[i].info))
       failStatus("cannot read the model's outputs", status);
+  std::vector<mxrt_dim_info> dims(mxrt_model_num_dims(model.get()));
+  for (int32_t d = 0; d < int32_t(dims.size()); ++d)
+    if (mxrt_status status = mxrt_model_dim_info(model.get(), d, &dims[d]))
+      failStatus("cannot read the model's dimensions", status);
+  std::vector<int64_t> dimFlags(dims.size(), -1); // --dim's values
+  for (const auto &flag : options.dims) {
+    auto dim = std::find_if(dims.begin(), dims.end(), [&](const auto &dim) {
+      return flag.first == dim.name;
+    });
+    if (dim == dims.end()) {
+      std::string valid;
+      for (const mxrt_dim_info &dim : dims)
+        valid += (valid.empty() ? "" : ", ") + std::string(dim.name);
+      fail("model '" + std::string(mxrt_model_name(model.get())) +
+           "' has no dimension '" + flag.first +
+           "' (dimensions: " + (valid.empty() ? "none" : valid) + ")");
+    }
+    dimFlags[dim - dims.begin()] = flag.second;
+  }
 
   for (const auto &[name, file] : options.inputs) {
     int32_t index = -1;
@@ -466,21 +541,56 @@ int runMain(int argc, char **argv) {
     inputs[index].tensor.reset(tensor);
     inputs[index].file = file;
     const mxrt_tensor_info &info = inputs[index].info;
-    bool same = mxrt_tensor_dtype(tensor) == info.dtype &&
-                mxrt_tensor_ndim(tensor) == info.ndim &&
-                std::equal(info.shape, info.shape + info.ndim,
-                           mxrt_tensor_shape(tensor));
+    // Dynamic extents are mxrt_model_bind_dims's to check (below).
+    bool same =
+        mxrt_tensor_dtype(tensor) == info.dtype &&
+        mxrt_tensor_ndim(tensor) == info.ndim &&
+        std::equal(info.shape, info.shape + info.ndim,
+                   mxrt_tensor_shape(tensor), [](int64_t model, int64_t given) {
+                     return model < 0 || model == given;
+                   });
     if (!same)
       fail("input '" + name + "' from '" + file + "': expected shape " +
-           shapeString(info.ndim, info.shape) + " " +
+           shapeString(info.ndim, info.shape, dims.data()) + " " +
            mxrt_dtype_name(info.dtype) + ", got " +
            shapeString(mxrt_tensor_ndim(tensor), mxrt_tensor_shape(tensor)) +
            " " + mxrt_dtype_name(mxrt_tensor_dtype(tensor)));
   }
-  auto create = [](const mxrt_tensor_info &info, const char *kind) {
+  // The dynamic dimensions' values: from the inputs read, else --dim, else
+  // the least the dimension takes, but not 0 (an empty run shows nothing).
+  std::vector<int64_t> dimValues(dims.size(), -1);
+  if (!dims.empty()) {
+    std::vector<mxrt_tensor *> read; // NULL for the inputs generated
+    for (Slot &input : inputs)
+      read.push_back(input.tensor.get());
+    if (mxrt_status status = mxrt_model_bind_dims(
+            model.get(), function, read.data(), numInputs, dimValues.data()))
+      failStatus("bad input shapes", status);
+  }
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const mxrt_dim_info &dim = dims[d];
+    std::string flag =
+        "--dim " + std::string(dim.name) + "=" + std::to_string(dimFlags[d]);
+    if (dimFlags[d] >= 0 && dimValues[d] >= 0 && dimFlags[d] != dimValues[d])
+      fail(flag + ", but the inputs read give " + dim.name + " = " +
+           std::to_string(dimValues[d]));
+    if (dimFlags[d] >= 0 && dimFlags[d] < dim.min)
+      fail(flag + " is below the dimension's minimum " +
+           std::to_string(dim.min));
+    if (dimFlags[d] >= 0 && dim.max >= 0 && dimFlags[d] > dim.max)
+      fail(flag + " is above the dimension's bound " + std::to_string(dim.max));
+    if (dimValues[d] < 0)
+      dimValues[d] =
+          dimFlags[d] >= 0 ? dimFlags[d] : std::max<int64_t>(dim.min, 1);
+    if (dim.max >= 0)
+      dimValues[d] = std::min(dimValues[d], dim.max);
+  }
+  auto create = [&](const mxrt_tensor_info &info, const char *kind) {
     mxrt_tensor *tensor = nullptr;
+    int64_t shape[MXRT_MAX_DIMS];
+    mxrt_resolve_shape(&info, dimValues.data(), shape);
     if (mxrt_status status =
-            mxrt_tensor_create(info.dtype, info.ndim, info.shape, &tensor))
+            mxrt_tensor_create(info.dtype, info.ndim, shape, &tensor))
       failStatus(std::string("cannot allocate ") + kind + " '" + info.name +
                      "'",
                  status);
@@ -558,14 +668,24 @@ int runMain(int argc, char **argv) {
   if (options.json) {
     std::string out =
         "{\"model\": " + jsonString(mxrt_model_name(model.get())) +
-        ", \"library\": " + jsonString(options.library) + ", \"inputs\": [";
+        ", \"library\": " + jsonString(options.library);
+    if (!dims.empty()) {
+      out += ", \"dims\": [";
+      for (size_t d = 0; d < dims.size(); ++d)
+        out += std::string(d ? ", " : "") +
+               "{\"name\": " + jsonString(dims[d].name) +
+               ", \"value\": " + std::to_string(dimValues[d]) +
+               ", \"min\": " + std::to_string(dims[d].min) + ", \"max\": " +
+               (dims[d].max < 0 ? "null" : std::to_string(dims[d].max)) + "}";
+      out += "]";
+    }
+    out += ", \"inputs\": [";
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Slot &input = inputs[i];
       out += std::string(i ? ", " : "") +
              "{\"name\": " + jsonString(input.info.name) +
              ", \"dtype\": " + jsonString(mxrt_dtype_name(input.info.dtype)) +
-             ", \"shape\": " + jsonShape(input.info.ndim, input.info.shape) +
-             ", \"source\": " +
+             ", " + jsonSlotShape(input, dims.data()) + ", \"source\": " +
              (input.file.empty() ? std::string("\"random\"")
                                  : jsonString(input.file)) +
              "}";
@@ -576,7 +696,7 @@ int runMain(int argc, char **argv) {
       out += std::string(i ? ", " : "") +
              "{\"name\": " + jsonString(output.info.name) +
              ", \"dtype\": " + jsonString(mxrt_dtype_name(output.info.dtype)) +
-             ", \"shape\": " + jsonShape(output.info.ndim, output.info.shape);
+             ", " + jsonSlotShape(output, dims.data());
       if (!output.file.empty())
         out += ", \"file\": " + jsonString(output.file);
       if (mxrt_tensor_num_elements(output.tensor.get()) <= maxPrintedElements)
@@ -595,17 +715,21 @@ int runMain(int argc, char **argv) {
     return 0;
   }
 
+  for (size_t d = 0; d < dims.size(); ++d)
+    std::printf("dim %s=%" PRId64 " min=%" PRId64 " max=%s\n", dims[d].name,
+                dimValues[d], dims[d].min,
+                dims[d].max < 0 ? "none" : std::to_string(dims[d].max).c_str());
   for (const Slot &input : inputs)
     std::printf("input %s %s %s %s\n", input.info.name,
                 mxrt_dtype_name(input.info.dtype),
-                shapeString(input.info.ndim, input.info.shape).c_str(),
+                slotShape(input, dims.data()).c_str(),
                 input.file.empty()
                     ? ("random seed=" + std::to_string(options.seed)).c_str()
                     : input.file.c_str());
   for (Slot &output : outputs) {
     std::string line = std::string("output ") + output.info.name + " " +
                        mxrt_dtype_name(output.info.dtype) + " " +
-                       shapeString(output.info.ndim, output.info.shape);
+                       slotShape(output, dims.data());
     if (mxrt_tensor_num_elements(output.tensor.get()) <= maxPrintedElements)
       line += " " + formatValues(output.tensor.get(), false);
     std::printf("%s\n", line.c_str());

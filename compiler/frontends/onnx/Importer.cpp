@@ -361,14 +361,14 @@ llvm::Error Importer::addInputs() {
           shape.push_back(dims[i].dim_value());
           continue;
         }
-        std::string sym =
-            dims[i].has_dim_param() ? "'" + dims[i].dim_param() + "'" : "?";
-        if (!opts.quiet)
-          llvm::errs() << "mxc: note: '" << file << "': input '" << input.name()
-                       << "' dimension " << i << " (" << sym
-                       << ") is symbolic; using 1 (bind it with --input "
-                       << input.name() << "=SHAPE)\n";
-        shape.push_back(1);
+        std::string sym = dims[i].has_dim_param() && !dims[i].dim_param().empty()
+                              ? dims[i].dim_param()
+                              : input.name() + "_" + std::to_string(i);
+        std::vector<std::string> &open = result.openDims[input.name()];
+        open.resize(dims.size());
+        open[i] = sym;
+        auto value = opts.dimValues.find(sym);
+        shape.push_back(value == opts.dimValues.end() ? 1 : value->second);
       }
     }
     addInputArgument(input.name(), *dt, shape);

@@ -18,8 +18,12 @@ namespace mxc::onnx {
 
 struct ImportOptions {
   /// Shapes of graph inputs by name (`--input data=1x3x224x224`); they bind
-  /// symbolic dimensions. Unbound symbolic dimensions become 1 (with a note).
+  /// symbolic dimensions.
   InputShapes inputShapes;
+  /// Extents of the symbolic dimensions no --input binds, by their
+  /// dim_param (an unnamed one: "<input>_<axis>"); 1 where absent. The
+  /// import reports which it met in ImportedModel::openDims.
+  std::map<std::string, int64_t> dimValues;
   /// Graph inputs bound to compile-time constants (`--bind name=FILE.pb`, a
   /// serialized TensorProto): they become embedded values, so that e.g. a
   /// Reshape's shape input or Pad's pads can be fed at compile time.

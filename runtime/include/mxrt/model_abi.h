@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 4
+#define MXRT_MODEL_ABI_VERSION 5
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -38,14 +38,33 @@ typedef struct mxrt_tensor_desc {
   const char *name;
   int64_t dtype; /* mxrt_dtype */
   int64_t ndim;
+  /** Extents. In the inputs and outputs of a function with variants (below)
+   *  an extent below 0 is the model's dynamic dimension
+   *  MXRT_DIM_INDEX(extent) (mxrt_model_desc.dims); elsewhere every extent
+   *  is at least 0. */
   const int64_t *shape;
   /** Parameters: byte offset of the data in mxrt_model_desc.weights (64-byte
    *  aligned). Inputs, outputs and states: 0. */
   int64_t offset;
-  /** Bytes of data (product of shape times dtype size). */
+  /** Bytes of data (product of shape times dtype size), every dynamic
+   *  dimension counted as 1. */
   int64_t size_bytes;
   int64_t flags; /* MXRT_TENSOR_*; 0 for inputs and outputs */
 } mxrt_tensor_desc;
+
+/** The extent in a tensor shape that stands for dynamic dimension `index`,
+ *  and back. */
+#define MXRT_DIM_EXTENT(index) (-1 - (int64_t)(index))
+#define MXRT_DIM_INDEX(extent) (-1 - (int64_t)(extent))
+
+/** A dynamic dimension of the model (mxc --input data=Nx3x224x224, an ONNX
+ *  dim_param): every input and output extent that names it takes the same
+ *  value in a call. */
+typedef struct mxrt_dim_desc {
+  const char *name;
+  int64_t min; /* smallest extent accepted (mxc --dim N=MIN..MAX; default 1) */
+  int64_t max; /* largest extent accepted, or -1 when unbounded */
+} mxrt_dim_desc;
 
 /** Execution context handed to generated code on every call. Owned by the
  *  instance; generated code must not keep it beyond the call. */
@@ -68,15 +87,37 @@ enum {
   MXRT_FUNCTION_UPDATES_STATE = 1,
 };
 
+/** One compiled specialization of a function with a dynamic batch
+ *  dimension: its code for `batch` rows. */
+typedef struct mxrt_variant_desc {
+  int64_t batch;        /* the extent of the batch dimension it takes */
+  mxrt_entry_fn entry;  /* as mxrt_function_desc.entry */
+  int64_t scratch_size; /* bytes of scratch it needs */
+} mxrt_variant_desc;
+
 typedef struct mxrt_function_desc {
   const char *name; /* "forward", "grad", "train_step" */
   int64_t num_inputs;
   const mxrt_tensor_desc *inputs;
   int64_t num_outputs;
   const mxrt_tensor_desc *outputs;
+  /** The function itself; NULL when it has variants. */
   mxrt_entry_fn entry;
-  int64_t scratch_size; /* bytes of scratch per instance */
+  int64_t scratch_size; /* bytes of scratch per instance (the variants' most) */
   int64_t flags;        /* MXRT_FUNCTION_* */
+  /** A function whose rows are independent along a dynamic batch dimension
+   *  (mxc proves it: no operator mixes rows) is compiled once per batch
+   *  extent in `variants` (increasing, the first 1) instead of once. A call
+   *  with extent N of dims[batch_dim] runs them on consecutive slices of
+   *  rows, largest first: every input and output whose shape[0] is that
+   *  dimension is passed at an offset of (first row) * size_bytes, the
+   *  others (and parameters, states) as they are. Only axis 0 of inputs and
+   *  outputs names the batch dimension, and no other dimension is dynamic.
+   *  0 and NULL, batch_dim -1, for a function of static shapes (the
+   *  runtime reads batch_dim only when num_variants > 0). */
+  int64_t num_variants;
+  const mxrt_variant_desc *variants;
+  int64_t batch_dim;
 } mxrt_function_desc;
 
 /** mxrt_model_desc.flags. */
@@ -115,6 +156,9 @@ typedef struct mxrt_model_desc {
   /** The weights' MXRT_WEIGHTS_HASH, which the weights file's header must
    *  repeat (a file of another compile is refused); 0 when embedded. */
   int64_t weights_hash;
+  /** The dynamic dimensions that input and output shapes refer to. */
+  int64_t num_dims;
+  const mxrt_dim_desc *dims;
 } mxrt_model_desc;
 
 /** A weights file (mxc --weights=file): this header, zero-padded to

@@ -179,6 +179,44 @@ MXRT_API mxrt_status mxrt_model_find_input(const mxrt_model *model,
                                            int32_t *out_index);
 
 /*===------------------------------------------------------------------===*
+ * Dynamic dimensions (mxc --input data=Nx3x224x224, ONNX dim_params): an
+ * extent below 0 in an mxrt_tensor_info shape is dynamic dimension
+ * MXRT_DIM_INDEX(extent) (mxrt/model_abi.h), whose value each call takes
+ * from its inputs.
+ *===------------------------------------------------------------------===*/
+
+/** A dynamic dimension; its name is owned by the model. */
+typedef struct mxrt_dim_info {
+  const char *name;
+  int64_t min; /* smallest extent a call may give it (at least 0) */
+  int64_t max; /* largest, or -1 when unbounded */
+} mxrt_dim_info;
+
+/** How many dynamic dimensions the model has (0: every shape is static). */
+MXRT_API int32_t mxrt_model_num_dims(const mxrt_model *model);
+MXRT_API mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
+                                         mxrt_dim_info *out_info);
+/** The values of the model's dynamic dimensions that the shapes of
+ *  `inputs` (function `function`'s, in its order) give, written to
+ *  `out_dims` (mxrt_model_num_dims values). Fails, naming the input, the
+ *  axis, the dimension and both values, when an input's rank or a static
+ *  extent differs from the model's, two inputs disagree on a dimension, or
+ *  a value is outside the dimension's bounds. A NULL input is skipped (an
+ *  app that generates some inputs learns their extents from the others'):
+ *  a dimension that no input given has, or that the function does not use,
+ *  comes out as -1. */
+MXRT_API mxrt_status mxrt_model_bind_dims(const mxrt_model *model,
+                                          int32_t function,
+                                          mxrt_tensor *const *inputs,
+                                          int32_t num_inputs,
+                                          int64_t *out_dims);
+/** `info`'s shape with every dynamic dimension replaced by its value in
+ *  `dims` (info->ndim extents to `out_shape`; with `dims` NULL, the shape
+ *  as it is). */
+MXRT_API void mxrt_resolve_shape(const mxrt_tensor_info *info,
+                                 const int64_t *dims, int64_t *out_shape);
+
+/*===------------------------------------------------------------------===*
  * Instances: per-caller state of a model (scratch memory, parameters).
  * One thread may use an instance at a time; separate instances of one model
  * run concurrently.
@@ -221,7 +259,9 @@ MXRT_API void mxrt_instance_release(mxrt_instance *instance);
 
 /** Runs the model's forward function. inputs/outputs are in the model's
  *  order; their dtypes and shapes must match the model's exactly (an error
- *  names the first that does not). The caller keeps owning all tensors.
+ *  names the first that does not), dynamic dimensions taking their values
+ *  from the inputs (mxrt_model_bind_dims); nothing is written to the
+ *  outputs when a check fails. The caller keeps owning all tensors.
  *  String outputs receive copies owned by their tensors. A string that a
  *  model cannot convert to a number fails the call (MXRT_INVALID_ARGUMENT);
  *  the outputs are then unspecified. */
@@ -238,6 +278,16 @@ MXRT_API mxrt_status mxrt_instance_run(mxrt_instance *instance,
 MXRT_API mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                            const void *const *inputs,
                                            void *const *outputs);
+/** mxrt_instance_run_raw for a model with dynamic dimensions: `dims` holds
+ *  their values (mxrt_model_num_dims of them; those the forward function
+ *  uses are checked against their bounds, an error naming the dimension and
+ *  the value, and the others ignored), from which the buffers' extents
+ *  follow. A model without dynamic dimensions ignores `dims` (which may then
+ *  be NULL); mxrt_instance_run_raw refuses a model with them. */
+MXRT_API mxrt_status mxrt_instance_run_raw_dims(mxrt_instance *instance,
+                                                const int64_t *dims,
+                                                const void *const *inputs,
+                                                void *const *outputs);
 
 /*===------------------------------------------------------------------===*
  * Functions, parameters and training (libraries built with mxc --train).
@@ -279,7 +329,9 @@ MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
 
 /** Runs function `function` on raw buffers in its order, without shape
  *  checks, as mxrt_instance_run_raw does the forward function (the typed
- *  API's <name>_grad / <name>_train_step call it). */
+ *  API's <name>_grad / <name>_train_step call it). A function with a dynamic
+ *  dimension is refused: mxrt_instance_call takes its value from the
+ *  tensors. */
 MXRT_API mxrt_status mxrt_instance_call_raw(mxrt_instance *instance,
                                             int32_t function,
                                             const void *const *inputs,

@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""What a dynamic batch dimension costs: torchvision's ResNet-18 exported with a
+dynamic batch axis, compiled once by mxc with no --input (variants for 1, 8 and
+64 rows), against libraries compiled for one fixed batch each, timed by
+`mxrun --bench` at the same batch in interleaved rounds (every library of every
+row, then the next round; each time is the median of its rounds' medians).
+Also each build's compile time and library size. Prints Markdown
+(docs/dynamic-shapes.md).
+
+  /usr/bin/python3 bench/dynamic_bench.py [--batches 1,3,64] [--threads 1]
+      [--rounds 7] [--seconds 1.0]
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_util  # noqa: E402  (sets OpenBLAS up before torch loads)
+import perf_models  # noqa: E402
+import torch  # noqa: E402
+
+
+def compile_lib(args, onnx, out, extra):
+    start = time.perf_counter()
+    subprocess.run([args.mxc, onnx, "-o", out, "--quiet"] + extra, check=True)
+    return time.perf_counter() - start, os.path.getsize(out)
+
+
+def bench(args, lib, npy, runs):
+    out = subprocess.run(
+        [args.mxrun, lib, "--input", "input=" + npy, "--bench", str(runs),
+         "--warmup", "2", "--threads", str(args.threads), "--json"],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["bench"]["median_ms"]
+
+
+def main():
+    p = bench_util.tool_parser(__doc__)
+    p.add_argument("--batches", default="1,3,64")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--seconds", type=float, default=1.0,
+                   help="time per library and row, spread over the rounds")
+    args = p.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
+    work = tempfile.mkdtemp(prefix="mxc-dynamic-bench-")
+    model = perf_models.seeded(perf_models.resnet18)
+    onnx = os.path.join(work, "resnet18.onnx")
+    with torch.no_grad():
+        torch.onnx.export(model, torch.zeros(2, 3, 224, 224), onnx,
+                          opset_version=perf_models.OPSET,
+                          input_names=["input"], output_names=["logits"],
+                          dynamic_axes={"input": {0: "batch"},
+                                        "logits": {0: "batch"}})
+    dyn = os.path.join(work, "libdynamic.so")
+    builds = {"dynamic": compile_lib(args, onnx, dyn, [])}
+    static = {}
+    rng = np.random.default_rng(0)
+    inputs = {}
+    for b in batches:
+        static[b] = os.path.join(work, f"libstatic{b}.so")
+        builds[f"static {b}"] = compile_lib(
+            args, onnx, static[b], ["--input", f"input={b}x3x224x224"])
+        inputs[b] = os.path.join(work, f"input{b}.npy")
+        np.save(inputs[b], rng.standard_normal((b, 3, 224, 224)).astype(np.float32))
+
+    # Runs per round: about --seconds per library and row in all.
+    runs = {}
+    for b in batches:
+        once = bench(args, static[b], inputs[b], 3)
+        runs[b] = max(3, int(args.seconds * 1e3 / once / args.rounds))
+    times = {(b, kind): [] for b in batches for kind in ("static", "dynamic")}
+    for _ in range(args.rounds):
+        for b in batches:
+            times[(b, "static")].append(bench(args, static[b], inputs[b], runs[b]))
+            times[(b, "dynamic")].append(bench(args, dyn, inputs[b], runs[b]))
+
+    print(f"ResNet-18 224x224, {args.threads} thread(s), {bench_util.cpu_name()}, "
+          f"{bench_util.mxc_version(args.mxc)}; median of {args.rounds} interleaved "
+          "rounds' medians.\n")
+    print("| batch | static library (ms) | dynamic library (ms) | dynamic / static |")
+    print("|---:|---:|---:|---:|")
+    for b in batches:
+        s = float(np.median(times[(b, "static")]))
+        d = float(np.median(times[(b, "dynamic")]))
+        print(f"| {b} | {s:.2f} | {d:.2f} | {d / s:.3f} |")
+    print("\n| build | compile (s) | library (MB) |")
+    print("|---|---:|---:|")
+    for name, (seconds, size) in builds.items():
+        print(f"| {name} | {seconds:.1f} | {size / 1e6:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
