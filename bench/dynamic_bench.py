@@ -9,7 +9,7 @@ Also each build's compile time and library size. Prints Markdown
 (docs/dynamic-shapes.md).
 
   /usr/bin/python3 bench/dynamic_bench.py [--batches 1,3,64] [--threads 1]
-      [--rounds 7] [--seconds 1.0]
+      [--buckets 1,8,64] [--rounds 7] [--seconds 1.0]
 """
 import json
 import os
@@ -43,6 +43,8 @@ def bench(args, lib, npy, runs):
 def main():
     p = bench_util.tool_parser(__doc__)
     p.add_argument("--batches", default="1,3,64")
+    p.add_argument("--buckets", default="",
+                   help="the dynamic library's --buckets (default: mxc's)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--seconds", type=float, default=1.0,
@@ -59,7 +61,8 @@ def main():
                           dynamic_axes={"input": {0: "batch"},
                                         "logits": {0: "batch"}})
     dyn = os.path.join(work, "libdynamic.so")
-    builds = {"dynamic": compile_lib(args, onnx, dyn, [])}
+    builds = {"dynamic": compile_lib(
+        args, onnx, dyn, ["--buckets", args.buckets] if args.buckets else [])}
     static = {}
     rng = np.random.default_rng(0)
     inputs = {}
@@ -82,14 +85,16 @@ def main():
             times[(b, "dynamic")].append(bench(args, dyn, inputs[b], runs[b]))
 
     print(f"ResNet-18 224x224, {args.threads} thread(s), {bench_util.cpu_name()}, "
-          f"{bench_util.mxc_version(args.mxc)}; median of {args.rounds} interleaved "
+          f"{bench_util.mxc_version(args.mxc)}; dynamic library's buckets: "
+          f"{args.buckets or 'default'}; median of {args.rounds} interleaved "
           "rounds' medians.\n")
-    print("| batch | static library (ms) | dynamic library (ms) | dynamic / static |")
-    print("|---:|---:|---:|---:|")
+    print("| batch | static library (ms) | per row | dynamic library (ms) | per row "
+          "| dynamic / static |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for b in batches:
         s = float(np.median(times[(b, "static")]))
         d = float(np.median(times[(b, "dynamic")]))
-        print(f"| {b} | {s:.2f} | {d:.2f} | {d / s:.3f} |")
+        print(f"| {b} | {s:.2f} | {s / b:.2f} | {d:.2f} | {d / b:.2f} | {d / s:.3f} |")
     print("\n| build | compile (s) | library (MB) |")
     print("|---|---:|---:|")
     for name, (seconds, size) in builds.items():

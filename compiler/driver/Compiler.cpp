@@ -25,6 +25,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -715,6 +717,38 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
   return spec;
 }
 
+/// Where the memory plan of the variant for `batch` rows is written
+/// before mergePlanJson gathers them.
+static std::string planJsonPart(const CompileOptions &options,
+                                int64_t batch) {
+  return options.memoryPlanJson + ".b" + std::to_string(batch) + ".part";
+}
+
+/// --memory-plan-json of a library with variants: one object per variant,
+/// {"dim": N, "batch": b, "plans": [the plans of its functions]}.
+static llvm::Error mergePlanJson(const CompileOptions &options,
+                                 const BatchPlan &plan,
+                                 const std::vector<BatchVariant> &variants) {
+  llvm::json::Array merged;
+  for (const BatchVariant &v : variants) {
+    std::string part = planJsonPart(options, v.batch);
+    auto text = llvm::MemoryBuffer::getFile(part);
+    if (!text)
+      return makeError("cannot read '" + part + "'");
+    auto plans = llvm::json::parse((*text)->getBuffer());
+    llvm::sys::fs::remove(part);
+    if (!plans)
+      return plans.takeError();
+    merged.push_back(llvm::json::Object{{"dim", plan.dim.name},
+                                        {"batch", v.batch},
+                                        {"plans", std::move(*plans)}});
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(merged))) << "\n";
+  return writeFileAtomically(options.memoryPlanJson, text);
+}
+
 /// Compiles a model with a dynamic batch dimension: the forward once per
 /// bucket, each through the whole pipeline, after proving that no op mixes
 /// the batch's rows. `atOne` is the import with the dimension at 1. Sets
@@ -730,9 +764,11 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
       return makeError("'" + options.modelPath + "': dynamic dimension " +
                        dyn.names[0] + ": " + why);
     if (!options.quiet)
-      llvm::errs() << "mxc: note: '" << options.modelPath
-                   << "': dimension " << dyn.names[0]
-                   << " is fixed at 1: " << why
+      llvm::errs() << "mxc: note: '" << options.modelPath << "': "
+                   << (dyn.names.size() > 1 ? "dimensions " : "dimension ")
+                   << llvm::join(dyn.names, ", ")
+                   << (dyn.names.size() > 1 ? " are" : " is")
+                   << " fixed at 1: " << why
                    << " (give the shape with --input to choose the extent)\n";
     fixed = true;
     return llvm::Error::success();
@@ -754,7 +790,15 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
   // Largest first: a wide batch shows a broadcast that mixes rows, which
   // one row cannot.
   std::vector<BatchVariant> variants;
-  for (int64_t b : llvm::reverse(plan.buckets)) {
+  std::vector<int64_t> sizes(plan.buckets.rbegin(), plan.buckets.rend());
+  // One row proves nothing: a one-row variant alone that serves more rows is
+  // proven on an import of two, which is not compiled.
+  bool probe = plan.buckets.back() == 1 && plan.dim.max != 0 &&
+               plan.dim.max != 1;
+  if (probe)
+    sizes.insert(sizes.begin(), 2);
+  for (int64_t b : sizes) {
+    bool probeOnly = probe && b == 2;
     BatchVariant variant{b, ImportedModel(), {}};
     if (b == 1) {
       variant.model = std::move(atOne);
@@ -762,8 +806,16 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
       std::map<std::string, int64_t> dimValues;
       CompileOptions at = withDimsAt(options, dyn, b, dimValues);
       auto imported = importModel(context, at, dimValues);
-      if (!imported)
-        return imported.takeError();
+      if (!imported) {
+        // A model exported for one batch (a reshape to its extent) takes
+        // no other.
+        std::string why = "the model does not take " + plan.dim.name + "=" +
+                          std::to_string(b) + ": " +
+                          toString(imported.takeError());
+        if (!variants.empty())
+          return makeError(why);
+        return fixAtOne(why);
+      }
       variant.model = std::move(*imported);
     }
     variant.model.spec.name = options.modelName.empty()
@@ -774,12 +826,17 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
     if (auto err = analyzeVariant(variant, dyn, options, mixing, rowsApart))
       return err;
     if (!rowsApart) {
-      std::string node = "an operation";
-      if (auto name = mlir::dyn_cast<mlir::NameLoc>(mixing.op->getLoc()))
-        node = "node '" + name.getName().str() + "'";
-      std::string why = node + " (" +
-                        mixing.op->getName().getStringRef().str() +
-                        ") mixes the rows of the batch: " + mixing.reason;
+      std::string why;
+      if (!mixing.op) {
+        why = "output '" + variant.model.spec.outputs[mixing.output].name +
+              "' " + mixing.reason;
+      } else {
+        std::string node = "an operation";
+        if (auto name = mlir::dyn_cast<mlir::NameLoc>(mixing.op->getLoc()))
+          node = "node '" + name.getName().str() + "'";
+        why = node + " (" + mixing.op->getName().getStringRef().str() +
+              ") mixes the rows of the batch: " + mixing.reason;
+      }
       if (!variants.empty())
         return makeError("'" + options.modelPath + "': dynamic dimension " +
                          plan.dim.name + ": " + why);
@@ -793,18 +850,30 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
       }
       return fixAtOne(why);
     }
+    if (probeOnly)
+      continue;
     compileStage("graph passes (" + plan.dim.name + "=" + std::to_string(b) +
                      ")",
                  "lowering");
     if (options.emit != EmitKind::Header) {
+      // Each variant's memory plan: printed under a line naming it, and
+      // written to a file of its own, merged below.
+      CompileOptions planned = options;
+      if (options.printMemoryPlan)
+        llvm::outs() << "variant " << plan.dim.name << "=" << b << ":\n";
+      if (!options.memoryPlanJson.empty())
+        planned.memoryPlanJson = planJsonPart(options, b);
       SpecParameterStore params(variant.model.spec);
-      if (auto err = runTargetPipeline(*variant.model.module, target, options,
+      if (auto err = runTargetPipeline(*variant.model.module, target, planned,
                                        params, variant.model.spec))
         return err;
     }
     variants.push_back(std::move(variant));
   }
   std::reverse(variants.begin(), variants.end());
+  if (!options.memoryPlanJson.empty() && options.emit != EmitKind::Header)
+    if (auto err = mergePlanJson(options, plan, variants))
+      return err;
   auto spec = variantSpec(variants, plan, dyn, options);
   if (!spec)
     return spec.takeError();
@@ -860,6 +929,11 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   // stay fixed, the first variant's otherwise.
   std::map<std::string, int64_t> dimValues;
   DynamicDims requested = dynamicDims(options, ImportedModel());
+  // What the command line asks for is checked before anything is read.
+  if (!requested.names.empty())
+    if (std::string why = unsupportedDims(options, requested); !why.empty())
+      return makeError("'" + options.modelPath + "': dynamic dimension " +
+                       requested.names[0] + ": " + why);
   auto imported = importModel(
       context, withDimsAt(options, requested, 1, dimValues), dimValues);
   if (!imported)

@@ -17,15 +17,19 @@ namespace mxc {
 
 /// Where the rows of a batch meet, when they do.
 struct RowMixing {
-  /// The op that mixes rows or that the analysis does not know.
+  /// The op that mixes rows or that the analysis does not know; null when
+  /// result `output` carries the batch elsewhere than on axis 0 alone.
   mlir::Operation *op = nullptr;
+  int64_t output = -1;
   std::string reason;
 };
 
 /// Follows the batch (axis 0 of the arguments flagged in `batchedArgs`)
-/// through `fn`: on success, one flag per result saying whether axis 0 of
-/// that result is the batch (the others do not depend on batched values);
-/// otherwise the first op that mixes rows, or is not known not to, and why.
+/// through `fn`, wherever its ops move it: on success, one flag per result
+/// saying whether axis 0 of that result is the batch (the others do not
+/// depend on batched values); otherwise the first op that mixes rows, or is
+/// not known not to, and why, or the result that carries the batch
+/// elsewhere.
 /// `batch` is the batch's extent in `fn`'s types (more than 1 proves more:
 /// at 1 every broadcast looks row-wise).
 llvm::FailureOr<llvm::SmallVector<bool>>

@@ -52,3 +52,59 @@ save("mixing", [h.make_node("ReduceSum", ["x", "axes"], ["out"], keepdims=1)],
 save("seq", [h.make_node("Relu", ["x"], ["out"])],
      [h.make_tensor_value_info("x", T.FLOAT, [2, "S"])],
      [h.make_tensor_value_info("out", T.FLOAT, [2, "S"])])
+
+# rowwise.onnx: x [N, 2, 6] through ops that keep rows apart, against NumPy:
+# Transpose (0, 2, 1), Softmax over the last axis, Reshape to (N, 12) from a Shape-free
+# constant (0 copies N), Concat with itself on axis 1, Slice of axis 1, Gather on axis 1,
+# ReduceMean over axis 1 (keepdims), Mul by a broadcast constant row.
+x = rng.standard_normal((7, 2, 6)).astype(np.float32)
+scale = rng.standard_normal((1, 1)).astype(np.float32)
+
+
+def rowwise_ref(x):
+    t = np.transpose(x, (0, 2, 1))
+    e = np.exp(t - t.max(-1, keepdims=True))
+    s = (e / e.sum(-1, keepdims=True)).reshape(len(x), 12)
+    c = np.concatenate([s, s], 1)[:, 2:20]
+    g = c[:, [0, 5, 17]]
+    return (g.mean(1, keepdims=True) * scale).astype(np.float32), g
+
+
+save("rowwise",
+     [h.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+      h.make_node("Softmax", ["t"], ["s"], axis=-1),
+      h.make_node("Reshape", ["s", "shape"], ["r"]),
+      h.make_node("Concat", ["r", "r"], ["c"], axis=1),
+      h.make_node("Slice", ["c", "starts", "ends", "axes"], ["sl"]),
+      h.make_node("Gather", ["sl", "idx"], ["g"], axis=1),
+      h.make_node("ReduceMean", ["g"], ["m"], axes=[1], keepdims=1),
+      h.make_node("Mul", ["m", "scale"], ["out"])],
+     [h.make_tensor_value_info("x", T.FLOAT, ["N", 2, 6])],
+     [h.make_tensor_value_info("out", T.FLOAT, ["N", 1]),
+      h.make_tensor_value_info("g", T.FLOAT, ["N", 3])],
+     [numpy_helper.from_array(np.array([0, 12], np.int64), "shape"),
+      numpy_helper.from_array(np.array([2], np.int64), "starts"),
+      numpy_helper.from_array(np.array([20], np.int64), "ends"),
+      numpy_helper.from_array(np.array([1], np.int64), "axes"),
+      numpy_helper.from_array(np.array([0, 5, 17], np.int64), "idx"),
+      numpy_helper.from_array(scale, "scale")])
+np.save(os.path.join(out, "rowwise_x.npy"), x)
+out_ref, g_ref = rowwise_ref(x)
+np.save(os.path.join(out, "rowwise_out.npy"), out_ref)
+np.save(os.path.join(out, "rowwise_g.npy"), g_ref)
+
+# Graphs whose rows meet, one op each: mix_<name>.onnx, x [N, 4] -> y.
+for name, nodes, inits, y_shape in [
+        ("transpose", [h.make_node("Transpose", ["x"], ["y"], perm=[1, 0])], [], [4, "N"]),
+        ("softmax0", [h.make_node("Softmax", ["x"], ["y"], axis=0)], [], ["N", 4]),
+        ("flatten_all", [h.make_node("Reshape", ["x", "shape"], ["y"])],
+         [numpy_helper.from_array(np.array([-1], np.int64), "shape")], ["M"]),
+        ("split_rows", [h.make_node("Reshape", ["x", "shape"], ["y"])],
+         [numpy_helper.from_array(np.array([2, -1], np.int64), "shape")], [2, "M"]),
+        ("concat0", [h.make_node("Concat", ["x", "x"], ["y"], axis=0)], [], ["M", 4]),
+        ("gather_rows", [h.make_node("Gather", ["x", "idx"], ["y"], axis=0)],
+         [numpy_helper.from_array(np.array([0], np.int64), "idx")], [1, 4]),
+        ("cumsum0", [h.make_node("CumSum", ["x", "axis"], ["y"])],
+         [numpy_helper.from_array(np.array(0, np.int64), "axis")], ["N", 4])]:
+    save("mix_" + name, nodes, [h.make_tensor_value_info("x", T.FLOAT, ["N", 4])],
+         [h.make_tensor_value_info("y", T.FLOAT, y_shape)], inits)
