@@ -7,7 +7,9 @@
 // the runtime must reject (negative, over its limits) may disagree with
 // them. A table the runtime accepts is then used as an app would: queried,
 // instantiated and called, with an entry point that touches every byte the
-// contract (model_abi.h) promises it, so ASan sees any short buffer.
+// contract (model_abi.h) promises it, so ASan sees any short buffer: a
+// function with batch variants is called with a fuzzed number of rows, each
+// variant's entry touching the rows it was compiled for.
 #include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
@@ -28,6 +30,8 @@ struct Tables {
   std::deque<std::vector<int64_t>> shapes;
   std::deque<std::vector<mxrt_tensor_desc>> tensorTables;
   std::vector<mxrt_function_desc> functions;
+  std::deque<std::vector<mxrt_variant_desc>> variantTables;
+  std::vector<mxrt_dim_desc> dims;
   std::vector<mxrt_tensor_desc> params, states;
   std::unique_ptr<uint8_t[]> weights;
   mxrt_model_desc model{};
@@ -39,6 +43,13 @@ const mxrt_function_desc *currentFunction = nullptr;
 
 uint64_t bytesOf(const mxrt_tensor_desc &desc) {
   return static_cast<uint64_t>(desc.size_bytes);
+}
+
+/// Bytes of `rows` rows of a tensor of a function with variants (its
+/// size_bytes counts the batch dimension as 1).
+uint64_t bytesOf(const mxrt_tensor_desc &desc, int64_t rows) {
+  bool batched = desc.ndim > 0 && desc.shape[0] < 0;
+  return bytesOf(desc) * static_cast<uint64_t>(batched ? rows : 1);
 }
 
 void touch(void *data, uint64_t bytes, bool write) {
@@ -69,6 +80,26 @@ void entry(void *const *buffers, mxrt_exec_context *ctx) {
   if (fn.scratch_size)
     touch(ctx->scratch, fn.scratch_size, true);
 }
+
+/// The entry of a variant for `Rows` rows: inputs and outputs with the batch
+/// dimension hold that many rows; the scratch is the variant's.
+template <int64_t Rows>
+void variantEntry(void *const *buffers, mxrt_exec_context *ctx) {
+  const mxrt_function_desc &fn = *currentFunction;
+  size_t b = 0;
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    touch(buffers[b++], bytesOf(fn.inputs[i], Rows), false);
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    touch(buffers[b++], bytesOf(fn.outputs[i], Rows), true);
+  for (int64_t i = 0; i < currentModel->num_params; ++i)
+    touch(buffers[b++], bytesOf(currentModel->params[i]), false);
+  for (int64_t v = 0; v < fn.num_variants; ++v)
+    if (fn.variants[v].batch == Rows && fn.variants[v].scratch_size)
+      touch(ctx->scratch, fn.variants[v].scratch_size, true);
+}
+
+constexpr mxrt_entry_fn kVariantEntries[] = {
+    variantEntry<1>, variantEntry<2>, variantEntry<3>, variantEntry<4>};
 
 /// A count for a table of `actual` entries: almost always `actual`, else one
 /// the runtime must refuse. (Each choice's common case is the one a short
@@ -103,15 +134,18 @@ mxrt_tensor_desc tensor(FuzzedDataProvider &in, Tables &t) {
   size_t rank = in.ConsumeIntegralInRange<size_t>(0, MXRT_MAX_DIMS + 1);
   std::vector<int64_t> &shape = t.shapes.emplace_back();
   for (size_t d = 0; d < rank; ++d)
-    shape.push_back(smallOrAny(in, 0, 9));
+    shape.push_back(in.ConsumeIntegralInRange(0, 15) == 15
+                        ? MXRT_DIM_EXTENT(in.ConsumeIntegralInRange(0, 2))
+                        : smallOrAny(in, 0, 9));
   desc.ndim = countFor(in, static_cast<int64_t>(rank), MXRT_MAX_DIMS);
   desc.shape = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : shape.data();
   // The size the runtime expects, most of the time.
   uint64_t bytes = desc.dtype >= 0 && desc.dtype <= MXRT_STRING
                        ? mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype))
                        : 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+  for (int64_t d : shape) // a dynamic extent counts as 1
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d < 0 ? 1 : d),
+                               &bytes))
       bytes = 1;
   desc.size_bytes = in.ConsumeIntegralInRange(0, 7) == 7
                         ? in.ConsumeIntegral<int64_t>()
@@ -154,6 +188,30 @@ void build(FuzzedDataProvider &in, Tables &t) {
     fn.entry = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : entry;
     fn.scratch_size = smallOrAny(in, 0, 4096);
     fn.flags = smallOrAny(in, 0, 1);
+    // Batch variants, mostly well formed: increasing from 1, each with the
+    // entry for its rows.
+    if (in.ConsumeBool()) {
+      std::vector<mxrt_variant_desc> &variants = t.variantTables.emplace_back();
+      int64_t batch = in.ConsumeIntegralInRange<int64_t>(0, 1);
+      for (size_t v = in.ConsumeIntegralInRange<size_t>(0, 3); v > 0; --v) {
+        batch = v == 3 || in.ConsumeIntegralInRange(0, 15) == 15
+                    ? smallOrAny(in, -1, 4)
+                    : std::min<int64_t>(batch + 1, 4);
+        int64_t scratch = in.ConsumeIntegralInRange<int64_t>(0, 2) * 512;
+        mxrt_entry_fn e = batch >= 1 && batch <= 4 ? kVariantEntries[batch - 1]
+                                                   : entry;
+        variants.push_back({batch, in.ConsumeIntegralInRange(0, 31) == 31
+                                       ? nullptr
+                                       : e,
+                            scratch});
+        fn.scratch_size = std::max(fn.scratch_size, scratch);
+      }
+      fn.num_variants = countFor(in, int64_t(variants.size()), INT32_MAX);
+      fn.variants = variants.empty() ? nullptr : variants.data();
+      fn.batch_dim = smallOrAny(in, 0, 2);
+      if (in.ConsumeBool())
+        fn.entry = nullptr;
+    }
     t.functions.push_back(fn);
   }
   m.num_functions = countFor(in, static_cast<int64_t>(numFunctions), INT32_MAX);
@@ -167,6 +225,50 @@ void build(FuzzedDataProvider &in, Tables &t) {
                        : weightsSize;
   m.params = tensorTable(in, t, m.num_params, INT32_MAX / 2);
   m.states = tensorTable(in, t, m.num_states, INT32_MAX / 2);
+  for (size_t d = in.ConsumeIntegralInRange<size_t>(0, 2); d > 0; --d)
+    t.dims.push_back({name(in, t), smallOrAny(in, 0, 2), smallOrAny(in, -1, 9)});
+  m.num_dims = countFor(in, int64_t(t.dims.size()), INT32_MAX);
+  m.dims = t.dims.empty() ? nullptr : t.dims.data();
+}
+
+/// Calls function `f`, which has variants, on `rows` rows through tensors
+/// (and raw pointers when the rows are within the dimension's bounds).
+void callRows(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f,
+              int64_t rows) {
+  const mxrt_function_desc &fn = m.functions[f];
+  std::vector<mxrt_tensor *> tensors;
+  std::vector<void *> data;
+  auto make = [&](const mxrt_tensor_desc &desc) {
+    int64_t shape[MXRT_MAX_DIMS];
+    for (int64_t d = 0; d < desc.ndim; ++d)
+      shape[d] = desc.shape[d] < 0 ? rows : desc.shape[d];
+    mxrt_tensor *t = nullptr;
+    if (bytesOf(desc, rows) <= (1u << 16) &&
+        mxrt_tensor_create(static_cast<mxrt_dtype>(desc.dtype),
+                           static_cast<int32_t>(desc.ndim), shape,
+                           &t) == MXRT_OK) {
+      tensors.push_back(t);
+      data.push_back(mxrt_tensor_data(t));
+    }
+  };
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    make(fn.inputs[i]);
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    make(fn.outputs[i]);
+  currentModel = &m;
+  currentFunction = &fn;
+  if (tensors.size() == size_t(fn.num_inputs + fn.num_outputs)) {
+    (void)mxrt_instance_call(instance, f, tensors.data(),
+                             static_cast<int32_t>(fn.num_inputs),
+                             tensors.data() + fn.num_inputs,
+                             static_cast<int32_t>(fn.num_outputs));
+    std::vector<int64_t> dims(size_t(m.num_dims), rows);
+    if (f == 0)
+      (void)mxrt_instance_run_raw_dims(instance, dims.data(), data.data(),
+                                       data.data() + fn.num_inputs);
+  }
+  for (mxrt_tensor *t : tensors)
+    mxrt_tensor_release(t);
 }
 
 /// Whether an instance of the accepted model is small enough to create.
@@ -229,6 +331,9 @@ void use(const mxrt_model *model, const mxrt_model_desc &m) {
     (void)mxrt_model_find_input(model, m.functions[0].inputs[i].name, &index);
   for (int32_t i = -1; i <= mxrt_model_num_params(model); ++i)
     (void)mxrt_model_param_info(model, i, &info);
+  mxrt_dim_info dim;
+  for (int32_t i = -1; i <= mxrt_model_num_dims(model); ++i)
+    (void)mxrt_model_dim_info(model, i, &dim);
   if (!smallEnough(m))
     return;
   mxrt_instance *instance = nullptr;
@@ -244,8 +349,14 @@ void use(const mxrt_model *model, const mxrt_model_desc &m) {
       (void)mxrt_instance_write_param(instance, param.name, bytes.data(),
                                       bytes.size());
   }
-  for (int32_t f = 0; f < numFunctions; ++f)
-    call(instance, m, f);
+  for (int32_t f = 0; f < numFunctions; ++f) {
+    if (!m.functions[f].num_variants) {
+      call(instance, m, f);
+      continue;
+    }
+    for (int64_t rows : {int64_t(0), int64_t(1), int64_t(5), int64_t(11)})
+      callRows(instance, m, f, rows);
+  }
   mxrt_instance_release(instance);
 }
 
