@@ -9,7 +9,8 @@
   conformance.py [--mxc PATH] [--mxrun PATH] [--data-dir DIR] [--suite S]... [--filter REGEX]
                  [-j N] [--workdir DIR] [--timeout S] [--cache DIR] [--report FILE]
                  [--results FILE] [--baseline FILE] [--only-baseline] [--check-baseline]
-                 [--update-baseline] [--min-pass SUITE=N]... [--convert-only] [-v]
+                 [--update-baseline] [--min-pass SUITE=N]... [--modes MODE,...] [--convert-only]
+                 [-v]
 
 Each case folder holds model.onnx and test_data_set_*/{input,output}_*.pb. A case is compiled
 once per distinct set of input shapes (`mxc model.onnx --input NAME=SHAPE... -o libmodel.so`),
@@ -23,6 +24,21 @@ output is compared with its reference:
                or the case needs values .npy cannot carry (maps).
   FAIL         anything else: wrong values, dtype or shape, a crash, a timeout, any other mxc
                error, an mxrun error.
+
+--modes picks how cases are compiled (default: `default`; `default,plain` runs both sweeps):
+
+  default      as above: `--input NAME=SHAPE` for every graph input, and when mxc says an input
+               must be a compile-time constant, the test's small integer/bool vectors and
+               scalars again through `--bind NAME=FILE.pb`.
+  plain        as a plain user would: `mxc model.onnx -o libmodel.so`, no `--input` for tensor
+               inputs and never `--bind`. Sequence and optional inputs still get their
+               `--input NAME=seq(...)` / `NAME=none`: mxc has no other way to learn them.
+
+The report's tables, the results file and the baseline are the default mode's; with both modes
+the report gains a plain-mode section: its counts beside the default's, and the cases that pass
+by default but not plain, by cause and by operator. The plain mode's per-case list goes to the
+results file's sibling (results-plain.txt); `--modes plain` alone writes it and a report of its
+own. --check-baseline, --update-baseline, --min-pass and --readme need the default mode.
 
 NumPy has no bfloat16: such tensors travel as structured arrays [('bfloat16', '<u2')] of their
 raw bits (mxrun's encoding). Their tolerance is one ulp because libonnx-testdata 1.12's expected
@@ -65,6 +81,7 @@ BF16 = np.dtype([("bfloat16", "<u2")])
 UNSUPPORTED_RE = re.compile(r"unsupported|not (yet )?supported|(does|do|can)( not|n't) support",
                             re.IGNORECASE)
 PASS, FAIL, UNSUPPORTED = "PASS", "FAIL", "UNSUPPORTED"
+MODES = ("default", "plain")  # see the docstring's --modes
 
 
 def die(msg):
@@ -331,9 +348,9 @@ def is_shape_like(arr):
     return small_int or arr.ndim == 0
 
 
-def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=()):
-    """Runs mxc, or reuses the cached outcome of the same mxc binary on the same model and
-    shapes; returns (library or None, status, reason, seconds or None when cached).
+def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=(), mode="default"):
+    """Runs mxc, or reuses the cached outcome of the same mxc binary on the same model, mode
+    and shapes; returns (library or None, status, reason, seconds or None when cached).
     `binds` lists (input name, TensorProto file) fed at compile time with --bind."""
     cmd = [args.mxc, model_path]
     for name, binding in shapes:
@@ -344,6 +361,8 @@ def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=()):
     if args.cache:
         h = hashlib.sha256(args.mxc_digest.encode())
         h.update(model_bytes)
+        if mode != "default":  # keeps the default mode's keys as they were
+            h.update(b"\0mode=" + mode.encode())
         h.update(json.dumps(shapes).encode())
         for _, pb in binds:
             with open(pb, "rb") as f:
@@ -377,10 +396,10 @@ def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=()):
 
 def run_case(job):
     """Runs one case; returns its result record (a dict, so it pickles across processes)."""
-    args, suite, case_dir = job
+    args, suite, case_dir, mode = job
     case = os.path.basename(case_dir)
     res = {"suite": suite, "case": case, "status": FAIL, "reason": "", "operator": case,
-           "opset": None, "ops": [], "compile_s": 0.0, "cached": 0, "run_s": 0.0}
+           "opset": None, "ops": [], "compile_s": 0.0, "cached": 0, "run_s": 0.0, "mode": mode}
 
     def done(status, reason=""):
         res["status"], res["reason"] = status, one_line(reason)
@@ -406,7 +425,7 @@ def run_case(job):
     if not sets:
         return done(FAIL, "runner: no test_data_set_* folder")
 
-    work = os.path.join(args.workdir, suite, case)
+    work = os.path.join(args.workdir, *(([] if mode == "default" else [mode]) + [suite, case]))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     libs = {}  # shape signature -> lib path
@@ -434,7 +453,10 @@ def run_case(job):
                     path = os.path.join(ds_dir, "input_%d_%d.npy" % (i, k))
                     np.save(path, arr, allow_pickle=False)
                     feeds.append((name, path))
-                shapes.append((vi.name, binding))
+                # A plain user names no tensor shapes; sequences and optionals only
+                # --input can describe.
+                if mode != "plain" or value_kind(vi) != "tensor":
+                    shapes.append((vi.name, binding))
             refs = [part for vi, pb in zip(outputs, out_files)
                     for part in pieces(vi.name, *load_value(pb, vi))[1]]
         except Exception as e:
@@ -449,12 +471,12 @@ def run_case(job):
             binds = bound_for(ds) if bound is not None else []
             lib, status, reason, secs = compile_model(
                 args, model_path, model_bytes,
-                [sh for sh in shapes if sh[0] not in dict(binds)], lib_dir, binds)
+                [sh for sh in shapes if sh[0] not in dict(binds)], lib_dir, binds, mode)
             if secs is None:
                 res["cached"] += 1
             else:
                 res["compile_s"] += secs
-            if not lib and bound is None and CONST_INPUT_RE.search(reason):
+            if not lib and bound is None and mode != "plain" and CONST_INPUT_RE.search(reason):
                 # A static compiler needs shape-like operands (Reshape's shape,
                 # Pad's pads, ...) at compile time: bind the test's small
                 # integer inputs with --bind and compile again.
@@ -481,7 +503,8 @@ def run_case(job):
                                args.timeout)
         res["run_s"] += secs
         if rc != 0:
-            return done(FAIL, "mxrun %s: %s" % (describe_rc(rc), tool_error(err)))
+            return done(FAIL, "mxrun %s: %s" % (describe_rc(rc),
+                                                tool_error(err.replace(work + os.sep, ""))))
         written = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
         expected = {file_name(name) + ".npy" for name, _ in refs}
         if written - expected:
@@ -595,7 +618,9 @@ def table(rows, first, extra=None):
     return out
 
 
-def make_report(args, results, cmdline, version, wall):
+def make_report(args, results, cmdline, version, wall, plain=None):
+    """The Markdown report of `results`; `plain`, the plain mode's results of the same cases,
+    adds its section."""
     by_suite = collections.OrderedDict((s, []) for s in args.suite)
     for r in results:
         by_suite[r["suite"]].append(r)
@@ -607,9 +632,30 @@ def make_report(args, results, cmdline, version, wall):
                                       universal_newlines=True).stdout.strip()
     except OSError:
         data_version = ""
-    compile_s = sum(r["compile_s"] for r in results)
-    run_s = sum(r["run_s"] for r in results)
-    cached = sum(r["cached"] for r in results)
+    def times(rs):
+        return "mxc %.0f s, mxrun %.0f s" % (sum(r["compile_s"] for r in rs),
+                                            sum(r["run_s"] for r in rs))
+    cached = sum(r["cached"] for r in results + (plain or []))
+    if plain:
+        time_line = "%.0f s wall with -j %d for both modes (default: %s; plain: %s; summed " \
+                    "over cases" % (wall, args.jobs, times(results), times(plain))
+    else:
+        time_line = "%.0f s wall with -j %d (%s summed over cases" % (wall, args.jobs,
+                                                                      times(results))
+    how = ("Each case is compiled once per set of input shapes, with `--input NAME=SHAPE` for "
+           "every graph input taken from its test data (symbolic dimensions are bound), and run "
+           "once per data set. When mxc says an input must be a compile-time constant (a "
+           "Reshape's shape, Pad's pads, Range's bounds, ...), the case is compiled again with "
+           "the test's small integer/bool vectors and scalars fed through `--bind` (as a "
+           "deployment would fix them).")
+    results_are_default = not results or results[0]["mode"] == "default"
+    modes = ""  # a default-mode run says what it always said
+    if not results_are_default:
+        how = "These are the results of `--modes plain` alone: " + PLAIN_HOW
+        modes = "`--modes default,plain` runs both modes and reports them side by side. "
+    elif plain:
+        modes = "`--modes default,plain` also compiles every case as a plain user would " \
+                "([Plain mode](#plain-mode)). "
     lines = [
         "# ONNX conformance of mxc",
         "",
@@ -620,9 +666,8 @@ def make_report(args, results, cmdline, version, wall):
         "- mxc: `%s`" % version,
         "- Data: `%s`%s" % (args.data_dir,
                             " (libonnx-testdata %s)" % data_version if data_version else ""),
-        "- Time: %.0f s wall with -j %d (mxc %.0f s, mxrun %.0f s summed over cases%s)"
-        % (wall, args.jobs, compile_s, run_s, "; %d mxc results from --cache" % cached
-           if cached else ""),
+        "- Time: %s%s)" % (time_line, "; %d mxc results from --cache" % cached
+                            if cached else ""),
         "",
         "PASS: every output of every data set matches (floats rtol %g, atol %g, NaN equals NaN; "
         "bfloat16 within one ulp, rtol 2^-7, since the suite's expected float -> bfloat16 casts "
@@ -633,16 +678,14 @@ def make_report(args, results, cmdline, version, wall):
         " an optional as its value or nothing (`--input NAME=none`). FAIL: anything else."
         % (RTOL, ATOL),
         "",
-        "Each case is compiled once per set of input shapes, with `--input NAME=SHAPE` for every "
-        "graph input taken from its test data (symbolic dimensions are bound), and run once per "
-        "data set. When mxc says an input must be a compile-time constant (a Reshape's shape, "
-        "Pad's pads, Range's bounds, ...), the case is compiled again with the test's small "
-        "integer/bool vectors and scalars fed through `--bind` (as a deployment would fix them). `test/onnx/conformance.test` (lit) runs only the cases of "
+        how + " `test/onnx/conformance.test` (lit) runs only the cases of "
         "`test/onnx/baseline.txt` with `--only-baseline --check-baseline`; after a full run, "
-        "`--update-baseline` records the new passes. `--cache DIR` reuses mxc results keyed by "
-        "the mxc binary, the model and the input shapes; `--convert-only` checks that every "
-        "`.pb` converts to `.npy`. The per-case list of the last run is in "
-        "`test/onnx/results.txt` (or `--results FILE`).",
+        "`--update-baseline` records the new passes. " + modes +
+        "`--cache DIR` reuses mxc results keyed by the mxc binary, the model%s and the input "
+        "shapes; `--convert-only` checks that every `.pb` converts to `.npy`. The per-case list "
+        "of the last run is in `test/onnx/%s` (%s `--results FILE`)."
+        % (", the mode" if modes else "", "results.txt" if results_are_default else
+           "results-plain.txt", "or" if results_are_default else "beside"),
         "",
         "## Summary",
         "",
@@ -650,6 +693,11 @@ def make_report(args, results, cmdline, version, wall):
     rows = [(s, counts(rs)) for s, rs in by_suite.items()]
     rows.append(("**all**", counts(results)))
     lines += table(rows, "suite")
+    if plain:
+        lines += ["", "Passed as a plain user (no `--input` for tensors, no `--bind`; "
+                  "[Plain mode](#plain-mode)): %s." % ", ".join(
+                      "%s %d/%d" % (s, counts([r for r in plain if r["suite"] == s])[0],
+                                    len(rs)) for s, rs in by_suite.items())]
     lines += ["", "## Supported operators", ""] + supported_ops_lines(results)
     for suite, rs in by_suite.items():
         per_op = collections.defaultdict(list)
@@ -658,7 +706,8 @@ def make_report(args, results, cmdline, version, wall):
         lines += ["", "## %s" % suite, ""]
         # Node tests say which opsets they exercise; whole-model cases which ops they hold.
         if suite == "node":
-            extra = lambda cases: ", ".join(sorted({str(r["opset"]) for r in cases}, key=len))
+            extra = lambda cases: ", ".join(sorted({str(r["opset"]) for r in cases},
+                                                  key=lambda o: (len(o), o)))
         else:
             extra = lambda cases: ", ".join(cases[0]["ops"])
         rows = [(op, counts(per_op[op]), extra(per_op[op]))
@@ -666,6 +715,8 @@ def make_report(args, results, cmdline, version, wall):
         rows.append(("**total**", counts(rs), ""))
         lines += table(rows, "operator" if suite == "node" else "case",
                        "opsets" if suite == "node" else "ops")
+    if plain:
+        lines += plain_section(args, by_suite, plain)
     # Passing cases are in the results file only; the report lists what needs work.
     others = [r for r in results if r["status"] != PASS]
     lines += ["", "<details><summary>Cases that do not pass (%d)</summary>" % len(others), "",
@@ -673,6 +724,92 @@ def make_report(args, results, cmdline, version, wall):
     lines += [result_line(r) for r in others]
     lines += ["```", "", "</details>", ""]
     return "\n".join(lines)
+
+
+PLAIN_HOW = (
+    "each case is compiled as a plain user would, `mxc model.onnx -o libmodel.so` with no "
+    "`--input` for its tensor inputs and never `--bind`, and run with mxrun once per data set "
+    "as in the default mode. Sequence and optional graph inputs still get their "
+    "`--input NAME=seq(SHAPE,...)` / `--input NAME=none`: mxc has no other way to learn them. "
+    "Cases feed shape-like inputs (a Reshape's shape, Pad's pads, Range's bounds, Squeeze's "
+    "axes, ...) as graph inputs: they pass here only once mxc computes those at run time.")
+
+
+def plain_results_path(results_path):
+    """Where the plain mode's per-case list goes: results.txt -> results-plain.txt."""
+    root, ext = os.path.splitext(results_path)
+    return root + "-plain" + ext
+
+
+def reason_kind(reason):
+    """A reason with its case-specific names and numbers blanked, so that the same cause in
+    different cases groups together."""
+    kind = re.sub(r"node '[^']*' \([\w.]+, opset \d+\): ", "", reason)
+    kind = re.sub(r"(compile-time constants?) \(.*?\)", r"\1", kind)  # the --bind hint
+    kind = re.sub(r"'[^']*'", "'…'", kind)
+    kind = re.sub(r"\b\d+(x\d+)*\b", "N", kind)
+    kind = re.sub(r"^test_data_set_N: ", "", kind)
+    return kind if len(kind) <= 140 else kind[:140] + " ..."
+
+
+def plain_section(args, by_suite, plain):
+    """The report's plain-mode section: its counts beside the default mode's, and the cases
+    that pass by default but not as a plain user, by operator and by cause."""
+    plain_of = {(r["suite"], r["case"]): r for r in plain}
+    lines = ["", "## Plain mode", "",
+             "With `--modes default,plain`, " + PLAIN_HOW + " The per-case list is in "
+             "`test/onnx/results-plain.txt` (beside `--results FILE`).", "",
+             "| suite | passed with --input/--bind | passed as a plain user | failed (plain) | "
+             "unsupported (plain) | total |",
+             "|---|---:|---:|---:|---:|---:|"]
+    everything = []
+    for s, rs in list(by_suite.items()) + [("**all**", None)]:
+        rs = rs if rs is not None else everything
+        ps = [plain_of[(r["suite"], r["case"])] for r in rs]
+        p, f, u, n = counts(ps)
+        lines.append("| %s | %d | %d | %d | %d | %d |" % (s, counts(rs)[0], p, f, u, n))
+        if s != "**all**":
+            everything += rs
+    lost = [(r, plain_of[(r["suite"], r["case"])]) for r in everything
+            if r["status"] == PASS and plain_of[(r["suite"], r["case"])]["status"] != PASS]
+    gained = [p for r, p in ((r, plain_of[(r["suite"], r["case"])]) for r in everything)
+              if r["status"] != PASS and p["status"] == PASS]
+    lines += ["", "### Passing with --input/--bind, not as a plain user (%d)" % len(lost), ""]
+    if lost:
+        causes = collections.OrderedDict()
+        for r, p in lost:
+            causes.setdefault(reason_kind("%s %s" % (p["status"], p["reason"])), []).append(r)
+        lines += ["By cause (names and numbers blanked):", "",
+                  "| cases | plain outcome | operators |", "|---:|---|---|"]
+        for k, rs in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+            ops = collections.Counter(r["operator"] if r["suite"] == "node" else
+                                      "%s suite" % r["suite"] for r in rs)
+            lines.append("| %d | `%s` | %s |" % (
+                len(rs), k.replace("|", "\\|").replace("`", "'"),
+                ", ".join("%s (%d)" % (op, n) if n > 1 else op
+                          for op, n in sorted(ops.items(), key=lambda x: (-x[1], x[0])))))
+        lines += ["", "By operator, with the message of the first case of each cause:", ""]
+        per_op = collections.defaultdict(list)
+        for r, p in lost:
+            per_op[(r["suite"], r["operator"]) if r["suite"] == "node" else
+                   (r["suite"], r["suite"])].append(p)
+        for (suite, op) in sorted(per_op, key=lambda k: (SUITES.index(k[0]), k[1].lower())):
+            ps = per_op[(suite, op)]
+            label = op if suite == "node" else "%s suite" % suite
+            lines.append("- **%s** (%d): %s" % (label, len(ps), ", ".join(
+                "`%s`" % p["case"] for p in ps)))
+            seen = collections.OrderedDict()
+            for p in ps:
+                seen.setdefault(reason_kind(p["reason"]), p)
+            for p in list(seen.values())[:3]:
+                lines.append("  - %s `%s` %s" % (p["status"], p["case"],
+                                                  p["reason"].replace("`", "'")))
+            if len(seen) > 3:
+                lines.append("  - ... and %d more causes" % (len(seen) - 3))
+    if gained:
+        lines += ["", "### Passing only as a plain user (%d)" % len(gained), ""]
+        lines += ["- `%s/%s`" % (p["suite"], p["case"]) for p in gained]
+    return lines
 
 
 def supported_ops_lines(results):
@@ -745,7 +882,8 @@ def parse_args(argv):
     p.add_argument("--keep", action="store_true", help="keep passing cases' files in --workdir")
     p.add_argument("--timeout", type=float, default=120, help="seconds per tool call")
     p.add_argument("--cache", metavar="DIR",
-                   help="reuse mxc results keyed by the mxc binary, model and input shapes")
+                   help="reuse mxc results keyed by the mxc binary, model, mode and input "
+                        "shapes")
     p.add_argument("--report", default=os.path.join(REPO, "docs", "onnx-conformance.md"))
     p.add_argument("--readme", metavar="FILE",
                    help="also update the supported-operator list between the "
@@ -760,6 +898,10 @@ def parse_args(argv):
                    help="rewrite the baseline's entries for the selected cases with the passes")
     p.add_argument("--min-pass", action="append", default=[], metavar="SUITE=N",
                    help="exit 1 unless SUITE has at least N passing cases")
+    p.add_argument("--modes", default="default", metavar="MODE,...",
+                   help="how to compile each case: default (--input and, when needed, --bind), "
+                        "plain (as a plain user: no --input for tensors, no --bind), or both "
+                        "(default,plain); default: %(default)s")
     p.add_argument("--convert-only", action="store_true",
                    help="only convert every input/output .pb and report what fails")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's result")
@@ -775,6 +917,18 @@ def parse_args(argv):
                 % (spec, ", ".join(SUITES)))
         thresholds[suite] = int(n)
     args.min_pass = thresholds
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for m in modes:
+        if m not in MODES:
+            die("--modes %s: expected a comma-separated list of %s"
+                % (args.modes, ", ".join(MODES)))
+    args.modes = [m for m in MODES if m in modes]
+    if not args.modes:
+        die("--modes: no mode given")
+    if "default" not in args.modes and (args.check_baseline or args.update_baseline or
+                                         args.min_pass or args.readme):
+        die("--check-baseline, --update-baseline, --min-pass and --readme take the default "
+            "mode's results: add it to --modes")
     return args
 
 
@@ -819,35 +973,49 @@ def main(argv):
         temp = args.workdir = tempfile.mkdtemp(prefix="mxc-onnx-")
 
     start = time.monotonic()
-    results = []
-    jobs = [(args, s, d) for s, d in cases]
+    by_mode = {}
     try:
-        for r in pool.map(run_case, jobs):
-            results.append(r)
-            if args.verbose:
-                print(result_line(r), flush=True)
-            elif len(results) % 100 == 0:
-                print("... %d/%d cases, %.0f s" % (len(results), len(jobs),
-                                                   time.monotonic() - start),
-                      file=sys.stderr, flush=True)
+        for mode in args.modes:
+            results = by_mode[mode] = []
+            jobs = [(args, s, d, mode) for s, d in cases]
+            tag = "" if mode == "default" else mode + ": "
+            for r in pool.map(run_case, jobs):
+                results.append(r)
+                if args.verbose:
+                    print(tag + result_line(r), flush=True)
+                elif len(results) % 100 == 0:
+                    print("... %s%d/%d cases, %.0f s" % (tag, len(results), len(jobs),
+                                                         time.monotonic() - start),
+                          file=sys.stderr, flush=True)
     finally:
         pool.shutdown()
         if temp:
             shutil.rmtree(temp, ignore_errors=True)
     wall = time.monotonic() - start
 
-    report = make_report(args, results, cmdline, version, wall)
+    # The default mode's results make the report's tables, the results file and the baseline;
+    # the plain mode's go to its own section and FILE-plain.txt.
+    results = by_mode.get("default", [])
+    plain = by_mode.get("plain")
+    report = make_report(args, results or plain, cmdline, version, wall,
+                         plain if results else None)
     if args.readme:
         update_readme(args.readme, results)
-    for path, text in ((args.report, report),
-                       (args.results, "\n".join(result_line(r) for r in results) + "\n")):
+    outputs = [(args.report, report)]
+    if results:
+        outputs.append((args.results, "\n".join(result_line(r) for r in results) + "\n"))
+    if plain and args.results:
+        outputs.append((plain_results_path(args.results),
+                        "\n".join(result_line(r) for r in plain) + "\n"))
+    for path, text in outputs:
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             with open(path, "w") as f:
                 f.write(text)
     # The console gets the summary tables, not the per-case list.
     print(report.split("\n<details>")[0].rstrip())
-    print("\n%d cases in %.0f s (-j %d)" % (len(results), wall, args.jobs))
+    print("\n%d cases in %.0f s (-j %d)" % (len(results or plain), wall, args.jobs) +
+          (", twice (--modes %s)" % ",".join(args.modes) if len(args.modes) > 1 else ""))
 
     status = 0
     by_name = {"%s/%s" % (r["suite"], r["case"]): r for r in results}
