@@ -248,7 +248,9 @@ static mxnet::ImportOptions mxnetImportOptions(const CompileOptions &options) {
 /// dialect, refusing the options of the other frontend.
 static llvm::Expected<ImportedModel>
 importModel(mlir::MLIRContext &context, const CompileOptions &options,
-            const std::map<std::string, int64_t> &dimValues = {}) {
+            const std::map<std::string, int64_t> &dimValues = {},
+            const std::map<std::string, std::vector<std::string>> &dynamicAxes =
+                {}) {
   if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
     if (!options.paramsPath.empty())
       return makeError("'" + options.modelPath +
@@ -260,6 +262,7 @@ importModel(mlir::MLIRContext &context, const CompileOptions &options,
     importOptions.sequenceInputs = options.sequenceInputs;
     importOptions.absentInputs = options.absentInputs;
     importOptions.dimValues = dimValues;
+    importOptions.dynamicAxes = dynamicAxes;
     importOptions.quiet = options.quiet;
     return onnx::importModel(context, options.modelPath, importOptions);
   }
@@ -582,26 +585,35 @@ static DynamicDims dynamicDims(const CompileOptions &options,
   return dyn;
 }
 
-/// `options` with every dynamic dimension of `dyn` at `value` (the ONNX
-/// importer's open dimensions through `dimValues`).
-static CompileOptions withDimsAt(const CompileOptions &options,
-                                 const DynamicDims &dyn, int64_t value,
-                                 std::map<std::string, int64_t> &dimValues) {
+/// Imports the model with every dynamic dimension of `dyn` at `value`:
+/// --input's named axes in its shapes, the ONNX file's open dimensions
+/// through the importer's dimValues.
+static llvm::Expected<ImportedModel> importAt(mlir::MLIRContext &context,
+                                              const CompileOptions &options,
+                                              const DynamicDims &dyn,
+                                              int64_t value) {
   CompileOptions at = options;
   at.symbolicInputs.clear();
+  std::map<std::string, std::vector<std::string>> dynamicAxes;
   for (const auto &[input, axes] : options.symbolicInputs) {
     std::vector<int64_t> shape;
-    for (const std::string &token : axes) {
+    std::vector<std::string> &names = dynamicAxes[input];
+    for (const auto &[axis, token] : llvm::enumerate(axes)) {
       int64_t extent = value;
-      if (llvm::all_of(token, llvm::isDigit))
+      bool isStatic = llvm::all_of(token, llvm::isDigit);
+      if (isStatic)
         llvm::StringRef(token).getAsInteger(10, extent);
       shape.push_back(extent);
+      names.push_back(isStatic ? ""
+                      : token == "?" ? input + "_" + std::to_string(axis)
+                                     : token);
     }
     at.inputShapes[input] = shape;
   }
+  std::map<std::string, int64_t> dimValues;
   for (const std::string &name : dyn.names)
     dimValues[name] = value;
-  return at;
+  return importModel(context, at, dimValues, dynamicAxes);
 }
 
 /// Why mxc cannot serve `dyn` as a dynamic batch dimension, or "" when it
@@ -803,9 +815,7 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
     if (b == 1) {
       variant.model = std::move(atOne);
     } else {
-      std::map<std::string, int64_t> dimValues;
-      CompileOptions at = withDimsAt(options, dyn, b, dimValues);
-      auto imported = importModel(context, at, dimValues);
+      auto imported = importAt(context, options, dyn, b);
       if (!imported) {
         // A model exported for one batch (a reshape to its extent) takes
         // no other.
@@ -841,9 +851,7 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
         return makeError("'" + options.modelPath + "': dynamic dimension " +
                          plan.dim.name + ": " + why);
       if (b == 1 && !dyn.requested) { // the static build's import, afresh
-        std::map<std::string, int64_t> dimValues;
-        auto imported = importModel(
-            context, withDimsAt(options, dyn, 1, dimValues), dimValues);
+        auto imported = importAt(context, options, dyn, 1);
         if (!imported)
           return imported.takeError();
         atOne = std::move(*imported);
@@ -927,15 +935,13 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   compileStage("", "importing");
   // Dynamic dimensions are imported at 1 first: the static build when they
   // stay fixed, the first variant's otherwise.
-  std::map<std::string, int64_t> dimValues;
   DynamicDims requested = dynamicDims(options, ImportedModel());
   // What the command line asks for is checked before anything is read.
   if (!requested.names.empty())
     if (std::string why = unsupportedDims(options, requested); !why.empty())
       return makeError("'" + options.modelPath + "': dynamic dimension " +
                        requested.names[0] + ": " + why);
-  auto imported = importModel(
-      context, withDimsAt(options, requested, 1, dimValues), dimValues);
+  auto imported = importAt(context, options, requested, 1);
   if (!imported)
     return imported.takeError();
   DynamicDims dyn = dynamicDims(options, *imported);

@@ -307,7 +307,55 @@ static llvm::Expected<int32_t> inputType(const ::onnx::TypeProto &type,
   return dt;
 }
 
+/// The extents that --input gives the named dimensions (dim_params) of the
+/// inputs it shapes, tensors and sequences' elements alike, so that another
+/// input naming the same dimension takes the same extent: `--input
+/// ids=1x128` fixes a mask's (batch, seq) too.
+/// A dim_param's extent, and the dynamic dimension it is when an --input
+/// named one there.
+struct GivenDim {
+  int64_t extent;
+  std::string dynamic;
+};
+
+static std::map<std::string, GivenDim>
+givenDimParams(const ::onnx::GraphProto &graph, const ImportOptions &opts) {
+  std::map<std::string, GivenDim> bound;
+  auto bind = [&](const ::onnx::TypeProto &type,
+                  const std::vector<int64_t> &shape,
+                  const std::vector<std::string> *names) {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+      return;
+    const auto &dims = type.tensor_type().shape().dim();
+    if (dims.size() != int(shape.size()))
+      return; // the import reports the rank
+    for (int i = 0; i < dims.size(); ++i)
+      if (dims[i].has_dim_param() && !dims[i].dim_param().empty())
+        bound.emplace(dims[i].dim_param(),
+                      GivenDim{shape[i], names && size_t(i) < names->size()
+                                             ? (*names)[i]
+                                             : ""});
+  };
+  for (const auto &input : graph.input()) {
+    const ::onnx::TypeProto *type = &input.type();
+    if (type->has_optional_type())
+      type = &type->optional_type().elem_type();
+    auto names = opts.dynamicAxes.find(input.name());
+    if (auto given = opts.inputShapes.find(input.name());
+        given != opts.inputShapes.end())
+      bind(*type, given->second,
+           names == opts.dynamicAxes.end() ? nullptr : &names->second);
+    if (auto given = opts.sequenceInputs.find(input.name());
+        given != opts.sequenceInputs.end() && type->has_sequence_type())
+      for (const std::vector<int64_t> &shape : given->second)
+        bind(type->sequence_type().elem_type(), shape, nullptr);
+  }
+  return bound;
+}
+
 llvm::Error Importer::addInputs() {
+  std::map<std::string, GivenDim> givenDims =
+      givenDimParams(model.graph(), opts);
   for (const auto &input : model.graph().input()) {
     // Inputs that have an initializer are weights (IR < 4 lists them).
     if (tensors.count(input.name()))
@@ -366,6 +414,11 @@ llvm::Error Importer::addInputs() {
                               : input.name() + "_" + std::to_string(i);
         std::vector<std::string> &open = result.openDims[input.name()];
         open.resize(dims.size());
+        if (auto bound = givenDims.find(sym); bound != givenDims.end()) {
+          shape.push_back(bound->second.extent);
+          open[i] = bound->second.dynamic;
+          continue;
+        }
         open[i] = sym;
         auto value = opts.dimValues.find(sym);
         shape.push_back(value == opts.dimValues.end() ? 1 : value->second);

@@ -24,6 +24,11 @@ struct ImportOptions {
   /// dim_param (an unnamed one: "<input>_<axis>"); 1 where absent. The
   /// import reports which it met in ImportedModel::openDims.
   std::map<std::string, int64_t> dimValues;
+  /// The inputs of inputShapes whose --input named dynamic dimensions
+  /// (`ids=Bx128`, imported at some extent of B): each axis's name, "" where
+  /// static. Another input whose dim_param is the same as a named axis's
+  /// carries that dimension too.
+  std::map<std::string, std::vector<std::string>> dynamicAxes;
   /// Graph inputs bound to compile-time constants (`--bind name=FILE.pb`, a
   /// serialized TensorProto): they become embedded values, so that e.g. a
   /// Reshape's shape input or Pad's pads can be fed at compile time.

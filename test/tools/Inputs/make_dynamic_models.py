@@ -108,3 +108,17 @@ for name, nodes, inits, y_shape in [
          [numpy_helper.from_array(np.array(0, np.int64), "axis")], ["N", 4])]:
     save("mix_" + name, nodes, [h.make_tensor_value_info("x", T.FLOAT, ["N", 4])],
          [h.make_tensor_value_info("y", T.FLOAT, y_shape)], inits)
+
+# pair.onnx: x, m [batch, seq] (dim_params shared) -> out = ReduceSum(x * m, axis 1), [batch, 1]:
+# --input x=... shapes m too.
+save("pair", [h.make_node("Mul", ["x", "m"], ["p"]),
+              h.make_node("ReduceSum", ["p", "axes"], ["out"], keepdims=1)],
+     [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq"]),
+      h.make_tensor_value_info("m", T.FLOAT, ["batch", "seq"])],
+     [h.make_tensor_value_info("out", T.FLOAT, ["batch", 1])],
+     [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+px = rng.standard_normal((3, 5)).astype(np.float32)
+pm = (rng.random((3, 5)) > 0.5).astype(np.float32)
+np.save(os.path.join(out, "pair_x.npy"), px)
+np.save(os.path.join(out, "pair_m.npy"), pm)
+np.save(os.path.join(out, "pair_out.npy"), (px * pm).sum(1, keepdims=True).astype(np.float32))
