@@ -63,6 +63,18 @@ void touch(void *data, uint64_t bytes, bool write) {
   }
 }
 
+/// Writes every byte of an output: a string tensor's elements are
+/// `const char *` (mxrt.h), which a call through tensors copies the strings
+/// of, so they point at one.
+void writeOutput(const mxrt_tensor_desc &desc, void *data, uint64_t bytes) {
+  if (desc.dtype != MXRT_STRING)
+    return touch(data, bytes, true);
+  static const char kEmpty[] = "";
+  auto **elements = static_cast<const char **>(data);
+  for (uint64_t i = 0; i < bytes / sizeof(const char *); ++i)
+    elements[i] = kEmpty;
+}
+
 /// Reads every input, parameter and state, writes every output (and the
 /// parameters and states of a function that updates them) and the scratch.
 void entry(void *const *buffers, mxrt_exec_context *ctx) {
@@ -72,7 +84,7 @@ void entry(void *const *buffers, mxrt_exec_context *ctx) {
   for (int64_t i = 0; i < fn.num_inputs; ++i)
     touch(buffers[b++], bytesOf(fn.inputs[i]), false);
   for (int64_t i = 0; i < fn.num_outputs; ++i)
-    touch(buffers[b++], bytesOf(fn.outputs[i]), true);
+    writeOutput(fn.outputs[i], buffers[b++], bytesOf(fn.outputs[i]));
   for (int64_t i = 0; i < currentModel->num_params; ++i)
     touch(buffers[b++], bytesOf(currentModel->params[i]), updates);
   for (int64_t i = 0; i < currentModel->num_states; ++i)
@@ -82,7 +94,8 @@ void entry(void *const *buffers, mxrt_exec_context *ctx) {
 }
 
 /// The entry of a variant for `Rows` rows: inputs and outputs with the batch
-/// dimension hold that many rows; the scratch is the variant's.
+/// dimension hold that many rows; the scratch is the variant's. (Rows 0: a
+/// variant of a batch outside 1..4, which touches no rows and no scratch.)
 template <int64_t Rows>
 void variantEntry(void *const *buffers, mxrt_exec_context *ctx) {
   const mxrt_function_desc &fn = *currentFunction;
@@ -90,7 +103,7 @@ void variantEntry(void *const *buffers, mxrt_exec_context *ctx) {
   for (int64_t i = 0; i < fn.num_inputs; ++i)
     touch(buffers[b++], bytesOf(fn.inputs[i], Rows), false);
   for (int64_t i = 0; i < fn.num_outputs; ++i)
-    touch(buffers[b++], bytesOf(fn.outputs[i], Rows), true);
+    writeOutput(fn.outputs[i], buffers[b++], bytesOf(fn.outputs[i], Rows));
   for (int64_t i = 0; i < currentModel->num_params; ++i)
     touch(buffers[b++], bytesOf(currentModel->params[i]), false);
   for (int64_t v = 0; v < fn.num_variants; ++v)
@@ -127,16 +140,23 @@ const char *name(FuzzedDataProvider &in, Tables &t) {
   return t.strings.emplace_back(in.ConsumeRandomLengthString(12)).c_str();
 }
 
-mxrt_tensor_desc tensor(FuzzedDataProvider &in, Tables &t) {
+/// An entry of a tensor table; `batchDim` (-1: none) is the batch dimension
+/// of the function with variants whose input or output it is, which axis 0
+/// then mostly takes.
+mxrt_tensor_desc tensor(FuzzedDataProvider &in, Tables &t, int64_t batchDim) {
   mxrt_tensor_desc desc{};
   desc.name = name(in, t);
   desc.dtype = smallOrAny(in, -1, MXRT_STRING + 1);
   size_t rank = in.ConsumeIntegralInRange<size_t>(0, MXRT_MAX_DIMS + 1);
   std::vector<int64_t> &shape = t.shapes.emplace_back();
-  for (size_t d = 0; d < rank; ++d)
-    shape.push_back(in.ConsumeIntegralInRange(0, 15) == 15
+  for (size_t d = 0; d < rank; ++d) {
+    bool batched =
+        d == 0 && batchDim >= 0 && in.ConsumeIntegralInRange(0, 3) != 3;
+    shape.push_back(batched ? MXRT_DIM_EXTENT(batchDim)
+                    : in.ConsumeIntegralInRange(0, 15) == 15
                         ? MXRT_DIM_EXTENT(in.ConsumeIntegralInRange(0, 2))
                         : smallOrAny(in, 0, 9));
+  }
   desc.ndim = countFor(in, static_cast<int64_t>(rank), MXRT_MAX_DIMS);
   desc.shape = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : shape.data();
   // The size the runtime expects, most of the time.
@@ -158,11 +178,12 @@ mxrt_tensor_desc tensor(FuzzedDataProvider &in, Tables &t) {
 }
 
 const mxrt_tensor_desc *tensorTable(FuzzedDataProvider &in, Tables &t,
-                                    int64_t &count, int64_t limit) {
+                                    int64_t &count, int64_t limit,
+                                    int64_t batchDim = -1) {
   size_t n = in.ConsumeIntegralInRange<size_t>(0, 4);
   std::vector<mxrt_tensor_desc> &table = t.tensorTables.emplace_back();
   for (size_t i = 0; i < n; ++i)
-    table.push_back(tensor(in, t));
+    table.push_back(tensor(in, t, batchDim));
   count = countFor(in, static_cast<int64_t>(n), limit);
   if (in.ConsumeIntegralInRange(0, 31) == 31)
     return nullptr;
@@ -183,23 +204,31 @@ void build(FuzzedDataProvider &in, Tables &t) {
   for (size_t f = 0; f < numFunctions; ++f) {
     mxrt_function_desc fn{};
     fn.name = name(in, t);
-    fn.inputs = tensorTable(in, t, fn.num_inputs, INT32_MAX / 2);
-    fn.outputs = tensorTable(in, t, fn.num_outputs, INT32_MAX / 2);
+    // Batch variants (below) and their dimension first: the inputs and
+    // outputs mostly have it on axis 0, or the runtime would refuse them.
+    bool hasVariants = in.ConsumeBool();
+    int64_t batchDim = hasVariants ? smallOrAny(in, 0, 2) : -1;
+    int64_t hint = batchDim >= 0 && batchDim <= 2 ? batchDim : -1;
+    fn.inputs = tensorTable(in, t, fn.num_inputs, INT32_MAX / 2, hint);
+    fn.outputs = tensorTable(in, t, fn.num_outputs, INT32_MAX / 2, hint);
     fn.entry = in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : entry;
     fn.scratch_size = smallOrAny(in, 0, 4096);
     fn.flags = smallOrAny(in, 0, 1);
     // Batch variants, mostly well formed: increasing from 1, each with the
     // entry for its rows.
-    if (in.ConsumeBool()) {
+    if (hasVariants) {
       std::vector<mxrt_variant_desc> &variants = t.variantTables.emplace_back();
       int64_t batch = in.ConsumeIntegralInRange<int64_t>(0, 1);
       for (size_t v = in.ConsumeIntegralInRange<size_t>(0, 3); v > 0; --v) {
-        batch = v == 3 || in.ConsumeIntegralInRange(0, 15) == 15
-                    ? smallOrAny(in, -1, 4)
-                    : std::min<int64_t>(batch + 1, 4);
+        if (v == 3 || in.ConsumeIntegralInRange(0, 15) == 15)
+          batch = smallOrAny(in, -1, 4);
+        else // (batch may be any int64 after smallOrAny: no overflow)
+          batch = batch < 4 ? batch + 1 : 4;
         int64_t scratch = in.ConsumeIntegralInRange<int64_t>(0, 2) * 512;
+        // Not `entry`, which touches the function's scratch, not the
+        // variant's.
         mxrt_entry_fn e = batch >= 1 && batch <= 4 ? kVariantEntries[batch - 1]
-                                                   : entry;
+                                                   : variantEntry<0>;
         variants.push_back({batch, in.ConsumeIntegralInRange(0, 31) == 31
                                        ? nullptr
                                        : e,
@@ -208,7 +237,7 @@ void build(FuzzedDataProvider &in, Tables &t) {
       }
       fn.num_variants = countFor(in, int64_t(variants.size()), INT32_MAX);
       fn.variants = variants.empty() ? nullptr : variants.data();
-      fn.batch_dim = smallOrAny(in, 0, 2);
+      fn.batch_dim = batchDim;
       if (in.ConsumeBool())
         fn.entry = nullptr;
     }
