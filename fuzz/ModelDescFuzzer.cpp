@@ -111,8 +111,8 @@ void variantEntry(void *const *buffers, mxrt_exec_context *ctx) {
       touch(ctx->scratch, fn.variants[v].scratch_size, true);
 }
 
-constexpr mxrt_entry_fn kVariantEntries[] = {
-    variantEntry<1>, variantEntry<2>, variantEntry<3>, variantEntry<4>};
+constexpr mxrt_entry_fn kVariantEntries[] = {variantEntry<1>, variantEntry<2>,
+                                             variantEntry<3>, variantEntry<4>};
 
 /// A count for a table of `actual` entries: almost always `actual`, else one
 /// the runtime must refuse. (Each choice's common case is the one a short
@@ -229,10 +229,9 @@ void build(FuzzedDataProvider &in, Tables &t) {
         // variant's.
         mxrt_entry_fn e = batch >= 1 && batch <= 4 ? kVariantEntries[batch - 1]
                                                    : variantEntry<0>;
-        variants.push_back({batch, in.ConsumeIntegralInRange(0, 31) == 31
-                                       ? nullptr
-                                       : e,
-                            scratch});
+        variants.push_back(
+            {batch, in.ConsumeIntegralInRange(0, 31) == 31 ? nullptr : e,
+             scratch});
         fn.scratch_size = std::max(fn.scratch_size, scratch);
       }
       fn.num_variants = countFor(in, int64_t(variants.size()), INT32_MAX);
@@ -255,7 +254,8 @@ void build(FuzzedDataProvider &in, Tables &t) {
   m.params = tensorTable(in, t, m.num_params, INT32_MAX / 2);
   m.states = tensorTable(in, t, m.num_states, INT32_MAX / 2);
   for (size_t d = in.ConsumeIntegralInRange<size_t>(0, 2); d > 0; --d)
-    t.dims.push_back({name(in, t), smallOrAny(in, 0, 2), smallOrAny(in, -1, 9)});
+    t.dims.push_back(
+        {name(in, t), smallOrAny(in, 0, 2), smallOrAny(in, -1, 9)});
   m.num_dims = countFor(in, int64_t(t.dims.size()), INT32_MAX);
   m.dims = t.dims.empty() ? nullptr : t.dims.data();
 }
@@ -287,10 +287,9 @@ void callRows(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f,
   currentModel = &m;
   currentFunction = &fn;
   if (tensors.size() == size_t(fn.num_inputs + fn.num_outputs)) {
-    (void)mxrt_instance_call(instance, f, tensors.data(),
-                             static_cast<int32_t>(fn.num_inputs),
-                             tensors.data() + fn.num_inputs,
-                             static_cast<int32_t>(fn.num_outputs));
+    (void)mxrt_instance_call(
+        instance, f, tensors.data(), static_cast<int32_t>(fn.num_inputs),
+        tensors.data() + fn.num_inputs, static_cast<int32_t>(fn.num_outputs));
     std::vector<int64_t> dims(size_t(m.num_dims), rows);
     if (f == 0)
       (void)mxrt_instance_run_raw_dims(instance, dims.data(), data.data(),

@@ -103,11 +103,11 @@ public:
     // mxrt_model_desc: abi_version, name, num_functions, functions,
     // num_params, params, weights, weights_size, num_states, states, flags,
     // weights_file, weights_hash, num_dims, dims.
-    modelDesc = llvm::StructType::create(
-        ctx,
-        {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64, ptr, i64, ptr, i64, i64,
-         ptr},
-        "mxrt_model_desc");
+    modelDesc =
+        llvm::StructType::create(ctx,
+                                 {i64, ptr, i64, ptr, i64, ptr, ptr, i64, i64,
+                                  ptr, i64, ptr, i64, i64, ptr},
+                                 "mxrt_model_desc");
   }
 
   llvm::Constant *string(llvm::StringRef s) {
@@ -186,9 +186,9 @@ public:
       for (const auto &[v, entry] : llvm::zip_equal(spec.variants, entries)) {
         scratch = std::max<int64_t>(scratch, v.scratchSize);
         elems.push_back(llvm::ConstantStruct::get(
-            variantDesc,
-            {llvm::ConstantInt::get(i64, v.batch), entry,
-             llvm::ConstantInt::get(i64, std::max<int64_t>(v.scratchSize, 0))}));
+            variantDesc, {llvm::ConstantInt::get(i64, v.batch), entry,
+                          llvm::ConstantInt::get(
+                              i64, std::max<int64_t>(v.scratchSize, 0))}));
       }
       variantTable = array(variantDesc, elems, ".variants");
     }
@@ -225,8 +225,8 @@ public:
         function("forward", spec.inputs, spec.outputs,
                  entries.take_front(nForward), false, !spec.variants.empty())};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
-      fns.push_back(function(f.name, f.inputs, f.outputs,
-                             entries[nForward + i], f.updatesState, false));
+      fns.push_back(function(f.name, f.inputs, f.outputs, entries[nForward + i],
+                             f.updatesState, false));
     auto *fnArrayType = llvm::ArrayType::get(functionDesc, fns.size());
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
@@ -266,10 +266,9 @@ private:
     if (elems.empty())
       return llvm::ConstantPointerNull::get(ptr);
     auto *arrayType = llvm::ArrayType::get(type, elems.size());
-    return new llvm::GlobalVariable(m, arrayType, true,
-                                    llvm::GlobalValue::PrivateLinkage,
-                                    llvm::ConstantArray::get(arrayType, elems),
-                                    name);
+    return new llvm::GlobalVariable(
+        m, arrayType, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(arrayType, elems), name);
   }
 
   llvm::Module &m;
@@ -463,8 +462,7 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
         llvm::GlobalValue::ExternalLinkage, spec.name + "_run", m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
     auto array = [&](llvm::Type *type, size_t first, size_t n) {
-      llvm::Value *a =
-          b.CreateAlloca(type, b.getInt64(std::max<size_t>(n, 1)));
+      llvm::Value *a = b.CreateAlloca(type, b.getInt64(std::max<size_t>(n, 1)));
       for (size_t i = 0; i < n; ++i)
         b.CreateStore(fn->getArg(first + i),
                       b.CreateConstInBoundsGEP1_64(type, a, i));
@@ -1023,7 +1021,6 @@ writeSharedLibrary(const std::vector<llvm::SmallVector<char, 0>> &objects,
   return err;
 }
 
-
 llvm::Error mxc::emitModule(llvm::Module &m, const ModelSpec &spec,
                             OutputKind kind, const std::string &path,
                             const CodegenOptions &options) {
@@ -1164,8 +1161,8 @@ std::string mxc::generateHeader(const ModelSpec &spec,
     os << " * A <NAME>_<TENSOR>_SIZE macro of a tensor with dynamic "
           "dimensions takes them.\n */\n";
     for (const auto &[i, d] : llvm::enumerate(spec.dims)) {
-      std::string macro = upper + "_DIM_" +
-                          llvm::StringRef(dimIdentifier(spec, i)).upper();
+      std::string macro =
+          upper + "_DIM_" + llvm::StringRef(dimIdentifier(spec, i)).upper();
       os << "#define " << macro << "_MIN " << d.min << "\n#define " << macro
          << "_MAX " << d.max << " /* -1: unbounded */\n";
     }

@@ -80,10 +80,10 @@ mxc::parseSymbolicShape(llvm::StringRef text) {
   std::string numeric;
   for (llvm::StringRef p : parts) {
     p = p.trim();
-    bool name = p == "?" || (!p.empty() && (llvm::isAlpha(p[0]) || p[0] == '_') &&
-                             llvm::all_of(p, [](char c) {
-                               return llvm::isAlnum(c) || c == '_';
-                             }));
+    bool name =
+        p == "?" ||
+        (!p.empty() && (llvm::isAlpha(p[0]) || p[0] == '_') &&
+         llvm::all_of(p, [](char c) { return llvm::isAlnum(c) || c == '_'; }));
     if (!name && !p.empty() && llvm::all_of(p, llvm::isDigit)) {
       numeric += (numeric.empty() ? "" : "x") + p.str();
     } else if (!name) {
@@ -246,11 +246,10 @@ static mxnet::ImportOptions mxnetImportOptions(const CompileOptions &options) {
 
 /// Reads the model file (ONNX by its extension, else MXNet) into the mx
 /// dialect, refusing the options of the other frontend.
-static llvm::Expected<ImportedModel>
-importModel(mlir::MLIRContext &context, const CompileOptions &options,
-            const std::map<std::string, int64_t> &dimValues = {},
-            const std::map<std::string, std::vector<std::string>> &dynamicAxes =
-                {}) {
+static llvm::Expected<ImportedModel> importModel(
+    mlir::MLIRContext &context, const CompileOptions &options,
+    const std::map<std::string, int64_t> &dimValues = {},
+    const std::map<std::string, std::vector<std::string>> &dynamicAxes = {}) {
   if (llvm::sys::path::extension(options.modelPath) == ".onnx") {
     if (!options.paramsPath.empty())
       return makeError("'" + options.modelPath +
@@ -604,7 +603,7 @@ static llvm::Expected<ImportedModel> importAt(mlir::MLIRContext &context,
       if (isStatic)
         llvm::StringRef(token).getAsInteger(10, extent);
       shape.push_back(extent);
-      names.push_back(isStatic ? ""
+      names.push_back(isStatic       ? ""
                       : token == "?" ? input + "_" + std::to_string(axis)
                                      : token);
     }
@@ -627,8 +626,8 @@ static std::string unsupportedDims(const CompileOptions &options,
   for (const auto &[input, axes] : dyn.inputs)
     for (size_t axis = 1; axis < axes.size(); ++axis)
       if (!axes[axis].empty())
-        return "dimension " + axes[axis] + " is axis " +
-               std::to_string(axis) + " of input '" + input +
+        return "dimension " + axes[axis] + " is axis " + std::to_string(axis) +
+               " of input '" + input +
                "'; only a leading (batch) axis can be dynamic so far";
   if (options.train.enabled)
     return "--train libraries take a fixed batch so far";
@@ -641,9 +640,9 @@ static std::string unsupportedDims(const CompileOptions &options,
 /// 1, 8, 64, those above its bound left out and the bound added.
 static std::vector<int64_t> bucketsFor(const CompileOptions &options,
                                        const DimSpec &dim) {
-  std::vector<int64_t> wanted =
-      options.buckets.empty() ? std::vector<int64_t>{1, 8, 64}
-                              : options.buckets;
+  std::vector<int64_t> wanted = options.buckets.empty()
+                                    ? std::vector<int64_t>{1, 8, 64}
+                                    : options.buckets;
   std::vector<int64_t> buckets;
   for (int64_t b : wanted)
     if (dim.max < 0 || b <= dim.max)
@@ -663,10 +662,9 @@ struct BatchVariant {
 
 /// Runs the graph passes on `variant`'s module and follows the batch
 /// through its forward; `mixing` says where rows meet when they do.
-static llvm::Error
-analyzeVariant(BatchVariant &variant, const DynamicDims &dyn,
-               const CompileOptions &options, RowMixing &mixing,
-               bool &rowsApart) {
+static llvm::Error analyzeVariant(BatchVariant &variant, const DynamicDims &dyn,
+                                  const CompileOptions &options,
+                                  RowMixing &mixing, bool &rowsApart) {
   ModelSpec &spec = variant.model.spec;
   SpecParameterStore params(spec);
   if (auto err = runGraphPipeline(*variant.model.module, options, params))
@@ -707,7 +705,8 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
       same = a == b;
     }
     if (!same)
-      return makeError("'" + options.modelPath + "': the model's parameters "
+      return makeError("'" + options.modelPath +
+                       "': the model's parameters "
                        "or outputs differ between batch extents " +
                        Twine(variants.front().batch) + " and " +
                        Twine(v.batch) + ", so " + plan.dim.name +
@@ -731,8 +730,7 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
 
 /// Where the memory plan of the variant for `batch` rows is written
 /// before mergePlanJson gathers them.
-static std::string planJsonPart(const CompileOptions &options,
-                                int64_t batch) {
+static std::string planJsonPart(const CompileOptions &options, int64_t batch) {
   return options.memoryPlanJson + ".b" + std::to_string(batch) + ".part";
 }
 
@@ -789,7 +787,8 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
     return fixAtOne(why);
   for (const auto &[name, bounds] : options.dimBounds)
     if (name != dyn.names[0])
-      return makeError("--dim '" + name + "': the model has no dynamic "
+      return makeError("--dim '" + name +
+                       "': the model has no dynamic "
                        "dimension of that name (it has " +
                        dyn.names[0] + ")");
   BatchPlan plan;
@@ -805,8 +804,8 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
   std::vector<int64_t> sizes(plan.buckets.rbegin(), plan.buckets.rend());
   // One row proves nothing: a one-row variant alone that serves more rows is
   // proven on an import of two, which is not compiled.
-  bool probe = plan.buckets.back() == 1 && plan.dim.max != 0 &&
-               plan.dim.max != 1;
+  bool probe =
+      plan.buckets.back() == 1 && plan.dim.max != 0 && plan.dim.max != 1;
   if (probe)
     sizes.insert(sizes.begin(), 2);
   for (int64_t b : sizes) {

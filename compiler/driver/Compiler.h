@@ -110,7 +110,8 @@ llvm::Expected<std::vector<std::string>>
 parseSymbolicShape(llvm::StringRef text);
 
 /// Parses a dimension's bounds, "1..64" or "..64" (from 1) or "8" (exactly).
-llvm::Expected<std::pair<int64_t, int64_t>> parseDimBounds(llvm::StringRef text);
+llvm::Expected<std::pair<int64_t, int64_t>>
+parseDimBounds(llvm::StringRef text);
 
 /// The emit kind implied by an output file name (lib.so, .a, .o, .ll, .mlir,
 /// .h), if any.

@@ -139,10 +139,9 @@ public:
         })
         // Row-major reshapes keep every element's flat position: the batch
         // stays between the same counts of outer and inner elements.
-        .Case<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(
-            [&](Operation *) {
-              return reshaped(op->getOperand(0), *rows[0], result());
-            })
+        .Case<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>([&](Operation *) {
+          return reshaped(op->getOperand(0), *rows[0], result());
+        })
         .Case([&](SliceOp s) {
           int64_t k = rows[0]->axis;
           ArrayRef<int64_t> step = s.getStep();
@@ -162,7 +161,8 @@ public:
         .Case([&](BroadcastToOp b) {
           Rows r = *rows[0];
           r.axis += shapeOf(b.getOutput()).size() - shapeOf(b.getData()).size();
-          if (shapeOf(b.getOutput())[r.axis] != shapeOf(b.getData())[rows[0]->axis])
+          if (shapeOf(b.getOutput())[r.axis] !=
+              shapeOf(b.getData())[rows[0]->axis])
             return mixes("it broadcasts the batch axis");
           return at(r);
         })
@@ -256,7 +256,8 @@ private:
     int64_t after = rows.inner * product(from.drop_front(rows.axis + 1));
     std::optional<Rows> found;
     for (int64_t k = 0; k < int64_t(to.size()); ++k) {
-      int64_t pre = product(to.take_front(k)), post = product(to.drop_front(k + 1));
+      int64_t pre = product(to.take_front(k)),
+              post = product(to.drop_front(k + 1));
       if (pre == 0 || post == 0 || before % pre || after % post)
         continue;
       Rows r{k, before / pre, after / post};
@@ -316,8 +317,9 @@ private:
     if (rows[0]) {
       if (rows[0]->axis == lr - 1)
         return mixes("it contracts the batch axis");
-      out = rows[0]->axis == lr - 2 ? Rows{r - 2, rows[0]->outer, rows[0]->inner}
-                                    : batchAxis(*rows[0], lr);
+      out = rows[0]->axis == lr - 2
+                ? Rows{r - 2, rows[0]->outer, rows[0]->inner}
+                : batchAxis(*rows[0], lr);
       if (rows[0]->axis == lr - 2 && rows[1])
         return mixes("its product spans the batch axis");
     }
@@ -350,9 +352,10 @@ private:
 
 } // namespace
 
-FailureOr<SmallVector<bool>>
-mxc::batchedResults(func::FuncOp fn, ArrayRef<bool> batchedArgs,
-                    int64_t batch, RowMixing &mixing) {
+FailureOr<SmallVector<bool>> mxc::batchedResults(func::FuncOp fn,
+                                                 ArrayRef<bool> batchedArgs,
+                                                 int64_t batch,
+                                                 RowMixing &mixing) {
   llvm::DenseMap<Value, Rows> rows;
   for (auto [arg, isBatched] : llvm::zip(fn.getArguments(), batchedArgs))
     if (isBatched)
@@ -393,9 +396,8 @@ mxc::batchedResults(func::FuncOp fn, ArrayRef<bool> batchedArgs,
         rows[result] = Rows{0, 1, 1};
       return WalkResult::advance();
     }
-    Verdict verdict = op->getNumRegions()
-                          ? mixes("it has regions")
-                          : rules.check(op, operandRows);
+    Verdict verdict = op->getNumRegions() ? mixes("it has regions")
+                                          : rules.check(op, operandRows);
     if (!verdict.rows) {
       mixing = {op, -1, verdict.why};
       return WalkResult::interrupt();

@@ -409,9 +409,10 @@ llvm::Error Importer::addInputs() {
           shape.push_back(dims[i].dim_value());
           continue;
         }
-        std::string sym = dims[i].has_dim_param() && !dims[i].dim_param().empty()
-                              ? dims[i].dim_param()
-                              : input.name() + "_" + std::to_string(i);
+        std::string sym =
+            dims[i].has_dim_param() && !dims[i].dim_param().empty()
+                ? dims[i].dim_param()
+                : input.name() + "_" + std::to_string(i);
         std::vector<std::string> &open = result.openDims[input.name()];
         open.resize(dims.size());
         if (auto bound = givenDims.find(sym); bound != givenDims.end()) {

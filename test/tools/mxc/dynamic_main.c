@@ -12,7 +12,8 @@
 static float *readFloats(const char *path, int64_t count) {
   float *data = malloc((size_t)(count ? count : 1) * sizeof(float));
   FILE *f = fopen(path, "rb");
-  if (!data || !f || fread(data, sizeof(float), (size_t)count, f) != (size_t)count) {
+  if (!data || !f ||
+      fread(data, sizeof(float), (size_t)count, f) != (size_t)count) {
     fprintf(stderr, "cannot read %s\n", path);
     exit(1);
   }
