@@ -139,6 +139,11 @@ struct PointerArg {
 mxrt_status checkNotNull(const char *what,
                          std::initializer_list<PointerArg> args);
 
+/// Checks everything the runtime later relies on in the table `desc`
+/// (model_table.cpp); `origin` opens each message ("model 'x' (linked in)").
+mxrt_status checkDescriptor(const std::string &origin,
+                            const mxrt_model_desc *desc);
+
 /// Fails with UNSUPPORTED unless `model` is a training model: an inference
 /// instance reads the model's weights in place, so that a call naming `what`
 /// cannot `verb` ("change", "load") its parameters.

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The check of a compiled model's descriptor table (model_abi.h), run once
+// when a model is opened so that nothing later trusts a corrupt or
+// mismatched table: counts, names, ranks, dtypes, parameters inside the
+// weights, dynamic dimensions and batch variants.
+
+#include "internal.h"
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using mxrt::fail;
+
+/// What a tensor descriptor describes: its allowed flags differ.
+enum class TensorKind { Input, Output, Parameter, State };
+
+const char *kindName(TensorKind kind) {
+  switch (kind) {
+  case TensorKind::Input:
+    return "input";
+  case TensorKind::Output:
+    return "output";
+  case TensorKind::Parameter:
+    return "parameter";
+  case TensorKind::State:
+    return "state";
+  }
+  return "tensor";
+}
+
+/// Checks one input, output, parameter or state entry of the table of
+/// `model`. `batchDim` is the batch dimension of the function it belongs to
+/// (-1: none, or not a function's), the one dynamic extent it may have, on
+/// axis 0 (model_abi.h).
+mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
+                            int64_t index, const mxrt_tensor_desc &desc,
+                            const mxrt_model_desc &model,
+                            int64_t batchDim = -1) {
+  const char *kind = kindName(kindCode);
+  if (!desc.name)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s #%lld has no name",
+                origin.c_str(), kind, static_cast<long long>(index));
+  if (!mxrt::isValidDtype(desc.dtype))
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has unknown dtype %lld",
+                origin.c_str(), kind, desc.name,
+                static_cast<long long>(desc.dtype));
+  if (desc.ndim < 0 || desc.ndim > MXRT_MAX_DIMS || (desc.ndim && !desc.shape))
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has an invalid rank %lld",
+                origin.c_str(), kind, desc.name,
+                static_cast<long long>(desc.ndim));
+  // The shape with the dynamic extent as 1, as size_bytes counts it.
+  int64_t shape[MXRT_MAX_DIMS];
+  for (int64_t d = 0; d < desc.ndim; ++d) {
+    shape[d] = desc.shape[d];
+    if (shape[d] >= 0)
+      continue;
+    if (batchDim < 0)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: %s '%s' has dynamic extent %lld on axis %lld, but only "
+                  "the inputs and outputs of a function with variants may "
+                  "have one",
+                  origin.c_str(), kind, desc.name,
+                  static_cast<long long>(shape[d]), static_cast<long long>(d));
+    if (d != 0 || shape[d] != MXRT_DIM_EXTENT(batchDim))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: %s '%s' has dynamic extent %lld on axis %lld, but its "
+                  "function's one dynamic extent is its batch dimension '%s' "
+                  "(%lld), on axis 0",
+                  origin.c_str(), kind, desc.name,
+                  static_cast<long long>(shape[d]), static_cast<long long>(d),
+                  model.dims[batchDim].name,
+                  static_cast<long long>(MXRT_DIM_EXTENT(batchDim)));
+    shape[d] = 1;
+  }
+  int64_t numElements = 0;
+  size_t sizeBytes = 0;
+  if (mxrt::checkTensorArgs("descriptor", desc.dtype,
+                            static_cast<int32_t>(desc.ndim), shape,
+                            &numElements, &sizeBytes))
+    return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has an invalid shape: %s",
+                origin.c_str(), kind, desc.name, mxrt_last_error());
+  if (desc.size_bytes != static_cast<int64_t>(sizeBytes))
+    return fail(
+        MXRT_INVALID_ARGUMENT,
+        "%s: %s '%s' claims %lld bytes, but %s %s takes %zu", origin.c_str(),
+        kind, desc.name, static_cast<long long>(desc.size_bytes),
+        mxrt::shapeString(desc.ndim, desc.shape, model.dims).c_str(),
+        mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)), sizeBytes);
+  // Inputs and outputs carry no flags; parameters and states only the known
+  // MXRT_TENSOR_* bits, so that a table from a newer mxc fails here.
+  int64_t allowedFlags =
+      kindCode == TensorKind::Input || kindCode == TensorKind::Output
+          ? 0
+          : MXRT_TENSOR_AUX | MXRT_TENSOR_TRAINABLE;
+  if (desc.flags & ~allowedFlags)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: %s '%s' has flags 0x%llx, but only 0x%llx are allowed",
+                origin.c_str(), kind, desc.name,
+                static_cast<unsigned long long>(desc.flags),
+                static_cast<unsigned long long>(allowedFlags));
+  if (kindCode == TensorKind::State && desc.offset != 0)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: state '%s' has offset %lld; states live in the instance, "
+                "not in the weights, and must have offset 0",
+                origin.c_str(), desc.name, static_cast<long long>(desc.offset));
+  return MXRT_OK;
+}
+
+/// Checks the table of dynamic dimensions.
+mxrt_status checkDims(const std::string &origin, const mxrt_model_desc &desc) {
+  if (desc.num_dims < 0 || desc.num_dims > INT32_MAX ||
+      (desc.num_dims && !desc.dims))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has an invalid dimension table (num_dims = "
+                "%lld)",
+                origin.c_str(), static_cast<long long>(desc.num_dims));
+  std::set<std::string_view> names;
+  for (int64_t i = 0; i < desc.num_dims; ++i) {
+    const mxrt_dim_desc &dim = desc.dims[i];
+    if (!dim.name)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: dimension #%lld has no name",
+                  origin.c_str(), static_cast<long long>(i));
+    if (!names.insert(dim.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two dimensions are named '%s'",
+                  origin.c_str(), dim.name);
+    if (dim.min < 0 || (dim.max != -1 && dim.max < dim.min))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: dimension '%s' has bounds %lld..%lld (the minimum must "
+                  "be at least 0, the maximum -1 or at least the minimum)",
+                  origin.c_str(), dim.name, static_cast<long long>(dim.min),
+                  static_cast<long long>(dim.max));
+  }
+  return MXRT_OK;
+}
+
+/// Checks the batch variants of function `fn` (num_variants != 0) and their
+/// batch dimension, before its inputs and outputs are checked against it.
+mxrt_status checkVariants(const std::string &origin,
+                          const mxrt_model_desc &desc,
+                          const mxrt_function_desc &fn) {
+  if (fn.num_variants < 0 || fn.num_variants > INT32_MAX || !fn.variants)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has an invalid variant table "
+                "(num_variants = %lld)",
+                origin.c_str(), fn.name,
+                static_cast<long long>(fn.num_variants));
+  // The runtime cannot yet slice the device copies of inputs and outputs.
+  if (desc.flags & MXRT_MODEL_CUDA)
+    return fail(MXRT_UNSUPPORTED,
+                "%s: dynamic dimensions are not supported for CUDA models yet "
+                "(function '%s' has batch variants)",
+                origin.c_str(), fn.name);
+  if (fn.batch_dim < 0 || fn.batch_dim >= desc.num_dims)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has batch dimension #%lld, but the model "
+                "has %lld dimensions",
+                origin.c_str(), fn.name, static_cast<long long>(fn.batch_dim),
+                static_cast<long long>(desc.num_dims));
+  for (int64_t v = 0; v < fn.num_variants; ++v) {
+    const mxrt_variant_desc &variant = fn.variants[v];
+    // Increasing from 1, so that taking the largest that fits covers any
+    // number of rows.
+    if (v == 0 ? variant.batch != 1 : variant.batch <= fn.variants[v - 1].batch)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has a variant of batch %lld at #%lld; "
+                  "the batches must increase from 1",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.batch),
+                  static_cast<long long>(v));
+    if (!variant.entry)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has no entry point for batch %lld",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.batch));
+    if (variant.scratch_size < 0 || variant.scratch_size > fn.scratch_size)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' claims %lld bytes of scratch for batch "
+                  "%lld, but %lld for the function",
+                  origin.c_str(), fn.name,
+                  static_cast<long long>(variant.scratch_size),
+                  static_cast<long long>(variant.batch),
+                  static_cast<long long>(fn.scratch_size));
+  }
+  return MXRT_OK;
+}
+
+} // namespace
+
+mxrt_status mxrt::checkDescriptor(const std::string &origin,
+                                  const mxrt_model_desc *desc) {
+  if (desc->abi_version != MXRT_MODEL_ABI_VERSION)
+    return fail(MXRT_UNSUPPORTED,
+                "%s: built for model ABI version %lld, but this runtime "
+                "supports only version %d; recompile it with this mxc",
+                origin.c_str(), static_cast<long long>(desc->abi_version),
+                MXRT_MODEL_ABI_VERSION);
+  if (!desc->name)
+    return fail(MXRT_INVALID_ARGUMENT, "%s: descriptor has no model name",
+                origin.c_str());
+  if (desc->flags & ~int64_t(MXRT_MODEL_TRAINABLE | MXRT_MODEL_CUDA))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has unknown model flags 0x%llx", origin.c_str(),
+                static_cast<unsigned long long>(desc->flags));
+  bool trainable = desc->flags & MXRT_MODEL_TRAINABLE;
+  if (mxrt_status status = checkDims(origin, *desc))
+    return status;
+  if (desc->num_functions < 1 || desc->num_functions > INT32_MAX ||
+      !desc->functions)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has no functions (num_functions = %lld)",
+                origin.c_str(), static_cast<long long>(desc->num_functions));
+  std::set<std::string_view> functionNames;
+  for (int64_t f = 0; f < desc->num_functions; ++f) {
+    const mxrt_function_desc &fn = desc->functions[f];
+    const char *fnName = fn.name ? fn.name : "?";
+    // A function with variants has their entry points instead of its own.
+    if (!fn.name || (!fn.entry && !fn.num_variants))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function #%lld ('%s') has no name or entry point",
+                  origin.c_str(), static_cast<long long>(f), fnName);
+    if (!functionNames.insert(fn.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two functions are named '%s'",
+                  origin.c_str(), fn.name);
+    if (fn.num_inputs < 0 || fn.num_outputs < 0 ||
+        fn.num_inputs > INT32_MAX / 2 || fn.num_outputs > INT32_MAX / 2 ||
+        (fn.num_inputs && !fn.inputs) || (fn.num_outputs && !fn.outputs) ||
+        fn.scratch_size < 0)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has invalid input/output tables or "
+                  "scratch size",
+                  origin.c_str(), fnName);
+    if (fn.flags & ~int64_t(MXRT_FUNCTION_UPDATES_STATE))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has unknown flags 0x%llx", origin.c_str(),
+                  fnName, static_cast<unsigned long long>(fn.flags));
+    // An inference instance hands out the read-only weights in place.
+    if ((fn.flags & MXRT_FUNCTION_UPDATES_STATE) && !trainable)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' updates parameters or states, but the "
+                  "model is not trainable (MXRT_MODEL_TRAINABLE)",
+                  origin.c_str(), fnName);
+    if (fn.num_variants)
+      if (mxrt_status status = checkVariants(origin, *desc, fn))
+        return status;
+    // batch_dim is read only with variants (hand-written static tables may
+    // leave it 0).
+    int64_t batchDim = fn.num_variants ? fn.batch_dim : -1;
+    bool batchFromInputs = false;
+    for (int64_t i = 0; i < fn.num_inputs; ++i) {
+      const mxrt_tensor_desc &input = fn.inputs[i];
+      if (mxrt_status status = checkTensorDesc(origin, TensorKind::Input, i,
+                                               input, *desc, batchDim))
+        return status;
+      batchFromInputs = batchFromInputs || (input.ndim && input.shape[0] < 0);
+    }
+    for (int64_t i = 0; i < fn.num_outputs; ++i)
+      if (mxrt_status status = checkTensorDesc(origin, TensorKind::Output, i,
+                                               fn.outputs[i], *desc, batchDim))
+        return status;
+    // Calls take the batch from the inputs' shapes.
+    if (fn.num_variants && !batchFromInputs)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' has batch variants, but no input has its "
+                  "batch dimension '%s'",
+                  origin.c_str(), fnName, desc->dims[fn.batch_dim].name);
+  }
+  if (desc->num_params < 0 || desc->num_params > INT32_MAX / 2 ||
+      (desc->num_params && !desc->params) || desc->weights_size < 0 ||
+      (desc->weights_size && !desc->weights && !desc->weights_file) ||
+      (desc->weights && desc->weights_file))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has invalid parameter or weight tables",
+                origin.c_str());
+  if (desc->weights_file &&
+      (!*desc->weights_file || std::strchr(desc->weights_file, '/') ||
+       std::strcmp(desc->weights_file, ".") == 0 ||
+       std::strcmp(desc->weights_file, "..") == 0))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: the weights file '%s' is not a file name (the file must "
+                "lie beside the library)",
+                origin.c_str(), desc->weights_file);
+  std::set<std::string_view> paramNames;
+  for (int64_t i = 0; i < desc->num_params; ++i) {
+    const mxrt_tensor_desc &param = desc->params[i];
+    if (mxrt_status status =
+            checkTensorDesc(origin, TensorKind::Parameter, i, param, *desc))
+      return status;
+    if (!paramNames.insert(param.name).second)
+      return fail(MXRT_INVALID_ARGUMENT, "%s: two parameters are named '%s'",
+                  origin.c_str(), param.name);
+    if (param.offset < 0 || param.offset > desc->weights_size ||
+        param.size_bytes > desc->weights_size - param.offset)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: parameter '%s' (offset %lld, %lld bytes) lies outside "
+                  "the %lld-byte weights",
+                  origin.c_str(), param.name,
+                  static_cast<long long>(param.offset),
+                  static_cast<long long>(param.size_bytes),
+                  static_cast<long long>(desc->weights_size));
+  }
+  if (desc->num_states < 0 || desc->num_states > INT32_MAX / 2 ||
+      (desc->num_states && !desc->states))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has an invalid state table (num_states = "
+                "%lld)",
+                origin.c_str(), static_cast<long long>(desc->num_states));
+  if (desc->num_states && !trainable)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: descriptor has %lld optimizer states, but the model is "
+                "not trainable (MXRT_MODEL_TRAINABLE)",
+                origin.c_str(), static_cast<long long>(desc->num_states));
+  for (int64_t i = 0; i < desc->num_states; ++i)
+    if (mxrt_status status = checkTensorDesc(origin, TensorKind::State, i,
+                                             desc->states[i], *desc))
+      return status;
+  return MXRT_OK;
+}
