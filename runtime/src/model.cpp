@@ -777,6 +777,22 @@ mxrt_status copyParam(const char *what, const mxrt_instance *instance,
   return MXRT_OK;
 }
 
+/// Fails unless `model` and `out` are given and `index` is one of the
+/// model's `count` `entries` ("parameters"), as the info queries require.
+mxrt_status checkEntry(const char *what, const mxrt_model *model,
+                       const void *out, int32_t index,
+                       int64_t mxrt_model_desc::*count, const char *entries) {
+  if (mxrt_status status =
+          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out}}))
+    return status;
+  int64_t n = model->desc->*count;
+  if (index < 0 || index >= n)
+    return fail(MXRT_NOT_FOUND,
+                "%s: index %d is out of range (model '%s' has %lld %s)", what,
+                index, model->desc->name, static_cast<long long>(n), entries);
+  return MXRT_OK;
+}
+
 } // namespace
 
 mxrt_instance::~mxrt_instance() {
@@ -868,16 +884,10 @@ int32_t mxrt_model_num_dims(const mxrt_model *model) {
 
 mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
                                 mxrt_dim_info *out_info) {
-  const char *what = "mxrt_model_dim_info";
   if (mxrt_status status =
-          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out_info}}))
+          checkEntry("mxrt_model_dim_info", model, out_info, index,
+                     &mxrt_model_desc::num_dims, "dynamic dimensions"))
     return status;
-  if (index < 0 || index >= model->desc->num_dims)
-    return fail(MXRT_NOT_FOUND,
-                "%s: index %d is out of range (model '%s' has %lld dynamic "
-                "dimensions)",
-                what, index, model->desc->name,
-                static_cast<long long>(model->desc->num_dims));
   const mxrt_dim_desc &dim = model->desc->dims[index];
   *out_info = {dim.name, dim.min, dim.max};
   return MXRT_OK;
@@ -1099,16 +1109,10 @@ int32_t mxrt_model_num_params(const mxrt_model *model) {
 
 mxrt_status mxrt_model_param_info(const mxrt_model *model, int32_t index,
                                   mxrt_tensor_info *out_info) {
-  const char *what = "mxrt_model_param_info";
   if (mxrt_status status =
-          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out_info}}))
+          checkEntry("mxrt_model_param_info", model, out_info, index,
+                     &mxrt_model_desc::num_params, "parameters"))
     return status;
-  if (index < 0 || index >= model->desc->num_params)
-    return fail(MXRT_NOT_FOUND,
-                "%s: index %d is out of range (model '%s' has %lld "
-                "parameters)",
-                what, index, model->desc->name,
-                static_cast<long long>(model->desc->num_params));
   describe(model->desc->params[index], out_info);
   return MXRT_OK;
 }
