@@ -543,6 +543,11 @@ struct DynamicDims {
   std::map<std::string, std::vector<std::string>> inputs;
   /// The names, in order of first appearance.
   std::vector<std::string> names;
+  /// Whether input `name` carries the batch (a dimension on its axis 0).
+  bool isBatched(const std::string &name) const {
+    auto axes = inputs.find(name);
+    return axes != inputs.end() && !axes->second[0].empty();
+  }
   /// Whether the command line asked for them (--input with names): then a
   /// dynamic dimension mxc cannot serve is an error, while one the model
   /// file leaves open is fixed at 1 with a note.
@@ -673,8 +678,7 @@ static llvm::Error analyzeVariant(BatchVariant &variant, const DynamicDims &dyn,
       kForwardFunctionName);
   llvm::SmallVector<bool> batchedArgs(fn.getNumArguments(), false);
   for (const auto &[i, input] : llvm::enumerate(spec.inputs)) {
-    auto axes = dyn.inputs.find(input.name);
-    batchedArgs[i] = axes != dyn.inputs.end() && !axes->second[0].empty();
+    batchedArgs[i] = dyn.isBatched(input.name);
   }
   auto batched = batchedResults(fn, batchedArgs, variant.batch, mixing);
   rowsApart = succeeded(batched);
@@ -713,8 +717,7 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
                        " cannot be dynamic");
   }
   for (TensorSpec &input : spec.inputs) {
-    auto axes = dyn.inputs.find(input.name);
-    if (axes != dyn.inputs.end() && !axes->second[0].empty())
+    if (dyn.isBatched(input.name))
       input.shape[0] = dimExtent(0);
   }
   for (const auto &[output, batched] :
