@@ -1,15 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""What a dynamic batch dimension costs: torchvision's ResNet-18 exported with a
-dynamic batch axis, compiled once by mxc with no --input (variants for 1, 8 and
-64 rows), against libraries compiled for one fixed batch each, timed by
-`mxrun --bench` at the same batch in interleaved rounds (every library of every
-row, then the next round; each time is the median of its rounds' medians).
-Also each build's compile time and library size. Prints Markdown
-(docs/dynamic-shapes.md).
+"""What dynamic dimensions cost. --model resnet18: torchvision's ResNet-18
+exported with a dynamic batch axis, compiled once by mxc with no --input
+(variants for 1, 8 and 64 rows); --model fcn: the fully convolutional network of
+test/models/make_fcn_onnx.py exported with dynamic batch, height and width
+(dynamic extents in the code). Each against libraries compiled for one fixed
+size each, timed by `mxrun --bench` at the same size in interleaved rounds
+(every library of every row, then the next round; each time is the median of
+its rounds' medians). Also each build's compile time and library size. Prints
+Markdown (docs/dynamic-shapes.md).
 
-  /usr/bin/python3 bench/dynamic_bench.py [--batches 1,3,64] [--threads 1]
-      [--buckets 1,8,64] [--rounds 7] [--seconds 1.0]
+  /usr/bin/python3 bench/dynamic_bench.py [--model resnet18] [--batches 1,3,64]
+      [--threads 1] [--buckets 1,8,64] [--rounds 7] [--seconds 1.0]
+  /usr/bin/python3 bench/dynamic_bench.py --model fcn
+      [--batches 1x224x224,1x480x640] ...
 """
 import json
 import os
@@ -34,7 +38,7 @@ def compile_lib(args, onnx, out, extra):
 
 def bench(args, lib, npy, runs):
     out = subprocess.run(
-        [args.mxrun, lib, "--input", "input=" + npy, "--bench", str(runs),
+        [args.mxrun, lib, "--input", f"{args.input}={npy}", "--bench", str(runs),
          "--warmup", "2", "--threads", str(args.threads), "--json"],
         check=True, capture_output=True, text=True).stdout
     return json.loads(out)["bench"]["median_ms"]
@@ -42,7 +46,10 @@ def bench(args, lib, npy, runs):
 
 def main():
     p = bench_util.tool_parser(__doc__)
-    p.add_argument("--batches", default="1,3,64")
+    p.add_argument("--model", choices=["resnet18", "fcn"], default="resnet18")
+    p.add_argument("--batches", default="",
+                   help="batches (resnet18, default 1,3,64) or BxHxW sizes (fcn, "
+                   "default 1x224x224,1x480x640)")
     p.add_argument("--buckets", default="",
                    help="the dynamic library's --buckets (default: mxc's)")
     p.add_argument("--threads", type=int, default=1)
@@ -50,16 +57,27 @@ def main():
     p.add_argument("--seconds", type=float, default=1.0,
                    help="time per library and row, spread over the rounds")
     args = p.parse_args()
-    batches = [int(b) for b in args.batches.split(",")]
+    fcn = args.model == "fcn"
+    args.input = "image" if fcn else "input"
+    batches = (args.batches or ("1x224x224,1x480x640" if fcn else "1,3,64")).split(",")
+    # The input's shape for each row.
+    shapes = {b: ((int(b.split("x")[0]), 3) + tuple(map(int, b.split("x")[1:]))
+                  if fcn else (int(b), 3, 224, 224)) for b in batches}
     work = tempfile.mkdtemp(prefix="mxc-dynamic-bench-")
-    model = perf_models.seeded(perf_models.resnet18)
-    onnx = os.path.join(work, "resnet18.onnx")
-    with torch.no_grad():
-        torch.onnx.export(model, torch.zeros(2, 3, 224, 224), onnx,
-                          opset_version=perf_models.OPSET,
-                          input_names=["input"], output_names=["logits"],
-                          dynamic_axes={"input": {0: "batch"},
-                                        "logits": {0: "batch"}})
+    onnx = os.path.join(work, args.model + ".onnx")
+    if fcn:
+        subprocess.run([sys.executable, os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "test", "models",
+            "make_fcn_onnx.py"), "--onnx", onnx, "--out-dir", work, "--sizes", "1x8x8"],
+            check=True)
+    else:
+        model = perf_models.seeded(perf_models.resnet18)
+        with torch.no_grad():
+            torch.onnx.export(model, torch.zeros(2, 3, 224, 224), onnx,
+                              opset_version=perf_models.OPSET,
+                              input_names=["input"], output_names=["logits"],
+                              dynamic_axes={"input": {0: "batch"},
+                                            "logits": {0: "batch"}})
     dyn = os.path.join(work, "libdynamic.so")
     builds = {"dynamic": compile_lib(
         args, onnx, dyn, ["--buckets", args.buckets] if args.buckets else [])}
@@ -69,9 +87,10 @@ def main():
     for b in batches:
         static[b] = os.path.join(work, f"libstatic{b}.so")
         builds[f"static {b}"] = compile_lib(
-            args, onnx, static[b], ["--input", f"input={b}x3x224x224"])
+            args, onnx, static[b],
+            ["--input", f"{args.input}=" + "x".join(map(str, shapes[b]))])
         inputs[b] = os.path.join(work, f"input{b}.npy")
-        np.save(inputs[b], rng.standard_normal((b, 3, 224, 224)).astype(np.float32))
+        np.save(inputs[b], rng.standard_normal(shapes[b]).astype(np.float32))
 
     # Runs per round: about --seconds per library and row in all.
     runs = {}
@@ -84,17 +103,20 @@ def main():
             times[(b, "static")].append(bench(args, static[b], inputs[b], runs[b]))
             times[(b, "dynamic")].append(bench(args, dyn, inputs[b], runs[b]))
 
-    print(f"ResNet-18 224x224, {args.threads} thread(s), {bench_util.cpu_name()}, "
-          f"{bench_util.mxc_version(args.mxc)}; dynamic library's buckets: "
-          f"{args.buckets or 'default'}; median of {args.rounds} interleaved "
+    what = ("FCN (dynamic N, H, W in the code)" if fcn else
+            f"ResNet-18 224x224, dynamic library's buckets: {args.buckets or 'default'}")
+    print(f"{what}; {args.threads} thread(s), {bench_util.cpu_name()}, "
+          f"{bench_util.mxc_version(args.mxc)}; median of {args.rounds} interleaved "
           "rounds' medians.\n")
-    print("| batch | static library (ms) | per row | dynamic library (ms) | per row "
-          "| dynamic / static |")
+    print(f"| {'size' if fcn else 'batch'} | static library (ms) | per row "
+          "| dynamic library (ms) | per row | dynamic / static |")
     print("|---:|---:|---:|---:|---:|---:|")
     for b in batches:
         s = float(np.median(times[(b, "static")]))
         d = float(np.median(times[(b, "dynamic")]))
-        print(f"| {b} | {s:.2f} | {s / b:.2f} | {d:.2f} | {d / b:.2f} | {d / s:.3f} |")
+        rows = shapes[b][0]
+        print(f"| {b} | {s:.2f} | {s / rows:.2f} | {d:.2f} | {d / rows:.2f} "
+              f"| {d / s:.3f} |")
     print("\n| build | compile (s) | library (MB) |")
     print("|---|---:|---:|")
     for name, (seconds, size) in builds.items():

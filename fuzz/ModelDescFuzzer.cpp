@@ -9,7 +9,10 @@
 // instantiated and called, with an entry point that touches every byte the
 // contract (model_abi.h) promises it, so ASan sees any short buffer: a
 // function with batch variants is called with a fuzzed number of rows, each
-// variant's entry touching the rows it was compiled for.
+// variant's entry touching the rows it was compiled for, and a function with
+// a shapes function (model ABI 6) at several extents, its entry touching
+// what the dimensions' values in its context say, the derived ones set by
+// fuzzShapes.
 #include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
@@ -40,9 +43,37 @@ struct Tables {
 /// The function the entry point below is running, set before each call.
 const mxrt_model_desc *currentModel = nullptr;
 const mxrt_function_desc *currentFunction = nullptr;
+/// What fuzzShapes gives every derived dimension, and the scratch it asks
+/// for beyond the function's scratch_size (fuzzed per input).
+int64_t derivedValue = 1;
+int64_t extraScratch = 0;
 
 uint64_t bytesOf(const mxrt_tensor_desc &desc) {
   return static_cast<uint64_t>(desc.size_bytes);
+}
+
+/// Bytes of a tensor of `desc` whose dynamic extents have the values `dims`
+/// (the model's); UINT64_MAX when that overflows or a value is below 0.
+uint64_t bytesOf(const mxrt_tensor_desc &desc, const int64_t *dims) {
+  uint64_t bytes = mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype));
+  for (int64_t d = 0; d < desc.ndim; ++d) {
+    int64_t extent =
+        desc.shape[d] < 0 ? dims[MXRT_DIM_INDEX(desc.shape[d])] : desc.shape[d];
+    if (extent < 0 ||
+        __builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes))
+      return UINT64_MAX;
+  }
+  return bytes;
+}
+
+/// The shapes function of every function that has one: sets the derived
+/// dimensions, and only those (the runtime refuses a call otherwise), and
+/// asks for scratch beyond the static part (which the entry touches).
+int64_t fuzzShapes(int64_t *dims) {
+  for (int64_t i = 0; i < currentModel->num_dims; ++i)
+    if (currentModel->dims[i].flags & MXRT_DIM_DERIVED)
+      dims[i] = derivedValue;
+  return currentFunction->scratch_size + extraScratch;
 }
 
 /// Bytes of `rows` rows of a tensor of a function with variants (its
@@ -77,20 +108,28 @@ void writeOutput(const mxrt_tensor_desc &desc, void *data, uint64_t bytes) {
 
 /// Reads every input, parameter and state, writes every output (and the
 /// parameters and states of a function that updates them) and the scratch.
+/// A function with `shapes` has its dimensions' values in `ctx`, and its
+/// tensors the extents they give.
 void entry(void *const *buffers, mxrt_exec_context *ctx) {
   const mxrt_function_desc &fn = *currentFunction;
+  if (!fn.shapes != !ctx->dims)
+    __builtin_trap(); // the context's dims are a shapes function's alone
+  auto bytes = [&](const mxrt_tensor_desc &desc) {
+    return ctx->dims ? bytesOf(desc, ctx->dims) : bytesOf(desc);
+  };
   bool updates = fn.flags & MXRT_FUNCTION_UPDATES_STATE;
   size_t b = 0;
   for (int64_t i = 0; i < fn.num_inputs; ++i)
-    touch(buffers[b++], bytesOf(fn.inputs[i]), false);
+    touch(buffers[b++], bytes(fn.inputs[i]), false);
   for (int64_t i = 0; i < fn.num_outputs; ++i)
-    writeOutput(fn.outputs[i], buffers[b++], bytesOf(fn.outputs[i]));
+    writeOutput(fn.outputs[i], buffers[b++], bytes(fn.outputs[i]));
   for (int64_t i = 0; i < currentModel->num_params; ++i)
     touch(buffers[b++], bytesOf(currentModel->params[i]), updates);
   for (int64_t i = 0; i < currentModel->num_states; ++i)
     touch(buffers[b++], bytesOf(currentModel->states[i]), updates);
-  if (fn.scratch_size)
-    touch(ctx->scratch, fn.scratch_size, true);
+  int64_t scratch = fn.scratch_size + (fn.shapes ? extraScratch : 0);
+  if (scratch)
+    touch(ctx->scratch, scratch, true);
 }
 
 /// The entry of a variant for `Rows` rows: inputs and outputs with the batch
@@ -255,24 +294,51 @@ void build(FuzzedDataProvider &in, Tables &t) {
   m.states = tensorTable(in, t, m.num_states, INT32_MAX / 2);
   for (size_t d = in.ConsumeIntegralInRange<size_t>(0, 2); d > 0; --d)
     t.dims.push_back(
-        {name(in, t), smallOrAny(in, 0, 2), smallOrAny(in, -1, 9)});
+        {name(in, t), smallOrAny(in, 0, 2), smallOrAny(in, -1, 9), 0});
   m.num_dims = countFor(in, int64_t(t.dims.size()), INT32_MAX);
   m.dims = t.dims.empty() ? nullptr : t.dims.data();
+  // Model ABI 6, decided last so that inputs from before it (whose integers
+  // then read as 0) decode as they did: derived dimensions (mostly with the
+  // bounds they must have), functions with a shapes function, and what it
+  // gives the derived dimensions.
+  for (mxrt_dim_desc &dim : t.dims)
+    switch (in.ConsumeIntegralInRange(0, 7)) {
+    case 5:
+    case 6:
+      dim = {dim.name, 0, -1, MXRT_DIM_DERIVED};
+      break;
+    case 7:
+      dim.flags = smallOrAny(in, 0, 3);
+      break;
+    default:
+      break;
+    }
+  for (mxrt_function_desc &fn : t.functions)
+    if (in.ConsumeIntegralInRange(0, 3) == 3)
+      fn.shapes = fuzzShapes;
+  derivedValue = in.ConsumeIntegralInRange(0, 7) == 7
+                     ? smallOrAny(in, -2, 1000)
+                     : in.ConsumeIntegralInRange<int64_t>(1, 3);
+  extraScratch = in.ConsumeIntegralInRange<int64_t>(0, 3) * 1000;
 }
 
-/// Calls function `f`, which has variants, on `rows` rows through tensors
-/// (and raw pointers when the rows are within the dimension's bounds).
-void callRows(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f,
-              int64_t rows) {
+/// Calls function `f`, which has variants or a shapes function, through
+/// tensors whose dynamic extents are all `rows` (but derived ones, which
+/// mxrt_model_bind_dims gives), and through raw pointers (refused where the
+/// extents are not within the dimensions' bounds).
+void callRows(const mxrt_model *model, mxrt_instance *instance,
+              const mxrt_model_desc &m, int32_t f, int64_t rows) {
   const mxrt_function_desc &fn = m.functions[f];
   std::vector<mxrt_tensor *> tensors;
   std::vector<void *> data;
+  std::vector<int64_t> dims(size_t(m.num_dims), rows);
   auto make = [&](const mxrt_tensor_desc &desc) {
     int64_t shape[MXRT_MAX_DIMS];
     for (int64_t d = 0; d < desc.ndim; ++d)
-      shape[d] = desc.shape[d] < 0 ? rows : desc.shape[d];
+      shape[d] = desc.shape[d] < 0 ? dims[MXRT_DIM_INDEX(desc.shape[d])]
+                                   : desc.shape[d];
     mxrt_tensor *t = nullptr;
-    if (bytesOf(desc, rows) <= (1u << 16) &&
+    if (bytesOf(desc, dims.data()) <= (1u << 16) &&
         mxrt_tensor_create(static_cast<mxrt_dtype>(desc.dtype),
                            static_cast<int32_t>(desc.ndim), shape,
                            &t) == MXRT_OK) {
@@ -280,17 +346,25 @@ void callRows(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f,
       data.push_back(mxrt_tensor_data(t));
     }
   };
-  for (int64_t i = 0; i < fn.num_inputs; ++i)
-    make(fn.inputs[i]);
-  for (int64_t i = 0; i < fn.num_outputs; ++i)
-    make(fn.outputs[i]);
   currentModel = &m;
   currentFunction = &fn;
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    make(fn.inputs[i]);
+  // The outputs' derived extents follow from the inputs'.
+  std::vector<int64_t> bound(dims.size());
+  if (fn.shapes && tensors.size() == size_t(fn.num_inputs) &&
+      mxrt_model_bind_dims(model, f, tensors.data(),
+                           static_cast<int32_t>(fn.num_inputs),
+                           bound.data()) == MXRT_OK)
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (m.dims[d].flags & MXRT_DIM_DERIVED)
+        dims[d] = bound[d];
+  for (int64_t i = 0; i < fn.num_outputs; ++i)
+    make(fn.outputs[i]);
   if (tensors.size() == size_t(fn.num_inputs + fn.num_outputs)) {
     (void)mxrt_instance_call(
         instance, f, tensors.data(), static_cast<int32_t>(fn.num_inputs),
         tensors.data() + fn.num_inputs, static_cast<int32_t>(fn.num_outputs));
-    std::vector<int64_t> dims(size_t(m.num_dims), rows);
     if (f == 0)
       (void)mxrt_instance_run_raw_dims(instance, dims.data(), data.data(),
                                        data.data() + fn.num_inputs);
@@ -340,6 +414,7 @@ void call(mxrt_instance *instance, const mxrt_model_desc &m, int32_t f) {
 void use(const mxrt_model *model, const mxrt_model_desc &m) {
   mxrt_tensor_info info;
   int32_t index = 0;
+  currentModel = &m; // for fuzzShapes
   (void)mxrt_model_name(model);
   int32_t numFunctions = mxrt_model_num_functions(model);
   for (int32_t f = -1; f <= numFunctions; ++f) {
@@ -378,12 +453,12 @@ void use(const mxrt_model *model, const mxrt_model_desc &m) {
                                       bytes.size());
   }
   for (int32_t f = 0; f < numFunctions; ++f) {
-    if (!m.functions[f].num_variants) {
+    if (!m.functions[f].num_variants && !m.functions[f].shapes) {
       call(instance, m, f);
       continue;
     }
     for (int64_t rows : {int64_t(0), int64_t(1), int64_t(5), int64_t(11)})
-      callRows(instance, m, f, rows);
+      callRows(model, instance, m, f, rows);
   }
   mxrt_instance_release(instance);
 }

@@ -356,6 +356,40 @@ def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ShapeFunctionsPass : Pass<"mxc-shape-functions", "::mlir::ModuleOp"> {
+  let summary = "Derive each dynamic function's output extents as a function";
+  let description = [{
+    Runs on tensors, before bufferization. A public function with the
+    `mxc.dims` attribute (one array per argument, then per result: the
+    model dimension each axis is, -1 where static) whose results have
+    dynamic extents gets a sibling `<name>_shapes` that returns each such
+    extent (result by result, axis by axis) computed from its arguments'
+    extents alone: a copy of the body whose result extents are reified and
+    folded back to the arguments', every other op dropped. Its
+    `mxc.shape_of` lists the model dimension each returned extent is. An
+    extent that depends on the values of the inputs, not only their shapes,
+    is an error naming the result and axis.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def BindDimsPass : Pass<"mxc-bind-dims", "::mlir::ModuleOp"> {
+  let summary = "Pass dynamic extents through the model's dimension array";
+  let description = [{
+    Runs after bufferization. A function with `mxc.dims` gets a trailing
+    `memref<Kxi64>` argument (K = `mxc.num_dims`): the values of the model's
+    dimensions for this call (the runtime's mxrt_exec_context.dims). Each
+    memref argument with dynamic extents becomes a memref<1xT> bare pointer,
+    viewed with its extents read from that array, so that the bare-pointer
+    calling convention of the entry ABI holds. A shape function
+    (`mxc.shape_of`) keeps only the array and stores each extent it returns
+    there instead.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PlanMemoryPass : Pass<"mxc-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer in one static arena";
   let description = [{

@@ -20,11 +20,13 @@ namespace {
 // out-parameters (hoisting the static result allocations so kernels write
 // straight into the caller's buffers).
 constexpr const char *kBufferize =
+    "mxc-shape-functions,"
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=true "
     "modify-public-functions=true},"
+    "mxc-bind-dims,"
     "canonicalize,";
 
 // mx on tensors -> linalg -> bufferized loops -> LLVM dialect.

@@ -96,15 +96,16 @@ public:
     tensorDesc = llvm::StructType::create(
         ctx, {ptr, i64, i64, ptr, i64, i64, i64}, "mxrt_tensor_desc");
     // mxrt_function_desc: name, num_inputs, inputs, num_outputs, outputs,
-    // entry, scratch_size, flags, num_variants, variants, batch_dim.
+    // entry, scratch_size, flags, num_variants, variants, batch_dim, shapes.
     functionDesc = llvm::StructType::create(
-        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64, i64, ptr, i64},
+        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64, i64, ptr, i64, ptr},
         "mxrt_function_desc");
     // mxrt_variant_desc: batch, entry, scratch_size.
     variantDesc =
         llvm::StructType::create(ctx, {i64, ptr, i64}, "mxrt_variant_desc");
-    // mxrt_dim_desc: name, min, max.
-    dimDesc = llvm::StructType::create(ctx, {ptr, i64, i64}, "mxrt_dim_desc");
+    // mxrt_dim_desc: name, min, max, flags.
+    dimDesc =
+        llvm::StructType::create(ctx, {ptr, i64, i64, i64}, "mxrt_dim_desc");
     // mxrt_model_desc: abi_version, name, num_functions, functions,
     // num_params, params, weights, weights_size, num_states, states, flags,
     // weights_file, weights_hash, num_dims, dims.
@@ -182,7 +183,8 @@ public:
                            const std::vector<TensorSpec> &inputs,
                            const std::vector<TensorSpec> &outputs,
                            llvm::ArrayRef<llvm::Function *> entries,
-                           bool updatesState, bool variants) {
+                           bool updatesState, bool variants,
+                           llvm::Function *shapes = nullptr) {
     llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
     int64_t scratch = std::max<int64_t>(spec.scratchSize, 0);
     llvm::Constant *variantTable = null;
@@ -208,7 +210,8 @@ public:
          llvm::ConstantInt::get(i64, updatesState ? 1 : 0),
          llvm::ConstantInt::get(i64, variants ? spec.variants.size() : 0),
          variantTable,
-         llvm::ConstantInt::get(i64, variants ? spec.batchDim : -1)});
+         llvm::ConstantInt::get(i64, variants ? spec.batchDim : -1),
+         shapes ? static_cast<llvm::Constant *>(shapes) : null});
   }
 
   /// The dynamic dimensions' table.
@@ -217,7 +220,8 @@ public:
     for (const DimSpec &d : spec.dims)
       elems.push_back(llvm::ConstantStruct::get(
           dimDesc, {string(d.name), llvm::ConstantInt::get(i64, d.min),
-                    llvm::ConstantInt::get(i64, d.max)}));
+                    llvm::ConstantInt::get(i64, d.max),
+                    llvm::ConstantInt::get(i64, d.derived ? 1 : 0)}));
     return array(dimDesc, elems, ".dims");
   }
 
@@ -228,7 +232,8 @@ public:
     size_t nForward = std::max<size_t>(spec.variants.size(), 1);
     std::vector<llvm::Constant *> fns = {
         function("forward", spec.inputs, spec.outputs,
-                 entries.take_front(nForward), false, !spec.variants.empty())};
+                 entries.take_front(nForward), false, !spec.variants.empty(),
+                 m.getFunction(spec.name + "_forward_shapes"))};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
       fns.push_back(function(f.name, f.inputs, f.outputs, entries[nForward + i],
                              f.updatesState, false));
@@ -287,12 +292,14 @@ private:
 
 /// `void <name>_<fn>_entry(void *const *buffers, mxrt_exec_context *)`:
 /// buffers are [inputs, outputs, params, states]; the lowered function takes
-/// (inputs, params, [states,] outputs, [params, states,] [arena]), the
-/// bracketed groups when the function updates parameters and states.
+/// (inputs, params, [states,] outputs, [params, states,] [dims,] [arena]),
+/// the bracketed groups when the function updates parameters and states,
+/// has dynamic extents in its code (the dimensions' values) and has an
+/// arena.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
                            const std::string &fnName, size_t nIn, size_t nOut,
-                           bool updatesState, size_t statesRead, bool arena,
-                           llvm::Function *impl) {
+                           bool updatesState, size_t statesRead, bool dims,
+                           bool arena, llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type =
@@ -319,6 +326,9 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
     append(args, params, nParam);
     append(args, states, nState);
   }
+  if (dims) // mxrt_exec_context.dims
+    args.push_back(
+        b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(1), 2)));
   if (arena) // mxrt_exec_context.scratch
     args.push_back(b.CreateLoad(ptr, fn->getArg(1)));
   b.CreateCall(impl, args);
@@ -427,7 +437,19 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *voidTy = llvm::Type::getVoidTy(ctx);
+  // The model's dimensions as an array on the stack: `fn`'s arguments from
+  // `first` on give those not derived, in order; the derived ones are -1.
+  auto dimArray = [&](llvm::IRBuilder<> &b, llvm::Function *fn, size_t first) {
+    llvm::Value *a =
+        b.CreateAlloca(i64, b.getInt64(std::max<size_t>(spec.dims.size(), 1)));
+    for (const auto &[i, d] : llvm::enumerate(spec.dims))
+      b.CreateStore(d.derived ? static_cast<llvm::Value *>(b.getInt64(-1))
+                              : fn->getArg(first++),
+                    b.CreateConstInBoundsGEP1_64(i64, a, i));
+    return a;
+  };
 
   auto createStatic = m.getOrInsertFunction(
       "mxrt_instance_create_static",
@@ -450,11 +472,13 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
         b.CreateCall(createStatic, {descriptor, fn->getArg(0), fn->getArg(1)}));
   }
   {
-    // (instance, [the dynamic dimensions' values,] inputs, outputs)
-    size_t nDim = spec.dims.size(), nIn = spec.inputs.size(),
-           nOut = spec.outputs.size();
-    std::vector<llvm::Type *> params(1 + nDim + nIn + nOut, ptr);
-    std::fill_n(params.begin() + 1, nDim, llvm::Type::getInt64Ty(ctx));
+    // (instance, [the values of the dimensions not derived,] inputs,
+    // outputs); the runtime computes the derived ones.
+    size_t nFree = llvm::count_if(spec.dims,
+                                  [](const DimSpec &d) { return !d.derived; }),
+           nIn = spec.inputs.size(), nOut = spec.outputs.size();
+    std::vector<llvm::Type *> params(1 + nFree + nIn + nOut, ptr);
+    std::fill_n(params.begin() + 1, nFree, i64);
     auto *fn = llvm::Function::Create(
         llvm::FunctionType::get(i32, params, false),
         llvm::GlobalValue::ExternalLinkage, spec.name + "_run", m);
@@ -466,13 +490,33 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
                       b.CreateConstInBoundsGEP1_64(type, a, i));
       return a;
     };
-    llvm::Value *ins = array(ptr, 1 + nDim, nIn),
-                *outs = array(ptr, 1 + nDim + nIn, nOut);
-    if (nDim == 0)
+    llvm::Value *ins = array(ptr, 1 + nFree, nIn),
+                *outs = array(ptr, 1 + nFree + nIn, nOut);
+    if (spec.dims.empty())
       b.CreateRet(b.CreateCall(runRaw, {fn->getArg(0), ins, outs}));
     else
-      b.CreateRet(b.CreateCall(
-          runRawDims, {fn->getArg(0), array(params[1], 1, nDim), ins, outs}));
+      b.CreateRet(b.CreateCall(runRawDims,
+                               {fn->getArg(0), dimArray(b, fn, 1), ins, outs}));
+  }
+  if (llvm::Function *shapes = m.getFunction(spec.name + "_forward_shapes")) {
+    // <name>_dims(the free dimensions' values, out_dims): out_dims gets
+    // them and the derived ones.
+    size_t nFree =
+        llvm::count_if(spec.dims, [](const DimSpec &d) { return !d.derived; });
+    std::vector<llvm::Type *> params(nFree + 1, i64);
+    params.back() = ptr;
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(i32, params, false),
+        llvm::GlobalValue::ExternalLinkage, spec.name + "_dims", m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *out = fn->getArg(nFree);
+    llvm::Value *dims = dimArray(b, fn, 0);
+    for (size_t i = 0; i < spec.dims.size(); ++i)
+      b.CreateStore(
+          b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, dims, i)),
+          b.CreateConstInBoundsGEP1_64(i64, out, i));
+    b.CreateCall(shapes, {out});
+    b.CreateRet(b.getInt32(0));
   }
   {
     auto *fn = llvm::Function::Create(
@@ -895,11 +939,13 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
     bool updatesState;
     size_t statesRead;
     int64_t scratchSize;
+    bool dims = false;
   };
   std::vector<Fn> fns;
   if (spec.variants.empty())
     fns.push_back({kForwardFunctionName, spec.inputs.size(),
-                   spec.outputs.size(), false, 0, spec.scratchSize});
+                   spec.outputs.size(), false, 0, spec.scratchSize,
+                   spec.shapeFunction});
   for (const auto &[i, v] : llvm::enumerate(spec.variants)) {
     std::string name = variantFunctionName(v.batch);
     fns.push_back({name, spec.inputs.size(), spec.outputs.size(), false, 0,
@@ -932,13 +978,40 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
       expected += spec.params.size() + spec.states.size();
     if (f.scratchSize >= 0)
       ++expected;
+    if (f.dims)
+      ++expected;
     if (impl->arg_size() != expected)
       return makeError("the lowered " + Twine(f.name) + " function takes " +
                        Twine(impl->arg_size()) + " buffers, expected " +
                        Twine(expected));
     entries.push_back(buildEntry(*m, spec, f.name, f.nIn, f.nOut,
-                                 f.updatesState, f.statesRead,
+                                 f.updatesState, f.statesRead, f.dims,
                                  f.scratchSize >= 0, impl));
+  }
+  if (spec.shapeFunction) {
+    std::string name = std::string(kForwardFunctionName) + "_shapes";
+    llvm::Function *shapes = m->getFunction(name);
+    if (!shapes)
+      return makeError("the lowered module has no '" + Twine(name) +
+                       "' function");
+    shapes->setName(spec.name + "_forward_extents");
+    shapes->setLinkage(llvm::GlobalValue::InternalLinkage);
+    // mxrt_shapes_fn: the derived extents, then the scratch bytes (the
+    // static arena's when no buffer's size is dynamic).
+    llvm::Function *scratch =
+        m->getFunction(name.substr(0, name.size() - 7) + "_scratch");
+    auto *i64 = llvm::Type::getInt64Ty(m->getContext());
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(i64, {shapes->getArg(0)->getType()}, false),
+        llvm::GlobalValue::InternalLinkage, spec.name + "_forward_shapes", *m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(m->getContext(), "entry", fn));
+    b.CreateCall(shapes, {fn->getArg(0)});
+    if (scratch) {
+      scratch->setLinkage(llvm::GlobalValue::InternalLinkage);
+      b.CreateRet(b.CreateCall(scratch, {fn->getArg(0)}));
+    } else {
+      b.CreateRet(b.getInt64(std::max<int64_t>(spec.scratchSize, 0)));
+    }
   }
   TableBuilder table(*m, spec);
   llvm::GlobalVariable *descriptor = table.descriptor(entries);

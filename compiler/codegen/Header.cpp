@@ -51,6 +51,15 @@ static std::string sizeMacro(const ModelSpec &spec, const std::string &macro,
          ")";
 }
 
+/// "int64_t N, int64_t H, " for each dimension that is not derived.
+static std::string freeDimParams(const ModelSpec &spec) {
+  std::string s;
+  for (size_t i = 0; i < spec.dims.size(); ++i)
+    if (!spec.dims[i].derived)
+      s += "int64_t " + dimIdentifier(spec, i) + ", ";
+  return s;
+}
+
 std::string mxc::generateHeader(const ModelSpec &spec,
                                 const std::string &source) {
   std::string n = spec.name, upper = llvm::StringRef(n).upper();
@@ -76,12 +85,25 @@ std::string mxc::generateHeader(const ModelSpec &spec,
        << "_run's first\n * arguments); every input and output extent named "
           "so takes that value.\n";
     for (const DimSpec &d : spec.dims)
-      os << " *   " << d.name << ": " << d.min << " to "
-         << (d.max < 0 ? std::string("any size") : std::to_string(d.max))
+      os << " *   " << d.name << ": "
+         << (d.derived ? std::string("derived, an output's extent that the "
+                                     "model computes from the others")
+                       : std::to_string(d.min) + " to " +
+                             (d.max < 0 ? std::string("any size")
+                                        : std::to_string(d.max)))
          << "\n";
     os << " * A <NAME>_<TENSOR>_SIZE macro of a tensor with dynamic "
-          "dimensions takes them.\n */\n";
+          "dimensions takes them.\n";
+    if (llvm::any_of(spec.dims, [](const DimSpec &d) { return d.derived; }))
+      os << " * " << n
+         << "_dims computes the derived ones from the others. */\n"
+         << "mxrt_status " << n << "_dims(" << freeDimParams(spec)
+         << "int64_t *out_dims);\n";
+    else
+      os << " */\n";
     for (const auto &[i, d] : llvm::enumerate(spec.dims)) {
+      if (d.derived)
+        continue;
       std::string macro =
           upper + "_DIM_" + llvm::StringRef(dimIdentifier(spec, i)).upper();
       os << "#define " << macro << "_MIN " << d.min << "\n#define " << macro
@@ -137,7 +159,8 @@ std::string mxc::generateHeader(const ModelSpec &spec,
   os << " *  All buffers are owned by the caller. */\n"
      << "mxrt_status " << n << "_run(" << n << " *instance";
   for (size_t i = 0; i < spec.dims.size(); ++i)
-    os << ", int64_t " << dimIdentifier(spec, i);
+    if (!spec.dims[i].derived)
+      os << ", int64_t " << dimIdentifier(spec, i);
   // Strings are arrays of `const char *`: the inputs' pointers are read,
   // the outputs' written (pointing at the instance's strings until its next
   // call, or at the input strings).

@@ -12,6 +12,7 @@
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/graph/BatchRows.h"
+#include "passes/lowering/DynamicExtents.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -548,6 +549,15 @@ struct DynamicDims {
     auto axes = inputs.find(name);
     return axes != inputs.end() && !axes->second[0].empty();
   }
+  /// Whether they are one dimension, on axis 0 wherever it appears: a
+  /// batch that variants may serve.
+  bool isBatchOnly() const {
+    return names.size() == 1 && llvm::all_of(inputs, [](const auto &input) {
+             return llvm::all_of(
+                 llvm::drop_begin(input.second),
+                 [](const std::string &n) { return n.empty(); });
+           });
+  }
   /// Whether the command line asked for them (--input with names): then a
   /// dynamic dimension mxc cannot serve is an error, while one the model
   /// file leaves open is fixed at 1 with a note.
@@ -639,6 +649,27 @@ static std::string unsupportedDims(const CompileOptions &options,
   if (options.target != "cpu")
     return "--target=" + options.target + " takes a fixed batch so far";
   return "";
+}
+
+/// What becomes of dynamic dimensions `dyn` that mxc cannot serve, `why`:
+/// an error when the command line asked for them, else (setting `fixed`)
+/// a note that they are fixed at 1.
+static llvm::Error fixDimsAtOne(const CompileOptions &options,
+                                const DynamicDims &dyn, const std::string &why,
+                                bool &fixed) {
+  bool several = dyn.names.size() > 1;
+  if (dyn.requested)
+    return makeError("'" + options.modelPath + "': dynamic dimension" +
+                     (several ? "s " : " ") + llvm::join(dyn.names, ", ") +
+                     ": " + why);
+  if (!options.quiet)
+    llvm::errs() << "mxc: note: '" << options.modelPath
+                 << "': " << (several ? "dimensions " : "dimension ")
+                 << llvm::join(dyn.names, ", ") << (several ? " are" : " is")
+                 << " fixed at 1: " << why
+                 << " (give the shape with --input to choose the extent)\n";
+  fixed = true;
+  return llvm::Error::success();
 }
 
 /// The extents the forward of dimension `dim` is compiled for: --buckets or
@@ -772,19 +803,8 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
                                   const DynamicDims &dyn, TargetPipeline target,
                                   ImportedModel &atOne, bool &fixed) {
   fixed = false;
-  auto fixAtOne = [&](const std::string &why) -> llvm::Error {
-    if (dyn.requested)
-      return makeError("'" + options.modelPath + "': dynamic dimension " +
-                       dyn.names[0] + ": " + why);
-    if (!options.quiet)
-      llvm::errs() << "mxc: note: '" << options.modelPath << "': "
-                   << (dyn.names.size() > 1 ? "dimensions " : "dimension ")
-                   << llvm::join(dyn.names, ", ")
-                   << (dyn.names.size() > 1 ? " are" : " is")
-                   << " fixed at 1: " << why
-                   << " (give the shape with --input to choose the extent)\n";
-    fixed = true;
-    return llvm::Error::success();
+  auto fixAtOne = [&](const std::string &why) {
+    return fixDimsAtOne(options, dyn, why, fixed);
   };
   if (std::string why = unsupportedDims(options, dyn); !why.empty())
     return fixAtOne(why);
@@ -902,6 +922,151 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
   return emitLibrary(modules, *spec, options);
 }
 
+/// Why the forward of `module` cannot be compiled with dynamic extents in
+/// its code, or "" when it can: the first op whose lowering does not take
+/// them yet.
+static std::string symbolicBlocker(mlir::ModuleOp module) {
+  std::string why;
+  module.walk([&](mlir::Operation *op) {
+    if (!isa_and_nonnull<mx::MxDialect>(op->getDialect()) ||
+        lowering::lowersWithDynamicExtents(op))
+      return mlir::WalkResult::advance();
+    std::string node = "an operation";
+    if (auto name = mlir::dyn_cast<mlir::NameLoc>(op->getLoc()))
+      node = "node '" + name.getName().str() + "'";
+    why = node + " (" + op->getName().getStringRef().str() +
+          ") does not take dynamic extents yet";
+    return mlir::WalkResult::interrupt();
+  });
+  return why;
+}
+
+/// Compiles a model whose dynamic dimensions are not one leading batch
+/// (height and width, several dimensions): the forward once, its extents
+/// dynamic in the code, each output's extents derived by a shape function
+/// (docs/dynamic-shapes.md). Sets `fixed` instead, as compileDynamic does,
+/// when the model cannot be served and the command line did not ask.
+static llvm::Error compileSymbolic(mlir::MLIRContext &context,
+                                   const CompileOptions &options,
+                                   const DynamicDims &dyn,
+                                   TargetPipeline target, bool &fixed) {
+  fixed = false;
+  auto fixAtOne = [&](const std::string &why) {
+    return fixDimsAtOne(options, dyn, why, fixed);
+  };
+  if (options.train.enabled)
+    return fixAtOne("--train libraries take fixed shapes so far");
+  if (options.target != "cpu")
+    return fixAtOne("--target=" + options.target +
+                    " takes fixed shapes so far");
+  for (const auto &[name, bounds] : options.dimBounds)
+    if (!llvm::is_contained(dyn.names, name))
+      return makeError("--dim '" + name +
+                       "': the model has no dynamic dimension of that name "
+                       "(it has " +
+                       llvm::join(dyn.names, ", ") + ")");
+  if (!options.buckets.empty())
+    return makeError("--buckets: only a dynamic batch alone is compiled per "
+                     "bucket; the model's dynamic dimensions are " +
+                     llvm::join(dyn.names, ", "));
+  auto imported = importAt(context, options, dyn, mlir::ShapedType::kDynamic);
+  if (!imported)
+    return fixAtOne(toString(imported.takeError()));
+  ModelSpec &spec = imported->spec;
+  spec.name = options.modelName.empty() ? modelNameForPath(options.outputPath)
+                                        : options.modelName;
+  SpecParameterStore params(spec);
+  if (auto err = runGraphPipeline(*imported->module, options, params))
+    return err;
+  if (std::string why = symbolicBlocker(*imported->module); !why.empty())
+    return fixAtOne(why);
+  // The dimensions: the free ones by name, then one derived per dynamic
+  // output extent.
+  for (const std::string &name : dyn.names) {
+    DimSpec d;
+    d.name = name;
+    if (auto bounds = options.dimBounds.find(name);
+        bounds != options.dimBounds.end())
+      std::tie(d.min, d.max) = bounds->second;
+    spec.dims.push_back(d);
+  }
+  auto fn =
+      imported->module->lookupSymbol<mlir::func::FuncOp>(kForwardFunctionName);
+  mlir::Builder b(&context);
+  llvm::SmallVector<mlir::Attribute> dimsAttr;
+  auto axesOf = [&](mlir::Type type, auto dimOf) {
+    llvm::SmallVector<int64_t> axes;
+    auto shaped = mlir::cast<mlir::ShapedType>(type);
+    for (int64_t axis = 0; axis < shaped.getRank(); ++axis)
+      axes.push_back(shaped.isDynamicDim(axis) ? dimOf(axis) : -1);
+    dimsAttr.push_back(b.getDenseI64ArrayAttr(axes));
+    return axes;
+  };
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    if (i >= spec.inputs.size()) { // parameters
+      dimsAttr.push_back(b.getDenseI64ArrayAttr({}));
+      continue;
+    }
+    TensorSpec &input = spec.inputs[i];
+    const std::vector<std::string> &names = dyn.inputs.at(input.name);
+    auto axes = axesOf(type, [&](int64_t axis) -> int64_t {
+      auto at = llvm::find(dyn.names, names.at(axis));
+      return at - dyn.names.begin();
+    });
+    for (auto [axis, d] : llvm::enumerate(axes))
+      if (d >= 0)
+        input.shape[axis] = dimExtent(d);
+  }
+  // The outputs' dynamic extents: mxc-shape-functions says which
+  // dimension each is, an input's or one it derives.
+  for (mlir::Type type : fn.getResultTypes())
+    axesOf(type, [](int64_t) { return 0; });
+  fn->setAttr("mxc.dims", b.getArrayAttr(dimsAttr));
+  fn->setAttr("mxc.num_dims", b.getI64IntegerAttr(spec.dims.size()));
+  llvm::SmallVector<mlir::Attribute> names;
+  for (const DimSpec &d : spec.dims)
+    names.push_back(b.getStringAttr(d.name));
+  (*imported->module)->setAttr("mxc.dim_names", b.getArrayAttr(names));
+  spec.shapeFunction = true;
+  size_t nIn = fn.getNumArguments(); // fn is gone once lowered
+  compileStage("graph passes", "lowering (" + options.target + ")");
+  if (auto err =
+          runTargetPipeline(*imported->module, target, options, params, spec))
+    return err;
+  mlir::Operation *lowered =
+      imported->module->lookupSymbol(kForwardFunctionName);
+  auto loweredDims = lowered->getAttrOfType<mlir::ArrayAttr>("mxc.dims");
+  auto numDims = lowered->getAttrOfType<mlir::IntegerAttr>("mxc.num_dims");
+  for (auto [r, output] : llvm::enumerate(spec.outputs)) {
+    auto axes = mlir::cast<mlir::DenseI64ArrayAttr>(loweredDims[nIn + r]);
+    for (auto [axis, d] : llvm::enumerate(axes.asArrayRef())) {
+      if (d < 0)
+        continue;
+      output.shape[axis] = dimExtent(d);
+      for (int64_t k = spec.dims.size(); k <= d; ++k) {
+        DimSpec derived;
+        derived.name = output.name + "_" + std::to_string(axis);
+        derived.min = 0;
+        derived.derived = true;
+        spec.dims.push_back(derived);
+      }
+    }
+  }
+  if (int64_t(spec.dims.size()) != numDims.getInt())
+    return makeError("'" + options.modelPath + "': the lowered forward has " +
+                     Twine(numDims.getInt()) + " dimensions, expected " +
+                     Twine(spec.dims.size()));
+  if (options.emit == EmitKind::Header)
+    return writeFileAtomically(options.outputPath,
+                               generateHeader(spec, options.modelPath));
+  if (options.weightsFile && spec.weightsSize > 0) {
+    spec.weightsFile =
+        llvm::sys::path::stem(options.outputPath).str() + ".weights";
+    spec.weightsFileHash = weightsHash(spec);
+  }
+  return emitLibrary({*imported->module}, spec, options);
+}
+
 llvm::Error mxc::compile(const CompileOptions &options) {
   auto target = targetPipeline(options.target);
   if (!target)
@@ -939,13 +1104,17 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   // stay fixed, the first variant's otherwise.
   DynamicDims requested = dynamicDims(options, ImportedModel());
   // What the command line asks for is checked before anything is read.
-  if (!requested.names.empty())
+  if (!requested.names.empty() && requested.isBatchOnly())
     if (std::string why = unsupportedDims(options, requested); !why.empty())
       return makeError("'" + options.modelPath + "': dynamic dimension " +
                        requested.names[0] + ": " + why);
   auto imported = importAt(context, options, requested, 1);
-  if (!imported)
-    return imported.takeError();
+  if (!imported) {
+    if (requested.names.empty())
+      return imported.takeError();
+    return makeError("with " + llvm::join(requested.names, "=1, ") +
+                     "=1: " + toString(imported.takeError()));
+  }
   DynamicDims dyn = dynamicDims(options, *imported);
   if (dyn.names.empty() && !options.dimBounds.empty())
     return makeError("--dim '" + options.dimBounds.begin()->first +
@@ -955,9 +1124,13 @@ llvm::Error mxc::compile(const CompileOptions &options) {
   // The graph as MLIR or Graphviz, and the summary, show the model at 1.
   bool code = options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
   if (!dyn.names.empty() && code && !options.summary) {
+    // One leading batch: a variant per bucket; anything else: dynamic
+    // extents in the code.
     bool fixed = false;
-    if (auto err =
-            compileDynamic(context, options, dyn, *target, *imported, fixed))
+    if (auto err = dyn.isBatchOnly()
+                       ? compileDynamic(context, options, dyn, *target,
+                                        *imported, fixed)
+                       : compileSymbolic(context, options, dyn, *target, fixed))
       return err;
     if (!fixed)
       return llvm::Error::success();

@@ -112,6 +112,9 @@ struct DimSpec {
   std::string name;
   int64_t min = 1;
   int64_t max = -1; ///< -1: unbounded
+  /// An output's extent that the forward computes from the others
+  /// (MXRT_DIM_DERIVED): min 0, max -1.
+  bool derived = false;
 };
 
 /// The forward function compiled for `batch` rows of a dynamic batch
@@ -157,6 +160,11 @@ struct ModelSpec {
   /// slices of a call's rows (mxrt_variant_desc). Empty otherwise.
   std::vector<VariantSpec> variants;
   int64_t batchDim = -1;
+  /// The forward is compiled once with its dynamic extents in the code
+  /// (any axis): it takes the dimensions' values as an argument before the
+  /// arena, and its MLIR @forward_shapes sets the derived ones
+  /// (mxrt_function_desc.shapes).
+  bool shapeFunction = false;
 
   /// Appends a parameter with a copy of its bytes.
   void addParam(TensorSpec spec, const uint8_t *data);

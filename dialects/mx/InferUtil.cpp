@@ -16,7 +16,7 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (i)
       s += ", ";
-    s += std::to_string(d);
+    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
   }
   if (shape.size() == 1)
     s += ",";
@@ -89,11 +89,15 @@ broadcast(ArrayRef<ArrayRef<int64_t>> shapes) {
   SmallVector<int64_t> out(rank, 1);
   for (ArrayRef<int64_t> s : shapes)
     for (auto [i, d] : llvm::enumerate(s)) {
+      // A dynamic extent meets 1 (it stays dynamic), itself or a static
+      // extent other than 1 (which it must equal at run time).
       int64_t &o = out[rank - s.size() + i];
-      if (d != o && d != 1 && o != 1)
-        return std::nullopt;
-      if (o == 1)
+      if (d == 1 || d == o)
+        continue;
+      if (o == 1 || ShapedType::isDynamic(o))
         o = d;
+      else if (!ShapedType::isDynamic(d))
+        return std::nullopt;
     }
   return out;
 }
@@ -170,6 +174,8 @@ FailureOr<int64_t> windowCount(std::optional<Location> loc, size_t axis,
                                int64_t stride, bool ceil,
                                StringRef kernelName) {
   int64_t extent = (kernel - 1) * dilate + 1;
+  if (ShapedType::isDynamic(padded))
+    return ShapedType::kDynamic;
   if (padded < extent) {
     (void)fail(loc, "padded input extent " + Twine(padded) +
                         " on spatial axis " + Twine(axis) +

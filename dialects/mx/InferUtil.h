@@ -149,8 +149,15 @@ mlir::FailureOr<Window> checkWindow(std::optional<mlir::Location> loc,
                                     llvm::ArrayRef<int64_t> dilate,
                                     llvm::ArrayRef<int64_t> pad, size_t n);
 
+/// An input extent with `pads` elements of padding added; dynamic when
+/// `in` is.
+inline int64_t paddedExtent(int64_t in, int64_t pads) {
+  return mlir::ShapedType::isDynamic(in) ? in : in + pads;
+}
+
 /// How many windows of `kernel` elements `dilate` apart, `stride` apart,
-/// fit in `padded` elements (with `ceil`, a last partial one too); fails
+/// fit in `padded` elements (with `ceil`, a last partial one too; dynamic
+/// when `padded` is, the check left to the run time); fails
 /// with "padded input extent P on spatial axis <axis> is smaller than the
 /// <kernelName> (E)" where none fits.
 mlir::FailureOr<int64_t> windowCount(std::optional<mlir::Location> loc,

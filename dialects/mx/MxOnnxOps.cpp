@@ -214,11 +214,11 @@ LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(
   for (size_t s = 0; s < n; ++s) {
     int64_t in = data.getDimSize(2 + s);
     auto count =
-        windowCount(loc, s, in + pad[s] + pad[n + s], kernel[s], dilate[s],
-                    stride[s], adaptor.getCeilMode(), "kernel");
+        windowCount(loc, s, paddedExtent(in, pad[s] + pad[n + s]), kernel[s],
+                    dilate[s], stride[s], adaptor.getCeilMode(), "kernel");
     if (failed(count))
       return failure();
-    for (int64_t o = 0; o < *count; ++o)
+    for (int64_t o = 0; !ShapedType::isDynamic(in) && o < *count; ++o)
       if (!windowReachesIn(o, stride[s], pad[s], kernel[s], dilate[s], in))
         return fail(loc, "window " + Twine(o) + " on spatial axis " + Twine(s) +
                              " reads only padding");

@@ -128,10 +128,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> out = {data.getDimSize(0),
                               (int64_t)adaptor.getNumFilter()};
   for (size_t i = 0; i < n; ++i) {
-    auto count =
-        windowCount(loc, i, data.getDimSize(2 + i) + 2 * window->pad[i],
-                    kernel[i], window->dilate[i], window->stride[i],
-                    /*ceil=*/false, "dilated kernel");
+    auto count = windowCount(
+        loc, i, paddedExtent(data.getDimSize(2 + i), 2 * window->pad[i]),
+        kernel[i], window->dilate[i], window->stride[i],
+        /*ceil=*/false, "dilated kernel");
     if (failed(count))
       return failure();
     out.push_back(*count);
@@ -218,10 +218,10 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *,
   bool full = adaptor.getPoolingConvention() == "full";
   for (size_t i = 0; i < n; ++i) {
     bool dilated = dilate[i] != 1 && kernel[i] != 1;
-    auto count =
-        windowCount(loc, i, data.getDimSize(2 + i) + 2 * window->pad[i],
-                    kernel[i], dilate[i], window->stride[i], full,
-                    dilated ? "dilated kernel" : "kernel");
+    auto count = windowCount(
+        loc, i, paddedExtent(data.getDimSize(2 + i), 2 * window->pad[i]),
+        kernel[i], dilate[i], window->stride[i], full,
+        dilated ? "dilated kernel" : "kernel");
     if (failed(count))
       return failure();
     out.push_back(*count);

@@ -36,7 +36,8 @@ constexpr int64_t kSmallWeights = 64 * 64 * 3 * 3;
 bool isSmall(Conv2DKernelOp op) {
   auto ys = cast<RankedTensorType>(op.getInit().getType()).getShape();
   auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
-  return op.getGroups() == 1 && ys[2] * ys[3] <= kSmallPixels &&
+  return op.getGroups() == 1 && !ShapedType::isDynamic(ys[2]) &&
+         !ShapedType::isDynamic(ys[3]) && ys[2] * ys[3] <= kSmallPixels &&
          ws[0] * ws[1] * ws[2] * ws[3] <= kSmallWeights;
 }
 
@@ -117,9 +118,15 @@ Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm,
       return t.getInput();
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape = permuted(type.getShape(), perm);
+  // Dynamic extents (docs/dynamic-shapes.md) are v's, permuted.
+  SmallVector<Value> extents;
+  for (int64_t axis : perm)
+    if (type.isDynamicDim(axis))
+      extents.push_back(tensor::DimOp::create(b, loc, v, axis));
+  Value init =
+      tensor::EmptyOp::create(b, loc, shape, type.getElementType(), extents);
   if (v.getDefiningOp<tensor::EmptyOp>())
-    return tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    return init;
   return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
 }
 

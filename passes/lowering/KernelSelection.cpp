@@ -4,6 +4,7 @@
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/WindowLoops.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -69,7 +70,8 @@ LogicalResult lowering::applyKernelSelection(Operation *fn,
           return true;
         return std::nullopt;
       });
-  target.addLegalDialect<tensor::TensorDialect, linalg::LinalgDialect>();
+  target.addLegalDialect<tensor::TensorDialect, linalg::LinalgDialect,
+                         arith::ArithDialect>();
   return applyPartialConversion(fn, target, std::move(patterns));
 }
 

@@ -36,6 +36,14 @@ struct ArgBuilder {
   Value i64(Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
   }
+  /// Extent `axis` of the memref `m`: a constant, or read from `m` where
+  /// it is dynamic.
+  Value extent(Value m, int64_t axis) {
+    int64_t d = cast<MemRefType>(m.getType()).getDimSize(axis);
+    if (!ShapedType::isDynamic(d))
+      return i64(d);
+    return i64(memref::DimOp::create(b, loc, m, axis).getResult());
+  }
   void add(int64_t v) { args.push_back(i64(v)); }
   void add(Value v) { args.push_back(v); }
   /// The trailing MXRT_KERNEL_* flags argument, an i32.
@@ -90,13 +98,12 @@ ArrayRef<int64_t> shapeOf(Value v) {
 SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
   ArrayRef<int64_t> ys = shapeOf(op.getInit()), as = shapeOf(op.getA());
-  bool batched = ys.size() == 3;
-  int64_t m = ys[ys.size() - 2], n = ys.back();
-  int64_t k = as[as.size() - (op.getTransposeA() ? 2 : 1)];
-  ab.add(batched ? ys[0] : 1);
-  ab.add(m);
-  ab.add(n);
-  ab.add(k);
+  int64_t yRank = ys.size(), aRank = as.size();
+  Value y = op.getInit();
+  ab.add(yRank == 3 ? ab.extent(y, 0) : ab.i64(1));
+  ab.add(ab.extent(y, yRank - 2));                                    // m
+  ab.add(ab.extent(y, yRank - 1));                                    // n
+  ab.add(ab.extent(op.getA(), aRank - (op.getTransposeA() ? 2 : 1))); // k
   Value zero = ab.i64(0);
   // An operand: pointer, batch stride, then the strides of its (row,
   // column) in the product, swapped when transposed.
@@ -116,7 +123,7 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
     auto [ptr, strides] = ab.view(bias);
     ArrayRef<int64_t> bs = shapeOf(bias);
     ab.add(ptr);
-    int64_t yRank = ys.size(), bRank = bs.size();
+    int64_t bRank = bs.size();
     for (int64_t d = 0; d < 3; ++d) { // batch, row, column
       int64_t yAxis = d - (3 - yRank), bAxis = yAxis - (yRank - bRank);
       ab.add(yAxis < 0 || bAxis < 0 || bs[bAxis] == 1 ? zero : strides[bAxis]);
@@ -136,15 +143,19 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
 /// dilations and groups; x and y channels last where the op is nhwc.
 template <typename ConvOp>
 void addConvGeometry(ArgBuilder &ab, ConvOp op, Value x, Value y) {
-  ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(y),
-                    ws = shapeOf(op.getWeight());
+  ArrayRef<int64_t> ws = shapeOf(op.getWeight());
   bool last = op.getNhwc();
-  int64_t c = xs[last ? 3 : 1], h = xs[last ? 1 : 2], w = xs[last ? 2 : 3];
-  int64_t oh = ys[last ? 1 : 2], ow = ys[last ? 2 : 3];
-  for (int64_t v :
-       {xs[0], c, h, w, ws[0], oh, ow, ws[2], ws[3], op.getStrides()[0],
-        op.getStrides()[1], op.getPads()[0], op.getPads()[1],
-        op.getDilations()[0], op.getDilations()[1], int64_t(op.getGroups())})
+  for (auto [v, axis] : {std::pair{x, 0},
+                         {x, last ? 3 : 1},
+                         {x, last ? 1 : 2},
+                         {x, last ? 2 : 3}})
+    ab.add(ab.extent(v, axis)); // n, c, h, w
+  ab.add(ws[0]);
+  ab.add(ab.extent(y, last ? 1 : 2)); // oh
+  ab.add(ab.extent(y, last ? 2 : 3)); // ow
+  for (int64_t v : {ws[2], ws[3], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
+                    op.getDilations()[1], int64_t(op.getGroups())})
     ab.add(v);
 }
 
@@ -193,10 +204,12 @@ SmallVector<Value> sconv2dBackwardArgs(OpBuilder &b, Conv2DGradKernelOp op) {
 /// x), oh, ow (of the output `y`), the kernel, strides and pads.
 template <typename PoolOp>
 void addPoolGeometry(ArgBuilder &ab, PoolOp op, Value y) {
-  ArrayRef<int64_t> xs = shapeOf(op.getX()), ys = shapeOf(y);
-  for (int64_t v : {xs[0], xs[1], xs[2], xs[3], ys[2], ys[3], op.getKernel()[0],
-                    op.getKernel()[1], op.getStrides()[0], op.getStrides()[1],
-                    op.getPads()[0], op.getPads()[1]})
+  for (int64_t axis = 0; axis < 4; ++axis) // n, c, h, w
+    ab.add(ab.extent(op.getX(), axis));
+  ab.add(ab.extent(y, 2)); // oh
+  ab.add(ab.extent(y, 3)); // ow
+  for (int64_t v : {op.getKernel()[0], op.getKernel()[1], op.getStrides()[0],
+                    op.getStrides()[1], op.getPads()[0], op.getPads()[1]})
     ab.add(v);
 }
 

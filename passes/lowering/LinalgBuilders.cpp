@@ -2,6 +2,7 @@
 // The linalg / tensor builders of LinalgBuilders.h, out of line so that the
 // lowerings' files compile against declarations only.
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/lowering/DynamicExtents.h"
 #include "passes/lowering/ScalarBuilders.h"
 
 using namespace mlir;
@@ -11,7 +12,8 @@ namespace mxc::lowering {
 
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                   Type elementType) {
-  return tensor::EmptyOp::create(b, loc, shape, elementType);
+  return tensor::EmptyOp::create(b, loc, shape, elementType,
+                                 dynamicExtents(b, loc, shape));
 }
 
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,

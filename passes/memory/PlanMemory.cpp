@@ -5,6 +5,7 @@
 // paper (in-place, co-share, both) plus a size-aware interval placement
 // ("best"); the plan of every strategy can be printed for comparison.
 #include "passes/Passes.h"
+#include "passes/memory/DynamicBuffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,6 +29,8 @@ namespace mxc {
 } // namespace mxc
 
 using namespace mlir;
+using mxc::DynamicBuffer;
+using mxc::placeDynamicBuffers;
 
 namespace {
 
@@ -99,6 +102,15 @@ public:
       if (!alloc)
         continue;
       auto type = alloc.getType();
+      // A buffer of a dynamic shape (a model compiled with dynamic
+      // dimensions) goes after the planned part (DynamicBuffers.h).
+      if (!type.hasStaticShape() && type.getLayout().isIdentity()) {
+        DynamicBuffer d{alloc, order[alloc], order[alloc]};
+        if (!extendLifetime(alloc.getResult(), d.end))
+          return false;
+        dynamicBuffers.push_back(d);
+        continue;
+      }
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrFloat())
         return false;
@@ -118,6 +130,7 @@ public:
   }
 
   const std::vector<Buffer> &getBuffers() const { return buffers; }
+  size_t numDynamicBuffers() const { return dynamicBuffers.size(); }
 
   /// Each buffer at its own offset.
   Plan naive() const {
@@ -312,8 +325,14 @@ public:
   }
 
   /// Replaces every alloc by a view into a new trailing arena argument.
-  void apply(const Plan &plan) {
+  /// Places every buffer; the dynamic part's size classes are returned
+  /// (none when their sizes do not follow from the dimensions: then they
+  /// stay on the heap).
+  std::vector<mxc::DynamicClass> apply(const Plan &plan,
+                                       ArrayRef<std::string> dimNames) {
     Value arena = addArena(func, plan.arena);
+    auto dynamic =
+        placeDynamicBuffers(func, dynamicBuffers, arena, plan.arena, dimNames);
     for (auto [i, b] : llvm::enumerate(buffers)) {
       OpBuilder builder(b.alloc);
       Value offset = arith::ConstantIndexOp::create(builder, b.alloc.getLoc(),
@@ -328,6 +347,7 @@ public:
       b.alloc.getResult().replaceAllUsesWith(view);
       b.alloc.erase();
     }
+    return succeeded(dynamic) ? *dynamic : std::vector<mxc::DynamicClass>{};
   }
 
 private:
@@ -369,6 +389,7 @@ private:
   llvm::DenseMap<Operation *, unsigned> order;
   llvm::DenseMap<Value, unsigned> bufferOf;
   std::vector<Buffer> buffers;
+  std::vector<DynamicBuffer> dynamicBuffers;
 };
 
 struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
@@ -384,8 +405,16 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
     }
     llvm::json::Array report;
     int64_t total = 0;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || !func.getBody().hasOneBlock())
+    // The dimension array's names, for the dynamic part's formulas.
+    std::vector<std::string> dimNames;
+    if (auto names = module->getAttrOfType<ArrayAttr>("mxc.dim_names"))
+      for (Attribute name : names)
+        dimNames.push_back(cast<StringAttr>(name).str());
+    // placeDynamicBuffers adds functions: the list is taken first.
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      // A shape or scratch function allocates nothing.
+      if (func.isExternal() || !func.getBody().hasOneBlock() ||
+          func->hasAttr("mxc.shape_of") || func->hasAttr("mxc.scratch_of"))
         continue;
       Planner planner(func);
       if (!planner.analyze()) {
@@ -418,11 +447,11 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       }();
       const Plan &chosen = plans[strategy];
       int64_t bound = planner.lowerBound(merged);
+      std::vector<mxc::DynamicClass> dynamic = planner.apply(chosen, dimNames);
       if (printPlan || !jsonFile.empty())
-        report.push_back(describe(func, planner, plans, bound));
+        report.push_back(describe(func, planner, plans, bound, dynamic));
       if (printPlan)
-        print(func, planner, plans, bound);
-      planner.apply(chosen);
+        print(func, planner, plans, bound, dynamic);
       total = std::max(total, chosen.arena); // one function runs at a time
     }
     module->setAttr("mxc.arena_size",
@@ -442,8 +471,12 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
   }
 
   llvm::json::Object describe(func::FuncOp func, const Planner &planner,
-                              std::map<std::string, Plan> &plans,
-                              int64_t bound) {
+                              std::map<std::string, Plan> &plans, int64_t bound,
+                              ArrayRef<mxc::DynamicClass> dynamic) {
+    llvm::json::Array dynamicClasses;
+    for (const mxc::DynamicClass &c : dynamic)
+      dynamicClasses.push_back(llvm::json::Object{
+          {"bytes", c.bytes}, {"buffers", c.buffers}, {"slots", c.slots}});
     llvm::json::Object strategies;
     for (auto &[name, plan] : plans)
       strategies[name] = plan.arena;
@@ -454,15 +487,19 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
                                            {"size", b.size},
                                            {"start", b.start},
                                            {"end", b.end}});
-    return llvm::json::Object{
-        {"function", func.getName()},   {"strategy", strategy},
-        {"arena_bytes", chosen.arena},  {"naive_bytes", plans["naive"].arena},
-        {"lower_bound_bytes", bound},   {"strategies", std::move(strategies)},
-        {"buffers", std::move(buffers)}};
+    return llvm::json::Object{{"function", func.getName()},
+                              {"strategy", strategy},
+                              {"arena_bytes", chosen.arena},
+                              {"naive_bytes", plans["naive"].arena},
+                              {"lower_bound_bytes", bound},
+                              {"strategies", std::move(strategies)},
+                              {"buffers", std::move(buffers)},
+                              {"dynamic", std::move(dynamicClasses)}};
   }
 
   void print(func::FuncOp func, const Planner &planner,
-             std::map<std::string, Plan> &plans, int64_t bound) {
+             std::map<std::string, Plan> &plans, int64_t bound,
+             ArrayRef<mxc::DynamicClass> dynamic) {
     llvm::raw_ostream &os = llvm::outs();
     os << "memory plan for @" << func.getName() << " ("
        << planner.getBuffers().size() << " intermediate buffers)\n";
@@ -476,6 +513,18 @@ struct PlanMemoryPass : mxc::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (auto [i, b] : llvm::enumerate(planner.getBuffers()))
       os << llvm::formatv("  {0,6} {1,8} {2,11}  [{3}, {4}]\n", i,
                           chosen.offsets[i], b.size, b.start, b.end);
+    if (dynamic.empty())
+      return;
+    // The arena as a function of the dimensions.
+    os << "  dynamic part, after the static bytes (buffers of equal extents "
+          "share slots):\n";
+    std::string total = std::to_string(chosen.arena);
+    for (const mxc::DynamicClass &c : dynamic) {
+      os << llvm::formatv("  {0,6} buffers in {1} slots of {2} bytes\n",
+                          c.buffers, c.slots, c.bytes);
+      total += " + " + std::to_string(c.slots) + "*" + c.bytes;
+    }
+    os << "  arena = " << total << " bytes\n";
   }
 };
 

@@ -17,13 +17,19 @@
 
 namespace mxrt {
 
-/// Bytes of a tensor of `desc`'s dtype and shape, its dynamic extent (the
-/// function's batch dimension, if it has one) `batch` (the descriptor's
-/// sizes were checked when the model was opened).
-inline uint64_t bytesOf(const mxrt_tensor_desc &desc, int64_t batch) {
+/// Bytes of a tensor of `desc`'s dtype and shape, its dynamic extents the
+/// values of their dimensions in `dims` (the descriptor's sizes were checked
+/// when the model was opened; the dimensions' values were bound, but their
+/// product may overflow, when the most bytes stand for it).
+inline uint64_t bytesOf(const mxrt_tensor_desc &desc, const int64_t *dims) {
   uint64_t bytes = mxrt_dtype_size(static_cast<mxrt_dtype>(desc.dtype));
-  for (int32_t d = 0; d < desc.ndim; ++d)
-    bytes *= static_cast<uint64_t>(desc.shape[d] < 0 ? batch : desc.shape[d]);
+  for (int32_t d = 0; d < desc.ndim; ++d) {
+    int64_t extent = desc.shape[d];
+    if (extent < 0)
+      extent = dims[MXRT_DIM_INDEX(extent)];
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes))
+      bytes = UINT64_MAX;
+  }
   return bytes;
 }
 
@@ -31,11 +37,11 @@ inline uint64_t bytesOf(const mxrt_tensor_desc &desc, int64_t batch) {
 /// aligned to its element (at most 8 bytes), and no output overlaps an input
 /// or another output (compiled code reads inputs after writing outputs and
 /// keeps intermediate values in outputs, so either would give wrong
-/// results). `batch` is the extent of fn's batch dimension (-1 for a
-/// function without one). `callee()` names the call in messages; nothing is
+/// results). `dims` holds the values of the dimensions fn's shapes have
+/// (DimBinding). `callee()` names the call in messages; nothing is
 /// allocated unless a check fails.
 template <typename Callee, typename Input, typename Output>
-mxrt_status checkBuffers(const mxrt_function_desc &fn, int64_t batch,
+mxrt_status checkBuffers(const mxrt_function_desc &fn, const int64_t *dims,
                          Callee callee, Input input, Output output) {
   auto misaligned = [](const void *data, const mxrt_tensor_desc &desc) {
     uint64_t align = std::min<uint64_t>(
@@ -56,21 +62,20 @@ mxrt_status checkBuffers(const mxrt_function_desc &fn, int64_t batch,
   for (int64_t o = 0; o < fn.num_outputs; ++o) {
     const mxrt_tensor_desc &out = fn.outputs[o];
     const void *data = output(o);
-    uint64_t bytes = bytesOf(out, batch);
+    uint64_t bytes = bytesOf(out, dims);
     if (misaligned(data, out))
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: output '%s' at %p is not aligned to its %s elements",
                   callee().c_str(), out.name, data,
                   mxrt_dtype_name(static_cast<mxrt_dtype>(out.dtype)));
     for (int64_t i = 0; i < fn.num_inputs; ++i)
-      if (overlap(data, bytes, input(i), bytesOf(fn.inputs[i], batch)))
+      if (overlap(data, bytes, input(i), bytesOf(fn.inputs[i], dims)))
         return fail(MXRT_INVALID_ARGUMENT,
                     "%s: output '%s' overlaps input '%s' (outputs must not "
                     "share memory with inputs or other outputs)",
                     callee().c_str(), out.name, fn.inputs[i].name);
     for (int64_t other = 0; other < o; ++other)
-      if (overlap(data, bytes, output(other),
-                  bytesOf(fn.outputs[other], batch)))
+      if (overlap(data, bytes, output(other), bytesOf(fn.outputs[other], dims)))
         return fail(MXRT_INVALID_ARGUMENT,
                     "%s: output '%s' overlaps output '%s' (outputs must not "
                     "share memory with inputs or other outputs)",
@@ -105,16 +110,16 @@ inline mxrt_status failBusy(const char *callee) {
 }
 
 /// What both call paths do once their arguments are checked: checks the
-/// buffers (`input(i)`, `output(i)`; `batch` as checkBuffers), enters the
+/// buffers (`input(i)`, `output(i)`; `dims` as checkBuffers), enters the
 /// instance (`guard`, which the caller holds for the call) and points
 /// function `function`'s input and output slots at the buffers (CUDA
 /// instances copy them instead).
 template <typename Callee, typename Input, typename Output>
 mxrt_status enterCall(mxrt_instance *instance, int32_t function,
-                      const mxrt_function_desc &fn, int64_t batch,
+                      const mxrt_function_desc &fn, const int64_t *dims,
                       Callee callee, Input input, Output output,
                       std::optional<CallGuard> &guard) {
-  if (mxrt_status status = checkBuffers(fn, batch, callee, input, output))
+  if (mxrt_status status = checkBuffers(fn, dims, callee, input, output))
     return status;
   guard.emplace(instance);
   if (!guard->entered())

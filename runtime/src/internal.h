@@ -71,8 +71,9 @@ struct mxrt_instance {
   uint8_t *storage = nullptr;
   /// Shared by all functions (one call at a time), `scratchBytes` long: the
   /// largest scratch_size of the functions without variants, grown when a
-  /// call first runs variants that need more (their most would be sized for
-  /// the largest batch, which most apps never run).
+  /// call first runs variants, or a function with `shapes` at extents, that
+  /// need more (their most would be sized for the largest batch or extents,
+  /// which most apps never run).
   uint8_t *scratch = nullptr;
   size_t scratchBytes = 0;
   mxrt_exec_context context = {};

@@ -7,6 +7,7 @@
 
 #include "call_checks.h"
 #include "cuda.h"
+#include "dims.h"
 #include "gemm_internal.h"
 #include "internal.h"
 
@@ -411,29 +412,6 @@ mxrt_status createInstance(const mxrt_model *model,
   return MXRT_OK;
 }
 
-/// Fails for `tensor`, whose dtype or shape is not `desc`'s (its dynamic
-/// extent shown by its name in `dims`, the model's).
-mxrt_status failShape(const char *kind, const mxrt_tensor_desc &desc,
-                      const mxrt_tensor *tensor, const mxrt_dim_desc *dims) {
-  return fail(MXRT_INVALID_ARGUMENT, "%s '%s': expected shape %s %s, got %s %s",
-              kind, desc.name,
-              mxrt::shapeString(desc.ndim, desc.shape, dims).c_str(),
-              mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)),
-              mxrt::shapeString(tensor->ndim, tensor->shape).c_str(),
-              mxrt_dtype_name(tensor->dtype));
-}
-
-/// Whether `tensor` has `desc`'s rank and static extents (a dynamic extent
-/// takes any: bindBatch checks it).
-bool fitsShape(const mxrt_tensor_desc &desc, const mxrt_tensor *tensor) {
-  if (tensor->ndim != desc.ndim)
-    return false;
-  for (int32_t d = 0; d < tensor->ndim; ++d)
-    if (desc.shape[d] >= 0 && tensor->shape[d] != desc.shape[d])
-      return false;
-  return true;
-}
-
 /// Checks one tensor against its descriptor entry (`dims`: the model's, for
 /// messages); `kind` is "input", "output" or "parameter".
 mxrt_status checkTensor(const char *kind, int32_t index,
@@ -442,62 +420,10 @@ mxrt_status checkTensor(const char *kind, int32_t index,
   if (!tensor)
     return fail(MXRT_INVALID_ARGUMENT, "%s '%s' (#%d) is NULL", kind, desc.name,
                 index);
-  if (tensor->dtype != desc.dtype || !fitsShape(desc, tensor))
-    return failShape(kind, desc, tensor, dims);
+  if (tensor->dtype != desc.dtype || !mxrt::fitsShape(desc, tensor))
+    return mxrt::failShape(kind, desc, tensor, dims);
   if (!tensor->data)
     return fail(MXRT_INVALID_ARGUMENT, "%s '%s' has no data", kind, desc.name);
-  return MXRT_OK;
-}
-
-/// The extent of a function's batch dimension in one call, and the input
-/// that gave it (NULL while none has).
-struct Batch {
-  int64_t value = -1;
-  const char *from = nullptr;
-};
-
-/// Fails unless `value` lies within `dim`'s bounds; `subject()` says whose
-/// value it is ("input 'x' axis 0 (dimension N)").
-template <typename Subject>
-mxrt_status checkBounds(const mxrt_dim_desc &dim, int64_t value,
-                        Subject subject) {
-  if (value < dim.min)
-    return fail(MXRT_INVALID_ARGUMENT, "%s is %lld, below its minimum %lld",
-                subject().c_str(), static_cast<long long>(value),
-                static_cast<long long>(dim.min));
-  if (dim.max >= 0 && value > dim.max)
-    return fail(MXRT_INVALID_ARGUMENT, "%s is %lld, above its bound %lld",
-                subject().c_str(), static_cast<long long>(value),
-                static_cast<long long>(dim.max));
-  return MXRT_OK;
-}
-
-/// Takes the extent of `fn`'s batch dimension from `tensor`, which fits
-/// `desc` (its input or output `kind`): the first input that has the
-/// dimension binds it, within its bounds, and the other tensors that have it
-/// must agree.
-mxrt_status bindBatch(const mxrt_model *model, const mxrt_function_desc &fn,
-                      const char *kind, const mxrt_tensor_desc &desc,
-                      const mxrt_tensor *tensor, Batch &batch) {
-  if (!fn.num_variants || desc.ndim == 0 || desc.shape[0] >= 0)
-    return MXRT_OK;
-  const mxrt_dim_desc &dim = model->desc->dims[fn.batch_dim];
-  int64_t value = tensor->shape[0];
-  if (batch.from) {
-    if (value == batch.value)
-      return MXRT_OK;
-    return fail(MXRT_INVALID_ARGUMENT,
-                "%s '%s' axis 0 (dimension %s) is %lld, but input '%s' gave "
-                "%s = %lld",
-                kind, desc.name, dim.name, static_cast<long long>(value),
-                batch.from, dim.name, static_cast<long long>(batch.value));
-  }
-  if (mxrt_status status = checkBounds(dim, value, [&] {
-        return std::string(kind) + " '" + desc.name + "' axis 0 (dimension " +
-               dim.name + ")";
-      }))
-    return status;
-  batch = {value, desc.name};
   return MXRT_OK;
 }
 
@@ -515,25 +441,30 @@ void splitRows(const mxrt_function_desc &fn, int64_t rows, Visit visit) {
   }
 }
 
-/// Grows the instance's scratch to what the variants that a call of `fn` on
-/// `rows` rows runs need: only when a call first needs more, so that steady
-/// calls allocate nothing.
+/// Grows the instance's scratch to what a call of `fn` with `dims` needs
+/// (the variants it runs on its batch's rows, or what its shapes function
+/// asked for): only when a call first needs more, so that steady calls
+/// allocate nothing.
 template <typename Callee>
 mxrt_status reserveScratch(mxrt_instance *instance,
-                           const mxrt_function_desc &fn, int64_t rows,
+                           const mxrt_function_desc &fn, mxrt::DimBinding &dims,
                            Callee callee) {
   int64_t needed = 0;
-  splitRows(fn, rows, [&](const mxrt_variant_desc &variant, int64_t) {
-    needed = std::max(needed, variant.scratch_size);
-    return true;
-  });
+  if (fn.num_variants)
+    splitRows(fn, dims.batch(), [&](const mxrt_variant_desc &variant, int64_t) {
+      needed = std::max(needed, variant.scratch_size);
+      return true;
+    });
+  else
+    needed = dims.scratch();
   if (size_t(needed) <= instance->scratchBytes ||
       allocateScratch(instance, needed))
     return MXRT_OK;
+  std::string what = fn.num_variants ? std::to_string(dims.batch()) + " rows"
+                                     : dims.describe();
   return fail(MXRT_OUT_OF_MEMORY,
-              "%s: cannot allocate %lld bytes of scratch for %lld rows",
-              callee().c_str(), static_cast<long long>(needed),
-              static_cast<long long>(rows));
+              "%s: cannot allocate %lld bytes of scratch for %s",
+              callee().c_str(), static_cast<long long>(needed), what.c_str());
 }
 
 /// Runs `fn`'s variants on `rows` rows from `buffers` (the function's slots,
@@ -559,21 +490,27 @@ void runVariants(mxrt_instance *instance, const mxrt_function_desc &fn,
   });
 }
 
-/// Calls `fn` on `buffers` (its variants on `batch` rows, if it has them)
-/// with the instance's thread pool and call state; false when the call
+/// Calls `fn` on `buffers` (its variants on the rows of its batch
+/// dimension, if it has them) with the instance's thread pool and call
+/// state, `dims` the model's dimensions' values; false when the call
 /// recorded an error (instance->call.error).
 bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
-              void **buffers, int64_t batch) {
+              void **buffers, const mxrt::DimBinding &dims) {
   mxrt::ThreadPool::Scope pool(instance->pool.get());
   mxrt::CallState::Scope call(&instance->call);
   if (instance->viewsHandedOut && !instance->reportsViewWrites)
     mxrt::paramsChanged(instance); // a view may have been written
   mxrt::ParamGenerationScope generation(instance->paramGeneration);
   instance->call.function = int32_t(&fn - instance->model->desc->functions);
-  if (fn.num_variants)
-    runVariants(instance, fn, buffers, batch);
-  else
+  if (fn.num_variants) {
+    runVariants(instance, fn, buffers, dims.batch());
+  } else {
+    // A function with `shapes` reads the extents from its context, for the
+    // call only.
+    instance->context.dims = fn.shapes ? dims.values() : nullptr;
     fn.entry(buffers, &instance->context);
+    instance->context.dims = nullptr;
+  }
   if (fn.flags & MXRT_FUNCTION_UPDATES_STATE)
     mxrt::paramsChanged(instance);
   return instance->call.error.empty();
@@ -582,15 +519,15 @@ bool runEntry(mxrt_instance *instance, const mxrt_function_desc &fn,
 /// What the tensor and raw calls share once their arguments are checked:
 /// the buffer checks (`input(i)`, `output(i)`), entering the instance
 /// (`guard`, which the caller holds for the call) and the run, on the GPU
-/// for a CUDA model. `batch` is the extent of the function's batch dimension
-/// (-1: it has none); `callee()` names the call in messages.
+/// for a CUDA model. `dims` holds the values of the dimensions the
+/// function's shapes have; `callee()` names the call in messages.
 template <typename Callee, typename Input, typename Output>
-mxrt_status runChecked(mxrt_instance *instance, int32_t function, int64_t batch,
-                       Callee callee, Input input, Output output,
-                       std::optional<mxrt::CallGuard> &guard) {
+mxrt_status runChecked(mxrt_instance *instance, int32_t function,
+                       mxrt::DimBinding &dims, Callee callee, Input input,
+                       Output output, std::optional<mxrt::CallGuard> &guard) {
   const mxrt_function_desc &fn = instance->model->desc->functions[function];
-  if (mxrt_status status = mxrt::enterCall(instance, function, fn, batch,
-                                           callee, input, output, guard))
+  if (mxrt_status status = mxrt::enterCall(
+          instance, function, fn, dims.values(), callee, input, output, guard))
     return status;
   if (instance->model->cuda()) {
     std::string why;
@@ -599,10 +536,10 @@ mxrt_status runChecked(mxrt_instance *instance, int32_t function, int64_t batch,
                   why.c_str());
     return MXRT_OK;
   }
-  if (fn.num_variants)
-    if (mxrt_status status = reserveScratch(instance, fn, batch, callee))
+  if (fn.num_variants || fn.shapes)
+    if (mxrt_status status = reserveScratch(instance, fn, dims, callee))
       return status;
-  if (!runEntry(instance, fn, instance->buffers[function].data(), batch))
+  if (!runEntry(instance, fn, instance->buffers[function].data(), dims))
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
                 instance->call.error.c_str());
   return MXRT_OK;
@@ -640,25 +577,27 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
     return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (numOutputs > 0 && !outputs)
     return fail(MXRT_INVALID_ARGUMENT, "%s: outputs is NULL", what);
-  // Every tensor, the outputs' batch extent against the inputs', before
-  // anything runs.
-  Batch batch;
+  // Every tensor, the outputs' dynamic extents against what the inputs'
+  // give (derived ones included), before anything runs.
+  mxrt::DimBinding dims(*instance->model->desc, fn);
   auto check = [&](const char *kind, int32_t i, const mxrt_tensor_desc &desc,
                    const mxrt_tensor *tensor) {
     if (mxrt_status status =
             checkTensor(kind, i, desc, tensor, instance->model->desc->dims))
       return status;
-    return bindBatch(instance->model, fn, kind, desc, tensor, batch);
+    return dims.bind(kind, desc, tensor);
   };
   for (int32_t i = 0; i < numInputs; ++i)
     if (mxrt_status status = check("input", i, fn.inputs[i], inputs[i]))
       return status;
+  if (mxrt_status status = dims.derive())
+    return status;
   for (int32_t i = 0; i < numOutputs; ++i)
     if (mxrt_status status = check("output", i, fn.outputs[i], outputs[i]))
       return status;
   std::optional<mxrt::CallGuard> guard;
   if (mxrt_status status = runChecked(
-          instance, function, batch.value, callee,
+          instance, function, dims, callee,
           [&](int64_t i) -> const void * { return inputs[i]->data; },
           [&](int64_t i) { return outputs[i]->data; }, guard))
     return status;
@@ -679,9 +618,11 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
     return MXRT_NOT_FOUND;
   const mxrt_function_desc &fn = *fnPtr;
   const mxrt_model_desc &model = *instance->model->desc;
-  int64_t batch = -1;
-  if (fn.num_variants) {
-    const mxrt_dim_desc &dim = model.dims[fn.batch_dim];
+  // The dimensions the inputs have come from `dims`, the derived ones from
+  // them.
+  mxrt::DimBinding bound(model, fn);
+  if (int64_t first = mxrt::firstDim(fn); first >= 0) {
+    const mxrt_dim_desc &dim = model.dims[first];
     if (!withDims && function == 0)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: model '%s' has dynamic dimension '%s'; call "
@@ -697,13 +638,11 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: dims is NULL, but model '%s' has dynamic dimensions",
                   what, model.name);
-    batch = dims[fn.batch_dim];
-    if (mxrt_status status = checkBounds(dim, batch, [&] {
-          return std::string(what) + ": dimension " + dim.name + " of model '" +
-                 model.name + "'";
-        }))
+    if (mxrt_status status = bound.take(dims, what))
       return status;
   }
+  if (mxrt_status status = bound.derive())
+    return fail(status, "%s: %s", what, mxrt_last_error());
   if (fn.num_inputs > 0 && !inputs)
     return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
   if (fn.num_outputs > 0 && !outputs)
@@ -719,7 +658,7 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
   auto callee = [&] { return "model '" + std::string(model.name) + "'"; };
   std::optional<mxrt::CallGuard> guard;
   return runChecked(
-      instance, function, batch, callee, [&](int64_t i) { return inputs[i]; },
+      instance, function, bound, callee, [&](int64_t i) { return inputs[i]; },
       [&](int64_t i) { return outputs[i]; }, guard);
 }
 
@@ -889,7 +828,8 @@ mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
                      &mxrt_model_desc::num_dims, "dynamic dimensions"))
     return status;
   const mxrt_dim_desc &dim = model->desc->dims[index];
-  *out_info = {dim.name, dim.min, dim.max};
+  *out_info = {dim.name, dim.min, dim.max,
+               (dim.flags & MXRT_DIM_DERIVED) ? 1 : 0};
   return MXRT_OK;
 }
 
@@ -913,20 +853,19 @@ mxrt_status mxrt_model_bind_dims(const mxrt_model *model, int32_t function,
       return fail(MXRT_INVALID_ARGUMENT, "%s: inputs is NULL", what);
     if (desc.num_dims > 0 && !out_dims)
       return fail(MXRT_INVALID_ARGUMENT, "%s: out_dims is NULL", what);
-    Batch batch;
+    mxrt::DimBinding dims(desc, *fn);
     for (int32_t i = 0; i < num_inputs; ++i) {
       const mxrt_tensor *input = inputs[i];
       if (!input)
         continue;
-      if (!fitsShape(fn->inputs[i], input))
-        return failShape("input", fn->inputs[i], input, desc.dims);
-      if (mxrt_status status =
-              bindBatch(model, *fn, "input", fn->inputs[i], input, batch))
+      if (!mxrt::fitsShape(fn->inputs[i], input))
+        return mxrt::failShape("input", fn->inputs[i], input, desc.dims);
+      if (mxrt_status status = dims.bind("input", fn->inputs[i], input))
         return status;
     }
-    std::fill(out_dims, out_dims + desc.num_dims, int64_t(-1));
-    if (fn->num_variants)
-      out_dims[fn->batch_dim] = batch.value;
+    if (mxrt_status status = dims.derive())
+      return status;
+    std::copy(dims.values(), dims.values() + desc.num_dims, out_dims);
     return MXRT_OK;
   });
 }

@@ -3,7 +3,7 @@
 // The check of a compiled model's descriptor table (model_abi.h), run once
 // when a model is opened so that nothing later trusts a corrupt or
 // mismatched table: counts, names, ranks, dtypes, parameters inside the
-// weights, dynamic dimensions and batch variants.
+// weights, dynamic dimensions, batch variants and shapes functions.
 
 #include "internal.h"
 
@@ -33,14 +33,23 @@ const char *kindName(TensorKind kind) {
   return "tensor";
 }
 
+/// The dynamic extents an input or output may have (model_abi.h).
+struct Extents {
+  /// The batch dimension of its function with variants, on axis 0 only
+  /// (-1: none).
+  int64_t batchDim = -1;
+  /// Its function has `shapes`: any dimension on any axis, but an input
+  /// none that is derived.
+  bool any = false;
+};
+
 /// Checks one input, output, parameter or state entry of the table of
-/// `model`. `batchDim` is the batch dimension of the function it belongs to
-/// (-1: none, or not a function's), the one dynamic extent it may have, on
-/// axis 0 (model_abi.h).
+/// `model`, whose dynamic extents are those `extents` allows (none for
+/// parameters and states).
 mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
                             int64_t index, const mxrt_tensor_desc &desc,
                             const mxrt_model_desc &model,
-                            int64_t batchDim = -1) {
+                            Extents extents = {}) {
   const char *kind = kindName(kindCode);
   if (!desc.name)
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s #%lld has no name",
@@ -53,28 +62,44 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s '%s' has an invalid rank %lld",
                 origin.c_str(), kind, desc.name,
                 static_cast<long long>(desc.ndim));
-  // The shape with the dynamic extent as 1, as size_bytes counts it.
+  // The shape with the dynamic extents as 1, as size_bytes counts it.
   int64_t shape[MXRT_MAX_DIMS];
   for (int64_t d = 0; d < desc.ndim; ++d) {
     shape[d] = desc.shape[d];
     if (shape[d] >= 0)
       continue;
-    if (batchDim < 0)
+    int64_t dim = MXRT_DIM_INDEX(shape[d]);
+    if (extents.batchDim < 0 && !extents.any)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: %s '%s' has dynamic extent %lld on axis %lld, but only "
-                  "the inputs and outputs of a function with variants may "
-                  "have one",
+                  "the inputs and outputs of a function with variants or "
+                  "shapes may have one",
                   origin.c_str(), kind, desc.name,
                   static_cast<long long>(shape[d]), static_cast<long long>(d));
-    if (d != 0 || shape[d] != MXRT_DIM_EXTENT(batchDim))
+    if (!extents.any && (d != 0 || dim != extents.batchDim))
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: %s '%s' has dynamic extent %lld on axis %lld, but its "
                   "function's one dynamic extent is its batch dimension '%s' "
                   "(%lld), on axis 0",
                   origin.c_str(), kind, desc.name,
                   static_cast<long long>(shape[d]), static_cast<long long>(d),
-                  model.dims[batchDim].name,
-                  static_cast<long long>(MXRT_DIM_EXTENT(batchDim)));
+                  model.dims[extents.batchDim].name,
+                  static_cast<long long>(MXRT_DIM_EXTENT(extents.batchDim)));
+    if (dim >= model.num_dims)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: %s '%s' has dynamic extent %lld on axis %lld, but the "
+                  "model has %lld dimensions",
+                  origin.c_str(), kind, desc.name,
+                  static_cast<long long>(shape[d]), static_cast<long long>(d),
+                  static_cast<long long>(model.num_dims));
+    // A call binds the inputs' from their shapes, and computes the derived.
+    if (kindCode == TensorKind::Input &&
+        (model.dims[dim].flags & MXRT_DIM_DERIVED))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: input '%s' has derived dimension '%s' on axis %lld; "
+                  "only outputs may have one",
+                  origin.c_str(), desc.name, model.dims[dim].name,
+                  static_cast<long long>(d));
     shape[d] = 1;
   }
   int64_t numElements = 0;
@@ -128,12 +153,72 @@ mxrt_status checkDims(const std::string &origin, const mxrt_model_desc &desc) {
     if (!names.insert(dim.name).second)
       return fail(MXRT_INVALID_ARGUMENT, "%s: two dimensions are named '%s'",
                   origin.c_str(), dim.name);
+    if (dim.flags & ~int64_t(MXRT_DIM_DERIVED))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: dimension '%s' has flags 0x%llx, but only 0x%llx are "
+                  "allowed",
+                  origin.c_str(), dim.name,
+                  static_cast<unsigned long long>(dim.flags),
+                  static_cast<unsigned long long>(MXRT_DIM_DERIVED));
+    // No call binds a derived dimension: there is nothing to bound.
+    if ((dim.flags & MXRT_DIM_DERIVED) && (dim.min != 0 || dim.max != -1))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: derived dimension '%s' has bounds %lld..%lld; a "
+                  "derived dimension's are 0..-1",
+                  origin.c_str(), dim.name, static_cast<long long>(dim.min),
+                  static_cast<long long>(dim.max));
     if (dim.min < 0 || (dim.max != -1 && dim.max < dim.min))
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: dimension '%s' has bounds %lld..%lld (the minimum must "
                   "be at least 0, the maximum -1 or at least the minimum)",
                   origin.c_str(), dim.name, static_cast<long long>(dim.min),
                   static_cast<long long>(dim.max));
+  }
+  return MXRT_OK;
+}
+
+/// Checks function `fn` with `shapes` as far as its own fields go: no
+/// variants, and a CPU model.
+mxrt_status checkShapes(const std::string &origin, const mxrt_model_desc &desc,
+                        const mxrt_function_desc &fn) {
+  if (fn.num_variants)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has both a shapes function and batch "
+                "variants (num_variants = %lld)",
+                origin.c_str(), fn.name,
+                static_cast<long long>(fn.num_variants));
+  // The device copies of inputs and outputs have their static sizes.
+  if (desc.flags & MXRT_MODEL_CUDA)
+    return fail(MXRT_UNSUPPORTED,
+                "%s: dynamic dimensions are not supported for CUDA models yet "
+                "(function '%s' has a shapes function)",
+                origin.c_str(), fn.name);
+  return MXRT_OK;
+}
+
+/// The outputs of function `fn` with `shapes` (its inputs and outputs
+/// checked) name no dimension that is neither derived nor an input's: no
+/// call could tell its value.
+mxrt_status checkOutputDims(const std::string &origin,
+                            const mxrt_model_desc &desc,
+                            const mxrt_function_desc &fn) {
+  std::set<int64_t> bound;
+  for (int64_t i = 0; i < fn.num_inputs; ++i)
+    for (int64_t d = 0; d < fn.inputs[i].ndim; ++d)
+      if (fn.inputs[i].shape[d] < 0)
+        bound.insert(MXRT_DIM_INDEX(fn.inputs[i].shape[d]));
+  for (int64_t o = 0; o < fn.num_outputs; ++o) {
+    const mxrt_tensor_desc &output = fn.outputs[o];
+    for (int64_t d = 0; d < output.ndim; ++d) {
+      int64_t dim = output.shape[d] < 0 ? MXRT_DIM_INDEX(output.shape[d]) : -1;
+      if (dim >= 0 && !(desc.dims[dim].flags & MXRT_DIM_DERIVED) &&
+          !bound.count(dim))
+        return fail(MXRT_INVALID_ARGUMENT,
+                    "%s: output '%s' of function '%s' has dimension '%s' on "
+                    "axis %lld, which is neither derived nor any input's",
+                    origin.c_str(), output.name, fn.name, desc.dims[dim].name,
+                    static_cast<long long>(d));
+    }
   }
   return MXRT_OK;
 }
@@ -244,23 +329,31 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
                   "%s: function '%s' updates parameters or states, but the "
                   "model is not trainable (MXRT_MODEL_TRAINABLE)",
                   origin.c_str(), fnName);
+    if (fn.shapes)
+      if (mxrt_status status = checkShapes(origin, *desc, fn))
+        return status;
     if (fn.num_variants)
       if (mxrt_status status = checkVariants(origin, *desc, fn))
         return status;
     // batch_dim is read only with variants (hand-written static tables may
     // leave it 0).
-    int64_t batchDim = fn.num_variants ? fn.batch_dim : -1;
+    Extents extents;
+    extents.batchDim = fn.num_variants ? fn.batch_dim : -1;
+    extents.any = fn.shapes != nullptr;
     bool batchFromInputs = false;
     for (int64_t i = 0; i < fn.num_inputs; ++i) {
       const mxrt_tensor_desc &input = fn.inputs[i];
       if (mxrt_status status = checkTensorDesc(origin, TensorKind::Input, i,
-                                               input, *desc, batchDim))
+                                               input, *desc, extents))
         return status;
       batchFromInputs = batchFromInputs || (input.ndim && input.shape[0] < 0);
     }
     for (int64_t i = 0; i < fn.num_outputs; ++i)
       if (mxrt_status status = checkTensorDesc(origin, TensorKind::Output, i,
-                                               fn.outputs[i], *desc, batchDim))
+                                               fn.outputs[i], *desc, extents))
+        return status;
+    if (fn.shapes)
+      if (mxrt_status status = checkOutputDims(origin, *desc, fn))
         return status;
     // Calls take the batch from the inputs' shapes.
     if (fn.num_variants && !batchFromInputs)

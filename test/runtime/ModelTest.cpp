@@ -1191,7 +1191,7 @@ TEST(DynamicDims, FromDescriptorValidatesDimensionsAndVariants) {
   functions[0].entry = rows::forward<1>;
   expectRefusedThenRestore("input 'x' has dynamic extent -1 on axis 0, but "
                            "only the inputs and outputs of a function with "
-                           "variants may have one");
+                           "variants or shapes may have one");
   variants[0].batch = 2;
   expectRefusedThenRestore("function 'forward' has a variant of batch 2 at "
                            "#0; the batches must increase from 1");
@@ -1221,7 +1221,7 @@ TEST(DynamicDims, FromDescriptorValidatesDimensionsAndVariants) {
   param.ndim = 1;
   expectRefusedThenRestore("parameter 'w' has dynamic extent -1 on axis 0, "
                            "but only the inputs and outputs of a function "
-                           "with variants may have one");
+                           "with variants or shapes may have one");
   // size_bytes counts the dynamic extent as 1.
   inputs[0].size_bytes = 5 * 12;
   expectRefusedThenRestore("input 'x' claims 60 bytes, but Nx3 float32 takes "

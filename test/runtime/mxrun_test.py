@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # End-to-end test of mxrun on the hand-written libaffine model (test_model.c)
-# and, for dynamic dimensions, libbatched (test_dynamic_model.c): its text and
-# JSON output, the .npy files it writes (read back with NumPy), and its
+# and, for dynamic dimensions, libbatched (test_dynamic_model.c: batch
+# variants) and libwindow (test_shapes_model.c: a derived dimension): its text
+# and JSON output, the .npy files it writes (read back with NumPy), and its
 # errors. Run by CTest as `mxrun`:
 #   /usr/bin/python3 mxrun_test.py path/to/mxrun \
-#       path/to/libmxrt_test_affine.so path/to/libmxrt_test_batched.so
+#       path/to/libmxrt_test_affine.so path/to/libmxrt_test_batched.so \
+#       path/to/libmxrt_test_window.so
 import json
 import os
 import subprocess
@@ -14,7 +16,7 @@ import unittest
 
 import numpy as np
 
-MXRUN, MODEL, BATCHED = sys.argv[1], sys.argv[2], sys.argv[3]
+MXRUN, MODEL, BATCHED, WINDOW = sys.argv[1:5]
 W = np.array([[0.5, 1.0, 1.5], [2.0, 2.5, 3.0]], np.float32)
 B = np.array([1.0, 2.0, 3.0], np.float32)
 
@@ -178,6 +180,55 @@ class MxrunTest(unittest.TestCase):
                          "integer")
         self.assertError([BATCHED, "--dim", "N=2", "--dim=N=3"],
                          "dimension 'N' is given twice")
+
+    def test_derived_dims_from_a_file(self):
+        # Both axes of x are dynamic; y's rows are the derived OH = H - 1.
+        x = np.arange(15, dtype=np.float32).reshape(5, 3) ** 2
+        xfile = self.save("x.npy", x)
+        out = os.path.join(self.tmp, "out")
+        lines = mxrun(WINDOW, "--input", f"x={xfile}", "--output-dir",
+                      out).stdout.splitlines()
+        self.assertEqual(lines[:4], ["dim H=5 min=2 max=8",
+                                     "dim W=3 min=1 max=none",
+                                     "dim OH=4 (derived)",
+                                     f"input x float32 HxW=5x3 {xfile}"])
+        self.assertTrue(lines[4].startswith("output y float32 OHxW=4x3 ["),
+                        lines)
+        np.testing.assert_array_equal(np.load(os.path.join(out, "y.npy")),
+                                      x[:-1] + x[1:])
+
+    def test_derived_dims_from_the_flags_or_the_minimum(self):
+        out = os.path.join(self.tmp, "out")
+        info = json.loads(mxrun(WINDOW, "--json", "--dim", "W=6", "--dim",
+                                "H=7", "--output-dir", out).stdout)
+        self.assertEqual(info["dims"],
+                         [{"name": "H", "value": 7, "min": 2, "max": 8},
+                          {"name": "W", "value": 6, "min": 1, "max": None},
+                          {"name": "OH", "value": 6, "derived": True}])
+        self.assertEqual(info["inputs"],
+                         [{"name": "x", "dtype": "float32", "shape": [7, 6],
+                           "model_shape": ["H", "W"], "source": "random"}])
+        y = info["outputs"][0]
+        self.assertEqual((y["shape"], y["model_shape"]), ([6, 6], ["OH", "W"]))
+        self.assertEqual(np.load(os.path.join(out, "y.npy")).shape, (6, 6))
+        lines = mxrun(WINDOW).stdout.splitlines()
+        self.assertEqual(lines[:4], ["dim H=2 min=2 max=8",
+                                     "dim W=1 min=1 max=none",
+                                     "dim OH=1 (derived)",
+                                     "input x float32 HxW=2x1 random seed=0"])
+        self.assertTrue(lines[4].startswith("output y float32 OHxW=1x1 ["))
+
+    def test_derived_dim_errors(self):
+        self.assertError([WINDOW, "--dim", "OH=3"],
+                         "--dim OH=3: dimension 'OH' is derived (an output's "
+                         "extent, computed from the other dimensions); it "
+                         "cannot be set")
+        self.assertError([WINDOW, "--dim", "H=9"],
+                         "--dim H=9 is above the dimension's bound 8")
+        narrow = self.save("narrow.npy", np.zeros((3, 0), np.float32))
+        self.assertError([WINDOW, "--input", f"x={narrow}"],
+                         "bad input shapes: input 'x' axis 1 (dimension W) "
+                         "is 0, below its minimum 1")
 
     def assertError(self, args, *words):
         result = mxrun(*args, ok=False)

@@ -41,7 +41,9 @@ const char usage[] =
     "  --dim NAME=VALUE       the extent of dynamic dimension NAME in the\n"
     "                         inputs generated (repeatable); inputs read\n"
     "                         from files give their own, and a dimension\n"
-    "                         neither gives is its minimum (at least 1)\n"
+    "                         neither gives is its minimum (at least 1);\n"
+    "                         derived dimensions (outputs' extents) follow\n"
+    "                         from the others\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy (creates "
     "DIR)\n"
     "  --bench N              after the warm-up runs, time N runs and print\n"
@@ -247,7 +249,9 @@ float fromBFloat16(uint16_t bits) {
 }
 
 /// An integer dtype and its C type, as withIntegerType lists them.
-template <typename T> struct IntegerDtype { mxrt_dtype dtype; };
+template <typename T> struct IntegerDtype {
+  mxrt_dtype dtype;
+};
 
 template <typename Fn, typename... T>
 bool withIntegerTypeOf(mxrt_dtype dtype, Fn &fn, IntegerDtype<T>... types) {
@@ -518,6 +522,11 @@ int runMain(int argc, char **argv) {
            "' has no dimension '" + flag.first +
            "' (dimensions: " + (valid.empty() ? "none" : valid) + ")");
     }
+    if (dim->derived)
+      fail("--dim " + flag.first + "=" + std::to_string(flag.second) +
+           ": dimension '" + flag.first +
+           "' is derived (an output's extent, computed from the other "
+           "dimensions); it cannot be set");
     dimFlags[dim - dims.begin()] = flag.second;
   }
 
@@ -557,7 +566,8 @@ int runMain(int argc, char **argv) {
            " " + mxrt_dtype_name(mxrt_tensor_dtype(tensor)));
   }
   // The dynamic dimensions' values: from the inputs read, else --dim, else
-  // the least the dimension takes, but not 0 (an empty run shows nothing).
+  // the least the dimension takes, but not 0 (an empty run shows nothing);
+  // the derived ones from those, once the inputs are made (below).
   std::vector<int64_t> dimValues(dims.size(), -1);
   if (!dims.empty()) {
     std::vector<mxrt_tensor *> read; // NULL for the inputs generated
@@ -569,6 +579,8 @@ int runMain(int argc, char **argv) {
   }
   for (size_t d = 0; d < dims.size(); ++d) {
     const mxrt_dim_info &dim = dims[d];
+    if (dim.derived)
+      continue;
     std::string flag =
         "--dim " + std::string(dim.name) + "=" + std::to_string(dimFlags[d]);
     if (dimFlags[d] >= 0 && dimValues[d] >= 0 && dimFlags[d] != dimValues[d])
@@ -601,6 +613,21 @@ int runMain(int argc, char **argv) {
       continue;
     inputs[i].tensor = create(inputs[i].info, "input");
     fillRandom(inputs[i].tensor.get(), options.seed, i);
+  }
+  // The outputs' extents: the derived dimensions follow from all the inputs
+  // (-1 for those the function does not have).
+  if (std::any_of(dims.begin(), dims.end(),
+                  [](const mxrt_dim_info &dim) { return dim.derived; })) {
+    std::vector<mxrt_tensor *> all;
+    for (Slot &input : inputs)
+      all.push_back(input.tensor.get());
+    std::vector<int64_t> bound(dims.size(), -1);
+    if (mxrt_status status = mxrt_model_bind_dims(
+            model.get(), function, all.data(), numInputs, bound.data()))
+      failStatus("bad input shapes", status);
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (dims[d].derived)
+        dimValues[d] = bound[d];
   }
   for (Slot &output : outputs)
     output.tensor = create(output.info, "output");
@@ -671,12 +698,16 @@ int runMain(int argc, char **argv) {
         ", \"library\": " + jsonString(options.library);
     if (!dims.empty()) {
       out += ", \"dims\": [";
-      for (size_t d = 0; d < dims.size(); ++d)
+      for (size_t d = 0; d < dims.size(); ++d) {
         out += std::string(d ? ", " : "") +
-               "{\"name\": " + jsonString(dims[d].name) +
-               ", \"value\": " + std::to_string(dimValues[d]) +
-               ", \"min\": " + std::to_string(dims[d].min) + ", \"max\": " +
-               (dims[d].max < 0 ? "null" : std::to_string(dims[d].max)) + "}";
+               "{\"name\": " + jsonString(dims[d].name) + ", \"value\": " +
+               (dimValues[d] < 0 ? "null" : std::to_string(dimValues[d]));
+        if (dims[d].derived)
+          out += ", \"derived\": true}";
+        else
+          out += ", \"min\": " + std::to_string(dims[d].min) + ", \"max\": " +
+                 (dims[d].max < 0 ? "null" : std::to_string(dims[d].max)) + "}";
+      }
       out += "]";
     }
     out += ", \"inputs\": [";
@@ -715,10 +746,17 @@ int runMain(int argc, char **argv) {
     return 0;
   }
 
-  for (size_t d = 0; d < dims.size(); ++d)
-    std::printf("dim %s=%" PRId64 " min=%" PRId64 " max=%s\n", dims[d].name,
-                dimValues[d], dims[d].min,
-                dims[d].max < 0 ? "none" : std::to_string(dims[d].max).c_str());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d].derived && dimValues[d] < 0) // another function's
+      std::printf("dim %s (derived)\n", dims[d].name);
+    else if (dims[d].derived)
+      std::printf("dim %s=%" PRId64 " (derived)\n", dims[d].name, dimValues[d]);
+    else
+      std::printf("dim %s=%" PRId64 " min=%" PRId64 " max=%s\n", dims[d].name,
+                  dimValues[d], dims[d].min,
+                  dims[d].max < 0 ? "none"
+                                  : std::to_string(dims[d].max).c_str());
+  }
   for (const Slot &input : inputs)
     std::printf("input %s %s %s %s\n", input.info.name,
                 mxrt_dtype_name(input.info.dtype),

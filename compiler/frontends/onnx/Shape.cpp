@@ -80,6 +80,10 @@ LogicalResult importConstantOfShape(Importer &im, StringRef) {
 }
 
 LogicalResult importSize(Importer &im, StringRef) {
+  if (llvm::any_of(im.shape(0), ShapedType::isDynamic))
+    return im.fail("the size of '" + im.node->input(0) +
+                   "' is known only at run time; shape computations on "
+                   "run-time extents are not supported yet");
   return im.outConst(
       0, Const::ofInts({numElements(im.shape(0))}, std::vector<int64_t>{}));
 }
@@ -96,6 +100,12 @@ LogicalResult importShape(Importer &im, StringRef) {
   end = std::clamp<int64_t>(end, 0, r);
   std::vector<int64_t> dims(s.begin() + start,
                             s.begin() + std::max(start, end));
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (ShapedType::isDynamic(d))
+      return im.fail("the extent of axis " + Twine(start + i) + " of '" +
+                     im.node->input(0) +
+                     "' is known only at run time; shape computations on "
+                     "run-time extents are not supported yet");
   return im.outConst(0, Const::ofInts(dims));
 }
 

@@ -212,7 +212,7 @@ SmallVector<Value> Importer::create(StringRef name, ValueRange operands,
   bool allEmpty = true;
   for (Value &r : results) {
     auto t = cast<RankedTensorType>(r.getType());
-    if (t.getNumElements() != 0) {
+    if (!t.hasStaticShape() || t.getNumElements() != 0) {
       allEmpty = false;
       continue;
     }

@@ -7,6 +7,8 @@
 #ifndef MXC_PASSES_LOWERING_LINALG_LOWERING_H
 #define MXC_PASSES_LOWERING_LINALG_LOWERING_H
 
+#include "passes/lowering/DynamicExtents.h"
+
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mxc::lowering {
@@ -30,6 +32,7 @@ public:
   mlir::LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   mlir::ConversionPatternRewriter &rewriter) const override {
+    DynamicExtentScope scope(op, adaptor.getOperands());
     mlir::FailureOr<Result> replacement = lower(op, adaptor, rewriter);
     if (mlir::failed(replacement))
       return mlir::failure();

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 5
+#define MXRT_MODEL_ABI_VERSION 6
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -64,14 +64,33 @@ typedef struct mxrt_dim_desc {
   const char *name;
   int64_t min; /* smallest extent accepted (mxc --dim N=MIN..MAX; default 1) */
   int64_t max; /* largest extent accepted, or -1 when unbounded */
+  int64_t flags; /* MXRT_DIM_* */
 } mxrt_dim_desc;
+
+/** mxrt_dim_desc.flags. */
+enum {
+  /** An extent of an output that the function computes from the others (a
+   *  convolution's (H + 2p - k) / s + 1): its mxrt_function_desc.shapes sets
+   *  it before a call; no input names it and the caller never binds it.
+   *  min and max are 0 and -1. */
+  MXRT_DIM_DERIVED = 1,
+};
 
 /** Execution context handed to generated code on every call. Owned by the
  *  instance; generated code must not keep it beyond the call. */
 typedef struct mxrt_exec_context {
   uint8_t *scratch;  /* scratch_size bytes, 64-byte aligned (may be NULL) */
   void *thread_pool; /* reserved for the runtime's thread pool */
+  /** The values of the model's dimensions in this call (num_dims of them,
+   *  derived ones included), for functions with `shapes`; else NULL. */
+  const int64_t *dims;
 } mxrt_exec_context;
+
+/** Fills the MXRT_DIM_DERIVED entries of `dims` (the model's dimensions,
+ *  the others bound from the inputs' shapes) for a call of its function,
+ *  and returns the bytes of scratch that call needs (its static part and
+ *  the buffers whose sizes follow from the dimensions). */
+typedef int64_t (*mxrt_shapes_fn)(int64_t *dims);
 
 /** A compiled function: `buffers` holds one data pointer per input of the
  *  function, then per output, then per model parameter, then per optimizer
@@ -118,6 +137,13 @@ typedef struct mxrt_function_desc {
   int64_t num_variants;
   const mxrt_variant_desc *variants;
   int64_t batch_dim;
+  /** A function compiled once with its dynamic extents in the code (any
+   *  axis of any input; no variants): a call binds every dimension its
+   *  inputs name from their shapes, calls `shapes` for the derived ones
+   *  (the outputs' extents), and runs `entry` with mxrt_exec_context.dims
+   *  holding them all, in a scratch of at least the bytes `shapes` returns
+   *  (scratch_size: the static part). NULL otherwise. */
+  mxrt_shapes_fn shapes;
 } mxrt_function_desc;
 
 /** mxrt_model_desc.flags. */

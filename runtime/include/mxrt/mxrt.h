@@ -182,7 +182,8 @@ MXRT_API mxrt_status mxrt_model_find_input(const mxrt_model *model,
  * Dynamic dimensions (mxc --input data=Nx3x224x224, ONNX dim_params): an
  * extent below 0 in an mxrt_tensor_info shape is dynamic dimension
  * MXRT_DIM_INDEX(extent) (mxrt/model_abi.h), whose value each call takes
- * from its inputs.
+ * from its inputs, or, for a derived dimension (an output's extent, such as
+ * a convolution's output height), computes from the others.
  *===------------------------------------------------------------------===*/
 
 /** A dynamic dimension; its name is owned by the model. */
@@ -190,6 +191,11 @@ typedef struct mxrt_dim_info {
   const char *name;
   int64_t min; /* smallest extent a call may give it (at least 0) */
   int64_t max; /* largest, or -1 when unbounded */
+  /** 1 for a derived dimension: computed from the others, an output's
+   *  extent; never bound by the caller (no input has it, and the values
+   *  given to mxrt_instance_run_raw_dims for it are ignored); min and max
+   *  are then 0 and -1. 0 for the others. */
+  int32_t derived;
 } mxrt_dim_info;
 
 /** How many dynamic dimensions the model has (0: every shape is static). */
@@ -198,13 +204,16 @@ MXRT_API mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
                                          mxrt_dim_info *out_info);
 /** The values of the model's dynamic dimensions that the shapes of
  *  `inputs` (function `function`'s, in its order) give, written to
- *  `out_dims` (mxrt_model_num_dims values). Fails, naming the input, the
- *  axis, the dimension and both values, when an input's rank or a static
- *  extent differs from the model's, two inputs disagree on a dimension, or
- *  a value is outside the dimension's bounds. A NULL input is skipped (an
- *  app that generates some inputs learns their extents from the others'):
- *  a dimension that no input given has, or that the function does not use,
- *  comes out as -1. */
+ *  `out_dims` (mxrt_model_num_dims values), the derived ones included:
+ *  with them, mxrt_resolve_shape gives the outputs' shapes. Fails, naming
+ *  the input, the axis, the dimension and both values, when an input's rank
+ *  or a static extent differs from the model's, two inputs disagree on a
+ *  dimension, or a value is outside the dimension's bounds, and, naming the
+ *  output, when a derived value comes out below 0 (inputs too small for the
+ *  model). A NULL input is skipped (an app that generates some inputs
+ *  learns their extents from the others'): a dimension that no input given
+ *  has, or that the function does not use, comes out as -1, and so do the
+ *  derived ones until every dimension the inputs have is bound. */
 MXRT_API mxrt_status mxrt_model_bind_dims(const mxrt_model *model,
                                           int32_t function,
                                           mxrt_tensor *const *inputs,
@@ -260,8 +269,9 @@ MXRT_API void mxrt_instance_release(mxrt_instance *instance);
 /** Runs the model's forward function. inputs/outputs are in the model's
  *  order; their dtypes and shapes must match the model's exactly (an error
  *  names the first that does not), dynamic dimensions taking their values
- *  from the inputs (mxrt_model_bind_dims); nothing is written to the
- *  outputs when a check fails. The caller keeps owning all tensors.
+ *  from the inputs and derived dimensions theirs from those
+ *  (mxrt_model_bind_dims); nothing is written to the outputs when a check
+ *  fails. The caller keeps owning all tensors.
  *  String outputs receive copies owned by their tensors. A string that a
  *  model cannot convert to a number fails the call (MXRT_INVALID_ARGUMENT);
  *  the outputs are then unspecified. */
@@ -279,11 +289,14 @@ MXRT_API mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
                                            const void *const *inputs,
                                            void *const *outputs);
 /** mxrt_instance_run_raw for a model with dynamic dimensions: `dims` holds
- *  their values (mxrt_model_num_dims of them; those the forward function
- *  uses are checked against their bounds, an error naming the dimension and
- *  the value, and the others ignored), from which the buffers' extents
- *  follow. A model without dynamic dimensions ignores `dims` (which may then
- *  be NULL); mxrt_instance_run_raw refuses a model with them. */
+ *  their values (mxrt_model_num_dims of them; those the forward function's
+ *  inputs have are checked against their bounds, an error naming the
+ *  dimension and the value, and the others ignored), from which the
+ *  buffers' extents follow. Derived dimensions are computed from them as
+ *  mxrt_model_bind_dims does, whatever `dims` holds for them: the outputs
+ *  must have the extents mxrt_model_bind_dims gives. A model without dynamic
+ *  dimensions ignores `dims` (which may then be NULL);
+ *  mxrt_instance_run_raw refuses a model with them. */
 MXRT_API mxrt_status mxrt_instance_run_raw_dims(mxrt_instance *instance,
                                                 const int64_t *dims,
                                                 const void *const *inputs,
