@@ -836,12 +836,21 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     } else if (c == -3) {
       if (src + 1 >= in.size())
         return bad("code -3 needs two input axes");
-      out.push_back(in[src] * in[src + 1]);
+      bool dynamic =
+          ShapedType::isDynamic(in[src]) || ShapedType::isDynamic(in[src + 1]);
+      out.push_back(dynamic ? ShapedType::kDynamic : in[src] * in[src + 1]);
       src += 2;
     } else if (c == -4) {
       if (i + 2 >= codes.size() || src >= in.size())
         return bad("code -4 must be followed by two values");
       int64_t d = in[src++], a = codes[i + 1], b = codes[i + 2];
+      if (ShapedType::isDynamic(d) && (a == -1) != (b == -1) &&
+          std::max(a, b) > 0) {
+        out.append({a == -1 ? ShapedType::kDynamic : a,
+                    b == -1 ? ShapedType::kDynamic : b});
+        i += 2;
+        continue;
+      }
       if (a == -1 && b > 0 && d % b == 0)
         a = d / b;
       else if (b == -1 && a > 0 && d % a == 0)
@@ -854,6 +863,15 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     } else {
       return bad("unknown code " + Twine(c));
     }
+  }
+  if (!data.hasStaticShape()) {
+    // Run-time extents: the -1 is too; the count is checked at run time.
+    if (inferred >= 0)
+      out[inferred] = ShapedType::kDynamic;
+    if (reverse)
+      std::reverse(out.begin(), out.end());
+    results.push_back(RankedTensorType::get(out, data.getElementType()));
+    return success();
   }
   int64_t total = data.getNumElements(), known = 1;
   for (auto [i, d] : llvm::enumerate(out))
@@ -1017,7 +1035,8 @@ void SliceOp::getNormalized(SmallVectorImpl<int64_t> &starts,
   auto shape = cast<RankedTensorType>(getData().getType()).getShape();
   for (size_t i = 0; i < shape.size(); ++i) {
     int64_t start = 0, count = shape[i], step = 1;
-    if (i < getBegin().size()) {
+    // A dynamic axis is taken whole (lowersWithDynamicExtents).
+    if (i < getBegin().size() && !ShapedType::isDynamic(shape[i])) {
       step = getStep().empty() ? 1 : getStep()[i];
       normalizeSlice(shape[i], getBegin()[i], getEnd()[i], step, start, count);
     }
@@ -1047,6 +1066,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     // slice_c2
     if (s == 0)
       return fail(loc, "step must not be 0");
+    if (data.isDynamicDim(i))
+      continue; // the extent is known at run time only
     int64_t start, count;
     normalizeSlice(data.getDimSize(i), begin[i], end[i], s, start, count);
     out[i] = count;

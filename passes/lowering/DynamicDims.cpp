@@ -244,22 +244,23 @@ struct BindDimsPass : mxc::impl::BindDimsPassBase<BindDimsPass> {
       OpFoldResult stride = b.getIndexAttr(1);
       for (int64_t axis = type.getRank() - 1; axis >= 0; --axis) {
         strides[axis] = stride;
-        Value s = getValueOrCreateConstantIndexOp(b, loc, stride);
-        Value e = getValueOrCreateConstantIndexOp(b, loc, sizes[axis]);
-        stride = OpFoldResult(arith::MulIOp::create(b, loc, s, e).getResult());
+        auto s = getConstantIntValue(stride),
+             e = getConstantIntValue(sizes[axis]);
+        if (s && e) { // static as far as here: the identity layout's own
+          stride = b.getIndexAttr(*s * *e);
+          continue;
+        }
+        stride = OpFoldResult(
+            arith::MulIOp::create(
+                b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                getValueOrCreateConstantIndexOp(b, loc, sizes[axis]))
+                .getResult());
       }
-      SmallVector<int64_t> staticStrides;
-      for (OpFoldResult s : strides)
-        staticStrides.push_back(
-            getConstantIntValue(s).value_or(ShapedType::kDynamic));
-      auto viewType = MemRefType::get(
-          type.getShape(), type.getElementType(),
-          StridedLayoutAttr::get(ctx, /*offset=*/0, staticStrides));
+      // The identity layout itself, whose static strides these match.
       auto view = memref::ReinterpretCastOp::create(
-          b, loc, viewType, arg, b.getIndexAttr(0), sizes, strides);
-      Value typed = memref::CastOp::create(b, loc, type, view);
+          b, loc, type, arg, b.getIndexAttr(0), sizes, strides);
       Operation *viewOp = view;
-      arg.replaceUsesWithIf(typed, [&](OpOperand &use) -> bool {
+      arg.replaceUsesWithIf(view, [&](OpOperand &use) -> bool {
         return use.getOwner() != viewOp;
       });
     }

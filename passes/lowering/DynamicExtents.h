@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
+#include <optional>
+
 namespace mxc::lowering {
 
 /// While alive, names `op` (operands `operands`, as its lowering sees them)
@@ -38,6 +40,15 @@ private:
 llvm::SmallVector<mlir::Value> dynamicExtents(mlir::OpBuilder &b,
                                               mlir::Location loc,
                                               llvm::ArrayRef<int64_t> shape);
+
+/// Where a dynamic extent of an mx op's result comes from when it equals
+/// an operand's: (operand index, operand axis) for extent `axis` of result
+/// `result`, or none when the op computes it (a window count, a reshape's
+/// inferred extent). The rules follow each op's shape semantics:
+/// elementwise ops right-aligned, transposes permuted, matrix products by
+/// their rows and columns, reshapes by their copy codes.
+std::optional<std::pair<unsigned, int64_t>>
+extentSource(mlir::Operation *op, unsigned result, int64_t axis);
 
 /// Whether `op`'s lowering can build its tensors when its operands or
 /// results have dynamic extents: the ops whose result extents

@@ -19,11 +19,11 @@ bool lowering::isF32(Value v) { return tensorType(v).getElementType().isF32(); }
 Value lowering::matmulKernel(OpBuilder &b, Location loc,
                              ArrayRef<int64_t> shape, Value lhs, Value rhs,
                              Value bias, bool transposeA, bool transposeB,
-                             Value init) {
+                             Value init, ValueRange extents) {
   Type f32 = b.getF32Type();
   bool accumulate = static_cast<bool>(init);
   if (!init)
-    init = emptyTensor(b, loc, shape, f32);
+    init = emptyTensor(b, loc, shape, f32, extents);
   return MatmulKernelOp::create(b, loc, RankedTensorType::get(shape, f32), lhs,
                                 rhs, bias, init, transposeA, transposeB,
                                 accumulate, /*relu=*/false)
@@ -96,17 +96,32 @@ FailureOr<Value> lowering::selectMatMul(MatMulOp op, MatMulOp::Adaptor a,
                     bs = tensorType(a.getRhs()).getShape();
   Value lhs = a.getLhs(), rhs = a.getRhs();
   SmallVector<int64_t> yShape;
-  if (as.size() >= 2 && bs.size() == 2) {
+  SmallVector<Value> mExtent; // the folded rows' count, when dynamic
+  if (as.size() >= 2 && bs.size() == 2 && !tensorType(lhs).hasStaticShape()) {
+    if (ShapedType::isDynamic(as.back()) || !tensorType(rhs).hasStaticShape())
+      return failure();
+    Value m = arith::ConstantIndexOp::create(b, loc, 1);
+    for (size_t i = 0; i + 1 < as.size(); ++i)
+      m = arith::MulIOp::create(b, loc, m,
+                                tensor::DimOp::create(b, loc, lhs, i));
+    mExtent.push_back(m);
+    lhs = reshapeTo(b, loc, lhs, {ShapedType::kDynamic, as.back()}, mExtent);
+    yShape = {ShapedType::kDynamic, bs[1]};
+  } else if (as.size() >= 2 && bs.size() == 2) {
     int64_t m = tensorType(lhs).getNumElements() / as.back();
     lhs = reshapeTo(b, loc, lhs, {m, as.back()});
     yShape = {m, bs[1]};
+  } else if (!tensorType(lhs).hasStaticShape() ||
+             !tensorType(rhs).hasStaticShape()) {
+    return failure(); // batched products of run-time extents: loops
   } else if (as.size() == 3 && bs.size() == 3 && as[0] == bs[0]) {
     yShape = {as[0], as[1], bs[2]};
   } else {
     return failure();
   }
   Value y = matmulKernel(b, loc, yShape, lhs, rhs, /*bias=*/Value(),
-                         /*transposeA=*/false, /*transposeB=*/false);
+                         /*transposeA=*/false, /*transposeB=*/false, Value(),
+                         mExtent);
   return reshapeTo(b, loc, y, cast<RankedTensorType>(op.getType()).getShape());
 }
 

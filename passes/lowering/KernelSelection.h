@@ -23,7 +23,8 @@ bool isF32(mlir::Value v);
 mlir::Value matmulKernel(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<int64_t> shape, mlir::Value lhs,
                          mlir::Value rhs, mlir::Value bias, bool transposeA,
-                         bool transposeB, mlir::Value init = {});
+                         bool transposeB, mlir::Value init = {},
+                         mlir::ValueRange extents = {});
 
 /// `v` (a vector) repeated over the other axes of a tensor of `shape`:
 /// axis `axis` of the result is v's; the init of an accumulating kernel

@@ -11,14 +11,15 @@ using utils::IteratorType;
 namespace mxc::lowering {
 
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  Type elementType) {
-  return tensor::EmptyOp::create(b, loc, shape, elementType,
-                                 dynamicExtents(b, loc, shape));
+                  Type elementType, ValueRange extents) {
+  return tensor::EmptyOp::create(
+      b, loc, shape, elementType,
+      extents.empty() ? ValueRange(dynamicExtents(b, loc, shape)) : extents);
 }
 
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Value value) {
-  Value init = emptyTensor(b, loc, shape, value.getType());
+                   Value value, ValueRange extents) {
+  Value init = emptyTensor(b, loc, shape, value.getType(), extents);
   return linalg::FillOp::create(b, loc, value, init).getResult(0);
 }
 
@@ -71,8 +72,33 @@ Value generic(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
               Type elementType, ValueRange inputs,
               ArrayRef<AffineMap> inputMaps, ArrayRef<IteratorType> iterators,
               BodyFn body, Value init, AffineMap outputMap) {
-  if (!init)
-    init = emptyTensor(b, loc, shape, elementType);
+  if (!init) {
+    // Dynamic extents of the loops the output is indexed by: an input's
+    // that reads along the same loop.
+    SmallVector<Value> extents;
+    bool identityOut = !outputMap || outputMap.isIdentity();
+    for (auto [axis, d] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(d) || !identityOut)
+        continue;
+      for (auto [input, map] : llvm::zip(inputs, inputMaps)) {
+        auto t = dyn_cast<RankedTensorType>(input.getType());
+        for (auto [r, e] : llvm::enumerate(map.getResults())) {
+          auto dim = dyn_cast<AffineDimExpr>(e);
+          if (t && dim && dim.getPosition() == axis && t.isDynamicDim(r)) {
+            extents.push_back(tensor::DimOp::create(b, loc, input, r));
+            break;
+          }
+        }
+        if (extents.size() == size_t(llvm::count_if(shape.take_front(axis + 1),
+                                                    ShapedType::isDynamic)))
+          break;
+      }
+    }
+    bool found =
+        extents.size() == size_t(llvm::count_if(shape, ShapedType::isDynamic));
+    init = emptyTensor(b, loc, shape, elementType,
+                       found ? ValueRange(extents) : ValueRange());
+  }
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(outputMap ? outputMap
                            : b.getMultiDimIdentityMap(iterators.size()));
@@ -142,19 +168,44 @@ Value reduction(OpBuilder &b, Location loc, Value x,
   llvm::append_range(inputs, extras);
   SmallVector<AffineMap> maps = {space.loopIn};
   maps.append(extras.size(), space.loopOut);
+  // The kept axes' run-time extents are x's.
+  SmallVector<Value> extents;
+  auto xType = tensorType(x);
+  for (int64_t i = 0; i < xType.getRank(); ++i)
+    if (space.iters[i] == IteratorType::parallel && xType.isDynamicDim(i))
+      extents.push_back(tensor::DimOp::create(b, loc, x, i));
   return generic(
       b, loc, space.shape, init.getType(), inputs, maps, space.loopIters,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         return step(nb, l, args.front(), args.back(),
                     args.drop_front().drop_back());
       },
-      filledTensor(b, loc, space.shape, init), space.loopOut);
+      filledTensor(b, loc, space.shape, init, extents), space.loopOut);
 }
 
-Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape,
+                ValueRange extents) {
   auto type = tensorType(v);
-  if (type.getShape() == shape)
+  if (type.getShape() == shape && extents.empty())
     return v;
+  if (!type.hasStaticShape() || llvm::any_of(shape, ShapedType::isDynamic)) {
+    // Run-time extents: tensor.reshape to a shape built from them.
+    SmallVector<Value> dyn(extents);
+    if (dyn.empty())
+      dyn = dynamicExtents(b, loc, shape);
+    auto target = RankedTensorType::get(shape, type.getElementType());
+    SmallVector<Value> sizes;
+    unsigned next = 0;
+    for (int64_t d : shape)
+      sizes.push_back(ShapedType::isDynamic(d)
+                          ? dyn[next++]
+                          : arith::ConstantIndexOp::create(b, loc, d));
+    Value shapeTensor = tensor::FromElementsOp::create(
+        b, loc,
+        RankedTensorType::get({int64_t(sizes.size())}, b.getIndexType()),
+        sizes);
+    return tensor::ReshapeOp::create(b, loc, target, v, shapeTensor);
+  }
   auto target = RankedTensorType::get(shape, type.getElementType());
   // Through 1-D: collapse every axis into one, then expand to the target.
   Value flat = v;
@@ -235,9 +286,14 @@ static SmallVector<OpFoldResult> indexAttrs(OpBuilder &b,
 }
 
 Value extractSlice(OpBuilder &b, Location loc, Value source, const Box &box) {
-  return tensor::ExtractSliceOp::create(
-      b, loc, source, indexAttrs(b, box.offsets), indexAttrs(b, box.sizes),
-      indexAttrs(b, box.strides));
+  // A dynamic size is the source's whole axis (docs/dynamic-shapes.md).
+  SmallVector<OpFoldResult> sizes = indexAttrs(b, box.sizes);
+  for (auto [i, size] : llvm::enumerate(box.sizes))
+    if (ShapedType::isDynamic(size))
+      sizes[i] = tensor::DimOp::create(b, loc, source, i).getResult();
+  return tensor::ExtractSliceOp::create(b, loc, source,
+                                        indexAttrs(b, box.offsets), sizes,
+                                        indexAttrs(b, box.strides));
 }
 
 Value insertSlice(OpBuilder &b, Location loc, Value source, Value dest,

@@ -27,13 +27,18 @@ inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
 // Fresh tensors
 //===----------------------------------------------------------------------===//
 
-/// A tensor.empty of `shape` and `elementType`.
+/// A tensor.empty of `shape` and `elementType`; its dynamic extents are
+/// `extents` (one per dynamic axis) when given, else those of the op being
+/// lowered (DynamicExtents.h).
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
-                        llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+                        llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                        mlir::ValueRange extents = {});
 
-/// A fresh tensor of `shape` filled with the scalar `value` (linalg.fill).
+/// A fresh tensor of `shape` filled with the scalar `value` (linalg.fill);
+/// dynamic extents as emptyTensor's.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
-                         llvm::ArrayRef<int64_t> shape, mlir::Value value);
+                         llvm::ArrayRef<int64_t> shape, mlir::Value value,
+                         mlir::ValueRange extents = {});
 
 /// A fresh tensor of `shape` filled with `value` as a constant of
 /// `elementType` (see constScalar).
@@ -150,9 +155,11 @@ mlir::Value reduction(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 // Reshapes, padding and slices
 //===----------------------------------------------------------------------===//
 
-/// Reshape between equal-sized static shapes (bufferizes to a view).
+/// Reshape between equal-sized shapes (bufferizes to a view); the dynamic
+/// extents of `shape` are `extents` when given, else as emptyTensor's.
 mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
-                      llvm::ArrayRef<int64_t> shape);
+                      llvm::ArrayRef<int64_t> shape,
+                      mlir::ValueRange extents = {});
 
 /// `v` with `axis` split into (`parts`, extent / `parts`): the group axis of
 /// a grouped convolution's data (axis 1), weight or bias (axis 0) made

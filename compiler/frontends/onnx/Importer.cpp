@@ -421,6 +421,8 @@ llvm::Error Importer::addInputs() {
           continue;
         }
         open[i] = sym;
+        inputDimSymbols[input.name()].resize(dims.size());
+        inputDimSymbols[input.name()][i] = sym;
         auto value = opts.dimValues.find(sym);
         shape.push_back(value == opts.dimValues.end() ? 1 : value->second);
       }
@@ -573,6 +575,15 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   };
   if (llvm::Error e = typeError(names(n.input())))
     return e;
+  // Shape computations on run-time extents.
+  if (llvm::any_of(n.input(), [&](const std::string &in) {
+        auto t = tensors.find(in);
+        return t != tensors.end() && t->second.sym;
+      })) {
+    if (failed(importSymbolic(n.op_type())))
+      return nodeError(n, error);
+    return llvm::Error::success();
+  }
   if (failed(entry && entry->tensor
                  ? entry->tensor(*this, n.op_type())
                  : fail(unsupportedOpMessage(n.op_type(), opset))))

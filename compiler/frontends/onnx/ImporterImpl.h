@@ -44,9 +44,30 @@ int32_t onnxType(Type t);
 
 /// A named value of the graph: a runtime SSA value, a compile-time constant,
 /// or both once the constant has been materialized as a parameter.
+/// An integer known only at run time, as the importer follows it through
+/// the shape computations of a model with dynamic extents:
+/// coef * (the product of `dims`) / div + offset, each dim a run-time extent
+/// named by its symbol (Importer::dimSymbol).
+struct SymExtent {
+  int64_t coef = 1, div = 1, offset = 0;
+  std::vector<std::string> dims;
+  bool isConst() const { return dims.empty(); }
+  /// The value of a constant one.
+  int64_t value() const { return coef / div + offset; }
+};
+
+/// A shape-like integer tensor (a scalar or a vector) some of whose elements
+/// are run-time extents: the output of Shape on a tensor with dynamic
+/// extents and the small arithmetic on it.
+struct SymTensor {
+  std::vector<int64_t> shape; ///< () or (n,)
+  std::vector<SymExtent> elems;
+};
+
 struct Tensor {
   Value value;
   std::shared_ptr<const Const> constant;
+  std::shared_ptr<const SymTensor> sym;
 };
 
 /// One model's import: the graph-level steps (run), the node being imported
@@ -262,6 +283,18 @@ public:
   bool isValue(StringRef name) {
     return tensors.count(name) || sequences.count(name) || absent.count(name);
   }
+  /// The symbol of run-time extent `axis` of `v`: an input's dimension name,
+  /// followed through the ops that keep an operand's extent (extentSource),
+  /// else a name of its own. Equal symbols are equal extents.
+  std::string dimSymbol(Value v, int64_t axis);
+  /// The dimension names of each input's axes ("" where static).
+  std::map<std::string, std::vector<std::string>> inputDimSymbols;
+  /// Output `k` is `t`, a constant when none of its elements is symbolic.
+  LogicalResult outSym(unsigned k, SymTensor t);
+  /// Imports the current node when an input is a SymTensor; fails naming
+  /// the op when it is not a shape computation mxc follows.
+  LogicalResult importSymbolic(StringRef opType);
+
   /// Imports node `n`, the `index`th of its graph (which names it when it
   /// has no name and no outputs).
   llvm::Error importNode(::onnx::NodeProto &n, unsigned index);

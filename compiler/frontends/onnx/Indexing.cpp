@@ -4,6 +4,8 @@
 // GatherND, the Scatter family, Pad, OneHot and Trilu.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace mxc::onnx {
@@ -154,6 +156,10 @@ LogicalResult importSlice(Importer &im, StringRef) {
       return im.fail("steps must not be 0");
     seen[a] = true;
     last = std::max(last, a);
+    if (ShapedType::isDynamic(in[a]))
+      return im.fail("slicing axis " + Twine(a) +
+                     ", whose extent is known only at run time, is not "
+                     "supported yet");
     perAxis[a] = normalizeSlice(in[a], starts[j], ends[j], steps[j]);
   }
   if (const Const *c = im.cst(0)) {
@@ -170,6 +176,12 @@ LogicalResult importSlice(Importer &im, StringRef) {
   for (int64_t i = 0; i <= last; ++i) {
     const SliceAxis &s = perAxis[i];
     int64_t stop = s.start + s.count * s.step;
+    if (ShapedType::isDynamic(in[i])) { // taken whole
+      sb.push_back(0);
+      se.push_back(std::numeric_limits<int64_t>::max());
+      ss.push_back(1);
+      continue;
+    }
     sb.push_back(s.start);
     // A negative step that runs past index 0 needs Python's "before 0".
     se.push_back(stop < 0 ? -in[i] - 1 : stop);

@@ -100,13 +100,19 @@ LogicalResult importShape(Importer &im, StringRef) {
   end = std::clamp<int64_t>(end, 0, r);
   std::vector<int64_t> dims(s.begin() + start,
                             s.begin() + std::max(start, end));
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (ShapedType::isDynamic(d))
-      return im.fail("the extent of axis " + Twine(start + i) + " of '" +
-                     im.node->input(0) +
-                     "' is known only at run time; shape computations on "
-                     "run-time extents are not supported yet");
-  return im.outConst(0, Const::ofInts(dims));
+  // Run-time extents are followed symbolically (SymbolicShapes.cpp).
+  SymTensor t{{int64_t(dims.size())}, {}};
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    SymExtent e;
+    if (ShapedType::isDynamic(d)) {
+      e.dims = {im.dimSymbol(im.val(0), start + i)};
+    } else {
+      e.coef = 0;
+      e.offset = d;
+    }
+    t.elems.push_back(e);
+  }
+  return im.outSym(0, std::move(t));
 }
 
 LogicalResult importRange(Importer &im, StringRef) {

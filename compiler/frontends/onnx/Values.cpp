@@ -70,6 +70,8 @@ LogicalResult Importer::outConst(unsigned k, Const c) {
 }
 
 std::vector<int64_t> Importer::shapeOf(const Tensor &t) {
+  if (t.sym)
+    return t.sym->shape;
   if (t.value) {
     auto s = cast<RankedTensorType>(t.value.getType()).getShape();
     return {s.begin(), s.end()};
@@ -78,6 +80,8 @@ std::vector<int64_t> Importer::shapeOf(const Tensor &t) {
 }
 
 int32_t Importer::typeOf(const Tensor &t) {
+  if (t.sym)
+    return TP::INT64;
   if (t.value)
     return onnxType(cast<RankedTensorType>(t.value.getType()).getElementType());
   return t.constant->type;
@@ -104,6 +108,13 @@ Value Importer::param(const Const &c, StringRef name) {
 
 Value Importer::materialize(const std::string &name) {
   Tensor &t = tensors[name];
+  if (t.sym) {
+    (void)fail("'" + name +
+               "' is computed from run-time extents (Shape of a tensor with "
+               "dynamic extents) and used as data here, which is not "
+               "supported yet");
+    return Value();
+  }
   if (!t.value && t.constant)
     t.value = param(*t.constant, name);
   return t.value;
