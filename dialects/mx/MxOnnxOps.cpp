@@ -228,3 +228,48 @@ LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(
   results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// reshape_to_extents
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ReshapeToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  SmallVector<int64_t> out;
+  size_t nSources = adaptor.getSources().size();
+  for (auto [i, attr] : llvm::enumerate(adaptor.getExtents())) {
+    auto entry = dyn_cast<DenseI64ArrayAttr>(attr);
+    ArrayRef<int64_t> e = entry ? entry.asArrayRef() : ArrayRef<int64_t>();
+    // reshape_to_extents_c1
+    if (e.size() == 1 && e[0] >= 0) {
+      out.push_back(e[0]);
+      continue;
+    }
+    if (e.size() < 3 || e.size() % 2 == 0 || e[1] < 1)
+      return fail(loc, "extent " + Twine(i) +
+                           " is neither a constant nor a term (coef, div, "
+                           "offset, then source and axis pairs)");
+    int64_t value = e[0];
+    bool dynamic = false;
+    for (size_t k = 3; k < e.size(); k += 2) {
+      if (e[k] < 1 || size_t(e[k]) > nSources)
+        return fail(loc, "extent " + Twine(i) + " names source " + Twine(e[k]) +
+                             " of " + Twine(nSources));
+      auto src = tensorOf(adaptor.getSources()[e[k] - 1]);
+      if (e[k + 1] < 0 || e[k + 1] >= src.getRank())
+        return fail(loc, "extent " + Twine(i) + " names axis " +
+                             Twine(e[k + 1]) + " of a rank-" +
+                             Twine(src.getRank()) + " source");
+      if (src.isDynamicDim(e[k + 1]))
+        dynamic = true;
+      else
+        value *= src.getDimSize(e[k + 1]);
+    }
+    out.push_back(dynamic ? ShapedType::kDynamic : value / e[1] + e[2]);
+  }
+  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return success();
+}

@@ -192,4 +192,30 @@ def Mx_MaxPoolWithIndicesOp : Mx_Op<"max_pool_with_indices"> {
   }];
 }
 
+def Mx_ReshapeToExtentsOp : Mx_Op<"reshape_to_extents"> {
+  let summary = "reshape to extents computed at run time from other tensors'";
+  let description = [{
+    A shape computed from `Shape` of tensors with dynamic extents (ONNX
+    Shape -> Gather -> Concat -> Reshape chains that MXNet's codes do not
+    express). Output axis i is `extents[i]`: [k], a constant k >= 0, or
+    [coef, div, offset, j0, a0, j1, a1, ...], the run-time value
+    coef * (extent a0 of operand j0) * (extent a1 of operand j1) * ... / div
+    + offset, where operand j is `sources[j - 1]` (whose values are not
+    read). The element count is the data's.
+
+    C1: every entry is one constant >= 0 or a term of coef, div >= 1, offset
+        and pairs naming a source and one of its axes.
+
+    ```mlir
+    %y = mx.reshape_to_extents %x, %s {extents = [array<i64: 1, 1, 0, 1, 0>,
+        array<i64: 1, 1, 0, 1, 1>, array<i64: 64>]}
+        : (tensor<?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Variadic<Mx_AnyTensor>:$sources,
+                   ArrayAttr:$extents);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // MXC_DIALECTS_MX_MXONNXOPS_TD

@@ -120,6 +120,14 @@ extentSource(Operation *op, unsigned result, int64_t axis) {
       return Source();
     return codes[axis] == 0 ? from(0, axis) : Source();
   }
+  if (auto r = dyn_cast<ReshapeToExtentsOp>(op)) {
+    // An extent that is one source's own.
+    ArrayRef<int64_t> e =
+        cast<DenseI64ArrayAttr>(r.getExtents()[axis]).asArrayRef();
+    if (e.size() == 5 && e[0] == 1 && e[1] == 1 && e[2] == 0)
+      return from(e[3], e[4]);
+    return Source();
+  }
   if (isa<MatMulOp, DotOp>(op)) {
     bool ta = false, tb = false;
     if (auto dot = dyn_cast<DotOp>(op)) {
@@ -186,7 +194,9 @@ SmallVector<Value> dynamicExtents(OpBuilder &b, Location loc,
       });
   // Then an operand of the same shape, where the op keeps its operands'
   // axes in place.
-  bool inPlace = !isa<TransposeOp, ReshapeOp, MatMulOp, DotOp>(current->op);
+  bool inPlace =
+      !isa<TransposeOp, ReshapeOp, ReshapeToExtentsOp, MatMulOp, DotOp>(
+          current->op);
   for (Value v : current->operands)
     if (auto t = dyn_cast<RankedTensorType>(v.getType());
         inPlace && t && t.getShape() == shape)
@@ -241,7 +251,8 @@ bool lowersWithDynamicExtents(Operation *op) {
            cast<RankedTensorType>(conv.getType()).getElementType().isF32();
   return isa<ActivationOp, LeakyReLUOp, DropoutOp, UnaryOp, ClipOp, BinaryOp,
              ScalarOp, BlockGradOp, CastOp, CompareOp, WhereOp, ReshapeOp,
-             TransposeOp, MatMulOp, DotOp, ReduceOp, SoftmaxOp>(op);
+             ReshapeToExtentsOp, TransposeOp, MatMulOp, DotOp, ReduceOp,
+             SoftmaxOp>(op);
 }
 
 } // namespace mxc::lowering

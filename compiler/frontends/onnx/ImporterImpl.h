@@ -51,6 +51,8 @@ int32_t onnxType(Type t);
 struct SymExtent {
   int64_t coef = 1, div = 1, offset = 0;
   std::vector<std::string> dims;
+  /// Where each of `dims` can be read at run time: a value and its axis.
+  std::vector<std::pair<Value, int64_t>> refs;
   bool isConst() const { return dims.empty(); }
   /// The value of a constant one.
   int64_t value() const { return coef / div + offset; }

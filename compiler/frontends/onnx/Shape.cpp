@@ -106,6 +106,7 @@ LogicalResult importShape(Importer &im, StringRef) {
     SymExtent e;
     if (ShapedType::isDynamic(d)) {
       e.dims = {im.dimSymbol(im.val(0), start + i)};
+      e.refs = {{im.val(0), int64_t(start + i)}};
     } else {
       e.coef = 0;
       e.offset = d;

@@ -43,10 +43,18 @@ std::optional<SymExtent> multiply(const SymExtent &a, const SymExtent &b) {
   }
   if (a.offset || b.offset || a.div != 1 || b.div != 1)
     return std::nullopt;
-  SymExtent r = a;
-  r.coef *= b.coef;
-  r.dims.insert(r.dims.end(), b.dims.begin(), b.dims.end());
-  llvm::sort(r.dims);
+  // The dims in order of their symbols, their refs alongside.
+  std::vector<std::pair<std::string, std::pair<Value, int64_t>>> both;
+  for (const SymExtent *e : {&a, &b})
+    for (auto [d, ref] : llvm::zip(e->dims, e->refs))
+      both.push_back({d, ref});
+  llvm::stable_sort(both, [](auto &x, auto &y) { return x.first < y.first; });
+  SymExtent r;
+  r.coef = a.coef * b.coef;
+  for (auto &[d, ref] : both) {
+    r.dims.push_back(d);
+    r.refs.push_back(ref);
+  }
   return r;
 }
 
@@ -170,6 +178,39 @@ LogicalResult Importer::importSymbolic(StringRef opType) {
     auto xType = cast<RankedTensorType>(x.getType());
     std::vector<int64_t> codes;
     int64_t unresolved = -1;
+    // Failing codes, the extents are computed at run time.
+    auto toExtents = [&]() -> LogicalResult {
+      SmallVector<Value> sources;
+      SmallVector<Attribute> extents;
+      for (auto [i, e] : llvm::enumerate(shape->elems)) {
+        if (e.isConst()) {
+          int64_t v = e.value();
+          if (v == 0 && !allowZero && int64_t(i) < xType.getRank() &&
+              !xType.isDynamicDim(i))
+            v = xType.getDimSize(i);
+          if (v < 0)
+            return fail("shape element " + Twine(i) + " is " + Twine(v) +
+                        " beside extents computed at run time");
+          extents.push_back(arr({v}));
+          continue;
+        }
+        std::vector<int64_t> term = {e.coef, e.div, e.offset};
+        for (auto [value, axis] : e.refs) {
+          auto at = llvm::find(sources, value);
+          if (at == sources.end()) {
+            sources.push_back(value);
+            at = std::prev(sources.end());
+          }
+          term.push_back(at - sources.begin() + 1);
+          term.push_back(axis);
+        }
+        extents.push_back(arr(term));
+      }
+      SmallVector<Value> operands = {x};
+      operands.append(sources);
+      return out(0, op("mx.reshape_to_extents", operands,
+                       {na("extents", b.getArrayAttr(extents))}));
+    };
     for (auto [i, e] : llvm::enumerate(shape->elems)) {
       if (e.isConst()) {
         if (e.value() < -1 || (e.value() == 0 && allowZero))
@@ -185,8 +226,7 @@ LogicalResult Importer::importSymbolic(StringRef opType) {
         continue;
       }
       if (unresolved >= 0 || llvm::is_contained(codes, -1))
-        return fail("reshapes to more than one extent computed at run time "
-                    "that is not the input's own on the same axis");
+        return toExtents();
       unresolved = i;
       codes.push_back(-1);
     }

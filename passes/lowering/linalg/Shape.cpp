@@ -89,6 +89,31 @@ FailureOr<Value> lowerConcat(ConcatOp op, ConcatOp::Adaptor a, OpBuilder &b) {
 /// The taken elements in increasing order are a strided tensor.extract_slice
 /// (a view after bufferization); axes with negative steps are then reversed
 /// by a generic reading index count - 1 - i.
+/// tensor.reshape to extents computed from the sources' (see the op).
+FailureOr<Value> lowerReshapeToExtents(ReshapeToExtentsOp op,
+                                       ReshapeToExtentsOp::Adaptor a,
+                                       OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<Value> extents;
+  for (auto [axis, attr] : llvm::enumerate(op.getExtents())) {
+    if (!type.isDynamicDim(axis))
+      continue;
+    ArrayRef<int64_t> e = cast<DenseI64ArrayAttr>(attr).asArrayRef();
+    Value v = index(e[0]);
+    for (size_t k = 3; k < e.size(); k += 2)
+      v = arith::MulIOp::create(
+          b, loc, v,
+          tensor::DimOp::create(b, loc, a.getSources()[e[k] - 1], e[k + 1]));
+    v = arith::DivSIOp::create(b, loc, v, index(e[1]));
+    extents.push_back(arith::AddIOp::create(b, loc, v, index(e[2])));
+  }
+  return reshapeTo(b, loc, a.getData(), type.getShape(), extents);
+}
+
 FailureOr<Value> lowerSlice(SliceOp op, SliceOp::Adaptor a, OpBuilder &b) {
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
@@ -219,7 +244,8 @@ void populateShapePatterns(RewritePatternSet &patterns) {
   addLowerings(patterns, lowerReshapeLike<FlattenOp>,
                lowerReshapeLike<ReshapeOp>, lowerReshapeLike<ExpandDimsOp>,
                lowerReshapeLike<SqueezeOp>, lowerTranspose, lowerConcat,
-               lowerSlice, lowerSliceChannel, lowerSliceGrad, lowerPad);
+               lowerSlice, lowerSliceChannel, lowerSliceGrad, lowerPad,
+               lowerReshapeToExtents);
 }
 
 } // namespace mxc::lowering
