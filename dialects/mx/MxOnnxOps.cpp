@@ -233,14 +233,18 @@ LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(
 // reshape_to_extents
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ReshapeToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                     Adaptor adaptor,
-                                     SmallVectorImpl<Type> &results) {
-  auto data = tensorOf(adaptor.getData());
+/// The shape `extentsAttr` describes (`?` where a term reads a dynamic
+/// extent of `sources`), or a failure naming the bad entry.
+static FailureOr<SmallVector<int64_t>> extentsShape(std::optional<Location> loc,
+                                                    ArrayAttr extentsAttr,
+                                                    ValueRange sources) {
   SmallVector<int64_t> out;
-  size_t nSources = adaptor.getSources().size();
-  for (auto [i, attr] : llvm::enumerate(adaptor.getExtents())) {
+  size_t nSources = sources.size();
+  auto bad = [&](const Twine &message) {
+    (void)fail(loc, message);
+    return failure();
+  };
+  for (auto [i, attr] : llvm::enumerate(extentsAttr)) {
     auto entry = dyn_cast<DenseI64ArrayAttr>(attr);
     ArrayRef<int64_t> e = entry ? entry.asArrayRef() : ArrayRef<int64_t>();
     // reshape_to_extents_c1
@@ -249,20 +253,19 @@ ReshapeToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
       continue;
     }
     if (e.size() < 3 || e.size() % 2 == 0 || e[1] < 1)
-      return fail(loc, "extent " + Twine(i) +
-                           " is neither a constant nor a term (coef, div, "
-                           "offset, then source and axis pairs)");
+      return bad("extent " + Twine(i) +
+                 " is neither a constant nor a term (coef, div, offset, then "
+                 "source and axis pairs)");
     int64_t value = e[0];
     bool dynamic = false;
     for (size_t k = 3; k < e.size(); k += 2) {
       if (e[k] < 1 || size_t(e[k]) > nSources)
-        return fail(loc, "extent " + Twine(i) + " names source " + Twine(e[k]) +
-                             " of " + Twine(nSources));
-      auto src = tensorOf(adaptor.getSources()[e[k] - 1]);
+        return bad("extent " + Twine(i) + " names source " + Twine(e[k]) +
+                   " of " + Twine(nSources));
+      auto src = tensorOf(sources[e[k] - 1]);
       if (e[k + 1] < 0 || e[k + 1] >= src.getRank())
-        return fail(loc, "extent " + Twine(i) + " names axis " +
-                             Twine(e[k + 1]) + " of a rank-" +
-                             Twine(src.getRank()) + " source");
+        return bad("extent " + Twine(i) + " names axis " + Twine(e[k + 1]) +
+                   " of a rank-" + Twine(src.getRank()) + " source");
       if (src.isDynamicDim(e[k + 1]))
         dynamic = true;
       else
@@ -270,6 +273,31 @@ ReshapeToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     }
     out.push_back(dynamic ? ShapedType::kDynamic : value / e[1] + e[2]);
   }
-  results.push_back(RankedTensorType::get(out, data.getElementType()));
+  return out;
+}
+
+LogicalResult
+ReshapeToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
+  auto out = extentsShape(loc, adaptor.getExtents(), adaptor.getSources());
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(
+      *out, tensorOf(adaptor.getData()).getElementType()));
+  return success();
+}
+
+LogicalResult
+FillToExtentsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  auto out = extentsShape(loc, adaptor.getExtents(), adaptor.getSources());
+  if (failed(out))
+    return failure();
+  // fill_to_extents_c1
+  if (adaptor.getIota() && out->size() != 1)
+    return fail(loc, "iota needs one extent, got " + Twine(out->size()));
+  results.push_back(RankedTensorType::get(*out, adaptor.getElementType()));
   return success();
 }

@@ -218,4 +218,29 @@ def Mx_ReshapeToExtentsOp : Mx_Op<"reshape_to_extents"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_FillToExtentsOp : Mx_Op<"fill_to_extents"> {
+  let summary = "a constant or a range of a shape computed at run time";
+  let description = [{
+    ONNX ConstantOfShape and Range whose shape or limit comes from `Shape` of
+    tensors with dynamic extents. The result's extents are `extents`, as
+    mx.reshape_to_extents's (operand j is `sources[j - 1]`, whose values are
+    not read); every element is `value`, or with `iota` (rank 1) element i is
+    value + i * delta. The result's element type is the op's.
+
+    C1: as reshape_to_extents's C1; with iota the result has rank 1.
+
+    ```mlir
+    %y = mx.fill_to_extents %s {extents = [array<i64: 1, 1, 0, 1, 1>],
+        value = 0.0 : f64, delta = 1.0 : f64, iota = true}
+        : (tensor<?x?xi64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Variadic<Mx_AnyTensor>:$sources, ArrayAttr:$extents,
+                   F64Attr:$value, DefaultValuedAttr<F64Attr, "1.0">:$delta,
+                   DefaultValuedAttr<BoolAttr, "false">:$iota,
+                   TypeAttr:$element_type);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // MXC_DIALECTS_MX_MXONNXOPS_TD

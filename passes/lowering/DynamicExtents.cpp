@@ -128,6 +128,18 @@ extentSource(Operation *op, unsigned result, int64_t axis) {
       return from(e[3], e[4]);
     return Source();
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // data[:axis] + indices' shape + data[axis + 1:].
+    int64_t a = gather.getAxis() < 0
+                    ? gather.getAxis() + rankOf(gather.getData())
+                    : gather.getAxis();
+    int64_t ri = rankOf(gather.getIndices());
+    if (axis < a)
+      return from(0, axis);
+    if (axis < a + ri)
+      return from(1, axis - a);
+    return from(0, axis - ri + 1);
+  }
   if (isa<MatMulOp, DotOp>(op)) {
     bool ta = false, tb = false;
     if (auto dot = dyn_cast<DotOp>(op)) {
@@ -234,6 +246,13 @@ bool lowersWithDynamicExtents(Operation *op) {
         return false;
     return true;
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // From an axis of static extent (indices wrap and clamp by it).
+    auto data = cast<RankedTensorType>(gather.getData().getType());
+    int64_t a = gather.getAxis() < 0 ? gather.getAxis() + data.getRank()
+                                     : gather.getAxis();
+    return !data.isDynamicDim(a);
+  }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     // Over static axes (a mean's count is a constant).
     auto data = cast<RankedTensorType>(reduce.getData().getType());
@@ -251,8 +270,8 @@ bool lowersWithDynamicExtents(Operation *op) {
            cast<RankedTensorType>(conv.getType()).getElementType().isF32();
   return isa<ActivationOp, LeakyReLUOp, DropoutOp, UnaryOp, ClipOp, BinaryOp,
              ScalarOp, BlockGradOp, CastOp, CompareOp, WhereOp, ReshapeOp,
-             ReshapeToExtentsOp, TransposeOp, MatMulOp, DotOp, ReduceOp,
-             SoftmaxOp>(op);
+             ReshapeToExtentsOp, FillToExtentsOp, TriluOp, TransposeOp,
+             MatMulOp, DotOp, ReduceOp, SoftmaxOp>(op);
 }
 
 } // namespace mxc::lowering

@@ -59,6 +59,10 @@ LogicalResult importSplit(Importer &im, StringRef) {
   } else if (auto s = im.attrInts("split")) {
     sizes = *s;
   } else {
+    if (ShapedType::isDynamic(in[axis]))
+      return im.fail("splitting axis " + Twine(axis) +
+                     ", whose extent is known only at run time, is not "
+                     "supported yet");
     if (in[axis] % parts)
       return im.fail("extent " + Twine(in[axis]) + " of axis " + Twine(axis) +
                      " does not split into " + Twine(parts) + " equal parts");
@@ -81,6 +85,9 @@ LogicalResult importSplit(Importer &im, StringRef) {
       continue;
     }
     SmallVector<int64_t> sb(axis + 1, 0), se(in.begin(), in.begin() + axis + 1);
+    for (int64_t &e : se) // a run-time extent: the axis whole
+      if (ShapedType::isDynamic(e))
+        e = std::numeric_limits<int64_t>::max();
     sb[axis] = start;
     se[axis] = start + sizes[k];
     if (failed(im.out(

@@ -92,6 +92,26 @@ std::optional<SymExtent> combine(StringRef op, const SymExtent &a,
   return std::nullopt;
 }
 
+/// `e` as an entry of mx.reshape_to_extents's `extents`: a constant, or
+/// coef, div, offset and (source, axis) pairs, the sources appended to
+/// `sources` (1-based in the entry) as first needed.
+std::vector<int64_t> termOf(const SymExtent &e,
+                            SmallVectorImpl<Value> &sources) {
+  if (e.isConst())
+    return {e.value()};
+  std::vector<int64_t> term = {e.coef, e.div, e.offset};
+  for (auto [value, axis] : e.refs) {
+    auto at = llvm::find(sources, value);
+    if (at == sources.end()) {
+      sources.push_back(value);
+      at = std::prev(sources.end());
+    }
+    term.push_back(at - sources.begin() + 1);
+    term.push_back(axis);
+  }
+  return term;
+}
+
 bool sameExtent(const SymExtent &a, const SymExtent &b) {
   return a.coef == b.coef && a.div == b.div && a.offset == b.offset &&
          a.dims == b.dims;
@@ -194,17 +214,7 @@ LogicalResult Importer::importSymbolic(StringRef opType) {
           extents.push_back(arr({v}));
           continue;
         }
-        std::vector<int64_t> term = {e.coef, e.div, e.offset};
-        for (auto [value, axis] : e.refs) {
-          auto at = llvm::find(sources, value);
-          if (at == sources.end()) {
-            sources.push_back(value);
-            at = std::prev(sources.end());
-          }
-          term.push_back(at - sources.begin() + 1);
-          term.push_back(axis);
-        }
-        extents.push_back(arr(term));
+        extents.push_back(arr(termOf(e, sources)));
       }
       SmallVector<Value> operands = {x};
       operands.append(sources);
@@ -293,6 +303,57 @@ LogicalResult Importer::importSymbolic(StringRef opType) {
       t.elems.push_back(*r);
     }
     return outSym(0, std::move(t));
+  }
+  if (opType == "Range") {
+    // start + i * delta below a limit computed at run time: delta 1.
+    auto start = symOf(0), limit = symOf(1), delta = symOf(2);
+    if (!start || !limit || !delta || start->elems.size() != 1 ||
+        limit->elems.size() != 1 || delta->elems.size() != 1 ||
+        !start->elems[0].isConst() || !delta->elems[0].isConst() ||
+        delta->elems[0].value() != 1)
+      return notFollowed();
+    auto count = combine("Sub", limit->elems[0], start->elems[0]);
+    if (!count)
+      return notFollowed();
+    SmallVector<Value> sources;
+    Attribute extents = b.getArrayAttr({arr(termOf(*count, sources))});
+    Type et = elementType(TP::INT64, &ctx);
+    return out(0, op("mx.fill_to_extents", sources,
+                     {na("extents", extents),
+                      na("value", f64(double(start->elems[0].value()))),
+                      na("delta", f64(1.0)), na("iota", b.getBoolAttr(true)),
+                      na("element_type", mlir::TypeAttr::get(et))}));
+  }
+  if (opType == "ConstantOfShape") {
+    auto shape = symOf(0);
+    if (!shape || shape->shape.size() != 1)
+      return notFollowed();
+    int32_t type = TP::FLOAT;
+    double value = 0;
+    if (auto *a = attr("value")) {
+      if (!a->has_t() || a->t().dims_size() > 1)
+        return fail("attribute 'value' must be a one-element tensor");
+      auto c = readTensor(*a->mutable_t(), "attribute 'value'");
+      if (!c) {
+        (void)fail(toString(c.takeError()));
+        return failure();
+      }
+      if (c->size() != 1)
+        return fail("attribute 'value' must hold one element");
+      type = c->type;
+      value = c->f(0);
+    }
+    Type et = elementType(type, &ctx);
+    if (!et)
+      return notFollowed();
+    SmallVector<Value> sources;
+    SmallVector<Attribute> extents;
+    for (const SymExtent &e : shape->elems)
+      extents.push_back(arr(termOf(e, sources)));
+    return out(
+        0, op("mx.fill_to_extents", sources,
+              {na("extents", b.getArrayAttr(extents)), na("value", f64(value)),
+               na("element_type", mlir::TypeAttr::get(et))}));
   }
   if (opType == "Slice") {
     auto data = symOf(0);

@@ -89,17 +89,16 @@ FailureOr<Value> lowerConcat(ConcatOp op, ConcatOp::Adaptor a, OpBuilder &b) {
 /// The taken elements in increasing order are a strided tensor.extract_slice
 /// (a view after bufferization); axes with negative steps are then reversed
 /// by a generic reading index count - 1 - i.
-/// tensor.reshape to extents computed from the sources' (see the op).
-FailureOr<Value> lowerReshapeToExtents(ReshapeToExtentsOp op,
-                                       ReshapeToExtentsOp::Adaptor a,
-                                       OpBuilder &b) {
-  Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
+/// The run-time values of the dynamic entries of `extentsAttr` (see
+/// mx.reshape_to_extents) for a result of `type`.
+SmallVector<Value> termExtents(OpBuilder &b, Location loc,
+                               RankedTensorType type, ArrayAttr extentsAttr,
+                               ValueRange sources) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   SmallVector<Value> extents;
-  for (auto [axis, attr] : llvm::enumerate(op.getExtents())) {
+  for (auto [axis, attr] : llvm::enumerate(extentsAttr)) {
     if (!type.isDynamicDim(axis))
       continue;
     ArrayRef<int64_t> e = cast<DenseI64ArrayAttr>(attr).asArrayRef();
@@ -107,11 +106,60 @@ FailureOr<Value> lowerReshapeToExtents(ReshapeToExtentsOp op,
     for (size_t k = 3; k < e.size(); k += 2)
       v = arith::MulIOp::create(
           b, loc, v,
-          tensor::DimOp::create(b, loc, a.getSources()[e[k] - 1], e[k + 1]));
+          tensor::DimOp::create(b, loc, sources[e[k] - 1], e[k + 1]));
     v = arith::DivSIOp::create(b, loc, v, index(e[1]));
     extents.push_back(arith::AddIOp::create(b, loc, v, index(e[2])));
   }
-  return reshapeTo(b, loc, a.getData(), type.getShape(), extents);
+  return extents;
+}
+
+/// tensor.reshape to extents computed from the sources' (see the op).
+FailureOr<Value> lowerReshapeToExtents(ReshapeToExtentsOp op,
+                                       ReshapeToExtentsOp::Adaptor a,
+                                       OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  return reshapeTo(
+      b, op.getLoc(), a.getData(), type.getShape(),
+      termExtents(b, op.getLoc(), type, op.getExtents(), a.getSources()));
+}
+
+/// A fill, or value + i * delta along the one axis.
+FailureOr<Value> lowerFillToExtents(FillToExtentsOp op,
+                                    FillToExtentsOp::Adaptor a, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type et = type.getElementType();
+  SmallVector<Value> extents =
+      termExtents(b, loc, type, op.getExtents(), a.getSources());
+  double value = op.getValue().convertToDouble();
+  if (!op.getIota())
+    return filledTensor(b, loc, type.getShape(), constScalar(b, loc, et, value),
+                        extents);
+  double delta = op.getDelta().convertToDouble();
+  Value init = emptyTensor(b, loc, type.getShape(), et, extents);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(1)}, parallel(1),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               Value i = linalg::IndexOp::create(nb, l, 0);
+               Value x = arith::IndexCastOp::create(nb, l, nb.getI64Type(), i);
+               Value v;
+               if (isa<FloatType>(et)) {
+                 Value f = arith::SIToFPOp::create(nb, l, et, x);
+                 v = arith::AddFOp::create(
+                     nb, l, constScalar(nb, l, et, value),
+                     arith::MulFOp::create(nb, l, f,
+                                           constScalar(nb, l, et, delta)));
+               } else {
+                 Value xi = convertScalar(nb, l, x, et, Sign::Signed);
+                 v = arith::AddIOp::create(
+                     nb, l, constScalar(nb, l, et, value),
+                     arith::MulIOp::create(nb, l, xi,
+                                           constScalar(nb, l, et, delta)));
+               }
+               linalg::YieldOp::create(nb, l, v);
+             })
+      .getResult(0);
 }
 
 FailureOr<Value> lowerSlice(SliceOp op, SliceOp::Adaptor a, OpBuilder &b) {
@@ -245,7 +293,7 @@ void populateShapePatterns(RewritePatternSet &patterns) {
                lowerReshapeLike<ReshapeOp>, lowerReshapeLike<ExpandDimsOp>,
                lowerReshapeLike<SqueezeOp>, lowerTranspose, lowerConcat,
                lowerSlice, lowerSliceChannel, lowerSliceGrad, lowerPad,
-               lowerReshapeToExtents);
+               lowerReshapeToExtents, lowerFillToExtents);
 }
 
 } // namespace mxc::lowering
