@@ -145,6 +145,8 @@ detail::compiled(const Symbol &symbol,
 }
 
 struct Executor::Impl {
+  Symbol symbol;
+  ExecutorOptions options;
   std::shared_ptr<Compiled> lib;
   bool reused = false;
   // Shared with the parameter views Param hands out.
@@ -218,6 +220,8 @@ Executor::Executor(const Symbol &symbol,
                    const ExecutorOptions &options)
     : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
+  m.symbol = symbol;
+  m.options = options;
   m.lib = detail::compiled(symbol, inputs, options, /*train=*/true, "Executor",
                            m.reused);
   mxrt_model *model = m.lib->model;
@@ -327,6 +331,20 @@ void Executor::SetParam(const std::string &name, const NDArray &value) {
   if (mxrt_instance_set_param(impl_->instance.get(), index, value.tensor()) !=
       MXRT_OK)
     failRuntime("Executor::SetParam('" + name + "')");
+}
+
+Executor Executor::Reshape(const std::map<std::string, Shape> &inputs) const {
+  Executor next(impl_->symbol, inputs, impl_->options);
+  for (const std::string &name : impl_->paramNames) {
+    NDArray value = Param(name);
+    Shape now = value.shape(), then = next.Param(name).shape();
+    if (now != then)
+      throw Error("Executor::Reshape: parameter '" + name + "' has shape " +
+                  NDArray::shapeText(now) + " here but " +
+                  NDArray::shapeText(then) + " for the new input shapes");
+    next.SetParam(name, value);
+  }
+  return next;
 }
 
 void Executor::SaveParams(const std::string &path) const {

@@ -249,9 +249,8 @@ TEST(ExecutorTest, ErrorsNameWhatIsWrong) {
   const char *oldTmp = std::getenv("TMPDIR");
   std::string saved = oldTmp ? oldTmp : "";
   setenv("TMPDIR", tmp.c_str(), 1);
-  std::string shapes = errorOf([&] {
-    Executor bad(smallConvNet(), {{"data", {2, 6}}});
-  });
+  std::string shapes =
+      errorOf([&] { Executor bad(smallConvNet(), {{"data", {2, 6}}}); });
   oldTmp ? setenv("TMPDIR", saved.c_str(), 1) : unsetenv("TMPDIR");
   EXPECT_NE(shapes.find("Executor: "), std::string::npos) << shapes;
   EXPECT_NE(shapes.find("conv1"), std::string::npos) << shapes;
@@ -260,3 +259,41 @@ TEST(ExecutorTest, ErrorsNameWhatIsWrong) {
 }
 
 } // namespace
+
+// MXNet's Reshape: an executor for another batch size that starts from this
+// one's parameters. The MLP keeps rows apart, so the batch-2 executor's
+// outputs are the first two rows of the batch-4 executor's on the same rows,
+// after an update that only the copied parameters carry; a shape change that
+// reaches a parameter (the data's features) is refused naming it.
+TEST(ExecutorTest, ReshapeRunsAnotherBatchWithTheParameters) {
+  Symbol net = mlp();
+  Executor exec(net, {{"data", Shape{4, 6}}}, {.seed = 11});
+  NDArray data = NDArray::Uniform({4, 6}, -1.0f, 1.0f, 5);
+  exec.SetInput("data", data);
+  exec.SetInput("softmax_label", NDArray({4}, {0.0f, 1.0f, 2.0f, 1.0f}));
+  exec.Backward();
+  NDArray w = exec.Param("fc1_weight");
+  w -= 0.5f * exec.Gradient("fc1_weight");
+  exec.Forward();
+  std::vector<float> four = exec.Outputs()[0].ToVector();
+
+  Executor two = exec.Reshape({{"data", Shape{2, 6}}});
+  std::vector<float> rows = data.ToVector();
+  rows.resize(2 * 6);
+  two.SetInput("data", NDArray({2, 6}, rows));
+  two.Forward();
+  std::vector<float> out = two.Outputs()[0].ToVector();
+  ASSERT_EQ(out.size(), 6u);
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_NEAR(out[i], four[i], 1e-6f) << "output " << i;
+  // A fresh executor at batch 2 has other (seeded, not updated) weights.
+  Executor fresh(net, {{"data", Shape{2, 6}}}, {.seed = 11});
+  fresh.SetInput("data", NDArray({2, 6}, rows));
+  fresh.Forward();
+  EXPECT_NE(fresh.Outputs()[0].ToVector(), out);
+
+  EXPECT_NE(errorOf([&] {
+              exec.Reshape({{"data", Shape{4, 7}}});
+            }).find("parameter 'fc1_weight' has shape (5, 6) here but (5, 7)"),
+            std::string::npos);
+}

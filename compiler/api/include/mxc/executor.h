@@ -78,6 +78,12 @@ public:
   /// Every parameter as an MXNet .params file ("arg:" / "aux:" names).
   void SaveParams(const std::string &path) const;
 
+  /// MXNet's Reshape: an executor of the same symbol and options for new
+  /// input shapes (a batch of another size), its parameters this one's
+  /// current values, copied. The library is compiled for those shapes, or
+  /// taken from the cache (one compile per batch size seen). Throws naming
+  /// the parameter when the new shapes change a parameter's shape.
+  Executor Reshape(const std::map<std::string, Shape> &inputs) const;
   /// Whether this executor's library came from a cache (this process's,
   /// or options.cacheDir's) rather than a new compile.
   bool cached() const;
