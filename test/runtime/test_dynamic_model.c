@@ -17,7 +17,7 @@ enum { kCols = 2 };
     const float *x = (const float *)buffers[0];                                \
     float *y = (float *)buffers[1];                                            \
     (void)ctx;                                                                 \
-    for (int i = 0; i < (batch)*kCols; ++i)                                    \
+    for (int i = 0; i < (batch) * kCols; ++i)                                  \
       y[i] = 2.0f * x[i] + 100.0f * (batch);                                   \
     *(float *)buffers[2] = (batch);                                            \
   }
