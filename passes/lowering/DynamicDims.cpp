@@ -65,14 +65,12 @@ struct ShapeFunctionsPass
     auto ret = cast<func::ReturnOp>(shapes.getBody().back().getTerminator());
     b.setInsertionPoint(ret);
     SmallVector<Value> extents;
-    SmallVector<int64_t> shapeOf;
     SmallVector<std::pair<unsigned, int64_t>> where;
     for (auto [r, v] : llvm::enumerate(ret.getOperands())) {
       auto type = cast<ShapedType>(v.getType());
       for (int64_t axis = 0; axis < type.getRank(); ++axis)
         if (type.isDynamicDim(axis)) {
           extents.push_back(tensor::DimOp::create(b, ret.getLoc(), v, axis));
-          shapeOf.push_back(dims[nIn + r][axis]);
           where.push_back({unsigned(r), axis});
         }
     }
@@ -110,7 +108,7 @@ struct ShapeFunctionsPass
       resultDims.emplace_back(dims[nIn + r]);
     DenseMap<Value, int64_t> derived;
     SmallVector<Value> returned;
-    shapeOf.clear();
+    SmallVector<int64_t> shapeOf;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       int64_t &d = resultDims[where[i].first][where[i].second];
       auto dim = v.getDefiningOp<tensor::DimOp>();
