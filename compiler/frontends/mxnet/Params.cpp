@@ -244,6 +244,10 @@ std::optional<DType> dtypeFromFlag(int32_t flag) {
 int64_t NamedArray::numElements() const {
   if (isNone)
     return 0;
+  // A zero extent makes the array empty whatever the others are; the reader
+  // bounds the byte size of nonempty shapes only, so check for it first.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t count = 1;
   for (int64_t dim : shape)
     count *= dim;
