@@ -6,7 +6,7 @@
 # suites in the AddressSanitizer / UndefinedBehaviorSanitizer and
 # ThreadSanitizer builds and a short run of every fuzz target
 # (scripts/sanitizers.sh, docs/security.md). MXC_TEST_SANITIZERS=0 skips
-# the sanitizer builds (about 20 of CI's 30 minutes on 2 cores).
+# the sanitizer builds (about half of CI's time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
