@@ -466,21 +466,34 @@ LogicalResult importShrink(Importer &im, StringRef) {
 /// uniform doubles (53 bits from two draws), as ONNX's reference
 /// implementation draws it: kept where u >= ratio, scaled by 1 / (1 -
 /// ratio). Every call applies the same mask.
-static LogicalResult importSeededDropout(Importer &im, double ratio) {
+/// The uniform draws in [0, 1) of a training Dropout, one per element of
+/// input 0: NumPy's for the node's seed (MT19937, 53-bit doubles), so the
+/// mask is the one the model's reference draws.
+static FailureOr<Const> dropoutDraws(Importer &im) {
   auto seed = im.attrInt("seed", -1);
   if (!im.attr("seed") || seed < 0 || seed > 0xffffffffll)
     return im.fail("training_mode=true needs a seed attribute in [0, 2^32) "
                    "(the mask is drawn at compile time)");
-  if (!(ratio > 0 && ratio < 1))
-    return im.fail("ratio " + std::to_string(ratio) + " is not in [0, 1)");
   if (failed(im.requireFloat(0)))
     return failure();
   std::mt19937 gen{static_cast<uint32_t>(seed)};
+  Const draws(TP::DOUBLE, im.shape(0));
+  for (int64_t k = 0; k < draws.size(); ++k) {
+    uint32_t a = gen() >> 5, b = gen() >> 6;
+    draws.set(k, (a * 67108864.0 + b) / 9007199254740992.0);
+  }
+  return draws;
+}
+
+static LogicalResult importSeededDropout(Importer &im, double ratio) {
+  if (!(ratio > 0 && ratio < 1))
+    return im.fail("ratio " + std::to_string(ratio) + " is not in [0, 1)");
+  auto draws = dropoutDraws(im);
+  if (failed(draws))
+    return failure();
   Const scale(im.type(0), im.shape(0)), mask(TP::BOOL, im.shape(0));
   for (int64_t k = 0; k < scale.size(); ++k) {
-    uint32_t a = gen() >> 5, b = gen() >> 6;
-    double u = (a * 67108864.0 + b) / 9007199254740992.0;
-    bool keep = u >= ratio;
+    bool keep = draws->f(k) >= ratio;
     scale.set(k, keep ? 1.0 / (1.0 - ratio) : 0.0);
     mask.setInt(k, keep);
   }
@@ -490,18 +503,42 @@ static LogicalResult importSeededDropout(Importer &im, double ratio) {
   return im.out(0, y);
 }
 
+/// A Dropout whose training_mode or ratio is known only at run time: the
+/// draws fixed at compile time, their comparison with the ratio and the
+/// choice between training and inference made at run time.
+static LogicalResult importRunTimeDropout(Importer &im) {
+  auto draws = dropoutDraws(im);
+  if (failed(draws))
+    return failure();
+  if (numElements(im.shape(2)) != 1 ||
+      (im.has(1) && numElements(im.shape(1)) != 1))
+    return im.fail("ratio and training_mode must be scalars");
+  Value ratio = im.has(1) ? im.reshape(im.castTo(im.val(1), TP::DOUBLE), {})
+                          : im.scalarParam(TP::DOUBLE, 0.5, "ratio");
+  Value train = im.reshape(im.val(2), {});
+  Value keep = im.compare(im.param(*draws, im.nodeName + "_draws"), ratio,
+                          "greater_equal");
+  Value gain = im.scalar(im.scalar(ratio, "sub", 1, true), "div", 1, true);
+  Value scale = im.castTo(
+      im.where(keep, gain, im.scalarParam(TP::DOUBLE, 0, "zero")), im.type(0));
+  Value x = im.val(0);
+  if (im.wants(1) &&
+      failed(im.out(
+          1, im.where(train, keep, im.scalarParam(TP::BOOL, 1, "keep_all")))))
+    return failure();
+  return im.out(0, im.where(train, im.binary(x, scale, "mul"), x));
+}
+
 LogicalResult importDropout(Importer &im, StringRef) {
   im.ignoreAttrs({"is_test", "ratio", "consumed_inputs"});
   if (im.has(2)) {
-    const Const *train = im.cst(2);
-    if (!train)
-      return im.fail("training_mode must be a compile-time constant");
+    const Const *train = im.cst(2), *ratio = im.cst(1);
+    bool inference = train && !(train->size() && train->i(0));
+    if (!inference && (!train || (im.has(1) && !ratio)))
+      return importRunTimeDropout(im);
     // Training with ratio 0 keeps everything, as inference does.
-    const Const *ratio = im.cst(1);
-    if (im.has(1) && !ratio)
-      return im.fail("ratio must be a compile-time constant");
-    double p = im.has(1) ? ratio->f(0) : 0.5;
-    if (train->size() && train->i(0) && p != 0)
+    double p = im.has(1) && ratio ? ratio->f(0) : 0.5;
+    if (!inference && p != 0)
       return importSeededDropout(im, p);
   }
   im.attr("seed");

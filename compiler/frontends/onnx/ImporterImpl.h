@@ -155,6 +155,32 @@ public:
   /// Fails unless input `i` has a floating-point element type.
   LogicalResult requireFloat(unsigned i);
 
+  // Shape-like inputs known only at run time (graph inputs a plain user
+  // feeds: a Reshape's shape, Slice's starts, Trilu's k, ...). Where the
+  // result's shape depends on their values, it is the one the model
+  // declares for the output; what else depends on them is computed at run
+  // time with mx ops on the small integer tensors.
+
+  /// The shape the model declares for output `k` (a graph output's or a
+  /// value_info's type) when every extent is a number and no --input
+  /// changed the graph's input shapes; else a failure saying that input
+  /// `i` (`what`) is known only at run time and the shape is not declared.
+  FailureOr<std::vector<int64_t>> declaredShape(unsigned k, unsigned i,
+                                                StringRef what);
+  /// Input `i` (an integer scalar or vector) as a run-time int64 vector.
+  Value int64Vector(unsigned i);
+  /// Element `k` of the int64 vector `v`, a scalar.
+  Value elementOf(Value v, int64_t k);
+  /// The int64 scalar `v`.
+  Value int64Scalar(int64_t v) { return scalarParam(TP::INT64, v, "c"); }
+  Value where(Value cond, Value x, Value y) {
+    return op("mx.where", {cond, x, y});
+  }
+  /// The bool scalar: does some element of int64 vector `v` equal `axis`
+  /// of a rank-`rank` tensor (counted from the front or, negative, from
+  /// the back)?
+  Value holdsAxis(Value v, int64_t axis, int64_t rank);
+
   std::vector<int64_t> shapeOf(const Tensor &t);
   /// The ONNX element type of `t`.
   int32_t typeOf(const Tensor &t);
@@ -331,6 +357,9 @@ private:
   unsigned numInputArgs = 0;
   llvm::StringSet<> paramNames;
 
+  /// The static shapes the model declares for values (declaredShape), read
+  /// on first use.
+  std::optional<llvm::StringMap<std::vector<int64_t>>> declaredShapes;
   llvm::StringMap<::onnx::AttributeProto *> attrMap;
   llvm::StringSet<> usedAttrs;
   std::string error;

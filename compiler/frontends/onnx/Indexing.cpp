@@ -53,7 +53,19 @@ LogicalResult importSplit(Importer &im, StringRef) {
     return failure();
   int64_t parts = im.node->output_size();
   std::vector<int64_t> sizes;
-  if (im.opset >= 13 && im.has(1)) {
+  if (im.opset >= 13 && im.has(1) && !im.cst(1)) {
+    // Run-time sizes: each output's declared extent along the axis.
+    for (int64_t k = 0; k < parts; ++k) {
+      auto declared = im.declaredShape(k, 1, "split");
+      if (failed(declared))
+        return failure();
+      if ((int64_t)declared->size() != r)
+        return im.fail("the declared shape " + shapeText(*declared) +
+                       " of output " + Twine(k) + " does not have rank " +
+                       Twine(r));
+      sizes.push_back((*declared)[axis]);
+    }
+  } else if (im.opset >= 13 && im.has(1)) {
     if (failed(im.optionalConstInts(1, "split", sizes)))
       return failure();
   } else if (auto s = im.attrInts("split")) {
@@ -124,8 +136,83 @@ static SliceAxis normalizeSlice(int64_t dim, int64_t start, int64_t end,
   return {start, step, count};
 }
 
+/// A Slice whose starts, ends, axes or steps are known only at run time,
+/// to the declared shape: along each axis it may slice, a gather at
+/// start + step * (0, 1, ..., n - 1), n the declared extent, start and
+/// step picked from the inputs and clamped as ONNX says (the ends only
+/// decide n).
+static LogicalResult importRunTimeSlice(Importer &im) {
+  auto in = im.shape(0);
+  int64_t r = in.size();
+  unsigned runTime = 1;
+  while (runTime < 4 && im.cst(runTime))
+    ++runTime;
+  static const char *names[] = {"data", "starts", "ends", "axes", "steps"};
+  auto declared = im.declaredShape(0, runTime, names[runTime]);
+  if (failed(declared))
+    return failure();
+  if ((int64_t)declared->size() != r)
+    return im.fail("the declared shape " + shapeText(*declared) +
+                   " does not have the input's rank " + Twine(r));
+  int64_t count = numElements(im.shape(1));
+  std::optional<std::vector<int64_t>> axes;
+  if (!im.has(3))
+    axes = iota(0, count);
+  else if (im.cst(3))
+    axes = im.cst(3)->intValues();
+  Value starts = im.int64Vector(1);
+  Value steps = im.has(4) ? im.int64Vector(4) : Value();
+  Value x = im.val(0);
+  for (int64_t d = 0; d < r; ++d) {
+    if (ShapedType::isDynamic(in[d]))
+      return im.fail("slicing axis " + Twine(d) +
+                     ", whose extent is known only at run time, is not "
+                     "supported yet");
+    Value start, step;
+    if (axes) {
+      // Constant axes: the entry for d, if any.
+      auto it =
+          llvm::find_if(*axes, [&](int64_t a) { return a == d || a == d - r; });
+      if (it == axes->end())
+        continue;
+      int64_t j = it - axes->begin();
+      start = im.elementOf(starts, j);
+      step = steps ? im.elementOf(steps, j) : im.int64Scalar(1);
+    } else {
+      // Run-time axes: the sums over the entries naming d (none: 0, 1).
+      Value axesV = im.int64Vector(3);
+      Value hit =
+          im.binary(im.compare(axesV, im.int64Scalar(d), "equal"),
+                    im.compare(axesV, im.int64Scalar(d - r), "equal"), "or");
+      auto pick = [&](Value v) {
+        Value kept = im.where(hit, v, im.int64Scalar(0));
+        return im.reshape(im.reduceKeep(kept, "sum", {0}), {});
+      };
+      start = pick(starts);
+      step = steps ? im.where(im.holdsAxis(axesV, d, r), pick(steps),
+                              im.int64Scalar(1))
+                   : im.int64Scalar(1);
+    }
+    Value dim = im.int64Scalar(in[d]), zero = im.int64Scalar(0);
+    start = im.where(im.compare(start, zero, "less"),
+                     im.binary(start, dim, "add"), start);
+    Value last = im.where(im.compare(step, zero, "greater"), dim,
+                          im.int64Scalar(in[d] - 1));
+    start = im.binary(im.binary(start, last, "minimum"), zero, "maximum");
+    Value index = im.binary(
+        start, im.binary(im.iotaAlong(1, 0, (*declared)[d]), step, "mul"),
+        "add");
+    x = im.op("mx.gather", {x, index}, {im.na("axis", im.i64(d))});
+  }
+  return im.out(0, x);
+}
+
 LogicalResult importSlice(Importer &im, StringRef) {
   std::vector<int64_t> starts, ends, axes, steps;
+  if (im.opset >= 10 && !llvm::all_of(llvm::seq(1u, 5u), [&](unsigned i) {
+        return !im.has(i) || im.cst(i);
+      }))
+    return importRunTimeSlice(im);
   if (im.opset < 10) {
     starts = im.attrInts("starts", {});
     ends = im.attrInts("ends", {});
@@ -267,6 +354,55 @@ LogicalResult importScatter(Importer &im, StringRef t) {
                          {im.val(0), im.val(1), im.val(2)}, attrs));
 }
 
+/// A Pad whose pads (or constant value) are known only at run time, to the
+/// declared shape: along each axis a gather from output index i - begin,
+/// clamped (edge), mirrored (reflect) or masked off (constant).
+static LogicalResult importRunTimePad(Importer &im, StringRef mode) {
+  if (im.has(3))
+    return im.fail("the axes input is not supported");
+  auto in = im.shape(0);
+  int64_t r = in.size();
+  auto declared = im.declaredShape(0, im.cst(1) ? 2 : 1,
+                                   im.cst(1) ? "constant_value" : "pads");
+  if (failed(declared))
+    return failure();
+  if ((int64_t)declared->size() != r || numElements(im.shape(1)) != 2 * r)
+    return im.fail("pads of shape " + shapeText(im.shape(1)) +
+                   " and the declared shape " + shapeText(*declared) +
+                   " do not fit rank " + Twine(r));
+  Value pads = im.int64Vector(1), x = im.val(0), inside;
+  for (int64_t d = 0; d < r; ++d) {
+    if (ShapedType::isDynamic(in[d]) || in[d] == 0)
+      return im.fail("padding axis " + Twine(d) + " of extent " +
+                     shapeText({in[d]}) + " at run time is not supported");
+    Value zero = im.int64Scalar(0), last = im.int64Scalar(in[d] - 1);
+    Value from = im.binary(im.iotaAlong(1, 0, (*declared)[d]),
+                           im.elementOf(pads, d), "sub");
+    if (mode == "reflect") {
+      from = im.where(im.compare(from, zero, "less"),
+                      im.scalar(from, "mul", -1), from);
+      from = im.where(im.compare(from, last, "greater"),
+                      im.scalar(from, "sub", 2.0 * (in[d] - 1), true), from);
+    }
+    if (mode == "constant") {
+      Value ok = im.binary(im.compare(from, zero, "greater_equal"),
+                           im.compare(from, last, "less_equal"), "and");
+      std::vector<int64_t> along(r, 1);
+      along[d] = (*declared)[d];
+      ok = im.reshape(ok, along);
+      inside = inside ? im.binary(inside, ok, "and") : ok;
+    }
+    from = im.binary(im.binary(from, last, "minimum"), zero, "maximum");
+    x = im.op("mx.gather", {x, from}, {im.na("axis", im.i64(d))});
+  }
+  if (inside) {
+    Value value = im.has(2) ? im.reshape(im.val(2), {})
+                            : im.scalarParam(im.type(0), 0, "value");
+    x = im.where(inside, x, value);
+  }
+  return im.out(0, x);
+}
+
 LogicalResult importPad(Importer &im, StringRef) {
   std::string mode = im.attrStr("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
@@ -276,6 +412,8 @@ LogicalResult importPad(Importer &im, StringRef) {
   if (im.opset < 11) {
     pads = im.attrInts(im.opset < 2 ? "paddings" : "pads", {});
     value = im.attrFloat("value", 0.0);
+  } else if (!im.cst(1) || (im.has(2) && !im.cst(2))) {
+    return importRunTimePad(im, mode);
   } else {
     auto p = im.constInts(1, "pads");
     if (failed(p))
@@ -302,19 +440,30 @@ LogicalResult importPad(Importer &im, StringRef) {
 }
 
 LogicalResult importOneHot(Importer &im, StringRef) {
-  auto depthValue = im.constScalar(1, "depth");
-  if (failed(depthValue))
+  auto is = im.shape(0);
+  int64_t r = is.size(), axis;
+  if (failed(im.axisAttr(-1, r + 1, axis)))
     return failure();
-  int64_t depth = (int64_t)*depthValue;
+  int64_t depth;
+  if (im.cst(1)) {
+    auto depthValue = im.constScalar(1, "depth");
+    if (failed(depthValue))
+      return failure();
+    depth = (int64_t)*depthValue;
+  } else { // a run-time depth: the declared extent along the axis
+    auto declared = im.declaredShape(0, 1, "depth");
+    if (failed(declared))
+      return failure();
+    if ((int64_t)declared->size() != r + 1)
+      return im.fail("the declared shape " + shapeText(*declared) +
+                     " does not have rank " + Twine(r + 1));
+    depth = (*declared)[axis];
+  }
   if (depth < 1)
     return im.fail("depth " + Twine(depth) + " must be positive");
   if (numElements(im.shape(2)) != 2)
     return im.fail("values must hold two elements (off, on), got shape " +
                    shapeText(im.shape(2)));
-  auto is = im.shape(0);
-  int64_t r = is.size(), axis;
-  if (failed(im.axisAttr(-1, r + 1, axis)))
-    return failure();
   // Indices truncate to int64; negative ones count from depth. Others out of
   // range match no position and give an all-off row.
   Value idx = im.castTo(im.val(0), TP::INT64);
@@ -346,6 +495,24 @@ LogicalResult importOneHot(Importer &im, StringRef) {
 }
 
 LogicalResult importTrilu(Importer &im, StringRef) {
+  bool upper = im.attrInt("upper", 1);
+  if (im.has(1) && !im.cst(1)) {
+    // A run-time k: the mask column - row >= k (upper) or <= k, from iotas.
+    auto in = im.shape(0);
+    int64_t r = in.size();
+    if (r < 2)
+      return im.fail("input rank " + Twine(r) + " is below 2");
+    if (numElements(im.shape(1)) != 1)
+      return im.fail("input 'k' must hold one value, got shape " +
+                     shapeText(im.shape(1)));
+    Value diagonal = im.binary(im.iotaAlong(2, 1, in[r - 1]),
+                               im.iotaAlong(2, 0, in[r - 2]), "sub");
+    Value k = im.reshape(im.castTo(im.val(1), TP::INT64), {});
+    Value keep =
+        im.compare(diagonal, k, upper ? "greater_equal" : "less_equal");
+    return im.out(
+        0, im.where(keep, im.val(0), im.scalarParam(im.type(0), 0, "zero")));
+  }
   int64_t k = 0;
   if (im.has(1)) {
     auto v = im.constInt(1, "k");
@@ -353,9 +520,9 @@ LogicalResult importTrilu(Importer &im, StringRef) {
       return failure();
     k = *v;
   }
-  return im.out(0, im.op("mx.trilu", im.val(0),
-                         {im.na("upper", im.boolean(im.attrInt("upper", 1))),
-                          im.na("k", im.i64(k))}));
+  return im.out(
+      0, im.op("mx.trilu", im.val(0),
+               {im.na("upper", im.boolean(upper)), im.na("k", im.i64(k))}));
 }
 
 } // namespace mxc::onnx

@@ -9,6 +9,75 @@ using namespace mlir;
 
 namespace mxc::onnx {
 
+/// mx.reduce `fn` of input 0 over `axes` (ascending), shaped as ONNX says.
+static Value reduceOver(Importer &im, StringRef fn, bool logSum, bool keep,
+                        ArrayRef<int64_t> axes) {
+  auto in = im.shape(0);
+  SmallVector<int64_t> onnxShape;
+  for (int64_t i = 0; i < (int64_t)in.size(); ++i) {
+    bool reduced = llvm::is_contained(axes, i);
+    if (!reduced || keep)
+      onnxShape.push_back(reduced ? 1 : in[i]);
+  }
+  Value y = im.op("mx.reduce", im.val(0),
+                  {im.na("op", im.str(fn)), im.na("axis", im.arr(axes)),
+                   im.na("keepdims", im.boolean(keep))});
+  if (logSum)
+    y = im.unary(y, "log");
+  // mx.reduce gives (1,) where ONNX gives a scalar.
+  return im.reshape(y, onnxShape);
+}
+
+/// A reduction whose axes (n of them) are known only at run time: each set
+/// of n axes that gives the declared shape is reduced over, and the one the
+/// axes name is picked at run time.
+static LogicalResult importRunTimeReduce(Importer &im, StringRef fn,
+                                         bool logSum, bool keep) {
+  auto declared = im.declaredShape(0, 1, "axes");
+  if (failed(declared))
+    return failure();
+  auto in = im.shape(0);
+  int64_t r = in.size(), n = numElements(im.shape(1));
+  if (n == 0 || n > r || r > 8)
+    return im.fail("run-time axes: " + Twine(n) + " axes of rank " + Twine(r) +
+                   " are not supported");
+  Value axes = im.int64Vector(1), y;
+  for (uint32_t set = 1; set < (1u << r); ++set) {
+    if (llvm::popcount(set) != n)
+      continue;
+    SmallVector<int64_t> chosen, shape;
+    for (int64_t i = 0; i < r; ++i) {
+      bool reduced = set >> i & 1;
+      if (reduced)
+        chosen.push_back(i);
+      if (!reduced || keep)
+        shape.push_back(reduced ? 1 : in[i]);
+    }
+    if (ArrayRef<int64_t>(shape) != ArrayRef<int64_t>(*declared))
+      continue;
+    Value candidate = reduceOver(im, fn, logSum, keep, chosen);
+    if (!y) {
+      y = candidate;
+      continue;
+    }
+    // Every run-time axis is one of `chosen`.
+    Value named;
+    for (int64_t a : chosen) {
+      Value hit =
+          im.binary(im.compare(axes, im.int64Scalar(a), "equal"),
+                    im.compare(axes, im.int64Scalar(a - r), "equal"), "or");
+      named = named ? im.binary(named, hit, "or") : hit;
+    }
+    Value all = im.reduceKeep(im.castTo(named, TP::INT64), "min", {0});
+    y = im.where(im.reshape(im.compare(all, im.int64Scalar(1), "equal"), {}),
+                 candidate, y);
+  }
+  if (!y)
+    return im.fail("no " + Twine(n) + " axes of input shape " + shapeText(in) +
+                   " reduce to the declared shape " + shapeText(*declared));
+  return im.out(0, y);
+}
+
 LogicalResult importReduce(Importer &im, StringRef t) {
   // mx.reduce's names: "sum", "mean", ..., "logsumexp"; ReduceLogSum is
   // the log of a sum.
@@ -17,7 +86,13 @@ LogicalResult importReduce(Importer &im, StringRef t) {
   bool keep = im.attrInt("keepdims", 1);
   bool axesInput = t == "ReduceSum" ? im.opset >= 13 : im.opset >= 18;
   std::vector<int64_t> axes;
-  if (axesInput) {
+  if (axesInput && im.has(1) && !im.cst(1)) {
+    // Run-time axes (a run-time vector of none is empty whatever it holds).
+    if (numElements(im.shape(1))) {
+      im.ignoreAttrs({"noop_with_empty_axes"});
+      return importRunTimeReduce(im, fn, logSum, keep);
+    }
+  } else if (axesInput) {
     if (failed(im.optionalConstInts(1, "axes", axes)))
       return failure();
   } else if (auto a = im.attrInts("axes")) {
@@ -35,22 +110,11 @@ LogicalResult importReduce(Importer &im, StringRef t) {
                      Twine(r));
     reduced[n] = true;
   }
-  SmallVector<int64_t> all, onnxShape;
-  for (int64_t i = 0; i < r; ++i) {
+  SmallVector<int64_t> all;
+  for (int64_t i = 0; i < r; ++i)
     if (reduced[i])
       all.push_back(i);
-    if (!reduced[i])
-      onnxShape.push_back(in[i]);
-    else if (keep)
-      onnxShape.push_back(1);
-  }
-  Value y = im.op("mx.reduce", im.val(0),
-                  {im.na("op", im.str(fn)), im.na("axis", im.arr(all)),
-                   im.na("keepdims", im.boolean(keep))});
-  if (logSum)
-    y = im.unary(y, "log");
-  // mx.reduce gives (1,) where ONNX gives a scalar.
-  return im.out(0, im.reshape(y, onnxShape));
+  return im.out(0, reduceOver(im, fn, logSum, keep, all));
 }
 
 /// ArgMax, ArgMin.
@@ -65,16 +129,29 @@ LogicalResult importArgReduce(Importer &im, StringRef t) {
 }
 
 LogicalResult importCumSum(Importer &im, StringRef) {
-  auto axis = im.constInt(1, "axis");
-  if (failed(axis))
-    return failure();
   if (im.type(0) == TP::BOOL)
     return im.fail("boolean inputs are not supported");
-  return im.out(
-      0, im.op("mx.cumsum", im.val(0),
-               {im.na("axis", im.i64(*axis)),
-                im.na("exclusive", im.boolean(im.attrInt("exclusive", 0))),
-                im.na("reverse", im.boolean(im.attrInt("reverse", 0)))}));
+  auto sum = [&](int64_t axis) {
+    return im.op("mx.cumsum", im.val(0),
+                 {im.na("axis", im.i64(axis)),
+                  im.na("exclusive", im.boolean(im.attrInt("exclusive", 0))),
+                  im.na("reverse", im.boolean(im.attrInt("reverse", 0)))});
+  };
+  if (im.cst(1)) {
+    auto axis = im.constInt(1, "axis");
+    if (failed(axis))
+      return failure();
+    return im.out(0, sum(*axis));
+  }
+  // A run-time axis: the sum along each, picked at run time (an axis out
+  // of range gives the last one's).
+  int64_t r = im.rank(0);
+  if (r == 0 || numElements(im.shape(1)) != 1)
+    return im.fail("input 'axis' must hold one value of a rank-1+ input");
+  Value axis = im.int64Vector(1), y = sum(r - 1);
+  for (int64_t a = r - 2; a >= 0; --a)
+    y = im.where(im.holdsAxis(axis, a, r), sum(a), y);
+  return im.out(0, y);
 }
 
 } // namespace mxc::onnx

@@ -53,7 +53,16 @@ LogicalResult importConstant(Importer &im, StringRef) {
 }
 
 LogicalResult importConstantOfShape(Importer &im, StringRef) {
-  auto dims = im.constInts(0, "input");
+  FailureOr<std::vector<int64_t>> dims;
+  if (im.cst(0)) {
+    dims = im.constInts(0, "input");
+  } else { // a run-time shape: the declared one, of as many extents
+    dims = im.declaredShape(0, 0, "input");
+    if (succeeded(dims) && (int64_t)dims->size() != numElements(im.shape(0)))
+      return im.fail("the declared shape " + shapeText(*dims) +
+                     " does not have the " + Twine(numElements(im.shape(0))) +
+                     " extents of input 'input'");
+  }
   if (failed(dims))
     return failure();
   // The constant is built on the host: its size must be sane (8 bytes per
@@ -116,9 +125,29 @@ LogicalResult importShape(Importer &im, StringRef) {
   return im.outSym(0, std::move(t));
 }
 
+/// A Range whose start, limit or delta is known only at run time: the
+/// declared extent n, start + delta * (0, 1, ..., n - 1).
+static LogicalResult importRunTimeRange(Importer &im) {
+  static const char *names[] = {"start", "limit", "delta"};
+  unsigned runTime = !im.cst(0) ? 0 : !im.cst(1) ? 1 : 2;
+  auto declared = im.declaredShape(0, runTime, names[runTime]);
+  if (failed(declared))
+    return failure();
+  if (declared->size() != 1)
+    return im.fail("the declared shape " + shapeText(*declared) +
+                   " is not a vector");
+  for (unsigned i = 0; i < 3; ++i)
+    if (numElements(im.shape(i)) != 1)
+      return im.fail("start, limit and delta must be scalars");
+  int32_t t = im.type(0);
+  Value k = im.castTo(im.iotaAlong(1, 0, (*declared)[0]), t);
+  Value start = im.reshape(im.val(0), {}), delta = im.reshape(im.val(2), {});
+  return im.out(0, im.binary(im.binary(k, delta, "mul"), start, "add"));
+}
+
 LogicalResult importRange(Importer &im, StringRef) {
   if (!im.allConst())
-    return im.fail("start, limit and delta must be compile-time constants");
+    return importRunTimeRange(im);
   const Const &start = *im.cst(0), &limit = *im.cst(1), &delta = *im.cst(2);
   if (start.size() != 1 || limit.size() != 1 || delta.size() != 1)
     return im.fail("start, limit and delta must be scalars");
@@ -174,6 +203,18 @@ LogicalResult importFlatten(Importer &im, StringRef) {
 
 LogicalResult importReshape(Importer &im, StringRef) {
   std::vector<int64_t> target;
+  if (im.has(1) && !im.cst(1)) {
+    // A run-time shape: the declared one, of as many extents.
+    auto declared = im.declaredShape(0, 1, "shape");
+    if (failed(declared))
+      return failure();
+    if ((int64_t)declared->size() != numElements(im.shape(1)))
+      return im.fail("the declared shape " + shapeText(*declared) +
+                     " does not have the " + Twine(numElements(im.shape(1))) +
+                     " extents of input 'shape'");
+    im.ignoreAttrs({"allowzero"});
+    return im.outReshaped(0, 0, *declared);
+  }
   if (im.has(1)) {
     auto s = im.constInts(1, "shape");
     if (failed(s))
@@ -221,6 +262,18 @@ LogicalResult importSqueeze(Importer &im, StringRef t) {
   std::optional<std::vector<int64_t>> axes;
   if (im.opset < 13) {
     axes = im.attrInts("axes");
+  } else if (im.has(1) && !im.cst(1)) {
+    // Run-time axes: the declared shape, whose rank they change by their
+    // count.
+    auto declared = im.declaredShape(0, 1, "axes");
+    if (failed(declared))
+      return failure();
+    int64_t n = numElements(im.shape(1));
+    if ((int64_t)declared->size() != im.rank(0) + (t == "Unsqueeze" ? n : -n))
+      return im.fail("the declared shape " + shapeText(*declared) +
+                     " does not have the rank " + Twine(t) + " of " + Twine(n) +
+                     " axes gives");
+    return im.outReshaped(0, 0, *declared);
   } else if (im.has(1)) {
     axes.emplace();
     if (failed(im.optionalConstInts(1, "axes", *axes)))
@@ -299,11 +352,17 @@ LogicalResult importTranspose(Importer &im, StringRef) {
 }
 
 LogicalResult importExpand(Importer &im, StringRef) {
-  auto s = im.constInts(1, "shape");
+  // A run-time shape: the declared result, which it must broadcast to.
+  auto s =
+      im.cst(1) ? im.constInts(1, "shape") : im.declaredShape(0, 1, "shape");
   if (failed(s))
     return failure();
   auto in = im.shape(0);
   auto target = broadcastShapes({in, *s});
+  if (!im.cst(1) && target != *s)
+    return im.fail("input shape " + shapeText(in) +
+                   " does not broadcast to the declared shape " +
+                   shapeText(*s));
   if (!target)
     return im.fail("input shape " + shapeText(in) +
                    " does not broadcast with " + shapeText(*s));
@@ -321,10 +380,24 @@ LogicalResult importExpand(Importer &im, StringRef) {
 }
 
 LogicalResult importTile(Importer &im, StringRef) {
-  auto reps = im.constInts(1, "repeats");
+  auto in = im.shape(0);
+  FailureOr<std::vector<int64_t>> reps;
+  if (im.cst(1)) {
+    reps = im.constInts(1, "repeats");
+  } else if (auto declared = im.declaredShape(0, 1, "repeats");
+             succeeded(declared)) {
+    // Run-time repeats: each declared extent a multiple of the input's.
+    reps.emplace();
+    for (size_t i = 0; i < declared->size() && i < in.size(); ++i) {
+      int64_t d = (*declared)[i];
+      if (in[i] == 0 ? d != 0 : ShapedType::isDynamic(in[i]) || d % in[i])
+        return im.fail("the declared shape " + shapeText(*declared) +
+                       " does not repeat input shape " + shapeText(in));
+      reps->push_back(in[i] ? d / in[i] : 1);
+    }
+  }
   if (failed(reps))
     return failure();
-  auto in = im.shape(0);
   if (reps->size() != in.size())
     return im.fail("repeats " + shapeText(*reps) + " does not fit rank " +
                    Twine(in.size()));

@@ -176,6 +176,60 @@ FailureOr<double> Importer::constScalar(unsigned i, StringRef what) {
   return c->f(0);
 }
 
+FailureOr<std::vector<int64_t>> Importer::declaredShape(unsigned k, unsigned i,
+                                                        StringRef what) {
+  if (!declaredShapes) {
+    declaredShapes.emplace();
+    auto read = [&](const ::onnx::ValueInfoProto &v) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+        return;
+      std::vector<int64_t> dims;
+      for (const auto &d : v.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0)
+          return;
+        dims.push_back(d.dim_value());
+      }
+      (*declaredShapes)[v.name()] = std::move(dims);
+    };
+    for (const auto &v : model.graph().value_info())
+      read(v);
+    for (const auto &v : model.graph().output())
+      read(v);
+  }
+  if (opts.inputShapes.empty() && wants(k))
+    if (auto it = declaredShapes->find(node->output(k));
+        it != declaredShapes->end())
+      return it->second;
+  return fail("input '" + what +
+              "' must be a compile-time constant (an initializer, a Constant "
+              "or a foldable shape computation; bind a graph input with "
+              "--bind NAME=FILE.pb), or the model must declare a static "
+              "shape for output " +
+              (wants(k) ? "'" + node->output(k) + "'" : Twine(k)) +
+              (opts.inputShapes.empty()
+                   ? ""
+                   : " (declared shapes are not used with --input)"));
+}
+
+Value Importer::int64Vector(unsigned i) {
+  Value v = castTo(val(i), TP::INT64);
+  return reshape(v, {numElements(shape(i))});
+}
+
+Value Importer::elementOf(Value v, int64_t k) {
+  return op(
+      "mx.gather",
+      {v, param(Const::ofInts({k}, std::vector<int64_t>{}), nodeName + "_at")},
+      {na("axis", i64(0))});
+}
+
+Value Importer::holdsAxis(Value v, int64_t axis, int64_t rank) {
+  Value hit = binary(compare(v, int64Scalar(axis), "equal"),
+                     compare(v, int64Scalar(axis - rank), "equal"), "or");
+  Value any = reduceKeep(castTo(hit, TP::INT64), "max", {0});
+  return reshape(compare(any, int64Scalar(1), "equal"), {});
+}
+
 LogicalResult Importer::axisAttr(int64_t dflt, int64_t rank, int64_t &axis,
                                  bool inclusive) {
   int64_t given = attrInt("axis", dflt);
