@@ -183,7 +183,7 @@ public:
                            const std::vector<TensorSpec> &inputs,
                            const std::vector<TensorSpec> &outputs,
                            llvm::ArrayRef<llvm::Function *> entries,
-                           bool updatesState, bool variants,
+                           int64_t flags, bool variants,
                            llvm::Function *shapes = nullptr) {
     llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
     int64_t scratch = std::max<int64_t>(spec.scratchSize, 0);
@@ -207,7 +207,7 @@ public:
          tensorArray(outputs, ".outputs"),
          variants ? null : static_cast<llvm::Constant *>(entries[0]),
          llvm::ConstantInt::get(i64, scratch),
-         llvm::ConstantInt::get(i64, updatesState ? 1 : 0),
+         llvm::ConstantInt::get(i64, flags),
          llvm::ConstantInt::get(i64, variants ? spec.variants.size() : 0),
          variantTable,
          llvm::ConstantInt::get(i64, variants ? spec.batchDim : -1),
@@ -227,16 +227,21 @@ public:
 
   /// Emits `<name>_descriptor` and the weak `mxc_model_descriptor` alias;
   /// `entries` are the forward's (one per variant when it has them), then
-  /// spec.functions' entry functions.
+  /// spec.functions' (as many each). A training function's rows meet (the
+  /// mean loss), so its variants run whole batches only.
   llvm::GlobalVariable *descriptor(llvm::ArrayRef<llvm::Function *> entries) {
-    size_t nForward = std::max<size_t>(spec.variants.size(), 1);
-    std::vector<llvm::Constant *> fns = {
-        function("forward", spec.inputs, spec.outputs,
-                 entries.take_front(nForward), false, !spec.variants.empty(),
-                 m.getFunction(spec.name + "_forward_shapes"))};
+    bool variants = !spec.variants.empty();
+    size_t perFunction = std::max<size_t>(spec.variants.size(), 1);
+    std::vector<llvm::Constant *> fns = {function(
+        "forward", spec.inputs, spec.outputs, entries.take_front(perFunction),
+        0, variants, m.getFunction(spec.name + "_forward_shapes"))};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
-      fns.push_back(function(f.name, f.inputs, f.outputs, entries[nForward + i],
-                             f.updatesState, false));
+      fns.push_back(
+          function(f.name, f.inputs, f.outputs,
+                   entries.slice((i + 1) * perFunction, perFunction),
+                   (f.updatesState ? MXRT_FUNCTION_UPDATES_STATE : 0) |
+                       (variants ? MXRT_FUNCTION_WHOLE_BATCH : 0),
+                   variants));
     auto *fnArrayType = llvm::ArrayType::get(functionDesc, fns.size());
     auto *fnArray = new llvm::GlobalVariable(
         m, fnArrayType, true, llvm::GlobalValue::PrivateLinkage,
@@ -370,6 +375,24 @@ llvm::Type *typedApiType(llvm::LLVMContext &ctx, const TensorSpec &t) {
 /// for each function besides forward (through mxrt_instance_call_raw, a
 /// rank-0 input by value), parameters by name (get for every model; set,
 /// save and load for training libraries).
+/// The model's dimensions as an array on the stack: `fn`'s arguments from
+/// `first` on give those not derived, in order; the derived ones are -1.
+llvm::Value *dimArray(llvm::IRBuilder<> &b, const ModelSpec &spec,
+                      llvm::Function *fn, size_t first) {
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *a =
+      b.CreateAlloca(i64, b.getInt64(std::max<size_t>(spec.dims.size(), 1)));
+  for (const auto &[i, d] : llvm::enumerate(spec.dims))
+    b.CreateStore(d.derived ? static_cast<llvm::Value *>(b.getInt64(-1))
+                            : fn->getArg(first++),
+                  b.CreateConstInBoundsGEP1_64(i64, a, i));
+  return a;
+}
+
+size_t numFreeDims(const ModelSpec &spec) {
+  return llvm::count_if(spec.dims, [](const DimSpec &d) { return !d.derived; });
+}
+
 void buildTrainingApi(llvm::Module &m, const ModelSpec &spec) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
@@ -398,9 +421,16 @@ void buildTrainingApi(llvm::Module &m, const ModelSpec &spec) {
   defineCallThrough(m, spec.name + "_load_params", {ptr, ptr},
                     rawCall("mxrt_instance_load_params", {ptr, ptr}),
                     passThrough);
-  auto callRaw = rawCall("mxrt_instance_call_raw", {ptr, i32, ptr, ptr});
+  // (instance, [the values of the dimensions not derived,] inputs, outputs)
+  // as <name>_run takes them.
+  bool dims = !spec.dims.empty();
+  size_t nFree = numFreeDims(spec);
+  auto callRaw =
+      dims ? rawCall("mxrt_instance_call_raw_dims", {ptr, i32, ptr, ptr, ptr})
+           : rawCall("mxrt_instance_call_raw", {ptr, i32, ptr, ptr});
   for (const auto &[index, f] : llvm::enumerate(spec.functions)) {
     std::vector<llvm::Type *> params = {ptr};
+    params.insert(params.end(), nFree, i64);
     for (const TensorSpec &t : f.inputs)
       params.push_back(typedApiType(ctx, t));
     params.insert(params.end(), f.outputs.size(), ptr);
@@ -423,7 +453,12 @@ void buildTrainingApi(llvm::Module &m, const ModelSpec &spec) {
             }
             return a;
           };
-          llvm::Value *ins = array(1, nIn), *outs = array(1 + nIn, nOut);
+          llvm::Value *ins = array(1 + nFree, nIn),
+                      *outs = array(1 + nFree + nIn, nOut);
+          if (dims)
+            return llvm::SmallVector<llvm::Value *>{
+                fn->getArg(0), b.getInt32(function), dimArray(b, spec, fn, 1),
+                ins, outs};
           return llvm::SmallVector<llvm::Value *>{
               fn->getArg(0), b.getInt32(function), ins, outs};
         });
@@ -439,18 +474,6 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *voidTy = llvm::Type::getVoidTy(ctx);
-  // The model's dimensions as an array on the stack: `fn`'s arguments from
-  // `first` on give those not derived, in order; the derived ones are -1.
-  auto dimArray = [&](llvm::IRBuilder<> &b, llvm::Function *fn, size_t first) {
-    llvm::Value *a =
-        b.CreateAlloca(i64, b.getInt64(std::max<size_t>(spec.dims.size(), 1)));
-    for (const auto &[i, d] : llvm::enumerate(spec.dims))
-      b.CreateStore(d.derived ? static_cast<llvm::Value *>(b.getInt64(-1))
-                              : fn->getArg(first++),
-                    b.CreateConstInBoundsGEP1_64(i64, a, i));
-    return a;
-  };
-
   auto createStatic = m.getOrInsertFunction(
       "mxrt_instance_create_static",
       llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
@@ -474,9 +497,8 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
   {
     // (instance, [the values of the dimensions not derived,] inputs,
     // outputs); the runtime computes the derived ones.
-    size_t nFree = llvm::count_if(spec.dims,
-                                  [](const DimSpec &d) { return !d.derived; }),
-           nIn = spec.inputs.size(), nOut = spec.outputs.size();
+    size_t nFree = numFreeDims(spec), nIn = spec.inputs.size(),
+           nOut = spec.outputs.size();
     std::vector<llvm::Type *> params(1 + nFree + nIn + nOut, ptr);
     std::fill_n(params.begin() + 1, nFree, i64);
     auto *fn = llvm::Function::Create(
@@ -495,14 +517,13 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
     if (spec.dims.empty())
       b.CreateRet(b.CreateCall(runRaw, {fn->getArg(0), ins, outs}));
     else
-      b.CreateRet(b.CreateCall(runRawDims,
-                               {fn->getArg(0), dimArray(b, fn, 1), ins, outs}));
+      b.CreateRet(b.CreateCall(
+          runRawDims, {fn->getArg(0), dimArray(b, spec, fn, 1), ins, outs}));
   }
   if (llvm::Function *shapes = m.getFunction(spec.name + "_forward_shapes")) {
     // <name>_dims(the free dimensions' values, out_dims): out_dims gets
     // them and the derived ones.
-    size_t nFree =
-        llvm::count_if(spec.dims, [](const DimSpec &d) { return !d.derived; });
+    size_t nFree = numFreeDims(spec);
     std::vector<llvm::Type *> params(nFree + 1, i64);
     params.back() = ptr;
     auto *fn = llvm::Function::Create(
@@ -510,7 +531,7 @@ void buildTypedApi(llvm::Module &m, const ModelSpec &spec,
         llvm::GlobalValue::ExternalLinkage, spec.name + "_dims", m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
     llvm::Value *out = fn->getArg(nFree);
-    llvm::Value *dims = dimArray(b, fn, 0);
+    llvm::Value *dims = dimArray(b, spec, fn, 0);
     for (size_t i = 0; i < spec.dims.size(); ++i)
       b.CreateStore(
           b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, dims, i)),
@@ -905,9 +926,9 @@ llvm::Error mxc::writeFileAtomically(const std::string &path,
   });
 }
 
-/// The MLIR function of the forward's variant for `batch` rows.
-std::string mxc::variantFunctionName(int64_t batch) {
-  return std::string(kForwardFunctionName) + "_b" + std::to_string(batch);
+/// The MLIR function of function `fn`'s variant for `batch` rows.
+std::string mxc::variantFunctionName(llvm::StringRef fn, int64_t batch) {
+  return (fn + "_b" + llvm::Twine(batch)).str();
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -947,7 +968,7 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
                    spec.outputs.size(), false, 0, spec.scratchSize,
                    spec.shapeFunction});
   for (const auto &[i, v] : llvm::enumerate(spec.variants)) {
-    std::string name = variantFunctionName(v.batch);
+    std::string name = variantFunctionName(kForwardFunctionName, v.batch);
     fns.push_back({name, spec.inputs.size(), spec.outputs.size(), false, 0,
                    v.scratchSize});
     std::unique_ptr<llvm::Module> variant =
@@ -956,15 +977,30 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
     if (i != 0 && !variant)
       return makeError("translation to LLVM IR failed");
     llvm::Module &holder = i == 0 ? *m : *variant;
+    // Each variant's functions (a training library's too) by its batch.
     if (llvm::Function *f = holder.getFunction(kForwardFunctionName))
       f->setName(name);
+    for (const FunctionSpec &f : spec.functions)
+      if (llvm::Function *fn = holder.getFunction(f.name))
+        fn->setName(variantFunctionName(f.name, v.batch));
     if (variant && llvm::Linker::linkModules(*m, std::move(variant)))
       return makeError("linking the forward's variants failed");
   }
-  for (const FunctionSpec &f : spec.functions)
-    fns.push_back({f.name, f.inputs.size(), f.outputs.size(), f.updatesState,
-                   f.updatesState ? spec.states.size() : f.statesRead,
-                   spec.scratchSize});
+  for (const FunctionSpec &f : spec.functions) {
+    Fn fn{f.name,
+          f.inputs.size(),
+          f.outputs.size(),
+          f.updatesState,
+          f.updatesState ? spec.states.size() : f.statesRead,
+          spec.scratchSize};
+    if (spec.variants.empty())
+      fns.push_back(fn);
+    for (const VariantSpec &v : spec.variants) {
+      fn.name = variantFunctionName(f.name, v.batch);
+      fn.scratchSize = v.scratchSize;
+      fns.push_back(fn);
+    }
+  }
   std::vector<llvm::Function *> entries;
   for (const Fn &f : fns) {
     llvm::Function *impl = m->getFunction(f.name);

@@ -44,9 +44,9 @@ struct CodegenOptions {
 /// trailing output pointers.
 inline constexpr const char *kForwardFunctionName = "forward";
 
-/// The name codegen expects for the forward function of the variant of
-/// `batch` rows (ModelSpec::variants).
-std::string variantFunctionName(int64_t batch);
+/// The name codegen expects for function `fn` (the forward, a training
+/// function) of the variant of `batch` rows (ModelSpec::variants).
+std::string variantFunctionName(llvm::StringRef fn, int64_t batch);
 
 /// Translates `modules` (LLVM dialect) to LLVM IR and adds the entry
 /// wrappers, the weights, the reflective table and the typed C API of

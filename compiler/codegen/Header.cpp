@@ -179,6 +179,9 @@ std::string mxc::generateHeader(const ModelSpec &spec,
   // passedByValue says so), then its outputs.
   auto declare = [&](const std::string &fnName, const FunctionSpec &f) {
     os << "mxrt_status " << n << "_" << fnName << "(" << n << " *instance";
+    for (size_t i = 0; i < spec.dims.size(); ++i)
+      if (!spec.dims[i].derived)
+        os << ", int64_t " << dimIdentifier(spec, i);
     for (const TensorSpec &t : f.inputs) {
       os << ",\n    "
          << (passedByValue(t)
@@ -193,7 +196,7 @@ std::string mxc::generateHeader(const ModelSpec &spec,
   if (spec.isTraining()) {
     os << "/* Training library (mxc --train). Besides forward (" << n
        << "_run), the model has\n * the functions below, typed as " << n
-       << "_run is (a scalar input by value);\n"
+       << "_run is (the dynamic dimensions first, a scalar input by value);\n"
        << " * mxrt_instance_call(instance, <index>, ...) reaches the same "
           "ones with tensors\n * (cast the instance to mxrt_instance *). */\n";
     for (const auto &[i, f] : llvm::enumerate(spec.functions)) {
@@ -203,6 +206,17 @@ std::string mxc::generateHeader(const ModelSpec &spec,
                               "of the instance in place.\n"
                             : ": gradients at the instance's parameters; "
                               "updates nothing.\n");
+      if (!spec.variants.empty()) {
+        // Its rows meet (the mean loss): one variant per bucket, whole.
+        os << " *  Whole batches only (its rows meet): "
+           << spec.dims[spec.batchDim].name << " is ";
+        for (const auto &[v, variant] : llvm::enumerate(spec.variants))
+          os << (v == 0                          ? ""
+                 : v + 1 == spec.variants.size() ? " or "
+                                                 : ", ")
+             << variant.batch;
+        os << ".\n";
+      }
       for (const TensorSpec &t : f.inputs)
         os << " *  in  " << t.name << ": " << dtypeName(t.dtype) << " "
            << shapeText(spec, t.shape) << "\n";

@@ -602,16 +602,16 @@ static DynamicDims dynamicDims(const CompileOptions &options,
 /// Imports the model with every dynamic dimension of `dyn` at `value`:
 /// --input's named axes in its shapes, the ONNX file's open dimensions
 /// through the importer's dimValues.
-static llvm::Expected<ImportedModel> importAt(mlir::MLIRContext &context,
-                                              const CompileOptions &options,
-                                              const DynamicDims &dyn,
-                                              int64_t value) {
+/// `options` with --input's named axes at `value` (in `at.inputShapes`),
+/// their names in `dynamicAxes`.
+static CompileOptions optionsAt(
+    const CompileOptions &options, int64_t value,
+    std::map<std::string, std::vector<std::string>> *dynamicAxes = nullptr) {
   CompileOptions at = options;
   at.symbolicInputs.clear();
-  std::map<std::string, std::vector<std::string>> dynamicAxes;
   for (const auto &[input, axes] : options.symbolicInputs) {
     std::vector<int64_t> shape;
-    std::vector<std::string> &names = dynamicAxes[input];
+    std::vector<std::string> names;
     for (const auto &[axis, token] : llvm::enumerate(axes)) {
       int64_t extent = value;
       bool isStatic = llvm::all_of(token, llvm::isDigit);
@@ -623,7 +623,18 @@ static llvm::Expected<ImportedModel> importAt(mlir::MLIRContext &context,
                                      : token);
     }
     at.inputShapes[input] = shape;
+    if (dynamicAxes)
+      (*dynamicAxes)[input] = names;
   }
+  return at;
+}
+
+static llvm::Expected<ImportedModel> importAt(mlir::MLIRContext &context,
+                                              const CompileOptions &options,
+                                              const DynamicDims &dyn,
+                                              int64_t value) {
+  std::map<std::string, std::vector<std::string>> dynamicAxes;
+  CompileOptions at = optionsAt(options, value, &dynamicAxes);
   std::map<std::string, int64_t> dimValues;
   for (const std::string &name : dyn.names)
     dimValues[name] = value;
@@ -644,8 +655,6 @@ static std::string unsupportedDims(const CompileOptions &options,
         return "dimension " + axes[axis] + " is axis " + std::to_string(axis) +
                " of input '" + input +
                "'; only a leading (batch) axis can be dynamic so far";
-  if (options.train.enabled)
-    return "--train libraries take a fixed batch so far";
   if (options.target != "cpu")
     return "--target=" + options.target + " takes a fixed batch so far";
   return "";
@@ -751,6 +760,47 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
     if (dyn.isBatched(input.name))
       input.shape[0] = dimExtent(0);
   }
+  // The training functions: a tensor has the batch where its leading
+  // extent is each variant's batch (so it takes two to tell).
+  if (spec.isTraining() && variants.size() < 2)
+    return makeError("'" + options.modelPath + "': dynamic dimension " +
+                     plan.dim.name +
+                     ": a --train library needs at least two batch extents "
+                     "(--buckets), it has " +
+                     Twine(variants.size()));
+  for (auto [f, fn] : llvm::enumerate(spec.functions)) {
+    auto batchOf = [&](auto tensorsOf) -> llvm::Error {
+      std::vector<TensorSpec> &tensors = tensorsOf(fn);
+      for (auto [t, tensor] : llvm::enumerate(tensors)) {
+        bool batched = !tensor.shape.empty(), same = true;
+        for (BatchVariant &v : variants) {
+          const std::vector<int64_t> &shape =
+              tensorsOf(v.model.spec.functions[f])[t].shape;
+          batched = batched && !shape.empty() && shape[0] == v.batch &&
+                    llvm::equal(llvm::drop_begin(shape),
+                                llvm::drop_begin(tensor.shape));
+          same = same && shape == tensor.shape;
+        }
+        if (batched)
+          tensor.shape[0] = dimExtent(0);
+        else if (!same)
+          return makeError("'" + options.modelPath + "': '" + tensor.name +
+                           "' of " + fn.name +
+                           " changes shape with the batch other than on its "
+                           "leading axis, so " +
+                           plan.dim.name + " cannot be dynamic");
+      }
+      return llvm::Error::success();
+    };
+    if (auto err = batchOf([](FunctionSpec &f) -> std::vector<TensorSpec> & {
+          return f.inputs;
+        }))
+      return std::move(err);
+    if (auto err = batchOf([](FunctionSpec &f) -> std::vector<TensorSpec> & {
+          return f.outputs;
+        }))
+      return std::move(err);
+  }
   for (const auto &[output, batched] :
        llvm::zip(spec.outputs, variants.front().batchedOutputs))
     if (batched)
@@ -850,6 +900,12 @@ static llvm::Error compileDynamic(mlir::MLIRContext &context,
       }
       variant.model = std::move(*imported);
     }
+    // A training library's functions at this batch: run by the runtime
+    // only on batches of exactly this extent (their rows meet).
+    if (options.train.enabled)
+      if (auto err = addTrainingFunctions(
+              optionsAt(options, b), *variant.model.module, variant.model.spec))
+        return err;
     variant.model.spec.name = options.modelName.empty()
                                   ? modelNameForPath(options.outputPath)
                                   : options.modelName;

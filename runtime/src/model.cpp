@@ -432,6 +432,12 @@ mxrt_status checkTensor(const char *kind, int32_t index,
 /// rows left), until `visit` returns false.
 template <typename Visit>
 void splitRows(const mxrt_function_desc &fn, int64_t rows, Visit visit) {
+  if (fn.flags & MXRT_FUNCTION_WHOLE_BATCH) { // the variant of `rows`, once
+    for (int64_t v = 0; v < fn.num_variants; ++v)
+      if (fn.variants[v].batch == rows)
+        visit(fn.variants[v], 1);
+    return;
+  }
   for (int64_t v = fn.num_variants - 1; v >= 0 && rows > 0; --v) {
     const mxrt_variant_desc &variant = fn.variants[v];
     int64_t times = rows / variant.batch;
@@ -439,6 +445,30 @@ void splitRows(const mxrt_function_desc &fn, int64_t rows, Visit visit) {
       return;
     rows -= times * variant.batch;
   }
+}
+
+/// Refuses a call of whole-batch function `fn` whose batch extent is none
+/// of its variants'.
+template <typename Callee>
+mxrt_status checkWholeBatch(const mxrt_model *model,
+                            const mxrt_function_desc &fn,
+                            const mxrt::DimBinding &dims, Callee callee) {
+  std::string batches;
+  for (int64_t v = 0; v < fn.num_variants; ++v) {
+    if (fn.variants[v].batch == dims.batch())
+      return MXRT_OK;
+    batches += (v == 0                     ? ""
+                : v + 1 == fn.num_variants ? " or "
+                                           : ", ") +
+               std::to_string(fn.variants[v].batch);
+  }
+  return fail(MXRT_INVALID_ARGUMENT,
+              "%s: %s=%lld, but the function mixes the rows of its batch "
+              "(a mean loss, batch statistics) and was compiled for %s=%s "
+              "only (mxc --buckets)",
+              callee().c_str(), model->desc->dims[fn.batch_dim].name,
+              static_cast<long long>(dims.batch()),
+              model->desc->dims[fn.batch_dim].name, batches.c_str());
 }
 
 /// Grows the instance's scratch to what a call of `fn` with `dims` needs
@@ -536,6 +566,9 @@ mxrt_status runChecked(mxrt_instance *instance, int32_t function,
                   why.c_str());
     return MXRT_OK;
   }
+  if (fn.flags & MXRT_FUNCTION_WHOLE_BATCH)
+    if (mxrt_status status = checkWholeBatch(instance->model, fn, dims, callee))
+      return status;
   if (fn.num_variants || fn.shapes)
     if (mxrt_status status = reserveScratch(instance, fn, dims, callee))
       return status;
@@ -607,7 +640,8 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
 }
 
 /// mxrt_instance_run_raw (function 0), mxrt_instance_call_raw and, with
-/// `withDims`, mxrt_instance_run_raw_dims (the dimensions' values `dims`).
+/// `withDims`, mxrt_instance_run_raw_dims and mxrt_instance_call_raw_dims
+/// (the dimensions' values `dims`).
 mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
                            int32_t function, bool withDims, const int64_t *dims,
                            const void *const *inputs, void *const *outputs) {
@@ -631,8 +665,7 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
     if (!withDims)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: function '%s' of model '%s' has dynamic dimension "
-                  "'%s'; call it with mxrt_instance_call, which takes its "
-                  "value from the tensors' shapes",
+                  "'%s'; call mxrt_instance_call_raw_dims with its value",
                   what, fn.name, model.name, dim.name);
     if (!dims)
       return fail(MXRT_INVALID_ARGUMENT,
@@ -655,7 +688,12 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
     if (!outputs[i])
       return fail(MXRT_INVALID_ARGUMENT, "output '%s' (#%lld) is NULL",
                   fn.outputs[i].name, static_cast<long long>(i));
-  auto callee = [&] { return "model '" + std::string(model.name) + "'"; };
+  auto callee = [&] {
+    std::string named = function != 0
+                            ? "function '" + std::string(fn.name) + "' of "
+                            : std::string();
+    return named + "model '" + model.name + "'";
+  };
   std::optional<mxrt::CallGuard> guard;
   return runChecked(
       instance, function, bound, callee, [&](int64_t i) { return inputs[i]; },
@@ -984,6 +1022,16 @@ mxrt_status mxrt_instance_call_raw(mxrt_instance *instance, int32_t function,
   return mxrt::guarded([&] {
     return runInstanceRaw("mxrt_instance_call_raw", instance, function,
                           /*withDims=*/false, nullptr, inputs, outputs);
+  });
+}
+
+mxrt_status mxrt_instance_call_raw_dims(mxrt_instance *instance,
+                                        int32_t function, const int64_t *dims,
+                                        const void *const *inputs,
+                                        void *const *outputs) {
+  return mxrt::guarded([&] {
+    return runInstanceRaw("mxrt_instance_call_raw_dims", instance, function,
+                          /*withDims=*/true, dims, inputs, outputs);
   });
 }
 

@@ -249,8 +249,10 @@ mxrt_status checkVariants(const std::string &origin,
   for (int64_t v = 0; v < fn.num_variants; ++v) {
     const mxrt_variant_desc &variant = fn.variants[v];
     // Increasing from 1, so that taking the largest that fits covers any
-    // number of rows.
-    if (v == 0 ? variant.batch != 1 : variant.batch <= fn.variants[v - 1].batch)
+    // number of rows (from at least 1 for whole batches).
+    bool whole = fn.flags & MXRT_FUNCTION_WHOLE_BATCH;
+    if (v == 0 ? variant.batch < 1 || (!whole && variant.batch != 1)
+               : variant.batch <= fn.variants[v - 1].batch)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: function '%s' has a variant of batch %lld at #%lld; "
                   "the batches must increase from 1",
@@ -319,7 +321,8 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
                   "%s: function '%s' has invalid input/output tables or "
                   "scratch size",
                   origin.c_str(), fnName);
-    if (fn.flags & ~int64_t(MXRT_FUNCTION_UPDATES_STATE))
+    if (fn.flags &
+        ~int64_t(MXRT_FUNCTION_UPDATES_STATE | MXRT_FUNCTION_WHOLE_BATCH))
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: function '%s' has unknown flags 0x%llx", origin.c_str(),
                   fnName, static_cast<unsigned long long>(fn.flags));
@@ -332,6 +335,11 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
     if (fn.shapes)
       if (mxrt_status status = checkShapes(origin, *desc, fn))
         return status;
+    if ((fn.flags & MXRT_FUNCTION_WHOLE_BATCH) && !fn.num_variants)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: function '%s' runs whole batches "
+                  "(MXRT_FUNCTION_WHOLE_BATCH) but has no batch variants",
+                  origin.c_str(), fnName);
     if (fn.num_variants)
       if (mxrt_status status = checkVariants(origin, *desc, fn))
         return status;

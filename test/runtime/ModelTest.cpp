@@ -1051,9 +1051,8 @@ TEST(DynamicDims, RunRawDimsTakesTheDimensionsValues) {
             MXRT_INVALID_ARGUMENT);
   EXPECT_THAT(mxrt_last_error(),
               StrEq("mxrt_instance_call_raw: function 'shift' of model 'rows' "
-                    "has dynamic dimension 'M'; call it with "
-                    "mxrt_instance_call, which takes its value from the "
-                    "tensors' shapes"));
+                    "has dynamic dimension 'M'; call "
+                    "mxrt_instance_call_raw_dims with its value"));
   EXPECT_EQ(rows::calls, 0);
   t.expectUntouched();
 
@@ -1128,6 +1127,38 @@ TEST(DynamicDims, ScratchGrowsWithTheVariantsUsed) {
     GTEST_SKIP() << "the allocator is not glibc's: the heap was not measured";
 }
 
+TEST(DynamicDims, WholeBatchFunctionsRunOnlyTheirOwnBatches) {
+  // forward's variants of 1 and 4 rows as a whole-batch function (a
+  // training step's): 4 rows run the 4-row variant once, 1 row the 1-row
+  // one; 5 rows, which row splitting would serve, are refused before
+  // anything runs, naming the dimension, the value and the batches.
+  mxrt_function_desc functions[2] = {rows::functions[0], rows::functions[1]};
+  functions[0].flags = MXRT_FUNCTION_WHOLE_BATCH;
+  mxrt_model_desc desc = rows::desc();
+  desc.functions = functions;
+  mxrt_model *raw = nullptr;
+  ASSERT_EQ(mxrt_model_from_descriptor(&desc, &raw), MXRT_OK)
+      << mxrt_last_error();
+  ModelPtr model(raw);
+  InstancePtr instance = newInstance(model.get());
+  for (int64_t n : {4, 1}) {
+    rows::Tensors t(n);
+    rows::calls = 0;
+    ASSERT_EQ(t.run(instance.get()), MXRT_OK) << mxrt_last_error();
+    EXPECT_EQ(rows::calls, 1);
+    t.expectComputed();
+  }
+  rows::Tensors t(5);
+  rows::calls = 0;
+  EXPECT_EQ(t.run(instance.get()), MXRT_INVALID_ARGUMENT);
+  EXPECT_THAT(mxrt_last_error(),
+              StrEq("model 'rows': N=5, but the function mixes the rows of "
+                    "its batch (a mean loss, batch statistics) and was "
+                    "compiled for N=1 or 4 only (mxc --buckets)"));
+  EXPECT_EQ(rows::calls, 0);
+  t.expectUntouched();
+}
+
 TEST(DynamicDims, FromDescriptorValidatesDimensionsAndVariants) {
   // The tables copied, for one field of them at a time to be broken.
   mxrt_dim_desc dims[2];
@@ -1195,6 +1226,14 @@ TEST(DynamicDims, FromDescriptorValidatesDimensionsAndVariants) {
   variants[0].batch = 2;
   expectRefusedThenRestore("function 'forward' has a variant of batch 2 at "
                            "#0; the batches must increase from 1");
+  functions[1].flags = MXRT_FUNCTION_WHOLE_BATCH;
+  functions[1].num_variants = 0;
+  functions[1].entry = rows::shift<1>;
+  expectRefusedThenRestore("function 'shift' runs whole batches "
+                           "(MXRT_FUNCTION_WHOLE_BATCH) but has no batch "
+                           "variants");
+  functions[0].flags = 4;
+  expectRefusedThenRestore("function 'forward' has unknown flags 0x4");
   variants[1].batch = 1;
   expectRefusedThenRestore("a variant of batch 1 at #1");
   variants[1].entry = nullptr;

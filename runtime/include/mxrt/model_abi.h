@@ -104,6 +104,10 @@ enum {
   /** Writes parameters (BatchNorm moving statistics, optimizer updates) and
    *  optimizer states in place. */
   MXRT_FUNCTION_UPDATES_STATE = 1,
+  /** Its rows meet (a mean loss, BatchNorm's batch statistics): a call runs
+   *  the one variant whose batch is the call's extent, on all its rows at
+   *  once, and a call of another extent is refused. Only with variants. */
+  MXRT_FUNCTION_WHOLE_BATCH = 2,
 };
 
 /** One compiled specialization of a function with a dynamic batch
@@ -126,7 +130,8 @@ typedef struct mxrt_function_desc {
   int64_t flags;        /* MXRT_FUNCTION_* */
   /** A function whose rows are independent along a dynamic batch dimension
    *  (mxc proves it: no operator mixes rows) is compiled once per batch
-   *  extent in `variants` (increasing, the first 1) instead of once. A call
+   *  extent in `variants` (increasing, the first 1 unless the function
+   *  runs whole batches: MXRT_FUNCTION_WHOLE_BATCH) instead of once. A call
    *  with extent N of dims[batch_dim] runs them on consecutive slices of
    *  rows, largest first: every input and output whose shape[0] is that
    *  dimension is passed at an offset of (first row) * size_bytes, the

@@ -343,12 +343,19 @@ MXRT_API mxrt_status mxrt_model_find_param(const mxrt_model *model,
 /** Runs function `function` on raw buffers in its order, without shape
  *  checks, as mxrt_instance_run_raw does the forward function (the typed
  *  API's <name>_grad / <name>_train_step call it). A function with a dynamic
- *  dimension is refused: mxrt_instance_call takes its value from the
- *  tensors. */
+ *  dimension is refused: mxrt_instance_call_raw_dims takes their values. */
 MXRT_API mxrt_status mxrt_instance_call_raw(mxrt_instance *instance,
                                             int32_t function,
                                             const void *const *inputs,
                                             void *const *outputs);
+/** mxrt_instance_call_raw with the values of the model's dynamic dimensions,
+ *  as mxrt_instance_run_raw_dims takes them for the forward function (the
+ *  typed training functions of a library with a dynamic batch call it). */
+MXRT_API mxrt_status mxrt_instance_call_raw_dims(mxrt_instance *instance,
+                                                 int32_t function,
+                                                 const int64_t *dims,
+                                                 const void *const *inputs,
+                                                 void *const *outputs);
 /** Runs function `function` (an index from mxrt_model_find_function) with
  *  the same checks as mxrt_instance_run. */
 MXRT_API mxrt_status mxrt_instance_call(
