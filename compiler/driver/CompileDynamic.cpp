@@ -229,7 +229,8 @@ variantSpec(std::vector<BatchVariant> &variants, const BatchPlan &plan,
                      ": a --train library needs at least two batch extents "
                      "(--buckets), it has " +
                      Twine(variants.size()));
-  for (auto [f, fn] : llvm::enumerate(spec.functions)) {
+  for (size_t f = 0; f < spec.functions.size(); ++f) {
+    FunctionSpec &fn = spec.functions[f];
     auto batchOf = [&](auto tensorsOf) -> llvm::Error {
       std::vector<TensorSpec> &tensors = tensorsOf(fn);
       for (auto [t, tensor] : llvm::enumerate(tensors)) {
@@ -441,7 +442,7 @@ llvm::Error driver::compileDynamic(mlir::MLIRContext &context,
 static std::string symbolicBlocker(mlir::ModuleOp module) {
   std::string why;
   module.walk([&](mlir::Operation *op) {
-    if (!isa_and_nonnull<mx::MxDialect>(op->getDialect()) ||
+    if (!mlir::isa_and_nonnull<mx::MxDialect>(op->getDialect()) ||
         lowering::lowersWithDynamicExtents(op))
       return mlir::WalkResult::advance();
     std::string node = "an operation";
