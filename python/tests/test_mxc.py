@@ -165,3 +165,15 @@ def test_train_step_is_sgd_on_the_mean_cross_entropy(tmp_path):
         lib.set_param("fc1_bias", np.zeros(3, np.float32))
     with pytest.raises(mxc.Error, match="fc9"):
         lib.get_param("fc9")
+
+
+def test_resnet18_example_matches_pytorch():
+    """examples/python/resnet18.py: torchvision's ResNet-18 exported with a
+    dynamic batch, compiled and run on a batch of 3, within 1e-4 of PyTorch."""
+    pytest.importorskip("torchvision")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "resnet18_example", os.path.join(REPO, "examples", "python", "resnet18.py"))
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(batch=3) < 1e-4
