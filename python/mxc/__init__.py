@@ -6,10 +6,24 @@
     logits = lib(np.zeros((8, 3, 224, 224), np.float32))
 
 `compile` drives the `mxc` tool (the same options, files and messages);
-`load` opens a compiled library through libmxrt, which runs it. Errors of
-either raise `mxc.Error` with the message the tool or the runtime gives.
+`load` opens a compiled library through libmxrt, which runs it. `mxc.sym`,
+`mxc.nd` and `mxc.Executor` are the C++ host API: symbols, NDArrays and
+in-process compiled training. Errors raise `mxc.Error` with the message the
+tool, the runtime or the API gives.
 """
 from ._runtime import Error, Library, TensorInfo, load  # noqa: F401
 from .compiler import compile, tool_path  # noqa: F401
 
-__all__ = ["Error", "Library", "TensorInfo", "compile", "load", "tool_path"]
+__all__ = ["Error", "Executor", "Library", "TensorInfo", "compile", "load", "nd", "sym",
+           "tool_path"]
+
+
+def __getattr__(name):
+    # The C++ host API (mxc.sym, mxc.nd, mxc.Executor) links the compiler:
+    # loaded on first use, so that running libraries needs libmxrt alone.
+    import importlib
+    if name in ("sym", "nd"):
+        return importlib.import_module("." + name, __name__)
+    if name == "Executor":
+        return importlib.import_module(".executor", __name__).Executor
+    raise AttributeError("module 'mxc' has no attribute %r" % name)
