@@ -10,6 +10,8 @@
 #               fuzz target for 15 s (MXC_FUZZ_SMOKE_SECONDS).
 #   build-tsan  the runtime alone with -DMXC_SANITIZE=thread: its GoogleTest
 #               suites and mxrt-stress (8 threads x 1000 runs of ResNet-20).
+# Neither builds the Python package: its extensions load into an interpreter
+# that is not built with the sanitizers.
 # Any report fails the run. `scripts/sanitizers.sh asan` or `... tsan` runs
 # one of them.
 set -euo pipefail
@@ -33,7 +35,7 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
   # One build for the sanitized tests and the fuzz targets (-DMXC_FUZZ=ON:
   # libFuzzer programs, which CTest runs over their regression inputs).
   [ -f build-asan/build.ninja ] || cmake "${common[@]}" -S . -B build-asan \
-    -DMXC_SANITIZE=address,undefined -DMXC_FUZZ=ON
+    -DMXC_SANITIZE=address,undefined -DMXC_FUZZ=ON -DMXC_BUILD_PYTHON=OFF
   ninja -C build-asan -j"$jobs"
   # GoogleTest suites and the fuzz targets' regression inputs. The kernels
   # run once, on the machine's instruction set with their own choice of
@@ -65,7 +67,7 @@ fi
 
 if [ "$which" = all ] || [ "$which" = tsan ]; then
   [ -f build-tsan/build.ninja ] || cmake "${common[@]}" -S . -B build-tsan \
-    -DMXC_SANITIZE=thread -DMXC_BUILD_COMPILER=OFF
+    -DMXC_SANITIZE=thread -DMXC_BUILD_COMPILER=OFF -DMXC_BUILD_PYTHON=OFF
   ninja -C build-tsan -j"$jobs"
   # The kernels once, as in the ASan build (their thread pool is the same
   # for every ISA and algorithm).
