@@ -11,11 +11,21 @@
 #include <stdexcept>
 #include <vector>
 
+/// What must be one object in the whole process however many libraries
+/// include these headers (a program, libmxc, a Python extension, each
+/// perhaps built with -fvisibility=hidden): the exception type, which
+/// `catch` matches by identity, and the NDArray engine.
+#if defined(__GNUC__)
+#define MXC_SHARED __attribute__((visibility("default")))
+#else
+#define MXC_SHARED
+#endif
+
 namespace mx {
 
 using Shape = std::vector<int64_t>;
 
-class Error : public std::runtime_error {
+class MXC_SHARED Error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };

@@ -40,10 +40,11 @@ class NDArray;
 
 namespace detail {
 
-/// The dependency engine NDArray operations run on: one per process, with
-/// a thread per core and at least two (so that independent operations
-/// overlap), never released (operations may still run at exit).
-inline mxrt_engine *ndEngine() {
+/// The dependency engine NDArray operations run on: one per process (in
+/// every library that uses arrays: MXC_SHARED), with a thread per core and
+/// at least two (so that independent operations overlap), never released
+/// (operations may still run at exit).
+MXC_SHARED inline mxrt_engine *ndEngine() {
   static mxrt_engine *engine = [] {
     mxrt_engine *e = nullptr;
     unsigned threads = std::max(2u, std::thread::hardware_concurrency());
