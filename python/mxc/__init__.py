@@ -14,8 +14,8 @@ tool, the runtime or the API gives.
 from ._runtime import Error, Library, TensorInfo, load  # noqa: F401
 from .compiler import compile, tool_path  # noqa: F401
 
-__all__ = ["Error", "Executor", "Library", "TensorInfo", "compile", "load", "nd", "sym",
-           "tool_path"]
+__all__ = ["Error", "Executor", "KVStore", "Library", "TensorInfo", "compile", "load", "nd",
+           "sym", "tool_path"]
 
 
 def __getattr__(name):
@@ -26,4 +26,6 @@ def __getattr__(name):
         return importlib.import_module("." + name, __name__)
     if name == "Executor":
         return importlib.import_module(".executor", __name__).Executor
+    if name == "KVStore":  # libmxrt_kvstore and Open MPI, on first use
+        return importlib.import_module("._kvstore", __name__).KVStore
     raise AttributeError("module 'mxc' has no attribute %r" % name)
