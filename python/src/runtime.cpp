@@ -161,6 +161,10 @@ public:
         throw Error(where(f) + ": input '" + info.name + "' is " +
                     mxrt_dtype_name(info.dtype) +
                     ", which mxc's Python API does not carry yet");
+      // A DLPack producer (a torch tensor, ...) is viewed without a copy.
+      if (!py::isinstance<py::array>(given[i]) &&
+          py::hasattr(given[i], "__dlpack__"))
+        given[i] = py::module_::import("numpy").attr("from_dlpack")(given[i]);
       inArrays[i] = py::array::ensure(given[i], 0);
       if (!inArrays[i] || !inArrays[i].dtype().is(*dtype) ||
           !(inArrays[i].flags() & py::array::c_style))
@@ -357,9 +361,10 @@ private:
   static TensorPtr wrap(mxrt_dtype dtype, py::array &array) {
     std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
     mxrt_tensor *raw = nullptr;
-    check(mxrt_tensor_wrap(dtype, int32_t(shape.size()), shape.data(),
-                           array.size() ? array.mutable_data() : nullptr,
-                           &raw));
+    // Inputs may be read-only views (DLPack's); only outputs are written.
+    check(mxrt_tensor_wrap(
+        dtype, int32_t(shape.size()), shape.data(),
+        array.size() ? const_cast<void *>(array.data()) : nullptr, &raw));
     return TensorPtr(raw);
   }
 

@@ -177,3 +177,18 @@ def test_resnet18_example_matches_pytorch():
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     assert example.main(batch=3) < 1e-4
+
+
+def test_dlpack_both_ways(affine):
+    """A torch tensor goes in through DLPack, and the NumPy outputs go out to
+    torch the same way, without copies."""
+    torch = pytest.importorskip("torch")
+    path, w, b = affine
+    lib = mxc.compile(path)
+    x = torch.randn(3, 6)
+    y, z = lib(x)
+    want_y, _ = reference(x.numpy(), w, b)
+    np.testing.assert_allclose(y, want_y, rtol=1e-5, atol=1e-6)
+    back = torch.from_dlpack(y)
+    assert back.data_ptr() == y.ctypes.data
+    assert torch.allclose(back, torch.from_numpy(want_y), atol=1e-6)
