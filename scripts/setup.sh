@@ -4,8 +4,10 @@
 # toolchain (LLVM/MLIR 22, clang, lld, GoogleTest, NumPy, ONNX + its test
 # data, PyTorch + torchvision for reference outputs, Fashion-MNIST, OpenBLAS
 # for bench/perf_bench.py, Open MPI for the KVStore, clang's sanitizer and
-# libFuzzer runtimes) with apt, then configures and builds into ./build
-# with clang++-22 + lld + libMLIR.so.
+# libFuzzer runtimes, pybind11 and pytest for the Python package) with apt,
+# then configures and builds into ./build with clang++-22 + lld +
+# libMLIR.so, and makes its Python package (build/python) importable by
+# /usr/bin/python3 (a .pth file in the user site-packages).
 # Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,3 +42,9 @@ if [ ! -f build/build.ninja ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3
 fi
 ninja -C build -j"$(nproc)"
+# The build's Python package importable by Debian's python3 from anywhere, as
+# `pip install --user -e` would make it: a .pth file in the user's
+# site-packages naming build/python (remove it to undo).
+site=$(/usr/bin/python3 -m site --user-site)
+mkdir -p "$site"
+echo "$PWD/build/python" > "$site/mxc-build.pth"
