@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The C++ tour of the README, one file: a symbol built in C++, NDArrays and
-// an imperative operator, an Executor compiled in this process, the
-// paper's training loop (symbolic forward/backward, imperative update), and
-// the trained model written for the `mxc` tool. It learns to tell which of
-// two features is larger; the data is generated here, so it needs no files.
+// The C++ tour of docs/cpp-api.md, one file: a symbol built in C++,
+// NDArrays and an imperative operator, an Executor compiled in this
+// process, the paper's training loop (symbolic forward/backward, imperative
+// update), and the trained model written for the `mxc` tool. It learns to
+// tell which of two features is larger; the data is generated here, so it
+// needs no files.
 //
 //   build/bin/mxc-cpp-tour [OUT_DIR]   (writes OUT_DIR/tour.json, .params)
 
