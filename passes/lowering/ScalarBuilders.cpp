@@ -461,6 +461,12 @@ Value applyBinary(OpBuilder &b, Location loc, StringRef fn, Value x, Value y,
       {"or", nullptr, binaryOp<arith::OrIOp>},
       {"xor", nullptr, binaryOp<arith::XOrIOp>}};
   bool isFloat = isa<FloatType>(x.getType());
+  // x ** 2 by a constant exponent (LayerNorm's variance, L2 norms): one
+  // multiply, exact as the libm call it replaces, in place of powf.
+  FloatAttr exponent;
+  if (isFloat && fn == "power" && matchPattern(y, m_Constant(&exponent)) &&
+      exponent.getValueAsDouble() == 2.0)
+    return arith::MulFOp::create(b, loc, x, x);
   for (const SingleOp &op : kSingleOps)
     if (op.name == fn)
       if (BinaryFn single = isFloat ? op.onFloats : op.onIntegers)

@@ -267,3 +267,25 @@ func.func @no_mx_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = arith.addf %x, %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A constant exponent of 2 squares with a multiply (LayerNorm's variance);
+// another stays powf, and so does a tensor exponent.
+// CHECK-LABEL: func.func @square
+// CHECK: linalg.generic
+// CHECK: %[[SQ:.*]] = arith.mulf %[[IN:.*]], %[[IN]] : f32
+// CHECK-NOT: math.powf
+// CHECK: linalg.yield %[[SQ]]
+// CHECK: linalg.generic
+// CHECK: math.powf
+// CHECK: linalg.generic
+// CHECK: math.powf
+func.func @square(%x: tensor<4xf32>, %e: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = mx.scalar %x {op = "power", scalar = 2.0 : f64} : tensor<4xf32>
+  %1 = mx.scalar %x {op = "power", scalar = 3.0 : f64} : tensor<4xf32>
+  %2 = mx.binary %x, %e {op = "power"}
+      : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

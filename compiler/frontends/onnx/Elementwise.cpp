@@ -181,6 +181,20 @@ LogicalResult importElementwise(Importer &im, StringRef t) {
       return im.outConst(0, std::move(acc));
   }
 
+  // Pow by one constant exponent on floats (LayerNorm's Pow(x - mean, 2)):
+  // mx.scalar, whose lowering squares with a multiply instead of calling
+  // powf, when the exponent adds no axes.
+  if (t == "Pow" && isFloatType(operandType) && !legacy)
+    if (const Const *e = im.cst(1);
+        e && e->size() >= 1 && im.shape(1).size() <= im.shape(0).size() &&
+        llvm::all_of(im.shape(1), [](int64_t d) { return d == 1; })) {
+      bool splat = true;
+      for (int64_t k = 1; k < e->size(); ++k)
+        splat = splat && e->f(k) == e->f(0);
+      if (splat)
+        return im.out(0, im.scalar(im.val(0), "power", e->f(0)));
+    }
+
   Value acc = im.val(0);
   for (int i = 1; i < n; ++i) {
     Value rhs = im.val(i);
