@@ -7,6 +7,8 @@
 #include "mxc/ndarray.h"
 #include "mxc/symbol.h"
 
+#include "error.h"
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -79,20 +81,7 @@ shapesOf(const std::map<std::string, std::vector<int64_t>> &shapes) {
 
 PYBIND11_MODULE(_api, m) {
   m.doc() = "mxc's C++ host API (Symbol JSON, NDArray, Executor) in Python";
-  // mx::Error is mxc.Error (the runtime module's class, kept for the
-  // process's life).
-  static PyObject *error =
-      py::object(py::module_::import("mxc._runtime").attr("Error"))
-          .release()
-          .ptr();
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p)
-        std::rethrow_exception(p);
-    } catch (const mx::Error &e) {
-      PyErr_SetString(error, e.what());
-    }
-  });
+  raiseAsMxcError<mx::Error>();
 
   // Symbols: mxc.sym builds the JSON; these read it as the compiler does.
   m.def("canonical_json", [](const std::string &json) {

@@ -6,6 +6,8 @@
 #include "mxrt/kvstore.h"
 #include "mxrt/mxrt.h"
 
+#include "error.h"
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -190,18 +192,7 @@ private:
 
 PYBIND11_MODULE(_kvstore, m) {
   m.doc() = "libmxrt_kvstore's KVStore on NumPy arrays";
-  static PyObject *error =
-      py::object(py::module_::import("mxc._runtime").attr("Error"))
-          .release()
-          .ptr();
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p)
-        std::rethrow_exception(p);
-    } catch (const Error &e) {
-      PyErr_SetString(error, e.what());
-    }
-  });
+  raiseAsMxcError<Error>();
   py::class_<KVStore>(m, "KVStore", R"doc(A key-value store of float32
 arrays for data-parallel training: "local", or "dist_sync" / "dist_async"
 across the processes of an mpirun job. push adds values (one per device) to
