@@ -1,0 +1,334 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Transformer inference latency of mxc against ONNX Runtime and PyTorch, in
+one interleaved run on the same seeded weights and inputs, at 1 and 2 threads:
+
+  encoder128, encoder512  a BERT-base-shaped encoder: torch's own
+                          nn.TransformerEncoder (12 layers, hidden 768, 12
+                          heads, FF 3072, GELU, post-norm, batch_first),
+                          batch 1, sequence 128 or 512
+  gpt128                  a GPT-2-small-shaped decoder (12 layers, hidden
+                          768, 12 heads, vocabulary 50257, 1024 learned
+                          positions, causal mask from Trilu, LayerNorm, tanh
+                          GELU, head tied to the token embedding) on a
+                          128-token prompt, batch 1
+
+The models are test/models/make_transformer_onnx.py's, at these sizes, built
+here with torch.manual_seed and exported by torch.onnx.export (opset 14) with
+static shapes. The decoder takes its token ids as float32 and casts them to
+int64 (its first node) because bench/ort_run.js reads float32 .npy files only.
+
+mxc compiles each export once (--input NAME=SHAPE) and `mxrun --bench` times
+it; ONNX Runtime runs the same .onnx through bench/ort_run.js (npm
+onnxruntime-node in bench/.peers); PyTorch runs the module eagerly in this
+process under torch.no_grad() (for the encoder that is torch's fused
+encoder-layer fast path). Before timing, mxc's and ORT's outputs are compared
+with PyTorch's (max |diff| / max |reference|, at most --tolerance); a row whose
+mxc compile or check fails says so in its row and is not timed for mxc.
+Every round times every peer of every row and thread count in turn; each time
+is the median of the rounds' medians. Prints Markdown.
+
+  /usr/bin/python3 bench/transformer_bench.py [--rows encoder128,encoder512,gpt128]
+      [--threads 1,2] [--rounds 5] [--runs 5] [--work DIR]
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_util  # noqa: E402  (sets OpenBLAS up before torch loads)
+
+# Debian's torch runs its own loops on OpenMP and its matrix products on
+# OpenBLAS's threads; OpenMP's workers spin after each loop and starve
+# OpenBLAS's (the encoder at 2 threads took twice as long as at 1). Neither
+# mxrun nor ORT uses OpenMP.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPSET = 14
+D, HEADS, LAYERS, FF = 768, 12, 12, 3072
+VOCAB, MAX_POSITIONS = 50257, 1024
+ROWS = {"encoder128": ("encoder", 128), "encoder512": ("encoder", 512),
+        "gpt128": ("gpt", 128)}
+PEERS = ["mxc", "ORT", "PyTorch"]
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def first_lines(r):
+    """A failed command's first two lines of stderr, fit for a table cell."""
+    text = r.stderr.strip() or f"exit status {r.returncode}"
+    return " ".join(text.splitlines()[:2]).replace("|", "\\|")
+
+
+class Block(torch.nn.Module):
+    """test/models/make_transformer_onnx.py's GPT-2 block."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
+        self.qkv, self.proj = torch.nn.Linear(D, 3 * D), torch.nn.Linear(D, D)
+        self.fc, self.out = torch.nn.Linear(D, 4 * D), torch.nn.Linear(4 * D, D)
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
+        heads = lambda t: t.view(b, s, HEADS, D // HEADS).transpose(1, 2)
+        q, k, v = heads(q), heads(k), heads(v)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(D // HEADS)
+        causal = torch.tril(torch.ones(s, s, dtype=torch.bool))
+        att = att.masked_fill(~causal, float("-inf")).softmax(-1)
+        y = (att @ v).transpose(1, 2).reshape(b, s, D)
+        x = x + self.proj(y)
+        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)),
+                                                     approximate="tanh"))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = torch.nn.Embedding(VOCAB, D)
+        self.pos = torch.nn.Embedding(MAX_POSITIONS, D)
+        self.blocks = torch.nn.Sequential(*(Block() for _ in range(LAYERS)))
+        self.ln = torch.nn.LayerNorm(D)
+
+    def forward(self, ids):
+        ids = ids.long()  # float32 in, for bench/ort_run.js
+        positions = torch.arange(ids.shape[1])
+        x = self.blocks(self.tok(ids) + self.pos(positions))
+        return self.ln(x) @ self.tok.weight.t()
+
+
+def encoder():
+    layer = torch.nn.TransformerEncoderLayer(D, HEADS, dim_feedforward=FF, dropout=0.0,
+                                             activation="gelu", batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, num_layers=LAYERS)
+    # TransformerEncoder deep-copies one layer, and the export keeps one copy of
+    # equal weights: ORT would read 28 MB of weights twelve times where mxc
+    # reads 340 MB once. Each layer gets weights of its own.
+    for m in model.modules():
+        if hasattr(m, "_reset_parameters"):
+            m._reset_parameters()
+        elif isinstance(m, torch.nn.Linear):
+            m.reset_parameters()
+    return model
+
+
+class Row:
+    """One row: the PyTorch module, its input, its export and mxc library."""
+
+    def __init__(self, key, models, work):
+        kind, self.seq = ROWS[key]
+        self.key, self.model = key, models[kind]
+        g = torch.Generator().manual_seed(1)
+        if kind == "encoder":
+            self.title = f"BERT-base-shaped encoder, seq {self.seq}"
+            self.input, self.output = "x", "y"
+            self.x = torch.randn(1, self.seq, D, generator=g)
+        else:
+            self.title = f"GPT-2-small-shaped decoder, {self.seq}-token prompt"
+            self.input, self.output = "ids", "logits"
+            self.x = torch.randint(0, VOCAB, (1, self.seq), generator=g).float()
+        self.npy = os.path.join(work, f"{key}_{self.input}.npy")
+        np.save(self.npy, self.x.numpy())
+        self.onnx = os.path.join(work, key + ".onnx")
+        self.lib = os.path.join(work, f"lib{key}.so")
+        self.shape = "x".join(map(str, self.x.shape))
+        self.errors = {}   # peer -> what failed (the cell shows it)
+        self.diffs = {}    # peer -> scaled difference from PyTorch
+        self.compile_s = None
+        self.times = {}    # (peer, threads) -> [round medians]
+
+    def export(self):
+        # Not under no_grad: there the encoder takes torch's fused fast path,
+        # which has no ONNX export.
+        torch.onnx.export(self.model, self.x, self.onnx, opset_version=OPSET,
+                          input_names=[self.input], output_names=[self.output])
+
+
+class Peers:
+    def __init__(self, args):
+        self.args = args
+        self.env = dict(os.environ, NODE_PATH=os.path.join(HERE, ".peers", "node_modules"))
+        self.ort_version = None
+
+    def compile(self, row):
+        start = time.perf_counter()
+        r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet", "--input",
+                            f"{row.input}={row.shape}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            row.errors["mxc"] = "compile failed: " + first_lines(r)
+            return
+        row.compile_s = time.perf_counter() - start
+
+    def measure(self, peer, row, threads, warmup, runs, out_dir=None):
+        """The median ms of `runs` timed runs after `warmup` untimed ones,
+        writing the output to `out_dir` when given."""
+        if peer == "PyTorch":
+            torch.set_num_threads(threads)
+            bench_util.set_openblas_threads(threads)
+            times = []
+            with torch.no_grad():
+                y = row.model(row.x)
+                for _ in range(warmup):
+                    row.model(row.x)
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    row.model(row.x)
+                    times.append((time.perf_counter() - start) * 1e3)
+            if out_dir:
+                os.makedirs(out_dir, exist_ok=True)
+                np.save(os.path.join(out_dir, row.output + ".npy"), y.numpy())
+            return float(np.median(times))
+        if peer == "mxc":
+            cmd = [self.args.mxrun, row.lib, "--json", "--threads", str(threads),
+                   "--warmup", str(warmup), "--bench", str(runs)]
+            env = None
+        else:
+            cmd = ["node", os.path.join(HERE, "ort_run.js"), row.onnx, "--threads",
+                   str(threads), "--warmup", str(warmup), "--runs", str(runs)]
+            env = self.env
+        cmd += ["--input", f"{row.input}={row.npy}"]
+        if out_dir:
+            cmd += ["--output-dir", out_dir]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            raise RuntimeError(first_lines(r))
+        out = json.loads(r.stdout)
+        if peer == "ORT":
+            self.ort_version = out["version"]
+            return out["median_ms"]
+        return out["bench"]["median_ms"]
+
+    def check(self, row, tolerance):
+        """Runs every peer once at one thread and compares mxc's and ORT's
+        outputs with PyTorch's."""
+        outputs = {}
+        for peer in ["PyTorch", "ORT", "mxc"]:
+            if peer in row.errors:
+                continue
+            out_dir = os.path.join(self.args.work, "out", row.key, peer)
+            try:
+                self.measure(peer, row, 1, 0, 1, out_dir)
+            except RuntimeError as e:
+                row.errors[peer] = f"run failed: {e}"
+                continue
+            outputs[peer] = np.load(os.path.join(out_dir, row.output + ".npy"))
+        if "PyTorch" not in outputs:
+            return
+        ref = outputs["PyTorch"].astype(np.float64)
+        for peer in ("ORT", "mxc"):
+            if peer not in outputs:
+                continue
+            out = outputs[peer]
+            diff = (math.inf if out.shape != ref.shape else
+                    float(np.abs(out - ref).max() / np.abs(ref).max()))
+            row.diffs[peer] = diff
+            if not diff <= tolerance:
+                row.errors[peer] = f"output differs from PyTorch's by {diff:.2g}"
+
+
+def table(args, rows):
+    out = ["| model | threads | mxc (ms) | ONNX Runtime (ms) | PyTorch (ms) "
+           "| mxc / ORT | mxc / PyTorch |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        for t in args.threads:
+            ms = {p: float(np.median(row.times[(p, t)])) for p in PEERS
+                  if row.times.get((p, t))}
+            cells = [f"{ms[p]:.1f}" if p in ms else row.errors.get(p, "–") for p in PEERS]
+            ratios = [f"{ms['mxc'] / ms[p]:.2f}" if "mxc" in ms and p in ms else "–"
+                      for p in ("ORT", "PyTorch")]
+            out.append(f"| {row.title} | {t} | " + " | ".join(cells + ratios) + " |")
+    out += ["", "| model | mxc input | mxc compile (s) | mxc vs PyTorch | ORT vs PyTorch |",
+            "|---|---|---:|---:|---:|"]
+    for row in rows:
+        diff = lambda p: f"{row.diffs[p]:.1e}" if p in row.diffs else "–"
+        compile_s = f"{row.compile_s:.1f}" if row.compile_s else "–"
+        out.append(f"| {row.title} | {row.input}={row.shape} | {compile_s} "
+                   f"| {diff('mxc')} | {diff('ORT')} |")
+    return "\n".join(out)
+
+
+def main():
+    p = bench_util.tool_parser(__doc__)
+    p.add_argument("--rows", default=",".join(ROWS),
+                   help="comma-separated subset of " + ",".join(ROWS))
+    p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    p.add_argument("--rounds", type=int, default=5,
+                   help="interleaved rounds; each time is the median of the rounds' "
+                        "medians (default 5)")
+    p.add_argument("--runs", type=int, default=5,
+                   help="timed runs per peer, row and thread count in each round "
+                        "(default 5)")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="untimed runs before each round's timed ones (default 1)")
+    p.add_argument("--tolerance", type=float, default=1e-4,
+                   help="largest max |diff| / max |PyTorch's output| (default 1e-4)")
+    p.add_argument("--work", help="keep the models, libraries and outputs here "
+                                  "(default: a temporary folder)")
+    args = p.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    keys = args.rows.split(",")
+    unknown = set(keys) - set(ROWS)
+    if unknown or args.rounds < 1 or args.runs < 1:
+        p.error(f"unknown rows: {', '.join(sorted(unknown))}" if unknown else
+                "--rounds and --runs must be at least 1")
+    torch.set_num_interop_threads(1)
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mxc-transformer-bench-") as tmp:
+        args.work = args.work or tmp
+        os.makedirs(args.work, exist_ok=True)
+        peers = Peers(args)
+        models = {}
+        rows = []
+        for key in keys:
+            kind = ROWS[key][0]
+            if kind not in models:
+                torch.manual_seed(0)
+                models[kind] = (encoder() if kind == "encoder" else Gpt()).eval()
+            row = Row(key, models, args.work)
+            log(f"{key}: exporting, compiling with mxc, checking ...")
+            row.export()
+            peers.compile(row)
+            peers.check(row, args.tolerance)
+            log(f"{key}: " + "; ".join(
+                [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
+                [f"{p}: {e}" for p, e in row.errors.items()]))
+            rows.append(row)
+        for r in range(args.rounds):
+            for row in rows:
+                for t in args.threads:
+                    for peer in PEERS:
+                        if peer in row.errors:
+                            continue
+                        log(f"round {r + 1}/{args.rounds}: {row.key}, {peer}, {t} thread(s)")
+                        try:
+                            ms = peers.measure(peer, row, t, args.warmup, args.runs)
+                        except RuntimeError as e:
+                            row.errors[peer] = f"run failed: {e}"
+                            continue
+                        row.times.setdefault((peer, t), []).append(ms)
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{bench_util.cpu_name()} ({os.cpu_count()} CPUs); "
+          f"{bench_util.mxc_version(args.mxc)}; onnxruntime-node "
+          f"{peers.ort_version or '?'} (Node.js {node}); PyTorch {torch.__version__} "
+          f"(OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}). "
+          f"Batch 1, float32; each time the median of {args.rounds} interleaved rounds' "
+          f"medians of {args.runs} runs (after {args.warmup} untimed); a ratio below 1 "
+          f"means mxc is faster. Load average {load:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end.\n")
+    print(table(args, rows))
+    log(f"done in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
