@@ -10,6 +10,7 @@
 #include "dims.h"
 #include "gemm_internal.h"
 #include "internal.h"
+#include "model_queries.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -26,6 +27,12 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+
+using mxrt::checkEntry;
+using mxrt::checkTensor;
+using mxrt::describe;
+using mxrt::findByName;
+using mxrt::findNamed;
 
 namespace {
 
@@ -110,13 +117,6 @@ const mxrt_function_desc *functionAt(const mxrt_model *model, int32_t index,
   return &model->desc->functions[index];
 }
 
-void describe(const mxrt_tensor_desc &desc, mxrt_tensor_info *outInfo) {
-  outInfo->name = desc.name;
-  outInfo->dtype = static_cast<mxrt_dtype>(desc.dtype);
-  outInfo->ndim = static_cast<int32_t>(desc.ndim);
-  outInfo->shape = desc.shape;
-}
-
 mxrt_status getInfo(const char *what, const mxrt_model *model, int32_t function,
                     int32_t index, bool input, mxrt_tensor_info *outInfo) {
   if (mxrt_status status =
@@ -133,33 +133,6 @@ mxrt_status getInfo(const char *what, const mxrt_model *model, int32_t function,
                 what, index, fn->name, model->desc->name,
                 static_cast<long long>(count), input ? "inputs" : "outputs");
   describe(input ? fn->inputs[index] : fn->outputs[index], outInfo);
-  return MXRT_OK;
-}
-
-/// Index of the entry of `table` (tensors or functions) called `name`, or -1.
-template <typename Desc>
-int32_t findByName(const Desc *table, int64_t count, const char *name) {
-  for (int64_t i = 0; i < count; ++i)
-    if (std::strcmp(table[i].name, name) == 0)
-      return static_cast<int32_t>(i);
-  return -1;
-}
-
-/// What mxrt_model_find_{input,function,param} share: the argument checks,
-/// then `indexOf(desc)` (-1 when absent) and a NOT_FOUND naming the model,
-/// the `entity` ("input") and `name`, followed by `hint`.
-template <typename IndexOf>
-mxrt_status findNamed(const char *what, const mxrt_model *model,
-                      const char *name, int32_t *outIndex, const char *entity,
-                      IndexOf indexOf, const char *hint = "") {
-  if (mxrt_status status = mxrt::checkNotNull(
-          what, {{"model", model}, {"name", name}, {"out_index", outIndex}}))
-    return status;
-  int32_t index = indexOf(*model->desc);
-  if (index < 0)
-    return fail(MXRT_NOT_FOUND, "model '%s' has no %s named '%s'%s",
-                model->desc->name, entity, name, hint);
-  *outIndex = index;
   return MXRT_OK;
 }
 
@@ -409,21 +382,6 @@ mxrt_status createInstance(const mxrt_model *model,
     instance->pool = std::make_unique<mxrt::ThreadPool>(numThreads);
   instance->context.thread_pool = instance->pool.get();
   *outInstance = instance.release();
-  return MXRT_OK;
-}
-
-/// Checks one tensor against its descriptor entry (`dims`: the model's, for
-/// messages); `kind` is "input", "output" or "parameter".
-mxrt_status checkTensor(const char *kind, int32_t index,
-                        const mxrt_tensor_desc &desc, const mxrt_tensor *tensor,
-                        const mxrt_dim_desc *dims = nullptr) {
-  if (!tensor)
-    return fail(MXRT_INVALID_ARGUMENT, "%s '%s' (#%d) is NULL", kind, desc.name,
-                index);
-  if (tensor->dtype != desc.dtype || !mxrt::fitsShape(desc, tensor))
-    return mxrt::failShape(kind, desc, tensor, dims);
-  if (!tensor->data)
-    return fail(MXRT_INVALID_ARGUMENT, "%s '%s' has no data", kind, desc.name);
   return MXRT_OK;
 }
 
@@ -698,76 +656,6 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
   return runChecked(
       instance, function, bound, callee, [&](int64_t i) { return inputs[i]; },
       [&](int64_t i) { return outputs[i]; }, guard);
-}
-
-/// The parameter at `index`, or NULL after recording an error naming `what`.
-const mxrt_tensor_desc *paramAt(const mxrt_instance *instance, int32_t index,
-                                const char *what) {
-  const mxrt_model_desc *desc = instance->model->desc;
-  if (index < 0 || index >= desc->num_params) {
-    fail(MXRT_NOT_FOUND,
-         "%s: parameter index %d is out of range (model '%s' has %lld "
-         "parameters)",
-         what, index, desc->name, static_cast<long long>(desc->num_params));
-    return nullptr;
-  }
-  return &desc->params[index];
-}
-
-/// mxrt_instance_get_param (`toTensor`) and mxrt_instance_set_param: the
-/// same checks of the instance, the index and the tensor, then one copy of
-/// the parameter's bytes out of the instance or into it.
-mxrt_status copyParam(const char *what, const mxrt_instance *instance,
-                      int32_t index, const mxrt_tensor *tensor, bool toTensor) {
-  if (mxrt_status status = mxrt::checkNotNull(what, {{"instance", instance}}))
-    return status;
-  if (!toTensor)
-    if (mxrt_status status =
-            mxrt::requireTrainable(what, instance->model, "change"))
-      return status;
-  const mxrt_tensor_desc *param = paramAt(instance, index, what);
-  if (!param)
-    return MXRT_NOT_FOUND;
-  if (mxrt_status status = checkTensor("parameter", index, *param, tensor))
-    return status;
-  uint8_t *stored = instance->params[index];
-  if (toTensor && instance->model->cuda()) {
-    std::string why;
-    if (!mxrt::cuda::toHost(tensor->data, stored, size_t(param->size_bytes),
-                            why))
-      return fail(MXRT_INTERNAL, "%s: parameter '%s' from the GPU: %s", what,
-                  param->name, why.c_str());
-    return MXRT_OK;
-  }
-  if (instance->model->cuda()) {
-    std::string why;
-    if (!mxrt::cuda::toDevice(stored, tensor->data, size_t(param->size_bytes),
-                              why))
-      return fail(MXRT_INTERNAL, "%s: parameter '%s' to the GPU: %s", what,
-                  param->name, why.c_str());
-    return MXRT_OK;
-  }
-  if (toTensor)
-    std::memmove(tensor->data, stored, param->size_bytes);
-  else
-    std::memmove(stored, tensor->data, param->size_bytes);
-  return MXRT_OK;
-}
-
-/// Fails unless `model` and `out` are given and `index` is one of the
-/// model's `count` `entries` ("parameters"), as the info queries require.
-mxrt_status checkEntry(const char *what, const mxrt_model *model,
-                       const void *out, int32_t index,
-                       int64_t mxrt_model_desc::*count, const char *entries) {
-  if (mxrt_status status =
-          mxrt::checkNotNull(what, {{"model", model}, {"out_info", out}}))
-    return status;
-  int64_t n = model->desc->*count;
-  if (index < 0 || index >= n)
-    return fail(MXRT_NOT_FOUND,
-                "%s: index %d is out of range (model '%s' has %lld %s)", what,
-                index, model->desc->name, static_cast<long long>(n), entries);
-  return MXRT_OK;
 }
 
 } // namespace
@@ -1090,28 +978,6 @@ mxrt_status mxrt_model_function_output_info(const mxrt_model *model,
                  /*input=*/false, out_info);
 }
 
-int32_t mxrt_model_num_params(const mxrt_model *model) {
-  return model ? static_cast<int32_t>(model->desc->num_params) : 0;
-}
-
-mxrt_status mxrt_model_param_info(const mxrt_model *model, int32_t index,
-                                  mxrt_tensor_info *out_info) {
-  if (mxrt_status status =
-          checkEntry("mxrt_model_param_info", model, out_info, index,
-                     &mxrt_model_desc::num_params, "parameters"))
-    return status;
-  describe(model->desc->params[index], out_info);
-  return MXRT_OK;
-}
-
-mxrt_status mxrt_model_find_param(const mxrt_model *model, const char *name,
-                                  int32_t *out_index) {
-  return findNamed("mxrt_model_find_param", model, name, out_index, "parameter",
-                   [&](const mxrt_model_desc &desc) {
-                     return findByName(desc.params, desc.num_params, name);
-                   });
-}
-
 mxrt_status mxrt_instance_set_output_callback(mxrt_instance *instance,
                                               mxrt_output_callback callback,
                                               void *arg) {
@@ -1130,102 +996,5 @@ mxrt_status mxrt_instance_call(mxrt_instance *instance, int32_t function,
   return mxrt::guarded([&] {
     return callFunction("mxrt_instance_call", instance, function, inputs,
                         num_inputs, outputs, num_outputs);
-  });
-}
-
-mxrt_status mxrt_instance_get_param(const mxrt_instance *instance,
-                                    int32_t index, mxrt_tensor *dst) {
-  return mxrt::guarded([&] {
-    return copyParam("mxrt_instance_get_param", instance, index, dst,
-                     /*toTensor=*/true);
-  });
-}
-
-/// mxrt_instance_read_param (`toBuffer`) and mxrt_instance_write_param:
-/// parameter `name` copied to or from `bytes` bytes at `buffer`, through a
-/// tensor viewing it (get_param's and set_param's checks and copies).
-mxrt_status copyParamByName(const char *what, const mxrt_instance *instance,
-                            const char *name, void *buffer, size_t bytes,
-                            bool toBuffer) {
-  if (mxrt_status status = mxrt::checkNotNull(
-          what, {{"instance", instance}, {"name", name}, {"buffer", buffer}}))
-    return status;
-  int32_t index;
-  if (mxrt_status status = mxrt_model_find_param(instance->model, name, &index))
-    return fail(status, "%s: %s", what, mxrt_last_error());
-  const mxrt_tensor_desc &param = instance->model->desc->params[index];
-  if (bytes != size_t(param.size_bytes))
-    return fail(MXRT_INVALID_ARGUMENT,
-                "%s: parameter '%s' of model '%s' is %lld bytes (%s), got a "
-                "buffer of %zu",
-                what, name, instance->model->desc->name,
-                static_cast<long long>(param.size_bytes),
-                mxrt_dtype_name(static_cast<mxrt_dtype>(param.dtype)), bytes);
-  mxrt_tensor *view = nullptr;
-  if (mxrt_status status =
-          mxrt_tensor_wrap(static_cast<mxrt_dtype>(param.dtype),
-                           int32_t(param.ndim), param.shape, buffer, &view))
-    return status;
-  mxrt_status status = copyParam(what, instance, index, view, toBuffer);
-  mxrt_tensor_release(view);
-  if (status == MXRT_OK && !toBuffer)
-    mxrt::paramsChanged(const_cast<mxrt_instance *>(instance));
-  return status;
-}
-
-mxrt_status mxrt_instance_read_param(const mxrt_instance *instance,
-                                     const char *name, void *dst,
-                                     size_t dst_bytes) {
-  return mxrt::guarded([&] {
-    return copyParamByName("mxrt_instance_read_param", instance, name, dst,
-                           dst_bytes, /*toBuffer=*/true);
-  });
-}
-
-mxrt_status mxrt_instance_write_param(mxrt_instance *instance, const char *name,
-                                      const void *src, size_t src_bytes) {
-  return mxrt::guarded([&] {
-    return copyParamByName("mxrt_instance_write_param", instance, name,
-                           const_cast<void *>(src), src_bytes,
-                           /*toBuffer=*/false);
-  });
-}
-
-mxrt_status mxrt_instance_param_view(mxrt_instance *instance, int32_t index,
-                                     mxrt_tensor **out_view) {
-  return mxrt::guarded([&] {
-    const char *what = "mxrt_instance_param_view";
-    if (mxrt_status status = mxrt::checkNotNull(
-            what, {{"instance", instance}, {"out_view", out_view}}))
-      return status;
-    *out_view = nullptr;
-    if (mxrt_status status =
-            mxrt::requireTrainable(what, instance->model, "change"))
-      return status;
-    if (instance->model->cuda())
-      return fail(MXRT_UNSUPPORTED,
-                  "%s: model '%s' keeps its parameters in GPU memory; read "
-                  "and write them with mxrt_instance_get_param / "
-                  "mxrt_instance_set_param",
-                  what, instance->model->desc->name);
-    const mxrt_tensor_desc *param = paramAt(instance, index, what);
-    if (!param)
-      return MXRT_NOT_FOUND;
-    instance->viewsHandedOut = true;
-    mxrt::paramsChanged(instance);
-    return mxrt_tensor_wrap(static_cast<mxrt_dtype>(param->dtype),
-                            static_cast<int32_t>(param->ndim), param->shape,
-                            instance->params[index], out_view);
-  });
-}
-
-mxrt_status mxrt_instance_set_param(mxrt_instance *instance, int32_t index,
-                                    const mxrt_tensor *src) {
-  return mxrt::guarded([&] {
-    mxrt_status status = copyParam("mxrt_instance_set_param", instance, index,
-                                   src, /*toTensor=*/false);
-    if (status == MXRT_OK)
-      mxrt::paramsChanged(instance);
-    return status;
   });
 }
