@@ -50,6 +50,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                                "models"))
+import make_transformer_onnx  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPSET = 14
 D, HEADS, LAYERS, FF = 768, 12, 12, 3072
@@ -69,42 +73,15 @@ def first_lines(r):
     return " ".join(text.splitlines()[:2]).replace("|", "\\|")
 
 
-class Block(torch.nn.Module):
-    """test/models/make_transformer_onnx.py's GPT-2 block."""
+class Gpt(make_transformer_onnx.Gpt):
+    """test/models/make_transformer_onnx.py's GPT-2-style decoder at GPT-2
+    small's sizes, its ids float32 (bench/ort_run.js reads float32 .npy)."""
 
     def __init__(self):
-        super().__init__()
-        self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
-        self.qkv, self.proj = torch.nn.Linear(D, 3 * D), torch.nn.Linear(D, D)
-        self.fc, self.out = torch.nn.Linear(D, 4 * D), torch.nn.Linear(4 * D, D)
-
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
-        heads = lambda t: t.view(b, s, HEADS, D // HEADS).transpose(1, 2)
-        q, k, v = heads(q), heads(k), heads(v)
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(D // HEADS)
-        causal = torch.tril(torch.ones(s, s, dtype=torch.bool))
-        att = att.masked_fill(~causal, float("-inf")).softmax(-1)
-        y = (att @ v).transpose(1, 2).reshape(b, s, D)
-        x = x + self.proj(y)
-        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)),
-                                                     approximate="tanh"))
-
-
-class Gpt(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.tok = torch.nn.Embedding(VOCAB, D)
-        self.pos = torch.nn.Embedding(MAX_POSITIONS, D)
-        self.blocks = torch.nn.Sequential(*(Block() for _ in range(LAYERS)))
-        self.ln = torch.nn.LayerNorm(D)
+        super().__init__(D, HEADS, LAYERS, VOCAB, MAX_POSITIONS)
 
     def forward(self, ids):
-        ids = ids.long()  # float32 in, for bench/ort_run.js
-        positions = torch.arange(ids.shape[1])
-        x = self.blocks(self.tok(ids) + self.pos(positions))
-        return self.ln(x) @ self.tok.weight.t()
+        return super().forward(ids.long())
 
 
 def encoder():

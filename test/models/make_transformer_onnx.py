@@ -19,33 +19,38 @@ D, HEADS, VOCAB, MAX_SEQ = 64, 4, 97, 32
 
 
 class Block(torch.nn.Module):
-    def __init__(self):
+    """A GPT-2 block of width `d` and `heads` heads (bench/transformer_bench.py
+    builds its GPT-2-small-shaped decoder from these too)."""
+
+    def __init__(self, d=D, heads=HEADS):
         super().__init__()
-        self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
-        self.qkv, self.proj = torch.nn.Linear(D, 3 * D), torch.nn.Linear(D, D)
-        self.fc, self.out = torch.nn.Linear(D, 4 * D), torch.nn.Linear(4 * D, D)
+        self.d, self.heads = d, heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
 
     def forward(self, x):
         b, s, _ = x.shape
-        q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
-        heads = lambda t: t.view(b, s, HEADS, D // HEADS).transpose(1, 2)
+        d, h = self.d, self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        heads = lambda t: t.view(b, s, h, d // h).transpose(1, 2)
         q, k, v = heads(q), heads(k), heads(v)
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(D // HEADS)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(d // h)
         causal = torch.tril(torch.ones(s, s, dtype=torch.bool))
         att = att.masked_fill(~causal, float("-inf")).softmax(-1)
-        y = (att @ v).transpose(1, 2).reshape(b, s, D)
+        y = (att @ v).transpose(1, 2).reshape(b, s, d)
         x = x + self.proj(y)
         return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)),
                                                      approximate="tanh"))
 
 
 class Gpt(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, d=D, heads=HEADS, layers=2, vocab=VOCAB, max_seq=MAX_SEQ):
         super().__init__()
-        self.tok = torch.nn.Embedding(VOCAB, D)
-        self.pos = torch.nn.Embedding(MAX_SEQ, D)
-        self.blocks = torch.nn.Sequential(Block(), Block())
-        self.ln = torch.nn.LayerNorm(D)
+        self.tok = torch.nn.Embedding(vocab, d)
+        self.pos = torch.nn.Embedding(max_seq, d)
+        self.blocks = torch.nn.Sequential(*(Block(d, heads) for _ in range(layers)))
+        self.ln = torch.nn.LayerNorm(d)
 
     def forward(self, ids):
         positions = torch.arange(ids.shape[1])
