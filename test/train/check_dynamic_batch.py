@@ -10,7 +10,6 @@
 # as they were.
 #
 # usage: check_dynamic_batch.py MXC MXRUN WORK_DIR
-import json
 import os
 import subprocess
 import sys
@@ -24,11 +23,7 @@ STEPS = 3
 
 
 def write_model(d, make_graph, torch_model):
-    nodes, _ = make_graph()
-    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
-             "heads": [[len(nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
-    with open(os.path.join(d, "symbol.json"), "w") as f:
-        json.dump(graph, f)
+    ts.write_symbol(d, make_graph()[0])
     torch.manual_seed(3)
     model = torch_model()
     arrays = [("arg:" + k, v.detach().numpy().astype(np.float32))

@@ -281,6 +281,14 @@ def torch_loss(loss, out, y):
         out, y, reduction="sum") / per_sample
 
 
+def write_symbol(d, nodes):
+    """d/symbol.json: MXNet symbol JSON of `nodes`, the last one the head."""
+    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
+             "heads": [[len(nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
+    with open(os.path.join(d, "symbol.json"), "w") as f:
+        json.dump(graph, f)
+
+
 def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd,
           loss=None, layout=None):
     rng = np.random.default_rng(7)
@@ -290,10 +298,7 @@ def check(mxc, mxrun, work, model_name, make_graph, torch_model, optimizer, wd,
     os.makedirs(d, exist_ok=True)
     nodes, dshape = make_graph()
     batch = dshape[0]
-    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
-             "heads": [[len(nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
-    with open(os.path.join(d, "symbol.json"), "w") as f:
-        json.dump(graph, f)
+    write_symbol(d, nodes)
 
     torch.manual_seed(3)
     model = torch_model()
@@ -373,10 +378,7 @@ def check_dropout(mxc, mxrun, work):
              node("FullyConnected", "fc", [[3, 0, 0], [4, 0, 0], [5, 0, 0]], num_hidden=3),
              node("null", "softmax_label", []),
              node("SoftmaxOutput", "softmax", [[6, 0, 0], [7, 0, 0]])]
-    graph = {"nodes": nodes, "arg_nodes": [0, 1, 4, 5, 7], "heads": [[8, 0, 0]],
-             "attrs": {"mxnet_version": ["int", 10900]}}
-    with open(os.path.join(d, "symbol.json"), "w") as f:
-        json.dump(graph, f)
+    write_symbol(d, nodes)
     with open(os.path.join(d, "init.params"), "wb") as f:
         f.write(params_bytes([("arg:scale", np.ones((1, width), np.float32)),
                               ("arg:fc_weight", np.zeros((3, width), np.float32)),
