@@ -61,6 +61,18 @@ std::vector<py::array> arrays(py::handle value) {
   return out;
 }
 
+/// Tensors over `arrays` (which must outlive them), released together.
+struct Wrapped {
+  explicit Wrapped(std::vector<py::array> &arrays) {
+    for (py::array &a : arrays) {
+      owners.push_back(wrap(a));
+      tensors.push_back(owners.back().get());
+    }
+  }
+  std::vector<TensorPtr> owners;
+  std::vector<mxrt_tensor *> tensors;
+};
+
 class KVStore {
 public:
   KVStore(const std::string &type, int threads) {
@@ -82,12 +94,8 @@ public:
 
   void push(int key, py::handle values, int priority) {
     std::vector<py::array> in = arrays(values);
-    std::vector<TensorPtr> held;
-    std::vector<mxrt_tensor *> ts;
-    for (py::array &a : in) {
-      held.push_back(wrap(a));
-      ts.push_back(held.back().get());
-    }
+    Wrapped held(in);
+    std::vector<mxrt_tensor *> &ts = held.tensors;
     py::gil_scoped_release release;
     check(mxrt_kvstore_push(store.get(), key, ts.data(), ts.size(), priority));
     check(mxrt_kvstore_wait_all(store.get()));
@@ -121,12 +129,8 @@ public:
   /// Pushes `values` and returns the key's merged value (a new array).
   py::array pushpull(int key, py::handle values, int priority) {
     std::vector<py::array> in = arrays(values);
-    std::vector<TensorPtr> held;
-    std::vector<mxrt_tensor *> ts;
-    for (py::array &a : in) {
-      held.push_back(wrap(a));
-      ts.push_back(held.back().get());
-    }
+    Wrapped held(in);
+    std::vector<mxrt_tensor *> &ts = held.tensors;
     py::array out = FloatArray(
         std::vector<int64_t>(in[0].shape(), in[0].shape() + in[0].ndim()));
     TensorPtr o = wrap(out);

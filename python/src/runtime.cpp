@@ -63,6 +63,15 @@ std::optional<py::dtype> numpyDtype(mxrt_dtype dtype) {
   }
 }
 
+/// The NumPy dtype of `what` ("input 'x' of ..."), whose dtype is `dtype`;
+/// mxc.Error for one the package does not carry.
+py::dtype carriedDtype(const std::string &what, mxrt_dtype dtype) {
+  if (std::optional<py::dtype> d = numpyDtype(dtype))
+    return *d;
+  throw Error(what + " is " + mxrt_dtype_name(dtype) +
+              ", which mxc's Python API does not carry yet");
+}
+
 struct TensorDeleter {
   void operator()(mxrt_tensor *t) const { mxrt_tensor_release(t); }
 };
@@ -156,20 +165,17 @@ public:
       check(mxrt_model_function_input_info(model.get(), f, i, &info));
       if (!given[i])
         throw Error(where(f) + ": input '" + info.name + "' is missing");
-      std::optional<py::dtype> dtype = numpyDtype(info.dtype);
-      if (!dtype)
-        throw Error(where(f) + ": input '" + info.name + "' is " +
-                    mxrt_dtype_name(info.dtype) +
-                    ", which mxc's Python API does not carry yet");
+      py::dtype dtype =
+          carriedDtype(where(f) + ": input '" + info.name + "'", info.dtype);
       // A DLPack producer (a torch tensor, ...) is viewed without a copy.
       if (!py::isinstance<py::array>(given[i]) &&
           py::hasattr(given[i], "__dlpack__"))
         given[i] = py::module_::import("numpy").attr("from_dlpack")(given[i]);
       inArrays[i] = py::array::ensure(given[i], 0);
-      if (!inArrays[i] || !inArrays[i].dtype().is(*dtype) ||
+      if (!inArrays[i] || !inArrays[i].dtype().is(dtype) ||
           !(inArrays[i].flags() & py::array::c_style))
         inArrays[i] = py::array(py::module_::import("numpy").attr(
-            "ascontiguousarray")(given[i], *dtype));
+            "ascontiguousarray")(given[i], dtype));
       inTensors[i] = wrap(info.dtype, inArrays[i]);
     }
     // The outputs' shapes from the dimensions the inputs give.
@@ -183,14 +189,11 @@ public:
     for (int32_t o = 0; o < nOut; ++o) {
       mxrt_tensor_info info;
       check(mxrt_model_function_output_info(model.get(), f, o, &info));
-      std::optional<py::dtype> dtype = numpyDtype(info.dtype);
-      if (!dtype)
-        throw Error(where(f) + ": output '" + info.name + "' is " +
-                    mxrt_dtype_name(info.dtype) +
-                    ", which mxc's Python API does not carry yet");
+      py::dtype dtype =
+          carriedDtype(where(f) + ": output '" + info.name + "'", info.dtype);
       std::vector<int64_t> shape(info.ndim);
       mxrt_resolve_shape(&info, dims.data(), shape.data());
-      outArrays.emplace_back(*dtype, shape);
+      outArrays.emplace_back(dtype, shape);
       outTensors.push_back(wrap(info.dtype, outArrays.back()));
     }
     std::vector<mxrt_tensor *> outs;
@@ -217,11 +220,8 @@ public:
     check(mxrt_model_find_param(model.get(), name.c_str(), &p));
     mxrt_tensor_info info;
     check(mxrt_model_param_info(model.get(), p, &info));
-    std::optional<py::dtype> dtype = numpyDtype(info.dtype);
-    if (!dtype)
-      throw Error("parameter '" + name + "' is " + mxrt_dtype_name(info.dtype) +
-                  ", which mxc's Python API does not carry yet");
-    py::array out(*dtype,
+    py::dtype dtype = carriedDtype("parameter '" + name + "'", info.dtype);
+    py::array out(dtype,
                   std::vector<int64_t>(info.shape, info.shape + info.ndim));
     Slot &slot = instanceFor();
     std::unique_lock<std::mutex> turn(slot.lock);
@@ -235,11 +235,9 @@ public:
     check(mxrt_model_find_param(model.get(), name.c_str(), &p));
     mxrt_tensor_info info;
     check(mxrt_model_param_info(model.get(), p, &info));
-    std::optional<py::dtype> dtype = numpyDtype(info.dtype);
-    if (!dtype)
-      throw Error("parameter '" + name + "' is " + mxrt_dtype_name(info.dtype));
+    py::dtype dtype = carriedDtype("parameter '" + name + "'", info.dtype);
     py::array a =
-        py::module_::import("numpy").attr("ascontiguousarray")(value, *dtype);
+        py::module_::import("numpy").attr("ascontiguousarray")(value, dtype);
     std::vector<int64_t> want(info.shape, info.shape + info.ndim),
         got(a.shape(), a.shape() + a.ndim());
     if (want != got)
