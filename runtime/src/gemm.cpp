@@ -360,7 +360,8 @@ struct Isa {
 
 #define MXRT_TARGET(ns)                                                        \
   Target {                                                                     \
-    ns::gemm, ns::packAll, ns::packedASize, ns::kMR, ns::kNR, ns::fillPhases,  \
+    ns::gemm, ns::packAll, ns::packedASize, ns::packBAll, ns::packedBSize,     \
+        ns::kMR, ns::kNR, ns::fillPhases,                                      \
         ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
         ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
         ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
@@ -459,6 +460,7 @@ Problem piece(const Split &split, int64_t index) {
   int64_t begin = index * split.step;
   if (split.alongN) {
     p.n = std::min(split.step, split.pr->n - begin);
+    p.packedBCol0 += begin;
     if (p.isConv)
       p.convColumn += begin;
     else
@@ -574,6 +576,12 @@ const float *packedAFor(const Problem &pr, bool reused) {
   return packed;
 }
 
+const float *packedBFor(const Problem &pr) {
+  if (pr.isConv || readsInPlace(pr) || pr.k == 0)
+    return nullptr;
+  return packedCache().getB(pr);
+}
+
 const char *kernelIsa() { return target().isa; }
 
 } // namespace mxrt
@@ -590,14 +598,14 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
                                   int64_t bias_cs, int32_t flags) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  // Computed transposed, C^T = B^T A^T: a narrow C with many rows, so that
-  // the long side fills the micro-tiles' rows; and a constant B (a weight)
-  // beside a varying A, so that the packed weight can be kept.
+  // Computed transposed, C^T = B^T A^T, for a narrow C with many rows, so
+  // that the long side fills the micro-tiles' rows. (A constant B is kept
+  // packed as it is: C's tiles then go to its rows in place, bias and
+  // activation added in registers.)
   Problem shape = {};
   shape.m = m, shape.k = k;
   bool packs = !mxrt::readsInPlace(shape);
-  bool constB = (flags & MXRT_KERNEL_CONST_B) && !(flags & MXRT_KERNEL_CONST_A);
-  bool transpose = packs && ((n < mxrt::target().nr && m > n) || constB);
+  bool transpose = packs && n < mxrt::target().nr && m > n;
   if (transpose) {
     bool ca = flags & MXRT_KERNEL_CONST_A, cb = flags & MXRT_KERNEL_CONST_B;
     // (A parameter A, which has no B twin, is then packed per call.)

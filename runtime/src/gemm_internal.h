@@ -66,6 +66,11 @@ struct Problem {
   /// pack block by block; this problem's row 0 is packed row packedARow0.
   const float *packedA;
   int64_t packedARows, packedARow0;
+  /// B packed whole by packBAll (columns rounded up to packedBCols), or
+  /// NULL to pack block by block; this problem's column 0 is packed column
+  /// packedBCol0.
+  const float *packedB;
+  int64_t packedBCols, packedBCol0;
 };
 
 /// The geometry of one image's Winograd convolution (winograd_impl.inc).
@@ -226,6 +231,9 @@ struct Target {
   GemmFn gemm;
   PackAllFn packAll;
   PackedSizeFn packedASize;
+  PackAllFn packBAll;
+  /// Floats of B (n, k) packed by packBAll.
+  PackedSizeFn packedBSize;
   int64_t mr, nr;
   FillPhasesFn fillPhases;
   WinogradSolveFn winogradSolve;
@@ -324,6 +332,7 @@ public:
     Sliced,
     WholeDepth,
     FilterLanes,
+    SlicedB,
     Winograd2,
     Winograd4,
     Nhwc,
@@ -349,6 +358,17 @@ public:
          direct ? Layout::WholeDepth : Layout::Sliced},
         t.packedASize(pr.m, pr.k),
         [&](float *packed) { t.packAll(pr, packed); }, generation);
+  }
+
+  /// B's packed whole for a constant B (MXRT_KERNEL_CONST_B: a weight on
+  /// the right of a matrix product), else NULL.
+  const float *getB(const Problem &pr) {
+    if (!(pr.flags & MXRT_KERNEL_CONST_B))
+      return nullptr;
+    const Target &t = target();
+    return get({pr.b, pr.n, pr.k, pr.bRs, pr.bCs, Layout::SlicedB},
+               t.packedBSize(pr.n, pr.k),
+               [&](float *packed) { t.packBAll(pr, packed); }, 0);
   }
 
   /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3);
@@ -531,6 +551,10 @@ PackedCache &packedCache();
 /// when `reused` (several problems share it).
 const float *packedAFor(const Problem &pr, bool reused);
 
+/// B packed whole for `pr` when it is constant (from the cache), else NULL
+/// (packed block by block).
+const float *packedBFor(const Problem &pr);
+
 /// Runs `count` independent problems, made by make(i), on the current
 /// pool: whole problems per thread when there are enough of them, else each
 /// one split. `sharedA`: every problem has the same A (else each problem's
@@ -538,12 +562,15 @@ const float *packedAFor(const Problem &pr, bool reused);
 template <typename Make>
 void runBatch(int64_t count, const Make &make, bool sharedA) {
   const float *shared = sharedA ? packedAFor(make(0), count > 1) : nullptr;
-  int64_t mr = target().mr;
+  int64_t mr = target().mr, nr = target().nr;
   auto withPacked = [&](int64_t i) {
     Problem pr = make(i);
     pr.packedA = sharedA ? shared : packedAFor(pr, false);
     pr.packedARows = (pr.m + mr - 1) / mr * mr;
     pr.packedARow0 = 0;
+    pr.packedB = packedBFor(pr);
+    pr.packedBCols = (pr.n + nr - 1) / nr * nr;
+    pr.packedBCol0 = 0;
     return pr;
   };
   runBatchPacked(count, withPacked);
