@@ -361,12 +361,11 @@ struct Isa {
 #define MXRT_TARGET(ns)                                                        \
   Target {                                                                     \
     ns::gemm, ns::packAll, ns::packedASize, ns::packBAll, ns::packedBSize,     \
-        ns::kMR, ns::kNR, ns::fillPhases,                                      \
-        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
-        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
-        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
-        ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
-        ns::nhwcWinogradFilterSize,                                            \
+        ns::kMR, ns::kNR, ns::fillPhases, ns::winogradSolve,                   \
+        ns::winogradFilters, ns::winogradFilterSize, ns::packFilterLanes,      \
+        ns::filterLanesSize, ns::kLaneFilters, ns::nhwcConvRows,               \
+        ns::nhwcFilterSize, ns::packNhwcFilters, ns::nhwcWinogradTiles,        \
+        ns::nhwcWinogradFilters, ns::nhwcWinogradFilterSize,                   \
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
         ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
         ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \

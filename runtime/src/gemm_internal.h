@@ -366,9 +366,10 @@ public:
     if (!(pr.flags & MXRT_KERNEL_CONST_B))
       return nullptr;
     const Target &t = target();
-    return get({pr.b, pr.n, pr.k, pr.bRs, pr.bCs, Layout::SlicedB},
-               t.packedBSize(pr.n, pr.k),
-               [&](float *packed) { t.packBAll(pr, packed); }, 0);
+    return get(
+        {pr.b, pr.n, pr.k, pr.bRs, pr.bCs, Layout::SlicedB},
+        t.packedBSize(pr.n, pr.k),
+        [&](float *packed) { t.packBAll(pr, packed); }, 0);
   }
 
   /// The F(m x m, 3 x 3) transform of filters weight (f x c x 3 x 3);
@@ -595,7 +596,7 @@ void splitRuns(int64_t count, int64_t work, const Run &run) {
       parts,
       [](void *arg, int64_t j) {
         const Job &jb = *static_cast<const Job *>(arg);
-        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
+        (*jb.run)(j *jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
       },
       &job);
 }

@@ -54,6 +54,28 @@ func.func @matmul_stack(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x
 
 // -----
 
+// Per-head products (batch x heads x rows x depth): the batch axes fold into
+// one; batch axes that differ (broadcast) keep the loop nest.
+// CHECK-LABEL: func.func @matmul_heads
+// CHECK: %[[Q:.*]] = tensor.expand_shape {{.*}} into tensor<6x5x4xf32>
+// CHECK: %[[K:.*]] = tensor.expand_shape {{.*}} into tensor<6x4x7xf32>
+// CHECK: %[[Y:.*]] = mx.kernel.matmul %[[Q]], %[[K]] into %{{.*}} : tensor<6x5x4xf32>, tensor<6x4x7xf32> into tensor<6x5x7xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x3x5x7xf32>
+func.func @matmul_heads(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x4x7xf32>) -> tensor<2x3x5x7xf32> {
+  %y = mx.matmul %q, %k : (tensor<2x3x5x4xf32>, tensor<2x3x4x7xf32>) -> tensor<2x3x5x7xf32>
+  return %y : tensor<2x3x5x7xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_heads_broadcast
+// CHECK-NOT: mx.kernel
+// CHECK: linalg.generic
+func.func @matmul_heads_broadcast(%q: tensor<2x3x5x4xf32>, %k: tensor<1x3x4x7xf32>) -> tensor<2x3x5x7xf32> {
+  %y = mx.matmul %q, %k : (tensor<2x3x5x4xf32>, tensor<1x3x4x7xf32>) -> tensor<2x3x5x7xf32>
+  return %y : tensor<2x3x5x7xf32>
+}
+
+// -----
+
 // Not float32: the loop nest stays.
 // CHECK-LABEL: func.func @fc_f64
 // CHECK-NOT: mx.kernel
