@@ -38,6 +38,7 @@ enum KernelFlags : int32_t {
   kKernelPoolSum = 64,
   kKernelPoolCountPad = 128,
   kKernelParamA = 256,
+  kKernelAttentionDivide = 512,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -196,6 +197,29 @@ struct Isa {
   }
   /// max(v, 0), NaN staying NaN (maxps returns its second operand then).
   static V relu(V v) { return _mm512_max_ps(_mm512_setzero_ps(), v); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static float maxLane(V v) { return _mm512_reduce_max_ps(v); }
+  /// e^r for |r| <= ln(2) / 2 by its degree-7 Taylor polynomial (relative
+  /// error below 2e-8).
+  static V expSmall(V r) {
+    V p = broadcast(1.0f / 5040);
+    for (float c :
+         {1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
+      p = fma(p, r, broadcast(c));
+    return p;
+  }
+  /// e^x (relative error below 1e-7; 0 below -104, +inf above 89): 2^n
+  /// e^r with n = round(x log2(e)), r = x - n ln(2) in two parts, e^r by
+  /// its polynomial and 2^n applied by scalef.
+  static V exp(V x) {
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
+                      _mm512_set1_ps(89.0f));
+    V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    return _mm512_scalef_ps(expSmall(r), n);
+  }
   /// Lanes [lo, hi) of p[0..16) (the others are neither read nor written).
   static __mmask16 lanes(int lo, int hi) {
     return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
@@ -226,6 +250,7 @@ struct Isa {
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
+#include "attention_impl.inc"
 // clang-format on
 } // namespace avx512
 #if defined(__clang__)
@@ -278,6 +303,39 @@ struct Isa {
     hi = _mm256_permute2f128_ps(low, high, 0x31);
   }
   static V relu(V v) { return _mm256_max_ps(_mm256_setzero_ps(), v); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static float maxLane(V v) {
+    __m128 m =
+        _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+  }
+  /// e^r for |r| <= ln(2) / 2 by its degree-7 Taylor polynomial (relative
+  /// error below 2e-8).
+  static V expSmall(V r) {
+    V p = broadcast(1.0f / 5040);
+    for (float c :
+         {1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
+      p = fma(p, r, broadcast(c));
+    return p;
+  }
+  /// e^x as avx512's, 2^n made in the exponent bits (0 below -87.3, where
+  /// 2^n would leave the normal floats; +inf above 88.7).
+  static V exp(V x) {
+    V low = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
+    V big = _mm256_cmp_ps(x, _mm256_set1_ps(88.7f), _CMP_GT_OQ);
+    V c = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)),
+                        _mm256_set1_ps(88.7f));
+    V n = _mm256_round_ps(_mm256_mul_ps(c, _mm256_set1_ps(1.44269504f)),
+                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), c);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256i bits = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    V y = _mm256_mul_ps(expSmall(r), _mm256_castsi256_ps(bits));
+    y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), big);
+    return _mm256_andnot_ps(low, y);
+  }
   /// Lanes [lo, hi) of p[0..8) (the others are neither read nor written).
   static __m256i lanes(int lo, int hi) {
     __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -309,6 +367,7 @@ struct Isa {
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
+#include "attention_impl.inc"
 // clang-format on
 } // namespace avx2
 #if defined(__clang__)
@@ -336,6 +395,9 @@ struct Isa {
   static V odds(V, V b) { return b; }
   static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
   static V relu(V v) { return v < 0.0f ? 0.0f : v; }
+  static V max(V a, V b) { return a < b ? b : a; }
+  static float maxLane(V v) { return v; }
+  static V exp(V x) { return std::exp(x); }
   /// Whether the one lane is in [lo, hi).
   using Mask = bool;
   static Mask lanes(int lo, int hi) { return lo < hi; }
@@ -355,17 +417,19 @@ struct Isa {
 #include "winograd_nhwc_impl.inc"
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
+#include "attention_impl.inc"
 // clang-format on
 } // namespace portable
 
 #define MXRT_TARGET(ns)                                                        \
   Target {                                                                     \
     ns::gemm, ns::packAll, ns::packedASize, ns::packBAll, ns::packedBSize,     \
-        ns::kMR, ns::kNR, ns::fillPhases, ns::winogradSolve,                   \
-        ns::winogradFilters, ns::winogradFilterSize, ns::packFilterLanes,      \
-        ns::filterLanesSize, ns::kLaneFilters, ns::nhwcConvRows,               \
-        ns::nhwcFilterSize, ns::packNhwcFilters, ns::nhwcWinogradTiles,        \
-        ns::nhwcWinogradFilters, ns::nhwcWinogradFilterSize,                   \
+        ns::attention, ns::kAttentionRows, ns::kMR, ns::kNR, ns::fillPhases,   \
+        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
+        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
+        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
+        ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
+        ns::nhwcWinogradFilterSize,                                            \
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
         ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
         ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \

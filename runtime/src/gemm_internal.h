@@ -160,6 +160,11 @@ enum class Scratch {
   /// Filters times a per-filter scale (mxrt_kernel_sconv2d_scaled) that
   /// change between calls, made once per call.
   ScaledFilters,
+  /// The attention kernel's keys (transposed) and values of one head, and
+  /// its output rows of one block of queries.
+  AttentionKeys,
+  AttentionValues,
+  AttentionOut,
   Count
 };
 
@@ -171,7 +176,22 @@ float *threadBuffer(Scratch which, int64_t floats);
 /// Problems smaller than this many multiply-adds run on one thread.
 constexpr int64_t kParallelMinWork = 1 << 16;
 
+/// One call of mxrt_kernel_sattention (see mxrt/kernels.h): the operands'
+/// base pointers and strides (head batch, head, row, column), the scale
+/// and the flags.
+struct AttentionProblem {
+  int64_t n, h, sq, sk, d, dv;
+  const float *q, *k, *v, *mask;
+  float *o;
+  int64_t qs[4], ks[4], vs[4], maskS[4], os[4];
+  float scale;
+  bool divide;
+};
+
 using GemmFn = void (*)(const Problem &);
+/// Rows [r0, r1) of head (i, j) of an attention problem.
+using AttentionFn = void (*)(const AttentionProblem &, int64_t i, int64_t j,
+                             int64_t r0, int64_t r1);
 using PackAllFn = void (*)(const Problem &, float *);
 using PackedSizeFn = int64_t (*)(int64_t, int64_t);
 
@@ -234,6 +254,9 @@ struct Target {
   PackAllFn packBAll;
   /// Floats of B (n, k) packed by packBAll.
   PackedSizeFn packedBSize;
+  AttentionFn attention;
+  /// Query rows per block of `attention`.
+  int64_t attentionRows;
   int64_t mr, nr;
   FillPhasesFn fillPhases;
   WinogradSolveFn winogradSolve;
@@ -596,7 +619,7 @@ void splitRuns(int64_t count, int64_t work, const Run &run) {
       parts,
       [](void *arg, int64_t j) {
         const Job &jb = *static_cast<const Job *>(arg);
-        (*jb.run)(j *jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
+        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
       },
       &job);
 }

@@ -49,6 +49,9 @@ enum {
    *  its method as for constant weights. Outside an instance's call the
    *  copy is made per call. */
   MXRT_KERNEL_PARAM_A = 256,
+  /** Attention only: the scores are divided by *scale instead of
+   *  multiplied by it. */
+  MXRT_KERNEL_ATTENTION_DIVIDE = 512,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -152,6 +155,27 @@ mxrt_kernel_spool2d_backward(int64_t n, int64_t c, int64_t h, int64_t w,
 MXRT_API const char *mxrt_string_from_float(double value, int32_t bits);
 /** Decimal text of `value` (read as uint64 when is_unsigned). */
 MXRT_API const char *mxrt_string_from_int(int64_t value, int32_t is_unsigned);
+/** Scaled dot-product attention of n x h heads: for each (i, j) < (n, h),
+ *  O = softmax(S) V with S = scale * Q K^T + mask (or Q K^T / scale with
+ *  MXRT_KERNEL_ATTENTION_DIVIDE), the softmax over each row of S, where Q is
+ *  sq x d, K is sk x d, V is sk x dv, mask is sq x sk (NULL: none; -inf
+ *  entries mask keys out) and O is sq x dv. Each operand is a base pointer
+ *  and four strides in elements: head i, j's element (r, c) is
+ *  p[i * p_ns + j * p_hs + r * p_rs + c * p_cs] (a stride may be 0 to
+ *  broadcast: a mask shared by every head). S is never written to memory:
+ *  blocks of keys stream past each block of queries with a running softmax
+ *  (FlashAttention's), and blocks whose mask is -inf throughout (a causal
+ *  mask's upper triangle) are skipped. A row whose keys are all masked is
+ *  NaN, as softmax gives it. O must not overlap the inputs. */
+MXRT_API void mxrt_kernel_sattention(
+    int64_t n, int64_t h, int64_t sq, int64_t sk, int64_t d, int64_t dv,
+    const float *q, int64_t q_ns, int64_t q_hs, int64_t q_rs, int64_t q_cs,
+    const float *k, int64_t k_ns, int64_t k_hs, int64_t k_rs, int64_t k_cs,
+    const float *v, int64_t v_ns, int64_t v_hs, int64_t v_rs, int64_t v_cs,
+    const float *mask, int64_t mask_ns, int64_t mask_hs, int64_t mask_rs,
+    int64_t mask_cs, const float *scale, float *o, int64_t o_ns, int64_t o_hs,
+    int64_t o_rs, int64_t o_cs, int32_t flags);
+
 /** Decimal or scientific text (blanks around it ignored, a leading '+'
  *  allowed, "NaN" / "INF" / "+INF" / "-INF" in any case) as the nearest
  *  float of `bits` (32: float, else double), widened to double. */
