@@ -177,15 +177,18 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
       *ctx);
   Pool2DGradKernelOp::attachInterface<KernelBufferization<Pool2DGradKernelOp>>(
       *ctx);
+  AttentionKernelOp::attachInterface<KernelBufferization<AttentionKernelOp>>(
+      *ctx);
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
-             Pool2DGradKernelOp>(op);
+             Pool2DGradKernelOp, AttentionKernelOp>(op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
-  return isKernelOp(op) && !isa<MatmulKernelOp, Pool2DKernelOp>(op);
+  return isKernelOp(op) &&
+         !isa<MatmulKernelOp, Pool2DKernelOp, AttentionKernelOp>(op);
 }
 
 bool mxc::mx::isContiguousBuffer(Value v) {
@@ -391,6 +394,55 @@ LogicalResult Pool2DGradKernelOp::verify() {
 int32_t Pool2DGradKernelOp::getKernelFlags() { return poolFlags(*this); }
 
 void Pool2DGradKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOfValue(getQ()), ks = shapeOfValue(getK()),
+                    vs = shapeOfValue(getV()), ys = shapeOfValue(getInit());
+  size_t rank = qs.size();
+  if ((rank != 3 && rank != 4) || ks.size() != rank || vs.size() != rank ||
+      ys.size() != rank)
+    return emitOpError("q, k, v and init must all have rank 3 or 4, not ")
+           << shapeOf(getQ()) << ", " << shapeOf(getK()) << ", "
+           << shapeOf(getV()) << " into " << shapeOf(getInit());
+  int64_t sq = qs[rank - 2], d = qs[rank - 1];
+  int64_t kd = ks[rank - (getTransposeK() ? 2 : 1)];
+  int64_t sk = ks[rank - (getTransposeK() ? 1 : 2)];
+  if (qs.drop_back(2) != ks.drop_back(2) ||
+      qs.drop_back(2) != vs.drop_back(2) ||
+      qs.drop_back(2) != ys.drop_back(2) || kd != d || vs[rank - 2] != sk ||
+      ys[rank - 2] != sq || ys[rank - 1] != vs[rank - 1])
+    return emitOpError("shapes do not match: q ")
+           << shapeOf(getQ()) << ", k " << shapeOf(getK())
+           << (getTransposeK() ? "^T" : "") << ", v " << shapeOf(getV())
+           << " into " << shapeOf(getInit());
+  if (cast<ShapedType>(getScale().getType()).getNumElements() != 1)
+    return emitOpError("scale ")
+           << shapeOf(getScale()) << " does not hold one element";
+  if (Value mask = getMask()) {
+    SmallVector<int64_t> scores(qs.drop_back(1));
+    scores.push_back(sk);
+    if (!infer::broadcastsTo(shapeOfValue(mask), scores))
+      return emitOpError("mask ") << shapeOf(mask) << " does not broadcast "
+                                  << "to the scores' shape";
+  }
+  return success();
+}
+
+int32_t AttentionKernelOp::getKernelFlags() {
+  return getDivide() ? kKernelAttentionDivide : 0;
+}
+
+void AttentionKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -210,4 +210,42 @@ def Mx_Pool2DGradKernelOp : Mx_KernelOp<"kernel.pool2d_grad"> {
   }];
 }
 
+def Mx_AttentionKernelOp : Mx_KernelOp<"kernel.attention"> {
+  let summary = "init = softmax(scale q k^T + mask) v per head";
+  let description = [{
+    Scaled dot-product attention, mxrt_kernel_sattention: q is (..., Sq, D),
+    k (..., Sk, D) or with transpose_k (..., D, Sk), v (..., Sk, Dv) and
+    init (..., Sq, Dv), all of rank 3 or 4 with the same leading extents
+    (batch, or batch and heads); scale holds one element, by which the
+    scores are multiplied (divided with divide); mask, when present, is
+    added to the scores (-inf masks a key out) and broadcasts to
+    (..., Sq, Sk). The softmax runs over the keys. The scores are never
+    stored (mxc-select-cpu-kernels makes this op from the product, scale,
+    mask, softmax and product of an exported attention).
+
+    ```mlir
+    %o = mx.kernel.attention %q, %kt, %v, %scale, %mask into %init
+        {transpose_k = true, divide = true} : tensor<2x16x8xf32>,
+        tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<f32>,
+        tensor<16x16xf32> into tensor<2x16x8xf32> -> tensor<2x16x8xf32>
+    ```
+  }];
+  let arguments = (ins Mx_KernelOperand:$q, Mx_KernelOperand:$k,
+                   Mx_KernelOperand:$v, Mx_KernelOperand:$scale,
+                   Optional<Mx_KernelOperand>:$mask, Mx_KernelOperand:$init,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_k,
+                   DefaultValuedAttr<BoolAttr, "false">:$divide);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $scale (`,` $mask^)? `into` $init attr-dict `:`
+    type($q) `,` type($k) `,` type($v) `,` type($scale) (`,` type($mask)^)?
+    `into` type($init) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    int32_t getKernelFlags();
+    /// Never adds to init (the kernel ops' bufferization asks).
+    bool getAccumulate() { return false; }
+  }];
+}
+
 #endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

@@ -237,6 +237,56 @@ SmallVector<Value> spool2dBackwardArgs(OpBuilder &b, Pool2DGradKernelOp op) {
   return ab.args;
 }
 
+/// mxrt_kernel_sattention's arguments for `op` (any strides): n and h (a
+/// rank-3 op's batch is n, with one head), the extents, then each operand's
+/// pointer and (n, h, row, column) strides; the mask right-aligned against
+/// the scores, its missing and extent-1 axes stride 0.
+SmallVector<Value> sattentionArgs(OpBuilder &b, AttentionKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  Value q = op.getQ(), k = op.getK(), v = op.getV(), y = op.getInit();
+  int64_t rank = shapeOf(q).size();
+  Value zero = ab.i64(0);
+  ab.add(ab.extent(y, 0));
+  ab.add(rank == 4 ? ab.extent(y, 1) : ab.i64(1));
+  ab.add(ab.extent(q, rank - 2)); // sq
+  ab.add(ab.extent(v, rank - 2)); // sk
+  ab.add(ab.extent(q, rank - 1)); // d
+  ab.add(ab.extent(v, rank - 1)); // dv
+  // Pointer and strides; `swap` exchanges the row and column strides.
+  auto operand = [&](Value m, bool swap) {
+    auto [ptr, strides] = ab.view(m);
+    ab.add(ptr);
+    ab.add(strides[0]);
+    ab.add(rank == 4 ? strides[1] : zero);
+    ab.add(strides[rank - (swap ? 1 : 2)]);
+    ab.add(strides[rank - (swap ? 2 : 1)]);
+  };
+  operand(q, false);
+  operand(k, op.getTransposeK());
+  operand(v, false);
+  if (Value mask = op.getMask()) {
+    auto [ptr, strides] = ab.view(mask);
+    ArrayRef<int64_t> ms = shapeOf(mask);
+    int64_t mRank = ms.size();
+    ab.add(ptr);
+    for (int64_t axis = 0; axis < 4; ++axis) { // n, h, row, column
+      int64_t scoresAxis = axis - (4 - rank),
+              maskAxis = scoresAxis - (rank - mRank);
+      ab.add(scoresAxis < 0 || maskAxis < 0 || ms[maskAxis] == 1
+                 ? zero
+                 : strides[maskAxis]);
+    }
+  } else {
+    ab.add(ab.null());
+    for (int i = 0; i < 4; ++i)
+      ab.add(zero);
+  }
+  ab.add(ab.view(op.getScale()).first);
+  operand(y, false);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// Declares `name` (void, taking `args`' types) in `module` once.
 func::FuncOp declare(ModuleOp module, StringRef name, ValueRange args) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
@@ -292,6 +342,9 @@ struct KernelsToCallsPass
                       })
                       .Case([&](Pool2DGradKernelOp k) -> Call {
                         return {"spool2d_backward", spool2dBackwardArgs(b, k)};
+                      })
+                      .Case([&](AttentionKernelOp k) -> Call {
+                        return {"sattention", sattentionArgs(b, k)};
                       });
       auto &[kernel, args] = call;
       func::CallOp::create(b, op->getLoc(),

@@ -6,6 +6,7 @@
 // other element types, for Convolution beyond 2-D and with --no-kernels.
 // Only the CPU pipeline runs this (CUDA's choice: gpu/KernelSelection.cpp).
 #include "passes/lowering/KernelSelection.h"
+#include "dialects/mx/InferUtil.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
@@ -192,9 +193,225 @@ void foldBatchNormsIntoKernels(Operation *root) {
   }
 }
 
+/// The scale of an attention's scores: a one-element tensor, multiplying
+/// or (divide) dividing them.
+struct AttentionScale {
+  Value tensor;      // a constant argument's, or null for `scalar`
+  double scalar = 1; // an mx.scalar's value
+  bool divide = false;
+  Operation *op = nullptr; // the op that scales, erased with the pattern
+};
+
+/// Whether `v` is a constant (an inference library's argument marked
+/// mxc.constant) of one float32 element.
+bool isConstantScalar(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() && type.getNumElements() == 1 &&
+         type.getElementType().isF32() &&
+         mxc::isArgumentWith(v, mxc::kConstantArgAttr);
+}
+
+/// If `v` is another value times or divided by a constant scalar (and read
+/// only here), that value, with the scale in `scale`; else null.
+Value unscaled(Value v, AttentionScale &scale) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !def->hasOneUse())
+    return {};
+  if (auto bin = dyn_cast<BinaryOp>(def)) {
+    StringRef op = bin.getOp();
+    if (bin.getType() != v.getType() || (op != "mul" && op != "div"))
+      return {};
+    if (isConstantScalar(bin.getRhs()) &&
+        tensorType(bin.getLhs()) == bin.getType()) {
+      scale = {bin.getRhs(), 1, op == "div", def};
+      return bin.getLhs();
+    }
+    if (op == "mul" && isConstantScalar(bin.getLhs()) &&
+        tensorType(bin.getRhs()) == bin.getType()) {
+      scale = {bin.getLhs(), 1, false, def};
+      return bin.getRhs();
+    }
+    return {};
+  }
+  if (auto sc = dyn_cast<ScalarOp>(def)) {
+    if (sc.getReverse() || (sc.getOp() != "mul" && sc.getOp() != "div"))
+      return {};
+    scale = {Value(), sc.getScalar().convertToDouble(), sc.getOp() == "div",
+             def};
+    return sc.getData();
+  }
+  return {};
+}
+
+/// An attention's ops, matched back from its softmax.
+struct AttentionMatch {
+  Value q, kt, v;
+  AttentionScale scale;
+  // The mask: an additive tensor, or where(cond, fill, scores) (fillIfTrue)
+  // or where(cond, scores, fill).
+  Value addMask, cond, fill;
+  bool fillIfTrue = false;
+  SmallVector<Operation *> ops; // from the last to the first
+};
+
+/// Matches `scores` = [scale *] (q [* scale]) @ kt, each op read only by
+/// the next.
+bool matchScores(Value scores, AttentionMatch &m) {
+  if (Value inner = unscaled(scores, m.scale)) {
+    m.ops.push_back(m.scale.op);
+    scores = inner;
+  }
+  auto qk = scores.getDefiningOp<MatMulOp>();
+  if (!qk || !qk->hasOneUse())
+    return false;
+  m.ops.push_back(qk);
+  m.q = qk.getLhs(), m.kt = qk.getRhs();
+  if (!m.scale.op)
+    if (Value inner = unscaled(m.q, m.scale)) {
+      m.ops.push_back(m.scale.op);
+      m.q = inner;
+    }
+  return true;
+}
+
+/// softmax(scale * q kt + mask) v, ending at `sm`, in the forms
+/// torch.onnx.export writes (scale on the scores or on q; the mask added
+/// or applied by Where; rank 3 with the heads in the batch, or rank 4)
+/// with static float32 shapes: the matched ops, or none.
+std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
+  auto type = dyn_cast<RankedTensorType>(sm.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  if ((rank != 3 && rank != 4) ||
+      (sm.getAxis() != -1 && sm.getAxis() != rank - 1) || sm.getLog() ||
+      sm.getTemperature().convertToDouble() != 1.0 || !sm->hasOneUse())
+    return std::nullopt;
+  auto pv = dyn_cast<MatMulOp>(*sm->user_begin());
+  if (!pv || pv.getLhs() != sm.getResult() || pv.getRhs() == sm.getResult())
+    return std::nullopt;
+  AttentionMatch m;
+  m.v = pv.getRhs();
+  m.ops = {pv, sm};
+  Value x = sm.getData();
+  // The mask, when one applies. It must not widen the scores (a mask of
+  // another batch or more heads broadcasts them).
+  if (auto w = x.getDefiningOp<WhereOp>()) {
+    if (!w->hasOneUse())
+      return std::nullopt;
+    auto oneElement = [](Value v) {
+      return tensorType(v).hasStaticShape() &&
+             tensorType(v).getNumElements() == 1;
+    };
+    m.cond = w.getCond();
+    m.fillIfTrue = oneElement(w.getX()) && tensorType(w.getY()) == type;
+    if (!m.fillIfTrue &&
+        !(oneElement(w.getY()) && tensorType(w.getX()) == type))
+      return std::nullopt;
+    m.fill = m.fillIfTrue ? w.getX() : w.getY();
+    x = m.fillIfTrue ? w.getY() : w.getX();
+    m.ops.push_back(w);
+    if (!infer::broadcastsTo(tensorType(m.cond).getShape(), type.getShape()))
+      return std::nullopt;
+  } else if (auto add = x.getDefiningOp<BinaryOp>();
+             add && add.getOp() == "add") {
+    if (!add->hasOneUse())
+      return std::nullopt;
+    m.ops.push_back(add);
+    // The scores are the side that is a product (scaled, perhaps).
+    AttentionMatch trial = m;
+    for (auto [scores, mask] : {std::pair{add.getLhs(), add.getRhs()},
+                                {add.getRhs(), add.getLhs()}}) {
+      trial = m;
+      if (tensorType(scores) != type ||
+          !tensorType(mask).getElementType().isF32() ||
+          !tensorType(mask).hasStaticShape() ||
+          !infer::broadcastsTo(tensorType(mask).getShape(), type.getShape()))
+        continue;
+      if (matchScores(scores, trial)) {
+        trial.addMask = mask;
+        break;
+      }
+      trial.q = Value();
+    }
+    if (!trial.q)
+      return std::nullopt;
+    m = trial;
+    x = Value();
+  }
+  if (x && !matchScores(x, m))
+    return std::nullopt;
+  // Operands of the same rank and batch extents: q (.., Sq, D), kt
+  // (.., D, Sk), v (.., Sk, Dv).
+  ArrayRef<int64_t> qs = tensorType(m.q).getShape(),
+                    ks = tensorType(m.kt).getShape(),
+                    vs = tensorType(m.v).getShape();
+  for (Value v : {m.q, m.kt, m.v})
+    if (!tensorType(v).hasStaticShape() || !isF32(v) ||
+        tensorType(v).getRank() != rank)
+      return std::nullopt;
+  if (qs.drop_back(2) != ks.drop_back(2) ||
+      qs.drop_back(2) != vs.drop_back(2) || qs.back() != ks[rank - 2] ||
+      ks.back() != vs[rank - 2])
+    return std::nullopt;
+  return m;
+}
+
+/// Replaces each scaled dot-product attention of `root` by one
+/// mx.kernel.attention (mxrt_kernel_sattention): the scores never go to
+/// memory, blocks of keys a causal mask hides are skipped, and the softmax's
+/// exponentials run in vectors. A Where mask becomes an additive one (fill
+/// where the condition picks it, else 0) of the condition's shape.
+void fuseAttention(Operation *root) {
+  SmallVector<SoftmaxOp> softmaxes;
+  root->walk([&](SoftmaxOp sm) { softmaxes.push_back(sm); });
+  for (SoftmaxOp sm : softmaxes) {
+    std::optional<AttentionMatch> m = matchAttention(sm);
+    if (!m)
+      continue;
+    auto pv = cast<MatMulOp>(m->ops.front());
+    OpBuilder b(pv);
+    Location loc = pv.getLoc();
+    Type f32 = b.getF32Type();
+    Value scale = m->scale.tensor;
+    if (!scale)
+      scale = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                 static_cast<float>(m->scale.scalar)));
+    Value mask = m->addMask;
+    if (m->cond) {
+      ArrayRef<int64_t> shape = tensorType(m->cond).getShape();
+      unsigned dims = shape.size();
+      SmallVector<AffineExpr> first(tensorType(m->fill).getRank(),
+                                    b.getAffineConstantExpr(0));
+      bool fillIfTrue = m->fillIfTrue;
+      mask = generic(b, loc, shape, f32, {m->cond, m->fill},
+                     {b.getMultiDimIdentityMap(dims),
+                      AffineMap::get(dims, 0, first, b.getContext())},
+                     iterators(dims, 0),
+                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       Value zero = constFloat(nb, l, nb.getF32Type(), 0.0);
+                       return arith::SelectOp::create(
+                           nb, l, args[0], fillIfTrue ? args[1] : zero,
+                           fillIfTrue ? zero : args[1]);
+                     });
+    }
+    auto type = cast<RankedTensorType>(pv.getType());
+    Value init = emptyTensor(b, loc, type.getShape(), f32);
+    auto fused = AttentionKernelOp::create(
+        b, loc, type, m->q, m->kt, m->v, scale, mask, init,
+        /*transpose_k=*/true, m->scale.divide);
+    pv.getResult().replaceAllUsesWith(fused.getResult());
+    for (Operation *op : m->ops)
+      op->erase();
+  }
+}
+
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
+    fuseAttention(getOperation());
     RewritePatternSet patterns(&getContext());
     mxc::populateMxToKernelPatterns(patterns);
     if (failed(applyKernelSelection(getOperation(), std::move(patterns))))

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mxc-select-cpu-kernels fuses scaled dot-product attention, softmax(scale
+// q k^T + mask) v, into one mx.kernel.attention (mxrt_kernel_sattention, the
+// scores never stored) in the forms torch.onnx.export writes, and leaves
+// near misses to the separate kernels.
+// RUN: %mxc-opt --split-input-file --mxc-select-cpu-kernels %s | FileCheck %s
+
+// nn.MultiheadAttention (rank 3, heads in the batch): q divided by a
+// constant before the product.
+// CHECK-LABEL: func.func @encoder
+// CHECK-SAME: (%[[Q:.*]]: tensor<4x16x8xf32>, %[[KT:.*]]: tensor<4x8x16xf32>, %[[V:.*]]: tensor<4x16x8xf32>, %[[S:.*]]: tensor<f32> {mxc.constant})
+// CHECK-NOT: mx.softmax
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x16x8xf32>
+// CHECK: %[[O:.*]] = mx.kernel.attention %[[Q]], %[[KT]], %[[V]], %[[S]] into %[[E]] {divide = true, transpose_k = true}
+// CHECK-NOT: mx.kernel.matmul
+// CHECK: return %[[O]]
+func.func @encoder(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %s: tensor<f32> {mxc.constant}) -> tensor<4x16x8xf32> {
+  %0 = mx.binary %q, %s {op = "div"} : (tensor<4x16x8xf32>, tensor<f32>) -> tensor<4x16x8xf32>
+  %1 = mx.matmul %0, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %2 = mx.softmax %1 {axis = 2 : i64} : tensor<4x16x16xf32>
+  %3 = mx.matmul %2, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %3 : tensor<4x16x8xf32>
+}
+
+// -----
+
+// A GPT-2 block (rank 4): the scores divided, then Where(not causal, -inf,
+// scores); the mask becomes an additive one of the condition's shape.
+// CHECK-LABEL: func.func @causal
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x5x4xf32>, %[[KT:.*]]: tensor<1x2x4x7xf32>, %[[V:.*]]: tensor<1x2x7x3xf32>, %[[S:.*]]: tensor<f32> {mxc.constant}, %[[C:.*]]: tensor<5x7xi1>, %[[F:.*]]: tensor<f32> {mxc.constant})
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[C]], %[[F]] : tensor<5x7xi1>, tensor<f32>)
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: mx.kernel.attention %[[Q]], %[[KT]], %[[V]], %[[S]], %[[M]] into %{{.*}} {divide = true, transpose_k = true} : tensor<1x2x5x4xf32>, tensor<1x2x4x7xf32>, tensor<1x2x7x3xf32>, tensor<f32>, tensor<5x7xf32> into tensor<1x2x5x3xf32>
+// CHECK-NOT: mx.softmax
+// CHECK-NOT: mx.where
+func.func @causal(%q: tensor<1x2x5x4xf32>, %kt: tensor<1x2x4x7xf32>, %v: tensor<1x2x7x3xf32>, %s: tensor<f32> {mxc.constant}, %c: tensor<5x7xi1>, %fill: tensor<f32> {mxc.constant}) -> tensor<1x2x5x3xf32> {
+  %0 = mx.matmul %q, %kt : (tensor<1x2x5x4xf32>, tensor<1x2x4x7xf32>) -> tensor<1x2x5x7xf32>
+  %1 = mx.binary %0, %s {op = "div"} : (tensor<1x2x5x7xf32>, tensor<f32>) -> tensor<1x2x5x7xf32>
+  %2 = mx.where %c, %fill, %1 : (tensor<5x7xi1>, tensor<f32>, tensor<1x2x5x7xf32>) -> tensor<1x2x5x7xf32>
+  %3 = mx.softmax %2 {axis = 3 : i64} : tensor<1x2x5x7xf32>
+  %4 = mx.matmul %3, %v : (tensor<1x2x5x7xf32>, tensor<1x2x7x3xf32>) -> tensor<1x2x5x3xf32>
+  return %4 : tensor<1x2x5x3xf32>
+}
+
+// -----
+
+// An additive mask (Hugging Face's form) and a scale from mx.scalar
+// (MXNet's _mul_scalar): the scale becomes a constant tensor.
+// CHECK-LABEL: func.func @additive
+// CHECK-SAME: %[[MASK:[^:]*]]: tensor<1x1x5x7xf32>
+// CHECK: %[[S:.*]] = arith.constant dense<1.250000e-01> : tensor<f32>
+// CHECK: mx.kernel.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[S]], %[[MASK]] into %{{.*}} {transpose_k = true}
+func.func @additive(%q: tensor<1x2x5x4xf32>, %kt: tensor<1x2x4x7xf32>, %v: tensor<1x2x7x3xf32>, %mask: tensor<1x1x5x7xf32>) -> tensor<1x2x5x3xf32> {
+  %0 = mx.matmul %q, %kt : (tensor<1x2x5x4xf32>, tensor<1x2x4x7xf32>) -> tensor<1x2x5x7xf32>
+  %1 = mx.scalar %0 {op = "mul", scalar = 1.250000e-01 : f64} : tensor<1x2x5x7xf32>
+  %2 = mx.binary %mask, %1 {op = "add"} : (tensor<1x1x5x7xf32>, tensor<1x2x5x7xf32>) -> tensor<1x2x5x7xf32>
+  %3 = mx.softmax %2 {axis = -1 : i64} : tensor<1x2x5x7xf32>
+  %4 = mx.matmul %3, %v : (tensor<1x2x5x7xf32>, tensor<1x2x7x3xf32>) -> tensor<1x2x5x3xf32>
+  return %4 : tensor<1x2x5x3xf32>
+}
+
+// -----
+
+// Near miss: a mask of another shape, which widens the scores (two batches
+// from one): the ops stay apart.
+// CHECK-LABEL: func.func @mask_widens
+// CHECK-NOT: mx.kernel.attention
+// CHECK: mx.softmax
+func.func @mask_widens(%q: tensor<1x2x5x4xf32>, %kt: tensor<1x2x4x7xf32>, %v: tensor<2x2x7x3xf32>, %mask: tensor<2x1x5x7xf32>) -> tensor<2x2x5x3xf32> {
+  %0 = mx.matmul %q, %kt : (tensor<1x2x5x4xf32>, tensor<1x2x4x7xf32>) -> tensor<1x2x5x7xf32>
+  %1 = mx.binary %0, %mask {op = "add"} : (tensor<1x2x5x7xf32>, tensor<2x1x5x7xf32>) -> tensor<2x2x5x7xf32>
+  %2 = mx.softmax %1 {axis = -1 : i64} : tensor<2x2x5x7xf32>
+  %3 = mx.matmul %2, %v : (tensor<2x2x5x7xf32>, tensor<2x2x7x3xf32>) -> tensor<2x2x5x3xf32>
+  return %3 : tensor<2x2x5x3xf32>
+}
+
+// -----
+
+// Near miss: the scale is not a constant (an input): the ops stay apart.
+// CHECK-LABEL: func.func @scale_not_constant
+// CHECK-NOT: mx.kernel.attention
+// CHECK: mx.softmax
+func.func @scale_not_constant(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %s: tensor<f32>) -> tensor<4x16x8xf32> {
+  %0 = mx.matmul %q, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %1 = mx.binary %0, %s {op = "div"} : (tensor<4x16x16xf32>, tensor<f32>) -> tensor<4x16x16xf32>
+  %2 = mx.softmax %1 {axis = 2 : i64} : tensor<4x16x16xf32>
+  %3 = mx.matmul %2, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %3 : tensor<4x16x8xf32>
+}
+
+// -----
+
+// Near misses: a softmax over the queries, and scores read elsewhere too.
+// CHECK-LABEL: func.func @softmax_axis
+// CHECK-NOT: mx.kernel.attention
+// CHECK-LABEL: func.func @scores_read_twice
+// CHECK-NOT: mx.kernel.attention
+// CHECK: return
+func.func @softmax_axis(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>) -> tensor<4x16x8xf32> {
+  %0 = mx.matmul %q, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %1 = mx.softmax %0 {axis = 1 : i64} : tensor<4x16x16xf32>
+  %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %2 : tensor<4x16x8xf32>
+}
+func.func @scores_read_twice(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>) -> (tensor<4x16x8xf32>, tensor<4x16x16xf32>) {
+  %0 = mx.matmul %q, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %1 = mx.softmax %0 {axis = 2 : i64} : tensor<4x16x16xf32>
+  %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %2, %0 : tensor<4x16x8xf32>, tensor<4x16x16xf32>
+}
