@@ -89,6 +89,11 @@ if lit_config.params.get("large", "0") == "1":
 # cpack's .deb and dpkg-deb to look into it (Debian's dpkg).
 if shutil.which("dpkg-deb") and shutil.which("cpack"):
     config.available_features.add("dpkg")
+# The build's Python package (-DMXC_BUILD_PYTHON, off in the sanitizer
+# builds): tests that drive a library step by step import it.
+if os.path.exists(os.path.join(config.mxc_obj_root, "python", "mxc", "__init__.py")):
+    config.available_features.add("python-package")
+    config.substitutions.append(("%build_python", os.path.join(config.mxc_obj_root, "python")))
 # Graphviz renders mxc --emit=dot's graphs (Debian's graphviz).
 if shutil.which("dot"):
     config.available_features.add("graphviz")

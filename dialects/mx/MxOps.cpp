@@ -1005,7 +1005,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
         return fail(loc, "input shapes " + shapeStr(first.getShape()) +
                              " and " + shapeStr(t.getShape()) +
                              " differ off dim " + Twine(*dim));
-    out[*dim] += t.getDimSize(*dim);
+    // A run-time extent on the axis makes the sum one too.
+    out[*dim] = ShapedType::isDynamic(out[*dim]) || t.isDynamicDim(*dim)
+                    ? ShapedType::kDynamic
+                    : out[*dim] + t.getDimSize(*dim);
   }
   results.push_back(RankedTensorType::get(out, first.getElementType()));
   return success();

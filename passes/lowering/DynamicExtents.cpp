@@ -71,6 +71,18 @@ alignedSource(Operation *op, int64_t rank, int64_t axis) {
 /// Extent `axis` of `op`'s result `result`, from its operands.
 Value resultExtent(OpBuilder &b, Location loc, Operation *op,
                    ValueRange operands, unsigned result, int64_t axis) {
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    // The inputs' extents summed on the joined axis, the first's elsewhere.
+    auto type = cast<RankedTensorType>(concat.getType());
+    int64_t dim = concat.getDim() < 0 ? concat.getDim() + type.getRank()
+                                      : concat.getDim();
+    if (axis != dim)
+      return dimOf(b, loc, operands[0], axis);
+    Value sum = constIndex(b, loc, 0);
+    for (Value in : operands)
+      sum = arith::AddIOp::create(b, loc, sum, dimOf(b, loc, in, axis));
+    return sum;
+  }
   if (auto conv = dyn_cast<ConvolutionOp>(op); conv && axis >= 2)
     return windowCount(b, loc, dimOf(b, loc, operands[0], axis), windowOf(conv),
                        axis - 2);
@@ -254,14 +266,15 @@ bool lowersWithDynamicExtents(Operation *op) {
     return !data.isDynamicDim(a);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    // Over static axes (a mean's count is a constant).
+    // A mean over static axes only (its count is a constant); the other
+    // reductions over any.
     auto data = cast<RankedTensorType>(reduce.getData().getType());
     auto reduced = infer::reducedAxes(std::nullopt, reduce.getAxis(),
                                       data.getRank(), reduce.getExclude());
     if (failed(reduced) || reduce.getAxis().empty())
       return false;
     for (auto [i, r] : llvm::enumerate(*reduced))
-      if (r && data.isDynamicDim(i))
+      if (r && data.isDynamicDim(i) && reduce.getOp() == "mean")
         return false;
     return true;
   }
@@ -271,7 +284,7 @@ bool lowersWithDynamicExtents(Operation *op) {
   return isa<ActivationOp, LeakyReLUOp, DropoutOp, UnaryOp, ClipOp, BinaryOp,
              ScalarOp, BlockGradOp, CastOp, CompareOp, WhereOp, ReshapeOp,
              ReshapeToExtentsOp, FillToExtentsOp, TriluOp, TransposeOp,
-             MatMulOp, DotOp, ReduceOp, SoftmaxOp>(op);
+             MatMulOp, DotOp, ReduceOp, SoftmaxOp, ConcatOp>(op);
 }
 
 } // namespace mxc::lowering

@@ -60,7 +60,12 @@ inline mxrt_status checkTensor(const char *kind, int32_t index,
                 index);
   if (tensor->dtype != desc.dtype || !mxrt::fitsShape(desc, tensor))
     return mxrt::failShape(kind, desc, tensor, dims);
-  if (!tensor->data)
+  // An empty tensor (a decoder's cache before the first token) may have
+  // none.
+  bool empty = false;
+  for (int32_t i = 0; i < tensor->ndim; ++i)
+    empty |= tensor->shape[i] == 0;
+  if (!tensor->data && !empty)
     return fail(MXRT_INVALID_ARGUMENT, "%s '%s' has no data", kind, desc.name);
   return MXRT_OK;
 }

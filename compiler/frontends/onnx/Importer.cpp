@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
@@ -575,8 +576,16 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   };
   if (llvm::Error e = typeError(names(n.input())))
     return e;
-  // Shape computations on run-time extents.
-  if (llvm::any_of(n.input(), [&](const std::string &in) {
+  // Shape computations on run-time extents, followed symbolically by the
+  // ops that make shapes; other ops take such values as data, computed at
+  // run time (a decoder's Trilu diagonal from its cache's extent).
+  static const llvm::StringSet<> symbolicOps = {
+      "Add",     "Cast",    "Concat",   "ConstantOfShape",
+      "Div",     "Flatten", "Gather",   "Identity",
+      "Mul",     "Range",   "Reshape",  "Slice",
+      "Squeeze", "Sub",     "Unsqueeze"};
+  if (symbolicOps.contains(n.op_type()) &&
+      llvm::any_of(n.input(), [&](const std::string &in) {
         auto t = tensors.find(in);
         return t != tensors.end() && t->second.sym;
       })) {

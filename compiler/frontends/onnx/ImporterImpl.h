@@ -255,6 +255,9 @@ public:
 
   /// The runtime value of `name` (a constant becomes a parameter once).
   Value materialize(const std::string &name);
+  /// A shape-like tensor of run-time extents as an int64 tensor of its
+  /// shape, computed at run time.
+  Value symValue(const SymTensor &t);
   /// A parameter holding `c`; it shares c's bytes.
   Value param(const Const &c, StringRef name);
   /// A rank-0 parameter holding `v` as element type `type`.
@@ -262,6 +265,9 @@ public:
   /// 0, 1, ..., n - 1 (int64) along `axis` of a rank-`rank` tensor whose
   /// other extents are 1: compared with indices, it broadcasts them to
   /// one-hot rows.
+  /// iotaAlong of input i's extent on axis `from`, computed at run time
+  /// when that extent is dynamic.
+  Value iotaOfExtent(unsigned i, int64_t from, int64_t rank, int64_t axis);
   Value iotaAlong(int64_t rank, int64_t axis, int64_t n);
   /// `v` reshaped to `shape` (itself when it has that shape already).
   Value reshape(Value v, ArrayRef<int64_t> shape);

@@ -38,8 +38,10 @@ LogicalResult importConcat(Importer &im, StringRef) {
     return im.outConst(0, std::move(o));
   }
   SmallVector<Value> operands;
+  // ONNX allows empty inputs: those with an extent 0 drop out (a dynamic
+  // extent is not known to be 0).
   for (int i = 0; i < n; ++i)
-    if (numElements(im.shape(i)) != 0) // ONNX allows empty inputs
+    if (!llvm::is_contained(im.shape(i), 0))
       operands.push_back(im.val(i));
   if (operands.size() == 1)
     return im.out(0, operands[0]);
@@ -505,8 +507,8 @@ LogicalResult importTrilu(Importer &im, StringRef) {
     if (numElements(im.shape(1)) != 1)
       return im.fail("input 'k' must hold one value, got shape " +
                      shapeText(im.shape(1)));
-    Value diagonal = im.binary(im.iotaAlong(2, 1, in[r - 1]),
-                               im.iotaAlong(2, 0, in[r - 2]), "sub");
+    Value diagonal = im.binary(im.iotaOfExtent(0, r - 1, 2, 1),
+                               im.iotaOfExtent(0, r - 2, 2, 0), "sub");
     Value k = im.reshape(im.castTo(im.val(1), TP::INT64), {});
     Value keep =
         im.compare(diagonal, k, upper ? "greater_equal" : "less_equal");

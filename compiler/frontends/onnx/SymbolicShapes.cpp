@@ -119,6 +119,40 @@ bool sameExtent(const SymExtent &a, const SymExtent &b) {
 
 } // namespace
 
+Value Importer::symValue(const SymTensor &t) {
+  // Element e as a (1,) int64 tensor: a constant, or the sum of a run-time
+  // extent's worth of ones (mx.fill_to_extents, then mx.reduce), plus its
+  // offset (an extent may be 0: a decoder's empty cache).
+  Type intType = elementType(TP::INT64, &ctx);
+  SmallVector<Value> parts;
+  for (const SymExtent &e : t.elems) {
+    if (e.isConst()) {
+      parts.push_back(
+          param(Const::ofInts({e.value()}, std::vector<int64_t>{1}), "extent"));
+      continue;
+    }
+    SymExtent product = e;
+    product.offset = 0;
+    SmallVector<Value> sources;
+    Attribute extents = b.getArrayAttr({arr(termOf(product, sources))});
+    Value ones = op("mx.fill_to_extents", sources,
+                    {na("extents", extents), na("value", f64(1.0)),
+                     na("element_type", mlir::TypeAttr::get(intType))});
+    Value sum = op("mx.reduce", ones,
+                   {na("op", str("sum")), na("axis", arr({0})),
+                    na("keepdims", boolean(true))});
+    if (e.offset)
+      sum = op("mx.scalar", sum,
+               {na("op", str("add")), na("scalar", f64(double(e.offset)))});
+    parts.push_back(sum);
+  }
+  if (parts.empty())
+    return param(Const::ofInts({}, t.shape), "extents"); // none: ()
+  Value v = parts.size() == 1 ? parts[0]
+                              : op("mx.Concat", parts, {na("dim", i64(0))});
+  return reshape(v, t.shape);
+}
+
 std::string Importer::dimSymbol(Value v, int64_t axis) {
   auto type = cast<RankedTensorType>(v.getType());
   if (!type.isDynamicDim(axis))

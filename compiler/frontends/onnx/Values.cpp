@@ -108,13 +108,8 @@ Value Importer::param(const Const &c, StringRef name) {
 
 Value Importer::materialize(const std::string &name) {
   Tensor &t = tensors[name];
-  if (t.sym) {
-    (void)fail("'" + name +
-               "' is computed from run-time extents (Shape of a tensor with "
-               "dynamic extents) and used as data here, which is not "
-               "supported yet");
-    return Value();
-  }
+  if (t.sym && !t.value)
+    t.value = symValue(*t.sym); // an extent used as data: computed
   if (!t.value && t.constant)
     t.value = param(*t.constant, name);
   return t.value;
@@ -130,6 +125,24 @@ Value Importer::iotaAlong(int64_t rank, int64_t axis, int64_t n) {
   std::vector<int64_t> s(rank, 1);
   s[axis] = n;
   return param(Const::ofInts(iota(0, n), s), nodeName + "_iota");
+}
+
+Value Importer::iotaOfExtent(unsigned i, int64_t from, int64_t rank,
+                             int64_t axis) {
+  int64_t n = shape(i)[from];
+  if (!ShapedType::isDynamic(n))
+    return iotaAlong(rank, axis, n);
+  // 0, 1, ... up to the run-time extent (mx.fill_to_extents), then the
+  // other axes of extent 1.
+  Value v = op(
+      "mx.fill_to_extents", {val(i)},
+      {na("extents", b.getArrayAttr({arr({1, 1, 0, 1, from})})),
+       na("value", f64(0.0)), na("delta", f64(1.0)),
+       na("iota", b.getBoolAttr(true)),
+       na("element_type", mlir::TypeAttr::get(elementType(TP::INT64, &ctx)))});
+  std::vector<int64_t> codes(rank, 1);
+  codes[axis] = -1;
+  return op("mx.Reshape", v, {na("shape", arr(codes))});
 }
 
 FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,

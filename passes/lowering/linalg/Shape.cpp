@@ -4,6 +4,7 @@
 // permuting map: reshapes, transpose, concat, slices and their gradient,
 // and padding.
 #include "dialects/mx/MxDialect.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/ScalarBuilders.h"
@@ -82,8 +83,32 @@ Value concatenate(OpBuilder &b, Location loc, ValueRange inputs, int64_t dim,
 
 FailureOr<Value> lowerConcat(ConcatOp op, ConcatOp::Adaptor a, OpBuilder &b) {
   auto type = cast<RankedTensorType>(op.getType());
-  return concatenate(b, op.getLoc(), a.getInputs(),
-                     normalizeAxis(op.getDim(), type.getRank()));
+  int64_t dim = normalizeAxis(op.getDim(), type.getRank());
+  if (type.hasStaticShape())
+    return concatenate(b, op.getLoc(), a.getInputs(), dim);
+  // Run-time extents (a decoder's cache with the new keys appended): each
+  // input inserted at the sum of the extents before it.
+  Location loc = op.getLoc();
+  Value result = emptyTensor(b, loc, type.getShape(), type.getElementType());
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (Value in : a.getInputs()) {
+    auto inType = tensorType(in);
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+        strides(type.getRank(), b.getIndexAttr(1));
+    for (int64_t axis = 0; axis < inType.getRank(); ++axis)
+      sizes.push_back(
+          inType.isDynamicDim(axis)
+              ? OpFoldResult(
+                    tensor::DimOp::create(b, loc, in, axis).getResult())
+              : b.getIndexAttr(inType.getDimSize(axis)));
+    offsets[dim] = offset;
+    result = tensor::InsertSliceOp::create(b, loc, in, result, offsets, sizes,
+                                           strides);
+    Value at = getValueOrCreateConstantIndexOp(b, loc, offset);
+    Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
+    offset = arith::AddIOp::create(b, loc, at, size).getResult();
+  }
+  return result;
 }
 
 /// The taken elements in increasing order are a strided tensor.extract_slice

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+# Runs make_gpt_decode.py's step library as a greedy decoder through the mxc Python
+# package: the prompt, then one token at a time, each step's present keys and values
+# fed back as the next step's past (the cache grows by one position a step, from an
+# empty one). Checks every step's last logits against PyTorch's own cached decode
+# (reference_logits.npy, max |diff| / max |reference| <= --tolerance) and the tokens
+# against reference_tokens.npy; prints one line per 8 steps and a summary.
+#
+#   python3 check_gpt_decode.py LIB DIR [--threads T] [--tolerance 1e-4]
+import argparse
+import os
+import sys
+
+import numpy as np
+
+import mxc
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("lib")
+    p.add_argument("dir")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--tolerance", type=float, default=1e-4)
+    a = p.parse_args()
+    lib = mxc.load(a.lib, threads=a.threads)
+    prompt = np.load(os.path.join(a.dir, "prompt.npy"))
+    reference = np.load(os.path.join(a.dir, "reference_logits.npy"))
+    tokens = np.load(os.path.join(a.dir, "reference_tokens.npy"))
+    past = [np.zeros([0 if d == "past" else d for d in t.shape], np.float32)
+            for t in lib.inputs[2:]]
+    ids, worst, ok = prompt, 0.0, True
+    for step in range(len(reference)):
+        start = past[0].shape[2]
+        positions = np.arange(start, start + ids.shape[1], dtype=np.int64)[None]
+        logits, *past = lib(ids, positions, *past)
+        assert past[0].shape[2] == start + ids.shape[1], past[0].shape
+        last = logits[0, -1]
+        diff = float(np.abs(last - reference[step]).max() / np.abs(reference[step]).max())
+        worst = max(worst, diff)
+        token = int(last.argmax())
+        if diff > a.tolerance or token != tokens[step]:
+            print(f"step {step}: diff {diff:.2e}, token {token} (PyTorch {tokens[step]})")
+            ok = False
+        elif step % 8 == 0:
+            print(f"step {step}: cache {start} positions, ok")
+        ids = np.array([[token]], np.int64)
+    print(f"{len(reference)} steps, cache {past[0].shape[2]} positions, "
+          f"worst diff {worst:.1e}: {'ok' if ok else 'FAILED'}")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
