@@ -12,6 +12,14 @@ one interleaved run on the same seeded weights and inputs, at 1 and 2 threads:
                           positions, causal mask from Trilu, LayerNorm, tanh
                           GELU, head tied to the token embedding) on a
                           128-token prompt, batch 1
+  decode512               the same decoder's next-token step with a key/value
+                          cache of 512 positions (test/models/
+                          make_gpt_decode.py's step: past and present keys
+                          and values per layer, as Hugging Face-style exports
+                          have them), compiled once with its cache axis
+                          dynamic; beside it the machine's read bandwidth
+                          (NumPy summing 1 GiB) and what it allows: the
+                          weights' bytes over the bandwidth per token
 
 The models are test/models/make_transformer_onnx.py's, at these sizes, built
 here with torch.manual_seed and exported by torch.onnx.export (opset 14) with
@@ -52,6 +60,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
                                 "models"))
+import make_gpt_decode  # noqa: E402
 import make_transformer_onnx  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,7 +68,7 @@ OPSET = 14
 D, HEADS, LAYERS, FF = 768, 12, 12, 3072
 VOCAB, MAX_POSITIONS = 50257, 1024
 ROWS = {"encoder128": ("encoder", 128), "encoder512": ("encoder", 512),
-        "gpt128": ("gpt", 128)}
+        "gpt128": ("gpt", 128), "decode512": ("decode", 512)}
 PEERS = ["mxc", "ORT", "PyTorch"]
 
 
@@ -84,6 +93,25 @@ class Gpt(make_transformer_onnx.Gpt):
         return super().forward(ids.long())
 
 
+class GptStep(make_gpt_decode.GptStep):
+    """make_gpt_decode.py's cached step of a Gpt, its ids and positions float32."""
+
+    def forward(self, ids, positions, *past):
+        return super().forward(ids.long(), positions.long(), *past)
+
+
+def read_bandwidth_gbs(rounds=5):
+    """The best of `rounds` NumPy sums over 1 GiB of float32: bytes read per
+    second on one core, in GB/s."""
+    data = np.ones(1 << 28, np.float32)
+    best = math.inf
+    for _ in range(rounds):
+        start = time.perf_counter()
+        data.sum()
+        best = min(best, time.perf_counter() - start)
+    return data.nbytes / best / 1e9
+
+
 def encoder():
     layer = torch.nn.TransformerEncoderLayer(D, HEADS, dim_feedforward=FF, dropout=0.0,
                                              activation="gelu", batch_first=True)
@@ -106,19 +134,30 @@ class Row:
         kind, self.seq = ROWS[key]
         self.key, self.model = key, models[kind]
         g = torch.Generator().manual_seed(1)
+        self.kind = kind
         if kind == "encoder":
             self.title = f"BERT-base-shaped encoder, seq {self.seq}"
-            self.input, self.output = "x", "y"
-            self.x = torch.randn(1, self.seq, D, generator=g)
-        else:
+            self.names, self.output = ["x"], "y"
+            self.args = [torch.randn(1, self.seq, D, generator=g)]
+        elif kind == "gpt":
             self.title = f"GPT-2-small-shaped decoder, {self.seq}-token prompt"
-            self.input, self.output = "ids", "logits"
-            self.x = torch.randint(0, VOCAB, (1, self.seq), generator=g).float()
-        self.npy = os.path.join(work, f"{key}_{self.input}.npy")
-        np.save(self.npy, self.x.numpy())
+            self.names, self.output = ["ids"], "logits"
+            self.args = [torch.randint(0, VOCAB, (1, self.seq), generator=g).float()]
+        else:
+            self.title = f"GPT-2-small-shaped decoder, next token after {self.seq} cached"
+            past_names, self.present = make_gpt_decode.names(LAYERS)
+            self.names, self.output = ["ids", "positions", *past_names], "logits"
+            self.args = [torch.randint(0, VOCAB, (1, 1), generator=g).float(),
+                         torch.tensor([[float(self.seq)]])]
+            self.args += [torch.randn(1, HEADS, self.seq, D // HEADS, generator=g)
+                          for _ in past_names]
+        self.npys = [os.path.join(work, f"{key}_{n}.npy") for n in self.names]
+        for path, x in zip(self.npys, self.args):
+            np.save(path, x.numpy())
         self.onnx = os.path.join(work, key + ".onnx")
         self.lib = os.path.join(work, f"lib{key}.so")
-        self.shape = "x".join(map(str, self.x.shape))
+        self.shape = ("x".join(map(str, self.args[0].shape)) if kind != "decode" else
+                      f"cache axis dynamic (--dim past=0..{MAX_POSITIONS})")
         self.errors = {}   # peer -> what failed (the cell shows it)
         self.diffs = {}    # peer -> scaled difference from PyTorch
         self.compile_s = None
@@ -127,8 +166,19 @@ class Row:
     def export(self):
         # Not under no_grad: there the encoder takes torch's fused fast path,
         # which has no ONNX export.
-        torch.onnx.export(self.model, self.x, self.onnx, opset_version=OPSET,
-                          input_names=[self.input], output_names=[self.output])
+        outputs, axes = [self.output], None
+        if self.kind == "decode":
+            outputs += self.present
+            axes = {n: {2: "past"} for n in self.names[2:]}
+            axes.update({n: {2: "total"} for n in self.present})
+        torch.onnx.export(self.model, tuple(self.args), self.onnx, opset_version=OPSET,
+                          input_names=self.names, output_names=outputs,
+                          dynamic_axes=axes)
+
+    def inputs(self):
+        """mxrun's and ort_run.js's --input arguments."""
+        return [arg for n, path in zip(self.names, self.npys)
+                for arg in ("--input", f"{n}={path}")]
 
 
 class Peers:
@@ -139,8 +189,10 @@ class Peers:
 
     def compile(self, row):
         start = time.perf_counter()
-        r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet", "--input",
-                            f"{row.input}={row.shape}"], capture_output=True, text=True)
+        shape = (["--dim", f"past=0..{MAX_POSITIONS}"] if row.kind == "decode" else
+                 ["--input", f"{row.names[0]}={row.shape}"])
+        r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet", *shape],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             row.errors["mxc"] = "compile failed: " + first_lines(r)
             return
@@ -154,12 +206,13 @@ class Peers:
             bench_util.set_openblas_threads(threads)
             times = []
             with torch.no_grad():
-                y = row.model(row.x)
+                y = row.model(*row.args)
+                y = y[0] if isinstance(y, tuple) else y
                 for _ in range(warmup):
-                    row.model(row.x)
+                    row.model(*row.args)
                 for _ in range(runs):
                     start = time.perf_counter()
-                    row.model(row.x)
+                    row.model(*row.args)
                     times.append((time.perf_counter() - start) * 1e3)
             if out_dir:
                 os.makedirs(out_dir, exist_ok=True)
@@ -173,7 +226,7 @@ class Peers:
             cmd = ["node", os.path.join(HERE, "ort_run.js"), row.onnx, "--threads",
                    str(threads), "--warmup", str(warmup), "--runs", str(runs)]
             env = self.env
-        cmd += ["--input", f"{row.input}={row.npy}"]
+        cmd += row.inputs()
         if out_dir:
             cmd += ["--output-dir", out_dir]
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -213,6 +266,26 @@ class Peers:
                 row.errors[peer] = f"output differs from PyTorch's by {diff:.2g}"
 
 
+def decode_bound(row, bandwidth):
+    """The decode row against the memory-bandwidth bound: each token reads every
+    weight once (the tied head the whole token embedding; the position embedding
+    one row) and the cache's keys and values."""
+    g = row.model.gpt
+    weights = 4 * (sum(p.numel() for p in g.parameters()) - g.pos.weight.numel())
+    cache = 4 * sum(x.numel() for x in row.args[2:])
+    bound_ms = weights / (bandwidth * 1e9) * 1e3
+    text = (f"Decode step: read bandwidth {bandwidth:.1f} GB/s (NumPy summing 1 GiB on "
+            f"one core); weights {weights / 1e6:.0f} MB read per token, so at most "
+            f"{1e3 / bound_ms:.1f} tokens/s ({bound_ms:.1f} ms per token) on one core "
+            f"(the cache adds {cache / 1e6:.0f} MB).")
+    times = row.times.get(("mxc", 1))
+    if times:
+        ms = float(np.median(times))
+        text += (f" mxc's step at 1 thread: {ms:.1f} ms, {1e3 / ms:.1f} tokens/s, "
+                 f"{bound_ms / ms:.0%} of the weights' bound.")
+    return text
+
+
 def table(args, rows):
     out = ["| model | threads | mxc (ms) | ONNX Runtime (ms) | PyTorch (ms) "
            "| mxc / ORT | mxc / PyTorch |", "|---|---:|---:|---:|---:|---:|---:|"]
@@ -229,7 +302,8 @@ def table(args, rows):
     for row in rows:
         diff = lambda p: f"{row.diffs[p]:.1e}" if p in row.diffs else "–"
         compile_s = f"{row.compile_s:.1f}" if row.compile_s else "–"
-        out.append(f"| {row.title} | {row.input}={row.shape} | {compile_s} "
+        shape = row.shape if row.kind == "decode" else f"{row.names[0]}={row.shape}"
+        out.append(f"| {row.title} | {shape} | {compile_s} "
                    f"| {diff('mxc')} | {diff('ORT')} |")
     return "\n".join(out)
 
@@ -271,7 +345,8 @@ def main():
             kind = ROWS[key][0]
             if kind not in models:
                 torch.manual_seed(0)
-                models[kind] = (encoder() if kind == "encoder" else Gpt()).eval()
+                models[kind] = (encoder() if kind == "encoder" else
+                                Gpt() if kind == "gpt" else GptStep(Gpt())).eval()
             row = Row(key, models, args.work)
             log(f"{key}: exporting, compiling with mxc, checking ...")
             row.export()
@@ -281,6 +356,10 @@ def main():
                 [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
                 [f"{p}: {e}" for p, e in row.errors.items()]))
             rows.append(row)
+        # The read bandwidth the decode step is bound by, measured here,
+        # before the rounds.
+        bandwidth = (read_bandwidth_gbs() if any(r.kind == "decode" for r in rows)
+                     else None)
         for r in range(args.rounds):
             for row in rows:
                 for t in args.threads:
@@ -304,6 +383,9 @@ def main():
           f"means mxc is faster. Load average {load:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end.\n")
     print(table(args, rows))
+    for row in rows:
+        if row.kind == "decode":
+            print("\n" + decode_bound(row, bandwidth))
     log(f"done in {time.perf_counter() - started:.0f} s")
 
 

@@ -55,6 +55,11 @@ const char usage[] =
     "  --function NAME        run this function of the library (default\n"
     "                         forward; training libraries also have grad and\n"
     "                         train_step)\n"
+    "  --generate N           greedy decoding with a key/value cache: the\n"
+    "                         prompt (--input ids=..., else token 0) after an\n"
+    "                         empty cache, then N tokens one at a time, each\n"
+    "                         step's present... outputs fed back as its\n"
+    "                         past... inputs; prints the tokens and tokens/s\n"
     "  --steps N              call the function N times (default 1), e.g. N\n"
     "                         optimizer steps; outputs are the last call's\n"
     "  --save-params FILE     afterwards, write the instance's parameters as "
@@ -95,6 +100,7 @@ struct Options {
   std::string function = "forward";
   int64_t steps = 1;
   std::string saveParams;
+  int64_t generate = 0; // --generate N: tokens, 0 when not generating
   bool json = false;
   bool help = false;
 };
@@ -173,6 +179,8 @@ Options parseArgs(int argc, char **argv) {
       options.function = takeValue();
     } else if (flag == "--steps") {
       options.steps = parseInt(flag, takeValue(), 1, int64_t(1) << 40);
+    } else if (flag == "--generate") {
+      options.generate = parseInt(flag, takeValue(), 1, 1 << 20);
     } else if (flag == "--save-params") {
       options.saveParams = takeValue();
       if (options.saveParams.empty())
@@ -195,6 +203,11 @@ Options parseArgs(int argc, char **argv) {
   }
   if (!options.help && options.library.empty())
     fail("no model library given (see --help)");
+  if (options.generate &&
+      (options.bench || options.steps != 1 || !options.saveParams.empty() ||
+       options.json || !options.outputDir.empty()))
+    fail("--generate runs alone: not with --bench, --steps, --save-params, "
+         "--json or --output-dir");
   return options;
 }
 
@@ -249,9 +262,7 @@ float fromBFloat16(uint16_t bits) {
 }
 
 /// An integer dtype and its C type, as withIntegerType lists them.
-template <typename T> struct IntegerDtype {
-  mxrt_dtype dtype;
-};
+template <typename T> struct IntegerDtype { mxrt_dtype dtype; };
 
 template <typename Fn, typename... T>
 bool withIntegerTypeOf(mxrt_dtype dtype, Fn &fn, IntegerDtype<T>... types) {
@@ -470,6 +481,200 @@ std::string jsonSlotShape(const Slot &slot, const mxrt_dim_info *dims) {
   return out + "]";
 }
 
+/// The cache output that input `name` receives on the next step: the name
+/// with its leading "past_key_values" or "past" as "present"
+/// (past_key_0 -> present_key_0, past_key_values.0.key -> present.0.key);
+/// empty when it names no cache.
+std::string presentName(const std::string &name) {
+  for (const char *prefix : {"past_key_values", "past"})
+    if (name.rfind(prefix, 0) == 0)
+      return "present" + name.substr(std::strlen(prefix));
+  return "";
+}
+
+/// --generate N: greedy decoding with a key/value cache. The function's
+/// inputs are the token ids (named ids or input_ids, else the first; shape
+/// (1, seq), int64, int32 or float32), optionally the positions (positions
+/// or position_ids, the same form) and the caches (past...), each of which
+/// the output of the same name with "present" for "past" feeds on the next
+/// step; the logits are the output named logits, else the first, (1, seq,
+/// vocabulary). The first step reads the prompt (--input of the ids, else
+/// token 0) after an empty cache; each later step the one token the last
+/// step chose (the largest logit). Prints the tokens and the time of the
+/// prompt's step and of the N steps after it.
+int generateTokens(const Options &options, mxrt_model *model, int32_t function,
+                   const std::vector<Slot> &inputs,
+                   const std::vector<Slot> &outputs,
+                   const std::vector<mxrt_dim_info> &dims) {
+  auto find = [](const std::vector<Slot> &slots,
+                 std::initializer_list<const char *> names) -> int32_t {
+    for (const char *name : names)
+      for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i].info.name == std::string(name))
+          return int32_t(i);
+    return -1;
+  };
+  int32_t ids = std::max(find(inputs, {"ids", "input_ids"}), 0);
+  int32_t positions = find(inputs, {"positions", "position_ids"});
+  int32_t logits = std::max(find(outputs, {"logits"}), 0);
+  std::vector<std::pair<int32_t, int32_t>> caches; // input, output
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string present = presentName(inputs[i].info.name);
+    if (present.empty())
+      continue;
+    int32_t out = find(outputs, {present.c_str()});
+    if (out < 0)
+      fail("--generate: cache input '" + std::string(inputs[i].info.name) +
+           "' has no output '" + present + "' to take the next step's from");
+    caches.push_back({int32_t(i), out});
+  }
+  if (caches.empty())
+    fail("--generate: the function has no cache inputs (named past...)");
+  for (const auto &[in, out] : caches)
+    if (in == ids || in == positions)
+      fail("--generate: input '" + std::string(inputs[in].info.name) +
+           "' cannot be both a cache and the ids or positions");
+  const mxrt_tensor_info &logitsInfo = outputs[logits].info;
+  if (logitsInfo.dtype != MXRT_F32 || logitsInfo.ndim < 2)
+    fail("--generate: the logits output '" + std::string(logitsInfo.name) +
+         "' is not float32 of rank 2 or more");
+  for (int32_t slot : {ids, positions}) {
+    if (slot < 0)
+      continue;
+    const mxrt_tensor_info &info = inputs[slot].info;
+    if (info.ndim != 2 || info.shape[0] != 1 ||
+        (info.dtype != MXRT_I64 && info.dtype != MXRT_I32 &&
+         info.dtype != MXRT_F32))
+      fail("--generate: input '" + std::string(info.name) +
+           "' is not (1, seq) int64, int32 or float32");
+  }
+  // The prompt: the ids read (as int64 values), else one token 0.
+  std::vector<int64_t> prompt = {0};
+  if (const mxrt_tensor *given = inputs[ids].tensor.get()) {
+    prompt.clear();
+    for (int64_t i = 0; i < mxrt_tensor_num_elements(given); ++i) {
+      const void *data = mxrt_tensor_data(const_cast<mxrt_tensor *>(given));
+      mxrt_dtype dtype = mxrt_tensor_dtype(given);
+      prompt.push_back(dtype == MXRT_I64 ? static_cast<const int64_t *>(data)[i]
+                       : dtype == MXRT_I32
+                           ? static_cast<const int32_t *>(data)[i]
+                           : int64_t(static_cast<const float *>(data)[i]));
+    }
+  }
+  // A (1, n) tensor of `values` in the input's element type.
+  auto row = [&](int32_t slot, const std::vector<int64_t> &values) {
+    int64_t shape[2] = {1, int64_t(values.size())};
+    mxrt_tensor *tensor = nullptr;
+    mxrt_dtype dtype = inputs[slot].info.dtype;
+    if (mxrt_status status = mxrt_tensor_create(dtype, 2, shape, &tensor))
+      failStatus("cannot allocate input '" +
+                     std::string(inputs[slot].info.name) + "'",
+                 status);
+    void *data = mxrt_tensor_data(tensor);
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (dtype == MXRT_I64)
+        static_cast<int64_t *>(data)[i] = values[i];
+      else if (dtype == MXRT_I32)
+        static_cast<int32_t *>(data)[i] = int32_t(values[i]);
+      else
+        static_cast<float *>(data)[i] = float(values[i]);
+    }
+    return TensorPtr(tensor);
+  };
+  // Every other input (none, as a rule) keeps what was read or generated;
+  // the caches start empty: extent 0 on their dynamic axes.
+  std::vector<TensorPtr> current(inputs.size());
+  for (const auto &[in, out] : caches) {
+    const mxrt_tensor_info &info = inputs[in].info;
+    int64_t shape[MXRT_MAX_DIMS];
+    for (int32_t a = 0; a < info.ndim; ++a)
+      shape[a] = info.shape[a] < 0 ? 0 : info.shape[a];
+    mxrt_tensor *tensor = nullptr;
+    if (mxrt_status status =
+            mxrt_tensor_create(info.dtype, info.ndim, shape, &tensor))
+      failStatus("cannot allocate cache '" + std::string(info.name) + "'",
+                 status);
+    current[in].reset(tensor);
+  }
+
+  mxrt_instance_options instanceOptions;
+  mxrt_instance_options_init(&instanceOptions);
+  instanceOptions.num_threads = options.threads;
+  mxrt_instance *rawInstance = nullptr;
+  if (mxrt_status status =
+          mxrt_instance_create(model, &instanceOptions, &rawInstance))
+    failStatus("cannot create an instance", status);
+  std::unique_ptr<mxrt_instance, void (*)(mxrt_instance *)> instance(
+      rawInstance, mxrt_instance_release);
+
+  std::vector<int64_t> tokens, next = prompt;
+  int64_t position = 0;
+  double promptMs = 0, stepsMs = 0;
+  for (int64_t step = 0; step <= options.generate; ++step) {
+    current[ids] = row(ids, next);
+    if (positions >= 0) {
+      std::vector<int64_t> at(next.size());
+      for (size_t i = 0; i < at.size(); ++i)
+        at[i] = position + int64_t(i);
+      current[positions] = row(positions, at);
+    }
+    std::vector<mxrt_tensor *> in;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      in.push_back(current[i] ? current[i].get() : inputs[i].tensor.get());
+    // The outputs' extents follow from this step's inputs.
+    std::vector<int64_t> values(dims.size(), -1);
+    if (mxrt_status status = mxrt_model_bind_dims(
+            model, function, in.data(), int32_t(in.size()), values.data()))
+      failStatus("--generate: step " + std::to_string(step), status);
+    std::vector<TensorPtr> out(outputs.size());
+    std::vector<mxrt_tensor *> outRaw;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      int64_t shape[MXRT_MAX_DIMS];
+      mxrt_resolve_shape(&outputs[i].info, values.data(), shape);
+      mxrt_tensor *tensor = nullptr;
+      if (mxrt_status status = mxrt_tensor_create(
+              outputs[i].info.dtype, outputs[i].info.ndim, shape, &tensor))
+        failStatus("cannot allocate output '" +
+                       std::string(outputs[i].info.name) + "'",
+                   status);
+      out[i].reset(tensor);
+      outRaw.push_back(tensor);
+    }
+    auto start = std::chrono::steady_clock::now();
+    if (mxrt_status status = mxrt_instance_call(
+            instance.get(), function, in.data(), int32_t(in.size()),
+            outRaw.data(), int32_t(outRaw.size())))
+      failStatus("--generate: step " + std::to_string(step), status);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    (step ? stepsMs : promptMs) += ms;
+    // The next token: the largest logit of the last position.
+    const mxrt_tensor *l = out[logits].get();
+    int64_t vocabulary = mxrt_tensor_shape(l)[mxrt_tensor_ndim(l) - 1];
+    const float *last = static_cast<const float *>(
+                            mxrt_tensor_data(const_cast<mxrt_tensor *>(l))) +
+                        mxrt_tensor_num_elements(l) - vocabulary;
+    int64_t token = std::max_element(last, last + vocabulary) - last;
+    position += int64_t(next.size());
+    next = {token};
+    if (step < options.generate)
+      tokens.push_back(token);
+    for (const auto &[i, o] : caches)
+      current[i] = std::move(out[o]);
+  }
+  std::printf("prompt %zu tokens: %.3f ms\n", prompt.size(), promptMs);
+  std::string list;
+  for (int64_t token : tokens)
+    list += (list.empty() ? "" : " ") + std::to_string(token);
+  std::printf("tokens %s\n", list.c_str());
+  std::printf("generated %" PRId64 " tokens in %.3f ms: %.2f tokens/s, "
+              "%.3f ms per token\n",
+              options.generate, stepsMs, options.generate * 1e3 / stepsMs,
+              stepsMs / options.generate);
+  return 0;
+}
+
 int runMain(int argc, char **argv) {
   Options options = parseArgs(argc, argv);
   if (options.help) {
@@ -565,6 +770,9 @@ int runMain(int argc, char **argv) {
            shapeString(mxrt_tensor_ndim(tensor), mxrt_tensor_shape(tensor)) +
            " " + mxrt_dtype_name(mxrt_tensor_dtype(tensor)));
   }
+  if (options.generate)
+    return generateTokens(options, model.get(), function, inputs, outputs,
+                          dims);
   // The dynamic dimensions' values: from the inputs read, else --dim, else
   // the least the dimension takes, but not 0 (an empty run shows nothing);
   // the derived ones from those, once the inputs are made (below).
