@@ -51,7 +51,8 @@ constexpr const char *kCpuPipeline =
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
-    "finalize-memref-to-llvm,"
+    // Heap buffers through libmxrt's block cache (runtime/src/heap.cpp).
+    "finalize-memref-to-llvm{use-generic-functions=true},"
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
     "convert-arith-to-llvm,"

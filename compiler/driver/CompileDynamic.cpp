@@ -517,9 +517,14 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
       continue;
     }
     TensorSpec &input = spec.inputs[i];
-    const std::vector<std::string> &names = dyn.inputs.at(input.name);
+    // An input without dynamic dimensions has no entry (a decoder's ids
+    // of one token beside its cache's dynamic axis).
+    auto entry = dyn.inputs.find(input.name);
     auto axes = axesOf(type, [&](int64_t axis) -> int64_t {
-      auto at = llvm::find(dyn.names, names.at(axis));
+      if (entry == dyn.inputs.end() || size_t(axis) >= entry->second.size())
+        llvm::report_fatal_error("mxc: input '" + llvm::Twine(input.name) +
+                                 "' has a dynamic axis no dimension names");
+      auto at = llvm::find(dyn.names, entry->second[axis]);
       return at - dyn.names.begin();
     });
     for (auto [axis, d] : llvm::enumerate(axes))
