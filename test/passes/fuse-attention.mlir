@@ -61,6 +61,23 @@ func.func @additive(%q: tensor<1x2x5x4xf32>, %kt: tensor<1x2x4x7xf32>, %v: tenso
 
 // -----
 
+// MXNet 1.x: batch_dot(q, k, transpose_b=True), _mul_scalar, softmax,
+// batch_dot(att, v): k is read as it is (no transpose_k).
+// CHECK-LABEL: func.func @mxnet_batch_dot
+// CHECK-SAME: (%[[Q:.*]]: tensor<6x5x4xf32>, %[[K:.*]]: tensor<6x7x4xf32>, %[[V:.*]]: tensor<6x7x3xf32>)
+// CHECK: %[[S:.*]] = arith.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: mx.kernel.attention %[[Q]], %[[K]], %[[V]], %[[S]] into %{{.*}} : tensor<6x5x4xf32>, tensor<6x7x4xf32>, tensor<6x7x3xf32>, tensor<f32> into tensor<6x5x3xf32>
+// CHECK-NOT: mx.dot
+func.func @mxnet_batch_dot(%q: tensor<6x5x4xf32>, %k: tensor<6x7x4xf32>, %v: tensor<6x7x3xf32>) -> tensor<6x5x3xf32> {
+  %0 = mx.dot %q, %k {batch = true, transpose_b = true} : (tensor<6x5x4xf32>, tensor<6x7x4xf32>) -> tensor<6x5x7xf32>
+  %1 = mx.scalar %0 {op = "mul", scalar = 5.000000e-01 : f64} : tensor<6x5x7xf32>
+  %2 = mx.softmax %1 {axis = -1 : i64} : tensor<6x5x7xf32>
+  %3 = mx.dot %2, %v {batch = true} : (tensor<6x5x7xf32>, tensor<6x7x3xf32>) -> tensor<6x5x3xf32>
+  return %3 : tensor<6x5x3xf32>
+}
+
+// -----
+
 // Near miss: a mask of another shape, which widens the scores (two batches
 // from one): the ops stay apart.
 // CHECK-LABEL: func.func @mask_widens

@@ -246,6 +246,7 @@ Value unscaled(Value v, AttentionScale &scale) {
 /// An attention's ops, matched back from its softmax.
 struct AttentionMatch {
   Value q, kt, v;
+  bool transposeK = true; // kt is (.., D, Sk); else k (.., Sk, D)
   AttentionScale scale;
   // The mask: an additive tensor, or where(cond, fill, scores) (fillIfTrue)
   // or where(cond, scores, fill).
@@ -254,6 +255,23 @@ struct AttentionMatch {
   SmallVector<Operation *> ops; // from the last to the first
 };
 
+/// The operands of `v`'s product when it is a plain one read only once:
+/// mx.matmul, or MXNet's batch_dot (mx.dot with batch), with a transposed
+/// right side where `rhsTransposed` allows one; and that transposition.
+std::optional<std::tuple<Value, Value, bool>> product(Value v,
+                                                      bool rhsTransposed) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !def->hasOneUse())
+    return std::nullopt;
+  if (auto mm = dyn_cast<MatMulOp>(def))
+    return std::tuple{mm.getLhs(), mm.getRhs(), false};
+  if (auto dot = dyn_cast<DotOp>(def); dot && dot.getBatch() &&
+                                       !dot.getTransposeA() &&
+                                       (rhsTransposed || !dot.getTransposeB()))
+    return std::tuple{dot.getLhs(), dot.getRhs(), dot.getTransposeB()};
+  return std::nullopt;
+}
+
 /// Matches `scores` = [scale *] (q [* scale]) @ kt, each op read only by
 /// the next.
 bool matchScores(Value scores, AttentionMatch &m) {
@@ -261,11 +279,13 @@ bool matchScores(Value scores, AttentionMatch &m) {
     m.ops.push_back(m.scale.op);
     scores = inner;
   }
-  auto qk = scores.getDefiningOp<MatMulOp>();
-  if (!qk || !qk->hasOneUse())
+  auto qk = product(scores, /*rhsTransposed=*/true);
+  if (!qk)
     return false;
-  m.ops.push_back(qk);
-  m.q = qk.getLhs(), m.kt = qk.getRhs();
+  m.ops.push_back(scores.getDefiningOp());
+  bool transposed;
+  std::tie(m.q, m.kt, transposed) = *qk;
+  m.transposeK = !transposed;
   if (!m.scale.op)
     if (Value inner = unscaled(m.q, m.scale)) {
       m.ops.push_back(m.scale.op);
@@ -276,8 +296,9 @@ bool matchScores(Value scores, AttentionMatch &m) {
 
 /// softmax(scale * q kt + mask) v, ending at `sm`, in the forms
 /// torch.onnx.export writes (scale on the scores or on q; the mask added
-/// or applied by Where; rank 3 with the heads in the batch, or rank 4)
-/// with static float32 shapes: the matched ops, or none.
+/// or applied by Where; rank 3 with the heads in the batch, or rank 4) and
+/// MXNet's (batch_dot(q, k, transpose_b) scaled by _mul_scalar, softmax,
+/// batch_dot) with static float32 shapes: the matched ops, or none.
 std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
   auto type = dyn_cast<RankedTensorType>(sm.getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
@@ -287,11 +308,15 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
       (sm.getAxis() != -1 && sm.getAxis() != rank - 1) || sm.getLog() ||
       sm.getTemperature().convertToDouble() != 1.0 || !sm->hasOneUse())
     return std::nullopt;
-  auto pv = dyn_cast<MatMulOp>(*sm->user_begin());
-  if (!pv || pv.getLhs() != sm.getResult() || pv.getRhs() == sm.getResult())
+  Operation *pv = *sm->user_begin();
+  auto pvOperands = pv->getNumResults() == 1
+                        ? product(pv->getResult(0), /*rhsTransposed=*/false)
+                        : std::nullopt;
+  if (!pvOperands || std::get<0>(*pvOperands) != sm.getResult() ||
+      std::get<1>(*pvOperands) == sm.getResult())
     return std::nullopt;
   AttentionMatch m;
-  m.v = pv.getRhs();
+  m.v = std::get<1>(*pvOperands);
   m.ops = {pv, sm};
   Value x = sm.getData();
   // The mask, when one applies. It must not widen the scores (a mask of
@@ -350,9 +375,11 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
     if (!tensorType(v).hasStaticShape() || !isF32(v) ||
         tensorType(v).getRank() != rank)
       return std::nullopt;
+  int64_t kd = ks[rank - (m.transposeK ? 2 : 1)];
+  int64_t sk = ks[rank - (m.transposeK ? 1 : 2)];
   if (qs.drop_back(2) != ks.drop_back(2) ||
-      qs.drop_back(2) != vs.drop_back(2) || qs.back() != ks[rank - 2] ||
-      ks.back() != vs[rank - 2])
+      qs.drop_back(2) != vs.drop_back(2) || qs.back() != kd ||
+      sk != vs[rank - 2])
     return std::nullopt;
   return m;
 }
@@ -369,9 +396,9 @@ void fuseAttention(Operation *root) {
     std::optional<AttentionMatch> m = matchAttention(sm);
     if (!m)
       continue;
-    auto pv = cast<MatMulOp>(m->ops.front());
+    Operation *pv = m->ops.front();
     OpBuilder b(pv);
-    Location loc = pv.getLoc();
+    Location loc = pv->getLoc();
     Type f32 = b.getF32Type();
     Value scale = m->scale.tensor;
     if (!scale)
@@ -397,12 +424,12 @@ void fuseAttention(Operation *root) {
                            fillIfTrue ? zero : args[1]);
                      });
     }
-    auto type = cast<RankedTensorType>(pv.getType());
+    auto type = cast<RankedTensorType>(pv->getResult(0).getType());
     Value init = emptyTensor(b, loc, type.getShape(), f32);
-    auto fused = AttentionKernelOp::create(
-        b, loc, type, m->q, m->kt, m->v, scale, mask, init,
-        /*transpose_k=*/true, m->scale.divide);
-    pv.getResult().replaceAllUsesWith(fused.getResult());
+    auto fused =
+        AttentionKernelOp::create(b, loc, type, m->q, m->kt, m->v, scale, mask,
+                                  init, m->transposeK, m->scale.divide);
+    pv->getResult(0).replaceAllUsesWith(fused.getResult());
     for (Operation *op : m->ops)
       op->erase();
   }
