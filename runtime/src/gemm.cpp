@@ -199,15 +199,8 @@ struct Isa {
   static V relu(V v) { return _mm512_max_ps(_mm512_setzero_ps(), v); }
   static V max(V a, V b) { return _mm512_max_ps(a, b); }
   static float maxLane(V v) { return _mm512_reduce_max_ps(v); }
-  /// e^r for |r| <= ln(2) / 2 by its degree-7 Taylor polynomial (relative
-  /// error below 2e-8).
-  static V expSmall(V r) {
-    V p = broadcast(1.0f / 5040);
-    for (float c :
-         {1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
-      p = fma(p, r, broadcast(c));
-    return p;
-  }
+  // expSmall(r): e^r near 0, for exp below.
+#include "exp_polynomial.inc"
   /// e^x (relative error below 1e-7; 0 below -104, +inf above 89): 2^n
   /// e^r with n = round(x log2(e)), r = x - n ln(2) in two parts, e^r by
   /// its polynomial and 2^n applied by scalef.
@@ -310,15 +303,8 @@ struct Isa {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
   }
-  /// e^r for |r| <= ln(2) / 2 by its degree-7 Taylor polynomial (relative
-  /// error below 2e-8).
-  static V expSmall(V r) {
-    V p = broadcast(1.0f / 5040);
-    for (float c :
-         {1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
-      p = fma(p, r, broadcast(c));
-    return p;
-  }
+  // expSmall(r): e^r near 0, for exp below.
+#include "exp_polynomial.inc"
   /// e^x as avx512's, 2^n made in the exponent bits (0 below -87.3, where
   /// 2^n would leave the normal floats; +inf above 88.7).
   static V exp(V x) {
