@@ -78,6 +78,19 @@ func.func @mxnet_batch_dot(%q: tensor<6x5x4xf32>, %k: tensor<6x7x4xf32>, %v: ten
 
 // -----
 
+// The attention's output read twice: still one kernel, read by both.
+// CHECK-LABEL: func.func @output_read_twice
+// CHECK: %[[O:.*]] = mx.kernel.attention
+// CHECK: return %[[O]], %[[O]]
+func.func @output_read_twice(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>) -> (tensor<4x16x8xf32>, tensor<4x16x8xf32>) {
+  %0 = mx.matmul %q, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %1 = mx.softmax %0 {axis = 2 : i64} : tensor<4x16x16xf32>
+  %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %2, %2 : tensor<4x16x8xf32>, tensor<4x16x8xf32>
+}
+
+// -----
+
 // Near miss: a mask of another shape, which widens the scores (two batches
 // from one): the ops stay apart.
 // CHECK-LABEL: func.func @mask_widens

@@ -255,13 +255,13 @@ struct AttentionMatch {
   SmallVector<Operation *> ops; // from the last to the first
 };
 
-/// The operands of `v`'s product when it is a plain one read only once:
-/// mx.matmul, or MXNet's batch_dot (mx.dot with batch), with a transposed
-/// right side where `rhsTransposed` allows one; and that transposition.
+/// The operands of `v`'s product when it is a plain one: mx.matmul, or
+/// MXNet's batch_dot (mx.dot with batch), with a transposed right side
+/// where `rhsTransposed` allows one; and that transposition.
 std::optional<std::tuple<Value, Value, bool>> product(Value v,
                                                       bool rhsTransposed) {
   Operation *def = v.getDefiningOp();
-  if (!def || !def->hasOneUse())
+  if (!def)
     return std::nullopt;
   if (auto mm = dyn_cast<MatMulOp>(def))
     return std::tuple{mm.getLhs(), mm.getRhs(), false};
@@ -279,7 +279,9 @@ bool matchScores(Value scores, AttentionMatch &m) {
     m.ops.push_back(m.scale.op);
     scores = inner;
   }
-  auto qk = product(scores, /*rhsTransposed=*/true);
+  // The scores go away with the pattern: nothing else may read them.
+  auto qk = scores.hasOneUse() ? product(scores, /*rhsTransposed=*/true)
+                               : std::nullopt;
   if (!qk)
     return false;
   m.ops.push_back(scores.getDefiningOp());
