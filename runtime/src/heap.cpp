@@ -50,9 +50,12 @@ public:
         return data;
       }
     }
-    // Rounded up to pages, so that nearby sizes share blocks.
-    size_t capacity =
-        bytes < kCachedFrom ? bytes : (bytes + 4095) / 4096 * 4096;
+    if (bytes > SIZE_MAX / 2)
+      return nullptr;
+    // Rounded up to pages, so that nearby sizes share blocks; small ones to
+    // the alignment, which aligned_alloc requires of the size.
+    size_t granule = bytes < kCachedFrom ? kHeader : 4096;
+    size_t capacity = (bytes + granule - 1) / granule * granule;
     void *base = std::aligned_alloc(kHeader, kHeader + capacity);
     if (!base)
       return nullptr;

@@ -35,6 +35,7 @@ TEST(Heap, BlocksAreAlignedAndWritable) {
   EXPECT_TRUE(aligned64(q));
   _mlir_memref_to_llvm_free(q);
   EXPECT_EQ(_mlir_memref_to_llvm_aligned_alloc(128, 64), nullptr);
+  EXPECT_EQ(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8), nullptr);
   _mlir_memref_to_llvm_free(nullptr);
 }
 
