@@ -417,10 +417,19 @@ LogicalResult AttentionKernelOp::verify() {
   int64_t sq = qs[rank - 2], d = qs[rank - 1];
   int64_t kd = ks[rank - (getTransposeK() ? 2 : 1)];
   int64_t sk = ks[rank - (getTransposeK() ? 1 : 2)];
-  if (qs.drop_back(2) != ks.drop_back(2) ||
-      qs.drop_back(2) != vs.drop_back(2) ||
-      qs.drop_back(2) != ys.drop_back(2) || kd != d || vs[rank - 2] != sk ||
-      ys[rank - 2] != sq || ys[rank - 1] != vs[rank - 1])
+  // Extents known only at run time match any.
+  auto same = [](int64_t a, int64_t b) {
+    return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+  };
+  auto sameBatch = [&](ArrayRef<int64_t> other) {
+    for (size_t i = 0; i + 2 < rank; ++i)
+      if (!same(qs[i], other[i]))
+        return false;
+    return true;
+  };
+  if (!sameBatch(ks) || !sameBatch(vs) || !sameBatch(ys) || !same(kd, d) ||
+      !same(vs[rank - 2], sk) || !same(ys[rank - 2], sq) ||
+      !same(ys[rank - 1], vs[rank - 1]))
     return emitOpError("shapes do not match: q ")
            << shapeOf(getQ()) << ", k " << shapeOf(getK())
            << (getTransposeK() ? "^T" : "") << ", v " << shapeOf(getV())

@@ -67,6 +67,13 @@ struct ArgBuilder {
       strides.push_back(i64(s));
     return {ptr, strides};
   }
+  /// `stride`, or 0 where `m`'s extent along `axis` is 1 at run time (an
+  /// axis that broadcasts).
+  Value broadcastStride(Value m, int64_t axis, Value stride) {
+    Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      extent(m, axis), i64(1));
+    return arith::SelectOp::create(b, loc, one, i64(0), stride);
+  }
   Value null() {
     return LLVM::ZeroOp::create(b, loc,
                                 LLVM::LLVMPointerType::get(b.getContext()));
@@ -272,9 +279,12 @@ SmallVector<Value> sattentionArgs(OpBuilder &b, AttentionKernelOp op) {
     for (int64_t axis = 0; axis < 4; ++axis) { // n, h, row, column
       int64_t scoresAxis = axis - (4 - rank),
               maskAxis = scoresAxis - (rank - mRank);
-      ab.add(scoresAxis < 0 || maskAxis < 0 || ms[maskAxis] == 1
-                 ? zero
-                 : strides[maskAxis]);
+      if (scoresAxis < 0 || maskAxis < 0 || ms[maskAxis] == 1)
+        ab.add(zero);
+      else if (ShapedType::isDynamic(ms[maskAxis]))
+        ab.add(ab.broadcastStride(mask, maskAxis, strides[maskAxis]));
+      else
+        ab.add(strides[maskAxis]);
     }
   } else {
     ab.add(ab.null());

@@ -138,3 +138,48 @@ func.func @scores_read_twice(%q: tensor<4x16x8xf32>, %kt: tensor<4x8x16xf32>, %v
   %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
   return %2, %0 : tensor<4x16x8xf32>, tensor<4x16x16xf32>
 }
+
+// -----
+
+// A decode step with a key/value cache (make_gpt_decode.py's export): the
+// cache's extent is known only at run time, K arrives as the cache
+// transposed by its own mx.transpose (read in place instead: the transpose
+// goes), and the Where mask has run-time extents; the output and the mask
+// take their extents from q, v and the condition.
+// CHECK-LABEL: func.func @decode_step
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x?x4xf32>, %[[K:.*]]: tensor<1x2x?x4xf32>, %[[V:.*]]: tensor<1x2x?x3xf32>, %[[S:.*]]: tensor<f32> {mxc.constant}, %[[C:.*]]: tensor<?x?xi1>, %[[F:.*]]: tensor<f32> {mxc.constant})
+// CHECK-NOT: mx.transpose
+// CHECK-DAG: %[[C0:.*]] = tensor.dim %[[C]], %c0
+// CHECK-DAG: %[[C1:.*]] = tensor.dim %[[C]], %c1
+// CHECK: %[[ME:.*]] = tensor.empty(%[[C0]], %[[C1]]) : tensor<?x?xf32>
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[C]], %[[F]] : tensor<?x?xi1>, tensor<f32>) outs(%[[ME]] : tensor<?x?xf32>)
+// CHECK: %[[SQ:.*]] = tensor.dim %[[Q]], %c2
+// CHECK: %[[E:.*]] = tensor.empty(%[[SQ]]) : tensor<1x2x?x3xf32>
+// CHECK: mx.kernel.attention %[[Q]], %[[K]], %[[V]], %[[S]], %[[M]] into %[[E]] {divide = true} : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x3xf32>, tensor<f32>, tensor<?x?xf32> into tensor<1x2x?x3xf32>
+// CHECK-NOT: mx.softmax
+func.func @decode_step(%q: tensor<1x2x?x4xf32>, %k: tensor<1x2x?x4xf32>, %v: tensor<1x2x?x3xf32>, %s: tensor<f32> {mxc.constant}, %c: tensor<?x?xi1>, %fill: tensor<f32> {mxc.constant}) -> tensor<1x2x?x3xf32> {
+  %kt = mx.transpose %k {axes = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x4xf32>) -> tensor<1x2x4x?xf32>
+  %0 = mx.matmul %q, %kt : (tensor<1x2x?x4xf32>, tensor<1x2x4x?xf32>) -> tensor<1x2x?x?xf32>
+  %1 = mx.binary %0, %s {op = "div"} : (tensor<1x2x?x?xf32>, tensor<f32>) -> tensor<1x2x?x?xf32>
+  %2 = mx.where %c, %fill, %1 : (tensor<?x?xi1>, tensor<f32>, tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+  %3 = mx.softmax %2 {axis = 3 : i64} : tensor<1x2x?x?xf32>
+  %4 = mx.matmul %3, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x3xf32>) -> tensor<1x2x?x3xf32>
+  return %4 : tensor<1x2x?x3xf32>
+}
+
+// -----
+
+// Near miss for the transpose only: K transposed and read elsewhere too
+// keeps its transpose (the kernel reads the copy's columns), and the
+// attention still fuses.
+// CHECK-LABEL: func.func @transposed_k_read_twice
+// CHECK: %[[KT:.*]] = mx.transpose
+// CHECK: mx.kernel.attention %{{.*}}, %[[KT]], %{{.*}} {transpose_k = true}
+// CHECK: return %{{.*}}, %[[KT]]
+func.func @transposed_k_read_twice(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %v: tensor<4x16x8xf32>) -> (tensor<4x16x8xf32>, tensor<4x8x16xf32>) {
+  %kt = mx.transpose %k {axes = array<i64: 0, 2, 1>} : (tensor<4x16x8xf32>) -> tensor<4x8x16xf32>
+  %0 = mx.matmul %q, %kt : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  %1 = mx.softmax %0 {axis = 2 : i64} : tensor<4x16x16xf32>
+  %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return %2, %kt : tensor<4x16x8xf32>, tensor<4x8x16xf32>
+}

@@ -24,6 +24,9 @@ using mxrt_test::randomVector;
 struct Case {
   int64_t n, h, sq, sk, d, dv;
   bool causal, sharedMask, divide, interleaved;
+  /// K and V stored by columns (K^T as a transpose writes it: the keys'
+  /// elements sk apart).
+  bool columns = false;
 };
 
 /// One operand of a case: its data and strides (head batch, head, row,
@@ -37,11 +40,15 @@ struct Operand {
 };
 
 /// rows x cols per head, contiguous, or (interleaved) with the heads side
-/// by side in each row, as (n, rows, h * cols) after a fused projection.
+/// by side in each row, as (n, rows, h * cols) after a fused projection,
+/// or (columns) stored transposed, cols x rows.
 Operand operand(std::mt19937 &rng, const Case &cs, int64_t rows, int64_t cols,
-                bool interleaved) {
+                bool interleaved, bool columns = false) {
   Operand op{randomVector(rng, cs.n * cs.h * rows * cols), {}};
-  if (interleaved)
+  if (columns)
+    op.s[0] = cs.h * rows * cols, op.s[1] = rows * cols, op.s[2] = 1,
+    op.s[3] = rows;
+  else if (interleaved)
     op.s[0] = rows * cs.h * cols, op.s[1] = cols, op.s[2] = cs.h * cols,
     op.s[3] = 1;
   else
@@ -55,11 +62,12 @@ void check(const Case &cs, std::mt19937 &rng) {
                << "n " << cs.n << " h " << cs.h << " sq " << cs.sq << " sk "
                << cs.sk << " d " << cs.d << " dv " << cs.dv << " causal "
                << cs.causal << " shared mask " << cs.sharedMask << " divide "
-               << cs.divide << " interleaved " << cs.interleaved);
+               << cs.divide << " interleaved " << cs.interleaved << " columns "
+               << cs.columns);
   const float inf = std::numeric_limits<float>::infinity();
   Operand q = operand(rng, cs, cs.sq, cs.d, cs.interleaved),
-          k = operand(rng, cs, cs.sk, cs.d, cs.interleaved),
-          v = operand(rng, cs, cs.sk, cs.dv, cs.interleaved);
+          k = operand(rng, cs, cs.sk, cs.d, cs.interleaved, cs.columns),
+          v = operand(rng, cs, cs.sk, cs.dv, cs.interleaved, cs.columns);
   // A random additive mask, -inf above the diagonal when causal (query r
   // sees keys up to r + sk - sq) and on every key of the last query row of
   // the first head when not.
@@ -128,6 +136,13 @@ std::vector<Case> cases() {
       {1, 2, 1, 45, 32, 32, true, true, false, true}, // a decode step
       {2, 3, 9, 70, 8, 40, true, false, false, false},
       {1, 12, 128, 128, 64, 64, true, true, true, true},
+      // Few query rows (a decode step's path, K and V read in place):
+      // two and three rows, K and V by rows and by columns, odd depths.
+      {1, 3, 2, 77, 64, 64, true, true, true, true},
+      {2, 2, 3, 19, 33, 17, false, false, false, false},
+      {1, 2, 1, 45, 32, 32, true, true, false, false, true},
+      {1, 3, 2, 40, 7, 5, false, false, true, false, true},
+      {1, 2, 9, 30, 16, 16, true, true, false, false, true},
   };
 }
 

@@ -296,19 +296,50 @@ bool matchScores(Value scores, AttentionMatch &m) {
   return true;
 }
 
+/// Whether extents `a` and `b` may be equal: the same, or either known
+/// only at run time (the graph's own products require them equal there).
+bool sameExtent(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+bool sameExtents(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
+           return sameExtent(std::get<0>(pair), std::get<1>(pair));
+         });
+}
+
+/// If `kt` is a transposition of only its last two axes read nowhere else,
+/// the tensor transposed (the kernel then reads K's rows in place rather
+/// than a copy of its columns); else null.
+Value untransposed(Value kt) {
+  auto t = kt.getDefiningOp<TransposeOp>();
+  if (!t || !t->hasOneUse())
+    return {};
+  int64_t rank = tensorType(kt).getRank();
+  ArrayRef<int64_t> axes = t.getAxes();
+  if (rank < 2 || int64_t(axes.size()) != rank)
+    return {};
+  for (int64_t i = 0; i < rank; ++i)
+    if (axes[i] != (i < rank - 2 ? i : 2 * rank - 3 - i))
+      return {};
+  return t.getData();
+}
+
 /// softmax(scale * q kt + mask) v, ending at `sm`, in the forms
 /// torch.onnx.export writes (scale on the scores or on q; the mask added
 /// or applied by Where; rank 3 with the heads in the batch, or rank 4) and
 /// MXNet's (batch_dot(q, k, transpose_b) scaled by _mul_scalar, softmax,
-/// batch_dot) with static float32 shapes: the matched ops, or none.
+/// batch_dot) with float32 shapes, static or not (a decoder's cache grows
+/// at run time): the matched ops, or none.
 std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
   auto type = dyn_cast<RankedTensorType>(sm.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+  if (!type || !type.getElementType().isF32())
     return std::nullopt;
   int64_t rank = type.getRank();
-  if ((rank != 3 && rank != 4) ||
-      (sm.getAxis() != -1 && sm.getAxis() != rank - 1) || sm.getLog() ||
-      sm.getTemperature().convertToDouble() != 1.0 || !sm->hasOneUse())
+  auto axis = static_cast<int64_t>(sm.getAxis());
+  if ((rank != 3 && rank != 4) || (axis != -1 && axis != rank - 1) ||
+      sm.getLog() || sm.getTemperature().convertToDouble() != 1.0 ||
+      !sm->hasOneUse())
     return std::nullopt;
   Operation *pv = *sm->user_begin();
   auto pvOperands = pv->getNumResults() == 1
@@ -352,7 +383,6 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
       trial = m;
       if (tensorType(scores) != type ||
           !tensorType(mask).getElementType().isF32() ||
-          !tensorType(mask).hasStaticShape() ||
           !infer::broadcastsTo(tensorType(mask).getShape(), type.getShape()))
         continue;
       if (matchScores(scores, trial)) {
@@ -368,20 +398,25 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
   }
   if (x && !matchScores(x, m))
     return std::nullopt;
+  if (m.transposeK)
+    if (Value k = untransposed(m.kt)) {
+      m.ops.push_back(m.kt.getDefiningOp());
+      m.kt = k;
+      m.transposeK = false;
+    }
   // Operands of the same rank and batch extents: q (.., Sq, D), kt
   // (.., D, Sk), v (.., Sk, Dv).
   ArrayRef<int64_t> qs = tensorType(m.q).getShape(),
                     ks = tensorType(m.kt).getShape(),
                     vs = tensorType(m.v).getShape();
   for (Value v : {m.q, m.kt, m.v})
-    if (!tensorType(v).hasStaticShape() || !isF32(v) ||
-        tensorType(v).getRank() != rank)
+    if (!isF32(v) || tensorType(v).getRank() != rank)
       return std::nullopt;
   int64_t kd = ks[rank - (m.transposeK ? 2 : 1)];
   int64_t sk = ks[rank - (m.transposeK ? 1 : 2)];
-  if (qs.drop_back(2) != ks.drop_back(2) ||
-      qs.drop_back(2) != vs.drop_back(2) || qs.back() != kd ||
-      sk != vs[rank - 2])
+  if (!sameExtents(qs.drop_back(2), ks.drop_back(2)) ||
+      !sameExtents(qs.drop_back(2), vs.drop_back(2)) ||
+      !sameExtent(qs.back(), kd) || !sameExtent(sk, vs[rank - 2]))
     return std::nullopt;
   return m;
 }
@@ -408,26 +443,49 @@ void fuseAttention(Operation *root) {
           b, loc,
           DenseElementsAttr::get(RankedTensorType::get({}, f32),
                                  static_cast<float>(m->scale.scalar)));
+    // The run-time extents of a tensor's dynamic axes, each read from
+    // `from(axis)`.
+    auto extentsOf = [&](ArrayRef<int64_t> shape, auto from) {
+      SmallVector<Value> extents;
+      for (auto [axis, d] : llvm::enumerate(shape))
+        if (ShapedType::isDynamic(d)) {
+          auto [tensor, dim] = from(int64_t(axis));
+          extents.push_back(tensor::DimOp::create(b, loc, tensor, dim));
+        }
+      return extents;
+    };
     Value mask = m->addMask;
     if (m->cond) {
       ArrayRef<int64_t> shape = tensorType(m->cond).getShape();
       unsigned dims = shape.size();
+      Value maskInit =
+          emptyTensor(b, loc, shape, f32, extentsOf(shape, [&](int64_t axis) {
+                        return std::pair{m->cond, axis};
+                      }));
       SmallVector<AffineExpr> first(tensorType(m->fill).getRank(),
                                     b.getAffineConstantExpr(0));
       bool fillIfTrue = m->fillIfTrue;
-      mask = generic(b, loc, shape, f32, {m->cond, m->fill},
-                     {b.getMultiDimIdentityMap(dims),
-                      AffineMap::get(dims, 0, first, b.getContext())},
-                     iterators(dims, 0),
-                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                       Value zero = constFloat(nb, l, nb.getF32Type(), 0.0);
-                       return arith::SelectOp::create(
-                           nb, l, args[0], fillIfTrue ? args[1] : zero,
-                           fillIfTrue ? zero : args[1]);
-                     });
+      mask = generic(
+          b, loc, shape, f32, {m->cond, m->fill},
+          {b.getMultiDimIdentityMap(dims),
+           AffineMap::get(dims, 0, first, b.getContext())},
+          iterators(dims, 0),
+          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+            Value zero = constFloat(nb, l, nb.getF32Type(), 0.0);
+            return arith::SelectOp::create(nb, l, args[0],
+                                           fillIfTrue ? args[1] : zero,
+                                           fillIfTrue ? zero : args[1]);
+          },
+          maskInit);
     }
+    // The output (.., Sq, Dv): q's extents but the last, v's last.
     auto type = cast<RankedTensorType>(pv->getResult(0).getType());
-    Value init = emptyTensor(b, loc, type.getShape(), f32);
+    int64_t rank = type.getRank();
+    Value init = emptyTensor(b, loc, type.getShape(), f32,
+                             extentsOf(type.getShape(), [&](int64_t axis) {
+                               return axis < rank - 1 ? std::pair{m->q, axis}
+                                                      : std::pair{m->v, axis};
+                             }));
     auto fused =
         AttentionKernelOp::create(b, loc, type, m->q, m->kt, m->v, scale, mask,
                                   init, m->transposeK, m->scale.divide);
