@@ -531,12 +531,56 @@ Problem piece(const Split &split, int64_t index) {
 
 } // namespace
 
+/// A product of few rows whose B is read row by row in place (a decoder's
+/// weights, streamed from memory once per token) on `threads` threads:
+/// each sums a contiguous run of B's rows, so that each streams its own
+/// part of memory, and the partial sums meet here. Split by columns
+/// instead, every thread reads a part of every row: GPT-2-small's weights
+/// took 22-31 ms on two threads that way, 13-15 split by rows, 24-27 on one
+/// (this 2-core VM).
+void runFewRowsAlongK(const Problem &pr, int32_t threads, ThreadPool &pool) {
+  int64_t parts = std::min<int64_t>(threads, pr.k);
+  int64_t each = pr.m * pr.n;
+  float *partial = threadBuffer(Scratch::PartialSums, parts * each);
+  struct Job {
+    const Problem *pr;
+    float *partial;
+    int64_t parts;
+  } job{&pr, partial, parts};
+  pool.parallelFor(
+      parts,
+      [](void *arg, int64_t index) {
+        const Job &j = *static_cast<const Job *>(arg);
+        Problem p = *j.pr;
+        int64_t k0 = index * p.k / j.parts, k1 = (index + 1) * p.k / j.parts;
+        p.k = k1 - k0;
+        p.a += k0 * p.aCs;
+        p.b += k0 * p.bRs;
+        p.c = j.partial + index * p.m * p.n;
+        p.cRs = p.n, p.cCs = 1;
+        p.bias = nullptr;
+        p.flags &= ~(MXRT_KERNEL_ACCUMULATE | MXRT_KERNEL_RELU);
+        solve(p);
+      },
+      &job);
+  for (int64_t part = 1; part < parts; ++part) {
+    const float *from = partial + part * each;
+    for (int64_t e = 0; e < each; ++e)
+      partial[e] += from[e];
+  }
+  applyEpilogue(pr, partial, pr.n, 0, pr.m, 0, pr.n, true, true);
+}
+
 /// Runs one problem on `threads` threads of the current pool (1: here).
 void runProblem(const Problem &pr, int32_t threads) {
   const Target &t = target();
   ThreadPool *pool = ThreadPool::current();
   if (threads <= 1 || !pool || pr.m * pr.n * pr.k < kParallelMinWork) {
     solve(pr);
+    return;
+  }
+  if (readsInPlace(pr) && pr.bCs == 1 && pr.bRs != 1) {
+    runFewRowsAlongK(pr, threads, *pool);
     return;
   }
   // Split along whichever of n and m leaves the largest piece smallest
@@ -557,10 +601,10 @@ void runProblem(const Problem &pr, int32_t threads) {
   // two threads spent 82% more time filling phase planes than on one).
   bool pixels = pr.isConv && pr.conv.gridWidth && pr.conv.pixelRows;
   bool pixelsByRows = pixels && pr.conv.oh >= 4 * threads;
-  // (A product of few rows, read in place, thus stays on one thread: split
-  // by columns, a GPT-2-small decode step took 58 ms on two threads against
-  // 50 on one, its weights' stream bound by the bandwidth the cores share.)
-  bool alongN = pixelsByRows ||
+  // Other products of few rows split by columns (a decoder's output
+  // projection with B = the embedding's transpose: each column contiguous,
+  // each thread streams its own part).
+  bool alongN = pixelsByRows || readsInPlace(pr) ||
                 (!pixels && 10 * largestPiece(pr.n, t.nr, pr.m, t.mr) <=
                                 11 * largestPiece(pr.m, t.mr, pr.n, t.nr));
   int64_t extent = alongN ? pr.n : pr.m;

@@ -165,6 +165,8 @@ enum class Scratch {
   AttentionKeys,
   AttentionValues,
   AttentionOut,
+  /// The threads' partial sums of a product of few rows split along k.
+  PartialSums,
   Count
 };
 
@@ -619,7 +621,7 @@ void splitRuns(int64_t count, int64_t work, const Run &run) {
       parts,
       [](void *arg, int64_t j) {
         const Job &jb = *static_cast<const Job *>(arg);
-        (*jb.run)(j * jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
+        (*jb.run)(j *jb.count / jb.parts, (j + 1) * jb.count / jb.parts);
       },
       &job);
 }

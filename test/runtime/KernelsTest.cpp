@@ -27,8 +27,10 @@ namespace {
 using mxrt_test::expectNear;
 using mxrt_test::randomVector;
 
-/// Random GEMM problems, checked against a float64 reference.
-void checkGemm(int trials, uint32_t seed) {
+/// Random GEMM problems, checked against a float64 reference. `fewRows`:
+/// only products of 1-4 rows, long enough in k and n to be split across a
+/// pool's threads (a decoder's weights streamed one token at a time).
+void checkGemm(int trials, uint32_t seed, bool fewRows = false) {
   std::mt19937 rng(seed);
   for (int trial = 0; trial < trials; ++trial) {
     int64_t batch = rng() % 3 + 1, m = rng() % 70 + 1, n = rng() % 90 + 1,
@@ -37,6 +39,8 @@ void checkGemm(int trials, uint32_t seed) {
       m = rng() % 4 + 1; // the few-rows path
     if (trial % 7 == 0)
       n = rng() % 6 + 1; // computed transposed
+    if (fewRows)
+      m = rng() % 4 + 1, n = rng() % 300 + 1, k = rng() % 1500 + 200;
     bool ta = rng() % 2, tb = rng() % 2, sharedB = rng() % 2;
     int biasKind = rng() % 4; // none, per row, per column, full
     int32_t flags = rng() % 4;
@@ -227,6 +231,14 @@ TEST(Kernels, GemmOnThreadPool) {
   mxrt::ThreadPool pool(3);
   mxrt::ThreadPool::Scope scope(&pool);
   checkGemm(300, 3);
+}
+
+TEST(Kernels, FewRowsOnThreadPool) {
+  for (int threads : {2, 3}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    checkGemm(40, 10 + threads, /*fewRows=*/true);
+  }
 }
 
 TEST(Kernels, ConvOnThreadPool) {
