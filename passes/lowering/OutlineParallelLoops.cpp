@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs a function's big parallel loops on the runtime's thread pool: each
-// outermost scf.parallel with enough work (static bounds) moves into a
-// function body(ctx, begin, end) that runs a contiguous range of one of its
-// dimensions, and the loop becomes a call of mxrt_parallel_for(body, ctx,
-// trip count), ctx holding the values the loop reads from outside (memrefs
-// as their LLVM descriptors, through unrealized casts that the LLVM
-// conversions resolve). Loops inside other loops stay, so the pool is never
-// entered from a pool thread.
+// outermost scf.parallel with enough work moves into a function body(ctx,
+// begin, end) that runs a contiguous range of one of its dimensions, and
+// the loop becomes a call of mxrt_parallel_for(body, ctx, trip count), ctx
+// holding the values the loop reads from outside (memrefs as their LLVM
+// descriptors, through unrealized casts that the LLVM conversions resolve).
+// A loop whose bounds are known only at run time (a dynamic extent) has its
+// work computed there, and runs in place when it is too small. Loops inside
+// other loops stay, so the pool is never entered from a pool thread.
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -88,6 +89,64 @@ std::optional<int64_t> workOf(Region &region) {
   return total;
 }
 
+/// Whether `v` is defined outside `loop` (so that it can be read before it).
+bool definedOutside(Value v, Operation *loop) {
+  return !loop->isAncestor(v.getParentBlock()->getParentOp());
+}
+
+/// The trip count of lb..ub by step as an index computed at `b`'s point
+/// (0 for an empty range).
+Value tripValue(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  Value zero = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
+  Value one = b.createOrFold<arith::ConstantIndexOp>(loc, 1);
+  Value extent = b.createOrFold<arith::MaxSIOp>(
+      loc, b.createOrFold<arith::SubIOp>(loc, ub, lb), zero);
+  Value rounded = b.createOrFold<arith::AddIOp>(
+      loc, extent, b.createOrFold<arith::SubIOp>(loc, step, one));
+  return b.createOrFold<arith::DivUIOp>(loc, rounded, step);
+}
+
+/// workOf(op) computed at `b`'s point, before `outer` (which holds `op`):
+/// the loops' trip counts read from their bounds; null when a bound is
+/// defined inside `outer` or a loop is not a for or parallel loop.
+Value workValue(OpBuilder &b, Location loc, Operation *op, Operation *outer) {
+  if (auto w = workOf(op))
+    return b.createOrFold<arith::ConstantIndexOp>(loc, *w);
+  SmallVector<std::tuple<Value, Value, Value>> dims;
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    dims.push_back(
+        {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
+  else if (auto loop = dyn_cast<scf::ParallelOp>(op))
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+      dims.push_back({lb, ub, step});
+  else if (isa<LoopLikeOpInterface>(op))
+    return {};
+  Value trips = b.createOrFold<arith::ConstantIndexOp>(loc, 1);
+  for (auto [lb, ub, step] : dims) {
+    if (!definedOutside(lb, outer) || !definedOutside(ub, outer) ||
+        !definedOutside(step, outer))
+      return {};
+    trips = b.createOrFold<arith::MulIOp>(loc, trips,
+                                          tripValue(b, loc, lb, ub, step));
+  }
+  Value body = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
+  for (Region &region : op->getRegions()) {
+    Value total = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
+    for (Block &block : region)
+      for (Operation &inner : block) {
+        Value w = workValue(b, loc, &inner, outer);
+        if (!w)
+          return {};
+        total = b.createOrFold<arith::AddIOp>(loc, total, w);
+      }
+    body = b.createOrFold<arith::MaxUIOp>(loc, body, total);
+  }
+  return b.createOrFold<arith::AddIOp>(
+      loc, b.createOrFold<arith::ConstantIndexOp>(loc, 1),
+      b.createOrFold<arith::MulIOp>(loc, trips, body));
+}
+
 /// Whether the body function recomputes `op` rather than receiving its
 /// result: constants and other side-effect-free ops without regions (views
 /// of the arena, index arithmetic), their operands recomputed or received in
@@ -120,19 +179,30 @@ struct OutlineParallelLoopsPass
   void outline(ModuleOp module, scf::ParallelOp loop,
                const LLVMTypeConverter &converter, unsigned &counter) {
     auto work = workOf(loop.getOperation());
-    if (!work || *work < minWork)
+    if (work && *work < minWork)
       return;
-    // Split the first dimension that has more than one iteration.
+    // Split the first dimension that may have more than one iteration.
     std::optional<unsigned> dim;
-    int64_t trips = 0;
+    std::optional<int64_t> trips;
     for (unsigned d = 0; d < loop.getNumLoops() && !dim; ++d) {
       auto n = tripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
                          loop.getStep()[d]);
-      if (*n > 1)
-        dim = d, trips = *n;
+      if (!n || *n > 1)
+        dim = d, trips = n;
     }
     if (!dim)
       return;
+    // Bounds known only at run time: the work is computed there, and the
+    // loop runs in place below minWork.
+    Value runTimeWork;
+    if (!work) {
+      OpBuilder wb(loop);
+      runTimeWork = workValue(wb, loop.getLoc(), loop, loop);
+      if (!runTimeWork) {
+        // (Its ops are dead: the canonicalizer drops them.)
+        return;
+      }
+    }
     bool calls = false;
     loop.walk([&](CallOpInterface) { calls = true; });
     if (calls) // a kernel call must not enter the pool from a pool thread
@@ -250,8 +320,17 @@ struct OutlineParallelLoopsPass
         std::prev(inner->end()));
     func::ReturnOp::create(b, loc);
 
-    // The call site: pack the context, hand the loop to the pool.
+    // The call site: pack the context, hand the loop to the pool (when its
+    // work at run time is enough; else the loop stays, in the else branch).
     b.setInsertionPoint(loop);
+    if (runTimeWork) {
+      Value enough = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::uge, runTimeWork,
+          arith::ConstantIndexOp::create(b, loc, minWork));
+      auto choice = scf::IfOp::create(b, loc, enough, /*withElse=*/true);
+      loop->moveBefore(choice.elseBlock()->getTerminator());
+      b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    }
     Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
     Value ctxPtr = LLVM::AllocaOp::create(b, loc, ptrType, ctxType, one);
     for (auto [i, v] : llvm::enumerate(passed)) {
@@ -269,10 +348,18 @@ struct OutlineParallelLoopsPass
     }
     Value fnPtr =
         func::ConstantOp::create(b, loc, bodyType, SymbolRefAttr::get(body));
-    Value count = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(trips));
+    Value count =
+        trips ? arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*trips))
+                    .getResult()
+              : arith::IndexCastOp::create(
+                    b, loc, i64,
+                    tripValue(b, loc, loop.getLowerBound()[*dim],
+                              loop.getUpperBound()[*dim], loop.getStep()[*dim]))
+                    .getResult();
     func::CallOp::create(b, loc, declareParallelFor(module, bodyType),
                          ValueRange{fnPtr, ctxPtr, count});
-    loop.erase();
+    if (!runTimeWork)
+      loop.erase();
   }
 
   func::FuncOp declareParallelFor(ModuleOp module, FunctionType bodyType) {

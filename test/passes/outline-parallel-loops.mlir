@@ -115,3 +115,60 @@ func.func @calls() {
   }
   return
 }
+
+// Bounds known only at run time (a dynamic batch or cache axis): the body
+// function is the same, the trip count of the split dimension and the
+// loop's work are computed at run time, and the loop runs in place (the
+// else branch) when its work is below min-work.
+// CHECK-LABEL: func.func private @dynamic_parallel1(
+// CHECK: scf.parallel
+// CHECK: scf.if
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %[[A:.*]]: memref<?x256xf32>
+// CHECK: %[[D:.*]] = memref.dim %[[A]], %c0
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi uge, %[[WORK:.*]], %c131072
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK: llvm.alloca
+// CHECK: %[[FN:.*]] = {{(func.)?}}constant @dynamic_parallel1
+// CHECK: %[[COUNT:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: call @mxrt_parallel_for(%[[FN]], %{{.*}}, %[[COUNT]])
+// CHECK: } else {
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%[[D]], %c256)
+// CHECK: math.tanh
+// CHECK: return
+// NONE-LABEL: func.func @dynamic(
+// NONE: arith.cmpi uge, %{{.*}}, %c100000000
+func.func @dynamic(%a: memref<?x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %d = memref.dim %a, %c0 : memref<?x256xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%d, %c256) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x256xf32>
+    %y = math.tanh %x : f32
+    memref.store %y, %a[%i, %j] : memref<?x256xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A bound computed inside the loop (read from memory per iteration): its
+// work is unknown before the loop, which stays.
+// CHECK-LABEL: func.func @bound_inside(
+// CHECK-NOT: mxrt_parallel_for
+// CHECK: return
+func.func @bound_inside(%a: memref<?x256xf32>, %n: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = memref.dim %a, %c0 : memref<?x256xf32>
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%d) step (%c1) {
+    %m = memref.load %n[%i] : memref<?xindex>
+    scf.for %j = %c0 to %m step %c1 {
+      memref.store %one, %a[%i, %j] : memref<?x256xf32>
+    }
+    scf.reduce
+  }
+  return
+}
