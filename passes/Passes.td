@@ -237,9 +237,9 @@ def OutlineParallelLoopsPass
     : Pass<"mxc-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "Run big parallel loops on the runtime's thread pool";
   let description = [{
-    Each outermost scf.parallel of a function (no results, static bounds,
-    no calls inside) whose work, counted as operations executed with
-    loops' trip counts, is at least `min-work` moves into a private
+    Each outermost scf.parallel of a function (no results, no calls
+    inside) whose work, counted as operations executed with loops' trip
+    counts, is at least `min-work` moves into a private
     function `<func>_parallel<N>(ctx, begin, end)` that runs iterations
     [begin, end) of its first dimension with more than one iteration; the
     loop becomes a call of `mxrt_parallel_for(body, ctx, trips)`
@@ -247,7 +247,10 @@ def OutlineParallelLoopsPass
     calling instance's thread pool. `ctx` is a stack struct of the values
     the loop reads from outside: memrefs as their LLVM descriptors (through
     unrealized casts the LLVM conversions resolve), index values as i64,
-    scalars as they are; constants are recomputed in the body instead.
+    scalars as they are; constants are recomputed in the body instead. A
+    loop with bounds known only at run time has its work computed before
+    it: the call runs when it is at least `min-work`, the loop in place
+    otherwise (scf.if).
   }];
   let options = [Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
                         "Smallest work (operations executed) to parallelize">];
