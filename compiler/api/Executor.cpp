@@ -19,6 +19,7 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -222,8 +223,15 @@ Executor::Executor(const Symbol &symbol,
   Impl &m = *impl_;
   m.symbol = symbol;
   m.options = options;
-  m.lib = detail::compiled(symbol, inputs, options, /*train=*/true, "Executor",
-                           m.reused);
+  // A symbol whose every variable is an input (attention over given q, k
+  // and v) has nothing to learn: an inference library, and no Backward.
+  std::vector<std::string> arguments = symbol.ListArguments();
+  bool learns =
+      !symbol.ListAuxiliaryStates().empty() ||
+      std::any_of(arguments.begin(), arguments.end(),
+                  [&](const std::string &name) { return !inputs.count(name); });
+  m.lib = detail::compiled(symbol, inputs, options, /*train=*/learns,
+                           "Executor", m.reused);
   mxrt_model *model = m.lib->model;
   mxrt_instance_options io;
   mxrt_instance_options_init(&io);
@@ -238,11 +246,16 @@ Executor::Executor(const Symbol &symbol,
   m.instance.reset(instance,
                    [lib](mxrt_instance *i) { mxrt_instance_release(i); });
   if (mxrt_model_find_function(model, "forward", &m.forward) != MXRT_OK ||
-      mxrt_model_find_function(model, "grad", &m.grad) != MXRT_OK)
+      (learns && mxrt_model_find_function(model, "grad", &m.grad) != MXRT_OK))
     failRuntime("Executor: the compiled library has no forward or grad");
-  for (int32_t i = 0; i < mxrt_model_function_num_inputs(model, m.grad); ++i) {
+  if (!learns)
+    m.grad = -1;
+  // (grad's inputs are forward's and the labels.)
+  int32_t inputsOf = learns ? m.grad : m.forward;
+  for (int32_t i = 0; i < mxrt_model_function_num_inputs(model, inputsOf);
+       ++i) {
     mxrt_tensor_info info;
-    mxrt_model_function_input_info(model, m.grad, i, &info);
+    mxrt_model_function_input_info(model, inputsOf, i, &info);
     m.inputNames.push_back(info.name);
     m.inputs[info.name] = NDArray(Shape(info.shape, info.shape + info.ndim));
   }
@@ -254,7 +267,7 @@ Executor::Executor(const Symbol &symbol,
     m.outputs.emplace_back(Shape(info.shape, info.shape + info.ndim));
   }
   for (int32_t i = numOutputs;
-       i < mxrt_model_function_num_outputs(model, m.grad); ++i) {
+       learns && i < mxrt_model_function_num_outputs(model, m.grad); ++i) {
     mxrt_tensor_info info;
     mxrt_model_function_output_info(model, m.grad, i, &info);
     std::string name = info.name;
@@ -303,7 +316,12 @@ void Executor::SetInput(const std::string &name, const NDArray &value) {
 
 void Executor::Forward() { impl_->call(impl_->forward, "Executor::Forward"); }
 
-void Executor::Backward() { impl_->call(impl_->grad, "Executor::Backward"); }
+void Executor::Backward() {
+  if (impl_->grad < 0)
+    throw Error("Executor::Backward: the symbol has no parameters (every "
+                "variable is an input): nothing to differentiate");
+  impl_->call(impl_->grad, "Executor::Backward");
+}
 
 const std::vector<NDArray> &Executor::Outputs() const { return impl_->outputs; }
 

@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace {
 
@@ -295,5 +297,73 @@ TEST(ExecutorTest, ReshapeRunsAnotherBatchWithTheParameters) {
   EXPECT_NE(errorOf([&] {
               exec.Reshape({{"data", Shape{4, 7}}});
             }).find("parameter 'fc1_weight' has shape (5, 6) here but (5, 7)"),
+            std::string::npos);
+}
+
+// MXNet 1.x's attention built in C++ (batch_dot with transpose_b, scaled by
+// _mul_scalar, softmax, batch_dot) compiles to the fused attention kernel,
+// as the same graph read from JSON does: the library calls
+// mxrt_kernel_sattention, and its output matches float64 loops. Its every
+// variable is an input, so the library is an inference one (Backward says
+// there is nothing to differentiate).
+TEST(ExecutorTest, AttentionBuiltInCxxRunsFused) {
+  const int64_t heads = 3, sq = 5, sk = 7, d = 8, dv = 6;
+  Symbol q = Symbol::Variable("q"), k = Symbol::Variable("k"),
+         v = Symbol::Variable("v");
+  Symbol scores = sym::_mul_scalar(sym::batch_dot(q, k, {.transpose_b = true}),
+                                   {.scalar = 0.35});
+  Symbol net = sym::batch_dot(sym::softmax(scores, {.axis = -1}), v);
+  fs::path dir = tempDir("attention");
+  Executor exec(net,
+                {{"q", Shape{heads, sq, d}},
+                 {"k", Shape{heads, sk, d}},
+                 {"v", Shape{heads, sk, dv}}},
+                {.cacheDir = dir});
+  NDArray qa = NDArray::Uniform({heads, sq, d}, -1.0f, 1.0f, 1),
+          ka = NDArray::Uniform({heads, sk, d}, -1.0f, 1.0f, 2),
+          va = NDArray::Uniform({heads, sk, dv}, -1.0f, 1.0f, 3);
+  exec.SetInput("q", qa);
+  exec.SetInput("k", ka);
+  exec.SetInput("v", va);
+  exec.Forward();
+  std::vector<float> got = exec.Outputs()[0].ToVector();
+  std::vector<float> qv = qa.ToVector(), kv = ka.ToVector(), vv = va.ToVector();
+  ASSERT_EQ(got.size(), size_t(heads * sq * dv));
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t r = 0; r < sq; ++r) {
+      std::vector<double> p(sk);
+      double top = -1e300, sum = 0;
+      for (int64_t c = 0; c < sk; ++c) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += double(qv[(h * sq + r) * d + e]) * kv[(h * sk + c) * d + e];
+        top = std::max(top, p[c] = 0.35 * dot);
+      }
+      for (double &x : p)
+        sum += (x = std::exp(x - top));
+      for (int64_t e = 0; e < dv; ++e) {
+        double want = 0;
+        for (int64_t c = 0; c < sk; ++c)
+          want += p[c] / sum * vv[(h * sk + c) * dv + e];
+        EXPECT_NEAR(got[(h * sq + r) * dv + e], want, 1e-5)
+            << "head " << h << " row " << r << " column " << e;
+      }
+    }
+  // The library imports the fused kernel (its name is in its dynamic
+  // symbols): the scores were never a tensor of their own.
+  int calls = 0;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".so")
+      continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
+    calls += bytes.find("mxrt_kernel_sattention") != std::string::npos;
+  }
+  EXPECT_EQ(calls, 1);
+  fs::remove_all(dir);
+  // Every variable is an input: an inference library, nothing to learn.
+  EXPECT_TRUE(exec.ParamNames().empty());
+  EXPECT_NE(errorOf([&] { exec.Backward(); }).find("has no parameters"),
             std::string::npos);
 }

@@ -63,7 +63,9 @@ public:
   /// Forward in training mode and the gradient of every learned parameter:
   /// as MXNet's executors give it, of the loss heads' losses summed over
   /// the batch (SoftmaxOutput: the cross entropy's sum; an optimizer
-  /// scales its step by 1 / batch, as MXNet's Module does).
+  /// scales its step by 1 / batch, as MXNet's Module does). Throws for a
+  /// symbol without parameters (every variable an input): its library is
+  /// compiled for inference only.
   void Backward();
   const std::vector<NDArray> &Outputs() const;
   const NDArray &Gradient(const std::string &param) const;
