@@ -421,14 +421,16 @@ LogicalResult AttentionKernelOp::verify() {
   auto same = [](int64_t a, int64_t b) {
     return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
   };
-  auto sameBatch = [&](ArrayRef<int64_t> other) {
+  // K and V may have one head where q has several (a group of q's heads
+  // sharing one: grouped-query attention).
+  auto sameBatch = [&](ArrayRef<int64_t> other, bool broadcasts) {
     for (size_t i = 0; i + 2 < rank; ++i)
-      if (!same(qs[i], other[i]))
+      if (!same(qs[i], other[i]) && !(broadcasts && other[i] == 1))
         return false;
     return true;
   };
-  if (!sameBatch(ks) || !sameBatch(vs) || !sameBatch(ys) || !same(kd, d) ||
-      !same(vs[rank - 2], sk) || !same(ys[rank - 2], sq) ||
+  if (!sameBatch(ks, true) || !sameBatch(vs, true) || !sameBatch(ys, false) ||
+      !same(kd, d) || !same(vs[rank - 2], sk) || !same(ys[rank - 2], sq) ||
       !same(ys[rank - 1], vs[rank - 1]))
     return emitOpError("shapes do not match: q ")
            << shapeOf(getQ()) << ", k " << shapeOf(getK())

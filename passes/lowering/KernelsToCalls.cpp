@@ -259,12 +259,19 @@ SmallVector<Value> sattentionArgs(OpBuilder &b, AttentionKernelOp op) {
   ab.add(ab.extent(v, rank - 2)); // sk
   ab.add(ab.extent(q, rank - 1)); // d
   ab.add(ab.extent(v, rank - 1)); // dv
-  // Pointer and strides; `swap` exchanges the row and column strides.
+  // Pointer and strides; `swap` exchanges the row and column strides. A
+  // batch axis of extent 1 where q's is not (K and V shared by a group of
+  // heads) is read with stride 0.
+  ArrayRef<int64_t> qs = shapeOf(q);
   auto operand = [&](Value m, bool swap) {
     auto [ptr, strides] = ab.view(m);
+    ArrayRef<int64_t> ms = shapeOf(m);
+    auto batchStride = [&, &strides = strides](int64_t axis) {
+      return ms[axis] == 1 && qs[axis] != 1 ? zero : strides[axis];
+    };
     ab.add(ptr);
-    ab.add(strides[0]);
-    ab.add(rank == 4 ? strides[1] : zero);
+    ab.add(batchStride(0));
+    ab.add(rank == 4 ? batchStride(1) : zero);
     ab.add(strides[rank - (swap ? 1 : 2)]);
     ab.add(strides[rank - (swap ? 2 : 1)]);
   };

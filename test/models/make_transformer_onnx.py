@@ -7,6 +7,9 @@
 #   gpt.onnx      a GPT-2-style decoder: token and learned position embeddings, causal
 #                 self-attention (mask from torch.tril), LayerNorm, GELU (tanh form), and
 #                 a head tied to the token embedding; ids [batch, seq] int64 -> logits
+#   gqa.onnx      the same decoder with grouped-query attention: 4 query heads, 2 key
+#                 and value heads, each repeated for its 2 query heads as exports
+#                 write it (expand a new axis, reshape)
 import argparse
 import math
 import os
@@ -22,19 +25,24 @@ class Block(torch.nn.Module):
     """A GPT-2 block of width `d` and `heads` heads (bench/transformer_bench.py
     builds its GPT-2-small-shaped decoder from these too)."""
 
-    def __init__(self, d=D, heads=HEADS):
+    def __init__(self, d=D, heads=HEADS, kv_heads=None):
         super().__init__()
-        self.d, self.heads = d, heads
+        self.d, self.heads, self.kv_heads = d, heads, kv_heads or heads
+        kv = self.kv_heads * (d // heads)
         self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
-        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.qkv, self.proj = torch.nn.Linear(d, d + 2 * kv), torch.nn.Linear(d, d)
         self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
 
     def forward(self, x):
         b, s, _ = x.shape
-        d, h = self.d, self.heads
-        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-        heads = lambda t: t.view(b, s, h, d // h).transpose(1, 2)
-        q, k, v = heads(q), heads(k), heads(v)
+        d, h, hkv = self.d, self.heads, self.kv_heads
+        q, k, v = self.qkv(self.ln1(x)).split([d, hkv * (d // h), hkv * (d // h)], dim=2)
+        heads = lambda t, n: t.view(b, s, n, d // h).transpose(1, 2)
+        q, k, v = heads(q, h), heads(k, hkv), heads(v, hkv)
+        if hkv != h:  # each key and value head serves h / hkv query heads
+            group = lambda t: t[:, :, None].expand(b, hkv, h // hkv, s, d // h).reshape(
+                b, h, s, d // h)
+            k, v = group(k), group(v)
         att = (q @ k.transpose(-2, -1)) / math.sqrt(d // h)
         causal = torch.tril(torch.ones(s, s, dtype=torch.bool))
         att = att.masked_fill(~causal, float("-inf")).softmax(-1)
@@ -45,11 +53,13 @@ class Block(torch.nn.Module):
 
 
 class Gpt(torch.nn.Module):
-    def __init__(self, d=D, heads=HEADS, layers=2, vocab=VOCAB, max_seq=MAX_SEQ):
+    def __init__(self, d=D, heads=HEADS, layers=2, vocab=VOCAB, max_seq=MAX_SEQ,
+                 kv_heads=None):
         super().__init__()
         self.tok = torch.nn.Embedding(vocab, d)
         self.pos = torch.nn.Embedding(max_seq, d)
-        self.blocks = torch.nn.Sequential(*(Block(d, heads) for _ in range(layers)))
+        self.blocks = torch.nn.Sequential(*(Block(d, heads, kv_heads)
+                                            for _ in range(layers)))
         self.ln = torch.nn.LayerNorm(d)
 
     def forward(self, ids):
@@ -72,7 +82,8 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    models = {"encoder": encoder().eval(), "gpt": Gpt().eval()}
+    models = {"encoder": encoder().eval(), "gpt": Gpt().eval(),
+              "gqa": Gpt(kv_heads=2).eval()}
     g = torch.Generator().manual_seed(1)
     os.makedirs(a.out_dir, exist_ok=True)
     for name, model in models.items():

@@ -183,3 +183,63 @@ func.func @transposed_k_read_twice(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32
   %2 = mx.matmul %1, %v : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
   return %2, %kt : tensor<4x16x8xf32>, tensor<4x8x16xf32>
 }
+
+// -----
+
+// Grouped-query attention (4 query heads, 2 key and value heads each
+// repeated for 2 of them, as exports write the repeat): the kernel reads the
+// unrepeated keys and values, q regrouped as 2 batches of 2 heads, K and V
+// as 2 batches of 1 head (broadcast across the group); the repeats go.
+// CHECK-LABEL: func.func @grouped_query
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x8xf32>, %[[K:.*]]: tensor<1x2x6x8xf32>, %[[V:.*]]: tensor<1x2x6x8xf32>
+// CHECK-NOT: mx.broadcast_to
+// CHECK: %[[QC:.*]] = tensor.collapse_shape %[[Q]]
+// CHECK: %[[QG:.*]] = tensor.expand_shape %[[QC]] {{.*}} into tensor<2x2x6x8xf32>
+// CHECK: %[[KC:.*]] = tensor.collapse_shape %[[K]]
+// CHECK: %[[KG:.*]] = tensor.expand_shape %[[KC]] {{.*}} into tensor<2x1x6x8xf32>
+// CHECK: %[[VC:.*]] = tensor.collapse_shape %[[V]]
+// CHECK: %[[VG:.*]] = tensor.expand_shape %[[VC]] {{.*}} into tensor<2x1x6x8xf32>
+// CHECK: %[[O:.*]] = mx.kernel.attention %[[QG]], %[[KG]], %[[VG]], %{{.*}}, %{{.*}} into %{{.*}} {divide = true} : tensor<2x2x6x8xf32>, tensor<2x1x6x8xf32>, tensor<2x1x6x8xf32>, tensor<f32>, tensor<6x6xf32> into tensor<2x2x6x8xf32>
+// CHECK: %[[OC:.*]] = tensor.collapse_shape %[[O]]
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[OC]] {{.*}} into tensor<1x4x6x8xf32>
+// CHECK-NOT: mx.broadcast_to
+// CHECK: return %[[Y]]
+func.func @grouped_query(%q: tensor<1x4x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>, %s: tensor<f32> {mxc.constant}, %c: tensor<6x6xi1>, %fill: tensor<f32> {mxc.constant}) -> tensor<1x4x6x8xf32> {
+  %k1 = mx.Reshape %k {shape = array<i64: 1, 2, 1, 6, 8>} : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %k2 = mx.broadcast_to %k1 {shape = array<i64: 1, 2, 2, 6, 8>} : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %k3 = mx.Reshape %k2 {shape = array<i64: 1, 4, 6, 8>} : (tensor<1x2x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %v1 = mx.Reshape %v {shape = array<i64: 1, 2, 1, 6, 8>} : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %v2 = mx.broadcast_to %v1 {shape = array<i64: 1, 2, 2, 6, 8>} : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %v3 = mx.Reshape %v2 {shape = array<i64: 1, 4, 6, 8>} : (tensor<1x2x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %kt = mx.transpose %k3 {axes = array<i64: 0, 1, 3, 2>} : (tensor<1x4x6x8xf32>) -> tensor<1x4x8x6xf32>
+  %0 = mx.matmul %q, %kt : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %1 = mx.binary %0, %s {op = "div"} : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %2 = mx.where %c, %fill, %1 : (tensor<6x6xi1>, tensor<f32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %3 = mx.softmax %2 {axis = 3 : i64} : tensor<1x4x6x6xf32>
+  %4 = mx.matmul %3, %v3 : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  return %4 : tensor<1x4x6x8xf32>
+}
+
+// -----
+
+// Near miss for the grouping only: a mask that varies by head cannot be
+// shared by a group's heads, so the repeated keys and values stay (the
+// attention still fuses, over 4 heads).
+// CHECK-LABEL: func.func @grouped_query_mask_per_head
+// CHECK: mx.broadcast_to
+// CHECK: mx.broadcast_to
+// CHECK: mx.kernel.attention {{.*}} : tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<f32>, tensor<1x4x6x6xf32> into tensor<1x4x6x8xf32>
+func.func @grouped_query_mask_per_head(%q: tensor<1x4x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>, %mask: tensor<1x4x6x6xf32>) -> tensor<1x4x6x8xf32> {
+  %k1 = mx.Reshape %k {shape = array<i64: 1, 2, 1, 6, 8>} : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %k2 = mx.broadcast_to %k1 {shape = array<i64: 1, 2, 2, 6, 8>} : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %k3 = mx.Reshape %k2 {shape = array<i64: 1, 4, 6, 8>} : (tensor<1x2x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %v1 = mx.Reshape %v {shape = array<i64: 1, 2, 1, 6, 8>} : (tensor<1x2x6x8xf32>) -> tensor<1x2x1x6x8xf32>
+  %v2 = mx.broadcast_to %v1 {shape = array<i64: 1, 2, 2, 6, 8>} : (tensor<1x2x1x6x8xf32>) -> tensor<1x2x2x6x8xf32>
+  %v3 = mx.Reshape %v2 {shape = array<i64: 1, 4, 6, 8>} : (tensor<1x2x2x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %kt = mx.transpose %k3 {axes = array<i64: 0, 1, 3, 2>} : (tensor<1x4x6x8xf32>) -> tensor<1x4x8x6xf32>
+  %0 = mx.matmul %q, %kt : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %1 = mx.binary %0, %mask {op = "add"} : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %2 = mx.softmax %1 {axis = 3 : i64} : tensor<1x4x6x6xf32>
+  %3 = mx.matmul %2, %v3 : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  return %3 : tensor<1x4x6x8xf32>
+}

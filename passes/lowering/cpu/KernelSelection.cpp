@@ -252,6 +252,10 @@ struct AttentionMatch {
   // or where(cond, scores, fill).
   Value addMask, cond, fill;
   bool fillIfTrue = false;
+  // Grouped-query attention: k and v are kvK and kvV (.., Hkv, Sk, D) with
+  // each head repeated `group` times (0: not grouped).
+  Value kvK, kvV;
+  int64_t group = 0;
   SmallVector<Operation *> ops; // from the last to the first
 };
 
@@ -323,6 +327,39 @@ Value untransposed(Value kt) {
     if (axes[i] != (i < rank - 2 ? i : 2 * rank - 3 - i))
       return {};
   return t.getData();
+}
+
+/// If `k` (N, H, S, D) is `kv` (N, Hkv, S, D) with each head repeated H /
+/// Hkv times as exports write it (Reshape to (N, Hkv, 1, S, D),
+/// broadcast_to (N, Hkv, H / Hkv, S, D), Reshape back; grouped-query
+/// attention), read only there: kv, and the ops that repeat it from the
+/// last; else null.
+Value repeatedHeads(Value k, int64_t &group, SmallVector<Operation *> &repeat) {
+  auto merge = k.getDefiningOp<ReshapeOp>();
+  auto spread =
+      merge ? merge.getData().getDefiningOp<BroadcastToOp>() : BroadcastToOp();
+  auto split =
+      spread ? spread.getData().getDefiningOp<ReshapeOp>() : ReshapeOp();
+  if (!split || !merge->hasOneUse() || !spread->hasOneUse() ||
+      !split->hasOneUse())
+    return {};
+  Value kv = split.getData();
+  ArrayRef<int64_t> ks = tensorType(k).getShape(),
+                    kvs = tensorType(kv).getShape(),
+                    one = tensorType(split).getShape(),
+                    wide = tensorType(spread).getShape();
+  if (ks.size() != 4 || kvs.size() != 4 || ShapedType::isDynamic(ks[1]) ||
+      ShapedType::isDynamic(kvs[1]) || kvs[1] <= 0 || ks[1] % kvs[1] != 0)
+    return {};
+  int64_t g = ks[1] / kvs[1];
+  SmallVector<int64_t> wantOne = {kvs[0], kvs[1], 1, kvs[2], kvs[3]};
+  SmallVector<int64_t> wantWide = {kvs[0], kvs[1], g, kvs[2], kvs[3]};
+  if (one != ArrayRef(wantOne) || wide != ArrayRef(wantWide) ||
+      ks[0] != kvs[0] || ks[2] != kvs[2] || ks[3] != kvs[3])
+    return {};
+  group = g;
+  repeat = {merge, spread, split};
+  return kv;
 }
 
 /// softmax(scale * q kt + mask) v, ending at `sm`, in the forms
@@ -418,6 +455,29 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
       !sameExtents(qs.drop_back(2), vs.drop_back(2)) ||
       !sameExtent(qs.back(), kd) || !sameExtent(sk, vs[rank - 2]))
     return std::nullopt;
+  // Grouped-query attention: q's heads in groups that share one key and
+  // value head read the unrepeated keys and values (the kernel sees
+  // N * Hkv batches of `group` heads, K and V broadcast across the group),
+  // when the batch and head extents are static and the mask does not vary
+  // by batch or head.
+  int64_t kGroup = 0, vGroup = 0;
+  SmallVector<Operation *> kRepeat, vRepeat;
+  Value mask = m.addMask ? m.addMask : m.cond;
+  ArrayRef<int64_t> ms =
+      mask ? tensorType(mask).getShape() : ArrayRef<int64_t>();
+  bool maskShared =
+      ms.size() <= 2 ||
+      llvm::all_of(ms.drop_back(2), [](int64_t e) { return e == 1; });
+  if (rank == 4 && !m.transposeK && maskShared &&
+      !ShapedType::isDynamic(qs[0]) && !ShapedType::isDynamic(qs[1]))
+    if (Value kvK = repeatedHeads(m.kt, kGroup, kRepeat))
+      if (Value kvV = repeatedHeads(m.v, vGroup, vRepeat);
+          kvV && kGroup == vGroup && kGroup > 1 &&
+          tensorType(kvK).getDimSize(1) == tensorType(kvV).getDimSize(1)) {
+        m.kvK = kvK, m.kvV = kvV, m.group = kGroup;
+        m.ops.append(kRepeat);
+        m.ops.append(vRepeat);
+      }
   return m;
 }
 
@@ -478,18 +538,44 @@ void fuseAttention(Operation *root) {
           },
           maskInit);
     }
+    Value q = m->q, k = m->kt, v = m->v;
+    auto resultType = cast<RankedTensorType>(pv->getResult(0).getType());
+    if (m->group) {
+      // Grouped-query: q (N, H, Sq, D) as (N * Hkv, group, Sq, D), the
+      // unrepeated k and v as (N * Hkv, 1, Sk, D): a view of each.
+      ArrayRef<int64_t> qs = tensorType(q).getShape();
+      int64_t batches = qs[0] * (qs[1] / m->group);
+      auto regroup = [&](Value x, int64_t heads) {
+        ArrayRef<int64_t> xs = tensorType(x).getShape();
+        SmallVector<int64_t> shape = {batches, heads, xs[2], xs[3]};
+        return reshapeTo(b, loc, x, shape, extentsOf(shape, [&](int64_t axis) {
+                           return std::pair{x, axis};
+                         }));
+      };
+      q = regroup(q, m->group);
+      k = regroup(m->kvK, 1);
+      v = regroup(m->kvV, 1);
+    }
     // The output (.., Sq, Dv): q's extents but the last, v's last.
-    auto type = cast<RankedTensorType>(pv->getResult(0).getType());
-    int64_t rank = type.getRank();
-    Value init = emptyTensor(b, loc, type.getShape(), f32,
-                             extentsOf(type.getShape(), [&](int64_t axis) {
-                               return axis < rank - 1 ? std::pair{m->q, axis}
-                                                      : std::pair{m->v, axis};
-                             }));
-    auto fused =
-        AttentionKernelOp::create(b, loc, type, m->q, m->kt, m->v, scale, mask,
-                                  init, m->transposeK, m->scale.divide);
-    pv->getResult(0).replaceAllUsesWith(fused.getResult());
+    ArrayRef<int64_t> qs = tensorType(q).getShape();
+    SmallVector<int64_t> shape(qs.drop_back());
+    shape.push_back(tensorType(v).getShape().back());
+    int64_t rank = shape.size();
+    auto type = RankedTensorType::get(shape, f32);
+    Value init = emptyTensor(
+        b, loc, shape, f32, extentsOf(shape, [&](int64_t axis) {
+          return axis < rank - 1 ? std::pair{q, axis} : std::pair{v, axis};
+        }));
+    Value fused =
+        AttentionKernelOp::create(b, loc, type, q, k, v, scale, mask, init,
+                                  m->transposeK, m->scale.divide)
+            .getResult();
+    if (m->group)
+      fused = reshapeTo(b, loc, fused, resultType.getShape(),
+                        extentsOf(resultType.getShape(), [&](int64_t axis) {
+                          return std::pair{fused, axis};
+                        }));
+    pv->getResult(0).replaceAllUsesWith(fused);
     for (Operation *op : m->ops)
       op->erase();
   }
