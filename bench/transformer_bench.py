@@ -18,8 +18,9 @@ one interleaved run on the same seeded weights and inputs, at 1 and 2 threads:
                           and values per layer, as Hugging Face-style exports
                           have them), compiled once with its cache axis
                           dynamic; beside it the machine's read bandwidth
-                          (NumPy summing 1 GiB) and what it allows: the
-                          weights' bytes over the bandwidth per token
+                          at each thread count (bench/bandwidth.c: threads
+                          summing their parts of 1 GiB) and what it allows:
+                          the weights' bytes over the bandwidth per token
 
 The models are test/models/make_transformer_onnx.py's, at these sizes, built
 here with torch.manual_seed and exported by torch.onnx.export (opset 14) with
@@ -42,6 +43,7 @@ is the median of the rounds' medians. Prints Markdown.
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -100,16 +102,31 @@ class GptStep(make_gpt_decode.GptStep):
         return super().forward(ids.long(), positions.long(), *past)
 
 
-def read_bandwidth_gbs(rounds=5):
-    """The best of `rounds` NumPy sums over 1 GiB of float32: bytes read per
-    second on one core, in GB/s."""
-    data = np.ones(1 << 28, np.float32)
-    best = math.inf
-    for _ in range(rounds):
-        start = time.perf_counter()
-        data.sum()
-        best = min(best, time.perf_counter() - start)
-    return data.nbytes / best / 1e9
+def bandwidth_probe(work):
+    """bench/bandwidth.c compiled into `work`: threads summing their parts of
+    1 GiB, the machine's read bandwidth. (A NumPy sum reads at most 14 GB/s
+    on one core of the 2-core AMD EPYC VM where a token's matrix products
+    stream 18-20: it measured the sum, not the memory.)"""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang-22")
+    if not cc:
+        sys.exit("transformer_bench: no C compiler for bench/bandwidth.c (set CC)")
+    exe = os.path.join(work, "bandwidth")
+    r = subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(HERE, "bandwidth.c")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("transformer_bench: cannot compile bench/bandwidth.c: " + first_lines(r))
+    return exe
+
+
+def read_bandwidth_gbs(probe, threads):
+    """The read bandwidth in GB/s at each of `threads` (a dict), best of 5."""
+    gbs = {}
+    for t in threads:
+        r = subprocess.run([probe, str(t)], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("transformer_bench: bench/bandwidth.c failed: " + first_lines(r))
+        gbs[t] = json.loads(r.stdout)["gbs"]
+    return gbs
 
 
 def encoder():
@@ -273,17 +290,21 @@ def decode_bound(row, bandwidth):
     g = row.model.gpt
     weights = 4 * (sum(p.numel() for p in g.parameters()) - g.pos.weight.numel())
     cache = 4 * sum(x.numel() for x in row.args[2:])
-    bound_ms = weights / (bandwidth * 1e9) * 1e3
-    text = (f"Decode step: read bandwidth {bandwidth:.1f} GB/s (NumPy summing 1 GiB on "
-            f"one core); weights {weights / 1e6:.0f} MB read per token, so at most "
-            f"{1e3 / bound_ms:.1f} tokens/s ({bound_ms:.1f} ms per token) on one core "
-            f"(the cache adds {cache / 1e6:.0f} MB).")
-    times = row.times.get(("mxc", 1))
-    if times:
-        ms = float(np.median(times))
-        text += (f" mxc's step at 1 thread: {ms:.1f} ms, {1e3 / ms:.1f} tokens/s, "
-                 f"{bound_ms / ms:.0%} of the weights' bound.")
-    return text
+    text = [f"Decode step: weights {weights / 1e6:.0f} MB read per token (the cache "
+            f"adds {cache / 1e6:.0f} MB); read bandwidth from bench/bandwidth.c (threads "
+            f"summing their parts of 1 GiB), measured in every round, the median:", "",
+            "| threads | read bandwidth (GB/s) | weights' bound (ms per token) "
+            "| mxc (ms) | tokens/s | mxc at % of the bound |",
+            "|---:|---:|---:|---:|---:|---:|"]
+    for t, samples in bandwidth.items():
+        gbs = float(np.median(samples))
+        bound_ms = weights / (gbs * 1e9) * 1e3
+        times = row.times.get(("mxc", t))
+        ms = float(np.median(times)) if times else None
+        text.append(f"| {t} | {gbs:.1f} | {bound_ms:.1f} | " +
+                    (f"{ms:.1f} | {1e3 / ms:.1f} | {bound_ms / ms:.0%} |" if ms else
+                     "– | – | – |"))
+    return "\n".join(text)
 
 
 def table(args, rows):
@@ -356,11 +377,15 @@ def main():
                 [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
                 [f"{p}: {e}" for p, e in row.errors.items()]))
             rows.append(row)
-        # The read bandwidth the decode step is bound by, measured here,
-        # before the rounds.
-        bandwidth = (read_bandwidth_gbs() if any(r.kind == "decode" for r in rows)
-                     else None)
+        # The read bandwidth the decode step is bound by, measured in every
+        # round (this VM's speed wanders from minute to minute).
+        probe = (bandwidth_probe(args.work) if any(r.kind == "decode" for r in rows)
+                 else None)
+        bandwidth = {}
         for r in range(args.rounds):
+            if probe:
+                for t, gbs in read_bandwidth_gbs(probe, args.threads).items():
+                    bandwidth.setdefault(t, []).append(gbs)
             for row in rows:
                 for t in args.threads:
                     for peer in PEERS:
