@@ -88,6 +88,13 @@ broadcastShapes(std::optional<mlir::Location> loc,
 /// 1 in `from`).
 bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 
+/// Whether extents `a` and `b` may be equal: the same, or either known only
+/// at run time.
+inline bool mayBeEqual(int64_t a, int64_t b) {
+  return a == b || mlir::ShapedType::isDynamic(a) ||
+         mlir::ShapedType::isDynamic(b);
+}
+
 /// Fails with "<what> shape <actual> does not match <expected>" unless
 /// `actual` is `want`.
 mlir::LogicalResult checkShape(std::optional<mlir::Location> loc,

@@ -418,9 +418,7 @@ LogicalResult AttentionKernelOp::verify() {
   int64_t kd = ks[rank - (getTransposeK() ? 2 : 1)];
   int64_t sk = ks[rank - (getTransposeK() ? 1 : 2)];
   // Extents known only at run time match any.
-  auto same = [](int64_t a, int64_t b) {
-    return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
-  };
+  auto same = infer::mayBeEqual;
   // K and V may have one head where q has several (a group of q's heads
   // sharing one: grouped-query attention).
   auto sameBatch = [&](ArrayRef<int64_t> other, bool broadcasts) {

@@ -300,15 +300,11 @@ bool matchScores(Value scores, AttentionMatch &m) {
   return true;
 }
 
-/// Whether extents `a` and `b` may be equal: the same, or either known
-/// only at run time (the graph's own products require them equal there).
-bool sameExtent(int64_t a, int64_t b) {
-  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
-}
-
+/// Whether extents `a` and `b` may be equal (infer::mayBeEqual: the graph's
+/// own products require extents known only at run time to be equal there).
 bool sameExtents(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
-           return sameExtent(std::get<0>(pair), std::get<1>(pair));
+           return infer::mayBeEqual(std::get<0>(pair), std::get<1>(pair));
          });
 }
 
@@ -453,7 +449,7 @@ std::optional<AttentionMatch> matchAttention(SoftmaxOp sm) {
   int64_t sk = ks[rank - (m.transposeK ? 1 : 2)];
   if (!sameExtents(qs.drop_back(2), ks.drop_back(2)) ||
       !sameExtents(qs.drop_back(2), vs.drop_back(2)) ||
-      !sameExtent(qs.back(), kd) || !sameExtent(sk, vs[rank - 2]))
+      !infer::mayBeEqual(qs.back(), kd) || !infer::mayBeEqual(sk, vs[rank - 2]))
     return std::nullopt;
   // Grouped-query attention: q's heads in groups that share one key and
   // value head read the unrepeated keys and values (the kernel sees
