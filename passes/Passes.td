@@ -163,6 +163,22 @@ def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
   }];
 }
 
+def ResultsInPlacePass : Pass<"mxc-results-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Compute results with run-time extents in the caller's outputs";
+  let description = [{
+    Runs after mxc-bind-dims. buffer-results-to-out-params writes a result
+    of a static shape straight into the caller's output (hoist-static-allocs)
+    but one with run-time extents into a buffer of its own, copied into the
+    output at the end: a decoder's growing key/value caches were copied
+    twice per step (the past into the Concat's buffer, that buffer into the
+    output). A `memref.copy` of an allocation into an out-parameter that
+    nothing else uses, the allocation of the same type and not read after
+    the copy, is removed and the allocation replaced by the output. Outputs
+    never overlap inputs (the runtime checks it), so writing them early is
+    safe.
+  }];
+}
+
 def FlattenEmptyMemrefArgsPass
     : Pass<"mxc-flatten-empty-memref-args", "::mlir::func::FuncOp"> {
   let summary = "Pass empty memref arguments as memref<0xT>";

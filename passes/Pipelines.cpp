@@ -38,6 +38,7 @@ constexpr const char *kCpuPipeline =
     "func.func(mxc-approximate-math),"
     "func.func(mxc-read-only-args),"
     "@BUFFERIZE@"
+    "func.func(mxc-results-in-place),"
     "func.func(mxc-contiguous-kernel-operands),"
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
