@@ -50,7 +50,7 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
 Value alignedBytes(OpBuilder &b, memref::AllocOp alloc, IRMapping &map) {
   Location loc = alloc.getLoc();
   MemRefType type = alloc.getType();
-  int64_t staticBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t staticBytes = elementBytes(type);
   for (int64_t d : type.getShape())
     if (!ShapedType::isDynamic(d))
       staticBytes *= d;
@@ -108,6 +108,13 @@ struct SizeClass {
 
 } // namespace
 
+int64_t elementBytes(MemRefType type) {
+  Type element = type.getElementType();
+  if (element.isIndex())
+    return 8;
+  return element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 0;
+}
+
 FailureOr<std::vector<DynamicClass>>
 placeDynamicBuffers(func::FuncOp func, ArrayRef<DynamicBuffer> buffers,
                     Value arena, int64_t staticBytes,
@@ -124,10 +131,13 @@ placeDynamicBuffers(func::FuncOp func, ArrayRef<DynamicBuffer> buffers,
       dims = arg;
   if (!dims)
     return failure();
-  for (const DynamicBuffer &buffer : buffers)
+  for (const DynamicBuffer &buffer : buffers) {
+    if (!elementBytes(memref::AllocOp(buffer.alloc).getType()))
+      return failure();
     for (Value extent : memref::AllocOp(buffer.alloc).getDynamicSizes())
       if (!fromDims(extent, dims))
         return failure();
+  }
   // Classes by shape and extents (the same values), in order of first
   // appearance; slots by lifetime.
   std::vector<SizeClass> classes;
@@ -139,7 +149,7 @@ placeDynamicBuffers(func::FuncOp func, ArrayRef<DynamicBuffer> buffers,
   // Equal formulas are equal sizes: the same function of the dimensions.
   auto bytesFormula = [&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
-    int64_t staticBytes = (type.getElementTypeBitWidth() + 7) / 8;
+    int64_t staticBytes = elementBytes(type);
     for (int64_t d : type.getShape())
       if (!ShapedType::isDynamic(d))
         staticBytes *= d;

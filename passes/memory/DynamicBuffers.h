@@ -17,6 +17,11 @@
 
 namespace mxc {
 
+/// Bytes of one element of `type`: its bit width rounded up to bytes, 8 for
+/// `index` (the shapes that dynamic reshapes read; both targets' index is 64
+/// bits wide). 0 for element types the plan does not place.
+int64_t elementBytes(mlir::MemRefType type);
+
 /// A buffer of a dynamic size and its lifetime in the function's order.
 struct DynamicBuffer {
   mlir::memref::AllocOp alloc;

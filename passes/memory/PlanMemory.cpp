@@ -112,13 +112,12 @@ public:
         continue;
       }
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrFloat())
+          !mxc::elementBytes(type))
         return false;
       Buffer b;
       b.alloc = alloc;
-      b.size = alignUp(
-          std::max<int64_t>(1, type.getNumElements() *
-                                   ((type.getElementTypeBitWidth() + 7) / 8)));
+      b.size = alignUp(std::max<int64_t>(1, type.getNumElements() *
+                                                mxc::elementBytes(type)));
       b.start = order[alloc];
       b.end = b.start;
       if (!extendLifetime(alloc.getResult(), b.end))

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The heap of compiled code: buffers the memory plan cannot place in the
-// instance's arena (sizes that follow from run-time extents it cannot
-// express, such as a decoder's cache grown by one position a step) are
-// allocated and freed by every call. mxc lowers them to the generic
+// instance's arena (sizes that do not follow from the call's dimensions
+// alone, or a function the planner leaves alone) are allocated and freed
+// by every call. mxc lowers them to the generic
 // allocation functions below (finalize-memref-to-llvm's
 // use-generic-functions) rather than to malloc and free: freed blocks of
 // 64 KiB and more are kept for the next call, so that a step does not map

@@ -123,3 +123,28 @@ func.func @coshare_disjoint(%in: memref<16xf32>, %out: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// A dynamic reshape's shape lives in a buffer of `index` elements (8 bytes
+// each): it is planned like any other, and the function is planned at all
+// (such a buffer made the planner leave every buffer of a decode step on
+// the heap).
+// CHECK-LABEL: func.func @index_shape(
+// CHECK-SAME:    %[[ARENA:[a-z0-9_]+]]: memref<128xi8>)
+// CHECK-NOT:     memref.alloc
+// CHECK:         memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<2xindex>
+// CHECK:         memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<16xf32>
+func.func @index_shape(%in: memref<16xf32>, %out: memref<4x4xf32>) {
+  %c4 = arith.constant 4 : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %shape = memref.alloc() : memref<2xindex>
+  memref.store %c4, %shape[%c0] : memref<2xindex>
+  memref.store %c4, %shape[%c1] : memref<2xindex>
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %r = memref.reshape %a(%shape) : (memref<16xf32>, memref<2xindex>) -> memref<4x4xf32>
+  memref.copy %r, %out : memref<4x4xf32> to memref<4x4xf32>
+  return
+}
