@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include <cstring>
+#include <limits>
 #include <set>
 
 using namespace mlir;
@@ -151,6 +152,14 @@ struct OpMapping {
   StringRef family;
 };
 
+/// MXNet 1.x's self-attention products over interleaved projections
+/// (GluonNLP's BERT): built from mx ops by importInterleavedAttention.
+bool isInterleavedAttention(StringRef op) {
+  op.consume_front("_contrib_");
+  return op == "interleaved_matmul_selfatt_qk" ||
+         op == "interleaved_matmul_selfatt_valatt";
+}
+
 std::optional<OpMapping> lookupOp(StringRef op) {
   auto binary = [](StringRef fn) { return OpMapping{"mx.binary", fn}; };
   auto scalar = [](StringRef fn) { return OpMapping{"mx.scalar", fn}; };
@@ -279,6 +288,8 @@ private:
                                  unsigned operandIndex,
                                  ArrayRef<Value> operandsSoFar);
   llvm::Error importNode(unsigned index);
+  llvm::Error importInterleavedAttention(const SymbolNode &node, unsigned index,
+                                         ArrayRef<Value> operands);
   llvm::Expected<Value> attachLoss(Value out, const std::string &outName);
   llvm::Expected<NamedAttrList> convertAttrs(const SymbolNode &node,
                                              const OpMapping &m,
@@ -686,7 +697,8 @@ llvm::Expected<NamedAttrList> Importer::convertAttrs(const SymbolNode &node,
 llvm::Error Importer::importNode(unsigned index) {
   const SymbolNode &node = graph.nodes[index];
   std::optional<OpMapping> m = lookupOp(node.op);
-  if (!m)
+  bool interleaved = isInterleavedAttention(node.op);
+  if (!m && !interleaved)
     return nodeError(node, "unknown operator '" + node.op +
                                "' (not supported by mxc)");
   // Operands, with variables resolved on first use.
@@ -709,6 +721,8 @@ llvm::Error Importer::importNode(unsigned index) {
                                  Twine(values[in.node].size()) + " outputs");
     operands.push_back(values[in.node][in.index]);
   }
+  if (interleaved)
+    return importInterleavedAttention(node, index, operands);
   if (m->family == "identity") {
     if (operands.size() != 1)
       return nodeError(node, "expects 1 input, got " + Twine(operands.size()));
@@ -749,6 +763,104 @@ llvm::Error Importer::importNode(unsigned index) {
   if (failed(created))
     return nodeError(node, error);
   values[index].assign((*created)->result_begin(), (*created)->result_end());
+  return llvm::Error::success();
+}
+
+/// interleaved_matmul_selfatt_qk(qkv, heads) and _valatt(qkv, att, heads):
+/// qkv is (seq, batch, heads * 3 * d), each head's query, key and value
+/// side by side. As MXNet defines them: qk = batch_dot(q / sqrt(d), k^T)
+/// over (batch * heads, seq, d) views, valatt = att . v back in qkv's
+/// layout (seq, batch, heads * d). Built as the Reshape / slice / transpose
+/// / batch_dot ops those definitions name, the scale after the product
+/// (where MXNet's explicit attention has it), so that the attention fusion
+/// sees the same pattern as in a graph written with batch_dot.
+llvm::Error Importer::importInterleavedAttention(const SymbolNode &node,
+                                                 unsigned index,
+                                                 ArrayRef<Value> operands) {
+  bool qk = StringRef(node.op).ends_with("_qk");
+  size_t expected = qk ? 1 : 2;
+  if (operands.size() != expected)
+    return nodeError(node, "expects " + Twine(expected) + " inputs, got " +
+                               Twine(operands.size()));
+  for (const auto &[key, value] : node.attrs)
+    if (key != "heads" && !StringRef(key).starts_with("__"))
+      return nodeError(node, "attribute '" + key + "' is not supported");
+  AttrReader reader(node, graph.fileName);
+  auto heads = reader.getInt("heads", 0);
+  if (!heads)
+    return heads.takeError();
+  if (*heads <= 0)
+    return nodeError(node, "needs heads >= 1 (got " + Twine(*heads) + ")");
+  auto qkvType = dyn_cast<RankedTensorType>(operands[0].getType());
+  if (!qkvType || qkvType.getRank() != 3 ||
+      ShapedType::isDynamic(qkvType.getDimSize(2)) ||
+      qkvType.getDimSize(2) % (3 * *heads))
+    return nodeError(node, "needs queries_keys_values of shape (seq, batch, "
+                           "heads * 3 * d) with heads = " +
+                               Twine(*heads) + ", got " +
+                               shapeText(qkvType ? qkvType.getShape()
+                                                 : ArrayRef<int64_t>{}));
+  int64_t d = qkvType.getDimSize(2) / (3 * *heads);
+  Location loc = locOf(node);
+  std::string error;
+  auto build = [&](StringRef op, ValueRange in,
+                   ArrayRef<NamedAttribute> attrs) -> FailureOr<Value> {
+    FailureOr<Operation *> created =
+        buildVerifiedOp(b, loc, op, in, attrs, error);
+    if (failed(created))
+      return failure();
+    return (*created)->getResult(0);
+  };
+  auto ints = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
+  auto named = [&](StringRef key, Attribute a) {
+    return b.getNamedAttr(key, a);
+  };
+  // Projection j (0 queries, 1 keys, 2 values) as (batch * heads, seq, d).
+  auto projection = [&](int64_t j) -> FailureOr<Value> {
+    constexpr int64_t kAll = std::numeric_limits<int32_t>::max();
+    FailureOr<Value> v = build("mx.Reshape", operands[0],
+                               {named("shape", ints({0, 0, *heads, 3, -1}))});
+    if (succeeded(v))
+      v = build("mx.slice", *v,
+                {named("begin", ints({0, 0, 0, j})),
+                 named("end", ints({kAll, kAll, kAll, j + 1})),
+                 named("step", ints({}))});
+    if (succeeded(v))
+      v = build("mx.Reshape", *v, {named("shape", ints({0, 0, 0, -1}))});
+    if (succeeded(v))
+      v = build("mx.transpose", *v, {named("axes", ints({1, 2, 0, 3}))});
+    if (succeeded(v))
+      v = build("mx.Reshape", *v, {named("shape", ints({-3, 0, 0}))});
+    return v;
+  };
+  FailureOr<Value> out = failure();
+  if (qk) {
+    FailureOr<Value> q = projection(0), k = projection(1);
+    if (succeeded(q) && succeeded(k))
+      out = build("mx.dot", {*q, *k},
+                  {named("transpose_b", b.getBoolAttr(true)),
+                   named("batch", b.getBoolAttr(true))});
+    if (succeeded(out))
+      out =
+          build("mx.scalar", *out,
+                {named("op", b.getStringAttr("mul")),
+                 named("scalar", b.getF64FloatAttr(1 / std::sqrt(double(d))))});
+  } else {
+    FailureOr<Value> v = projection(2);
+    if (succeeded(v))
+      out = build("mx.dot", {operands[1], *v},
+                  {named("batch", b.getBoolAttr(true))});
+    if (succeeded(out))
+      out = build("mx.Reshape", *out,
+                  {named("shape", ints({-4, -1, *heads, 0, 0}))});
+    if (succeeded(out))
+      out = build("mx.transpose", *out, {named("axes", ints({2, 0, 1, 3}))});
+    if (succeeded(out))
+      out = build("mx.Reshape", *out, {named("shape", ints({0, 0, -1}))});
+  }
+  if (failed(out))
+    return nodeError(node, error);
+  values[index].push_back(*out);
   return llvm::Error::success();
 }
 
