@@ -570,4 +570,23 @@ Symbol operator/(double a, const Symbol &b) {
 
 #include "compiler/api/symbol_ops.cpp.inc"
 
+Symbol sym::interleaved_matmul_selfatt_qk(
+    const Symbol &queries_keys_values,
+    const sym::interleaved_matmul_selfattArgs &args) {
+  detail::OpCall call("_contrib_interleaved_matmul_selfatt_qk", args.name);
+  call.input("queries_keys_values", queries_keys_values);
+  call.required("heads", args.heads);
+  return call.finish(1, 1);
+}
+
+Symbol sym::interleaved_matmul_selfatt_valatt(
+    const Symbol &queries_keys_values, const Symbol &attention,
+    const sym::interleaved_matmul_selfattArgs &args) {
+  detail::OpCall call("_contrib_interleaved_matmul_selfatt_valatt", args.name);
+  call.input("queries_keys_values", queries_keys_values);
+  call.input("attention", attention);
+  call.required("heads", args.heads);
+  return call.finish(1, 1);
+}
+
 } // namespace mx

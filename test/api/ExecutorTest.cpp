@@ -300,6 +300,69 @@ TEST(ExecutorTest, ReshapeRunsAnotherBatchWithTheParameters) {
             std::string::npos);
 }
 
+// GluonNLP's BERT attention built in C++: interleaved_matmul_selfatt_qk,
+// softmax, interleaved_matmul_selfatt_valatt over one (seq, batch,
+// heads * 3 * d) projection. The library calls the fused attention kernel
+// and matches float64 loops over MXNet's definitions.
+TEST(ExecutorTest, InterleavedAttentionBuiltInCxxRunsFused) {
+  const int64_t seq = 5, batch = 2, heads = 2, d = 4, width = heads * 3 * d;
+  Symbol qkv = Symbol::Variable("qkv");
+  Symbol att = sym::softmax(
+      sym::interleaved_matmul_selfatt_qk(qkv, {.heads = heads}), {.axis = -1});
+  Symbol net =
+      sym::interleaved_matmul_selfatt_valatt(qkv, att, {.heads = heads});
+  fs::path dir = tempDir("interleaved");
+  Executor exec(net, {{"qkv", Shape{seq, batch, width}}}, {.cacheDir = dir});
+  NDArray in = NDArray::Uniform({seq, batch, width}, -1.0f, 1.0f, 4);
+  exec.SetInput("qkv", in);
+  exec.Forward();
+  std::vector<float> got = exec.Outputs()[0].ToVector();
+  std::vector<float> x = in.ToVector();
+  ASSERT_EQ(got.size(), size_t(seq * batch * heads * d));
+  // Element e of projection j (0 query, 1 key, 2 value) of head h at
+  // position s of batch n.
+  auto at = [&](int64_t s, int64_t n, int64_t h, int64_t j, int64_t e) {
+    return double(x[(s * batch + n) * width + (h * 3 + j) * d + e]);
+  };
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t r = 0; r < seq; ++r) {
+        std::vector<double> p(seq);
+        double top = -1e300, sum = 0;
+        for (int64_t c = 0; c < seq; ++c) {
+          double dot = 0;
+          for (int64_t e = 0; e < d; ++e)
+            dot += at(r, n, h, 0, e) / std::sqrt(double(d)) * at(c, n, h, 1, e);
+          top = std::max(top, p[c] = dot);
+        }
+        for (double &v : p)
+          sum += (v = std::exp(v - top));
+        for (int64_t e = 0; e < d; ++e) {
+          double want = 0;
+          for (int64_t c = 0; c < seq; ++c)
+            want += p[c] / sum * at(c, n, h, 2, e);
+          EXPECT_NEAR(got[(r * batch + n) * heads * d + h * d + e], want, 1e-5)
+              << "batch " << n << " head " << h << " row " << r;
+        }
+      }
+  int calls = 0;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".so")
+      continue;
+    std::ifstream file(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)),
+                      std::istreambuf_iterator<char>());
+    calls += bytes.find("mxrt_kernel_sattention") != std::string::npos;
+  }
+  EXPECT_EQ(calls, 1);
+  fs::remove_all(dir);
+  // heads is required.
+  EXPECT_NE(errorOf([&] {
+              sym::interleaved_matmul_selfatt_qk(qkv);
+            }).find("attribute 'heads' is required"),
+            std::string::npos);
+}
+
 // MXNet 1.x's attention built in C++ (batch_dot with transpose_b, scaled by
 // _mul_scalar, softmax, batch_dot) compiles to the fused attention kernel,
 // as the same graph read from JSON does: the library calls

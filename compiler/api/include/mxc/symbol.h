@@ -129,6 +129,24 @@ Symbol operator/(double a, const Symbol &b);
 ///   auto fc = mx::sym::FullyConnected(x, {.name = "fc1", .num_hidden = 10});
 namespace sym {
 #include "mxc/symbol_ops.h.inc"
+
+/// MXNet's self-attention over interleaved projections (GluonNLP's BERT):
+/// `queries_keys_values` is (seq, batch, heads * 3 * d), each head's query,
+/// key and value side by side; `heads` is required.
+struct interleaved_matmul_selfattArgs {
+  std::string name;
+  std::optional<int64_t> heads;
+};
+/// _contrib_interleaved_matmul_selfatt_qk: (batch * heads, seq, seq), each
+/// head's queries / sqrt(d) times its keys.
+Symbol
+interleaved_matmul_selfatt_qk(const Symbol &queries_keys_values,
+                              const interleaved_matmul_selfattArgs &args = {});
+/// _contrib_interleaved_matmul_selfatt_valatt: (seq, batch, heads * d),
+/// `attention` (qk's shape) times each head's values.
+Symbol interleaved_matmul_selfatt_valatt(
+    const Symbol &queries_keys_values, const Symbol &attention,
+    const interleaved_matmul_selfattArgs &args = {});
 } // namespace sym
 
 } // namespace mx
