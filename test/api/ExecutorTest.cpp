@@ -53,6 +53,28 @@ int librariesNaming(const fs::path &dir, const std::string &symbol) {
   return count;
 }
 
+/// One query row of attention in float64: softmax over the `keys` keys of
+/// scale * (q . k_c), times the values; q(e), k(c, e) and v(c, e) read the
+/// operands. The row's `dv` outputs.
+template <typename Q, typename K, typename V>
+std::vector<double> attentionRow(int64_t keys, int64_t d, int64_t dv,
+                                 double scale, Q q, K k, V v) {
+  std::vector<double> p(keys), out(dv, 0.0);
+  double top = -1e300, sum = 0;
+  for (int64_t c = 0; c < keys; ++c) {
+    double dot = 0;
+    for (int64_t e = 0; e < d; ++e)
+      dot += q(e) * k(c, e);
+    top = std::max(top, p[c] = scale * dot);
+  }
+  for (double &x : p)
+    sum += (x = std::exp(x - top));
+  for (int64_t e = 0; e < dv; ++e)
+    for (int64_t c = 0; c < keys; ++c)
+      out[e] += p[c] / sum * v(c, e);
+  return out;
+}
+
 /// Convolution, BatchNorm, ReLU, max pooling, FullyConnected, softmax.
 Symbol smallConvNet() {
   Symbol x = Symbol::Variable("data");
@@ -342,23 +364,15 @@ TEST(ExecutorTest, InterleavedAttentionBuiltInCxxRunsFused) {
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t r = 0; r < seq; ++r) {
-        std::vector<double> p(seq);
-        double top = -1e300, sum = 0;
-        for (int64_t c = 0; c < seq; ++c) {
-          double dot = 0;
-          for (int64_t e = 0; e < d; ++e)
-            dot += at(r, n, h, 0, e) / std::sqrt(double(d)) * at(c, n, h, 1, e);
-          top = std::max(top, p[c] = dot);
-        }
-        for (double &v : p)
-          sum += (v = std::exp(v - top));
-        for (int64_t e = 0; e < d; ++e) {
-          double want = 0;
-          for (int64_t c = 0; c < seq; ++c)
-            want += p[c] / sum * at(c, n, h, 2, e);
-          EXPECT_NEAR(got[(r * batch + n) * heads * d + h * d + e], want, 1e-5)
+        std::vector<double> want = attentionRow(
+            seq, d, d, 1 / std::sqrt(double(d)),
+            [&](int64_t e) { return at(r, n, h, 0, e); },
+            [&](int64_t c, int64_t e) { return at(c, n, h, 1, e); },
+            [&](int64_t c, int64_t e) { return at(c, n, h, 2, e); });
+        for (int64_t e = 0; e < d; ++e)
+          EXPECT_NEAR(got[(r * batch + n) * heads * d + h * d + e], want[e],
+                      1e-5)
               << "batch " << n << " head " << h << " row " << r;
-        }
       }
   EXPECT_EQ(librariesNaming(dir, "mxrt_kernel_sattention"), 1);
   fs::remove_all(dir);
@@ -400,23 +414,18 @@ TEST(ExecutorTest, AttentionBuiltInCxxRunsFused) {
   ASSERT_EQ(got.size(), size_t(heads * sq * dv));
   for (int64_t h = 0; h < heads; ++h)
     for (int64_t r = 0; r < sq; ++r) {
-      std::vector<double> p(sk);
-      double top = -1e300, sum = 0;
-      for (int64_t c = 0; c < sk; ++c) {
-        double dot = 0;
-        for (int64_t e = 0; e < d; ++e)
-          dot += double(qv[(h * sq + r) * d + e]) * kv[(h * sk + c) * d + e];
-        top = std::max(top, p[c] = 0.35 * dot);
-      }
-      for (double &x : p)
-        sum += (x = std::exp(x - top));
-      for (int64_t e = 0; e < dv; ++e) {
-        double want = 0;
-        for (int64_t c = 0; c < sk; ++c)
-          want += p[c] / sum * vv[(h * sk + c) * dv + e];
-        EXPECT_NEAR(got[(h * sq + r) * dv + e], want, 1e-5)
+      std::vector<double> want = attentionRow(
+          sk, d, dv, 0.35,
+          [&](int64_t e) { return double(qv[(h * sq + r) * d + e]); },
+          [&](int64_t c, int64_t e) {
+            return double(kv[(h * sk + c) * d + e]);
+          },
+          [&](int64_t c, int64_t e) {
+            return double(vv[(h * sk + c) * dv + e]);
+          });
+      for (int64_t e = 0; e < dv; ++e)
+        EXPECT_NEAR(got[(h * sq + r) * dv + e], want[e], 1e-5)
             << "head " << h << " row " << r << " column " << e;
-      }
     }
   // The library imports the fused kernel (its name is in its dynamic
   // symbols): the scores were never a tensor of their own.
