@@ -21,6 +21,10 @@ one interleaved run on the same seeded weights and inputs, at 1 and 2 threads:
                           at each thread count (bench/bandwidth.c: threads
                           summing their parts of 1 GiB) and what it allows:
                           the weights' bytes over the bandwidth per token
+  decode512-inplace       the same step, mxc's library compiled with
+                          --kv-cache=in-place (each cache one buffer of 1024
+                          positions that the step appends to, 512 filled;
+                          the peers run the export as it is, as in decode512)
 
 The models are test/models/make_transformer_onnx.py's, at these sizes, built
 here with torch.manual_seed and exported by torch.onnx.export (opset 14) with
@@ -70,7 +74,9 @@ OPSET = 14
 D, HEADS, LAYERS, FF = 768, 12, 12, 3072
 VOCAB, MAX_POSITIONS = 50257, 1024
 ROWS = {"encoder128": ("encoder", 128), "encoder512": ("encoder", 512),
-        "gpt128": ("gpt", 128), "decode512": ("decode", 512)}
+        "gpt128": ("gpt", 128), "decode512": ("decode", 512),
+        "decode512-inplace": ("decode", 512)}
+IN_PLACE = {"decode512-inplace"}
 PEERS = ["mxc", "ORT", "PyTorch"]
 
 
@@ -171,10 +177,27 @@ class Row:
         self.npys = [os.path.join(work, f"{key}_{n}.npy") for n in self.names]
         for path, x in zip(self.npys, self.args):
             np.save(path, x.numpy())
+        # mxc's inputs when its caches are in place: the same past at the
+        # start of buffers of MAX_POSITIONS, and the filled length.
+        self.in_place = key in IN_PLACE
+        self.mxc_inputs = self.npys_args(self.names, self.npys)
+        if self.in_place:
+            self.title += ", mxc's cache in place"
+            names = self.names + ["past_length"]
+            paths = [os.path.join(work, f"{key}_mxc_{n}.npy") for n in names]
+            for path, x in zip(paths[:2], self.args[:2]):
+                np.save(path, x.numpy())
+            for path, x in zip(paths[2:], self.args[2:]):
+                cache = np.zeros((1, HEADS, MAX_POSITIONS, D // HEADS), np.float32)
+                cache[:, :, :self.seq] = x.numpy()
+                np.save(path, cache)
+            np.save(paths[-1], np.array(self.seq, np.int64))
+            self.mxc_inputs = self.npys_args(names, paths)
         self.onnx = os.path.join(work, key + ".onnx")
         self.lib = os.path.join(work, f"lib{key}.so")
         self.shape = ("x".join(map(str, self.args[0].shape)) if kind != "decode" else
-                      f"cache axis dynamic (--dim past=0..{MAX_POSITIONS})")
+                      f"cache axis dynamic (--dim past=0..{MAX_POSITIONS}"
+                      f"{' --kv-cache=in-place' if key in IN_PLACE else ''})")
         self.errors = {}   # peer -> what failed (the cell shows it)
         self.diffs = {}    # peer -> scaled difference from PyTorch
         self.compile_s = None
@@ -192,10 +215,13 @@ class Row:
                           input_names=self.names, output_names=outputs,
                           dynamic_axes=axes)
 
-    def inputs(self):
-        """mxrun's and ort_run.js's --input arguments."""
-        return [arg for n, path in zip(self.names, self.npys)
-                for arg in ("--input", f"{n}={path}")]
+    @staticmethod
+    def npys_args(names, paths):
+        return [arg for n, path in zip(names, paths) for arg in ("--input", f"{n}={path}")]
+
+    def inputs(self, peer):
+        """mxrun's (peer mxc) or ort_run.js's --input arguments."""
+        return self.mxc_inputs if peer == "mxc" else self.npys_args(self.names, self.npys)
 
 
 class Peers:
@@ -208,6 +234,8 @@ class Peers:
         start = time.perf_counter()
         shape = (["--dim", f"past=0..{MAX_POSITIONS}"] if row.kind == "decode" else
                  ["--input", f"{row.names[0]}={row.shape}"])
+        if row.in_place:
+            shape.append("--kv-cache=in-place")
         r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet", *shape],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -243,7 +271,7 @@ class Peers:
             cmd = ["node", os.path.join(HERE, "ort_run.js"), row.onnx, "--threads",
                    str(threads), "--warmup", str(warmup), "--runs", str(runs)]
             env = self.env
-        cmd += row.inputs()
+        cmd += row.inputs(peer)
         if out_dir:
             cmd += ["--output-dir", out_dir]
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -290,7 +318,7 @@ def decode_bound(row, bandwidth):
     g = row.model.gpt
     weights = 4 * (sum(p.numel() for p in g.parameters()) - g.pos.weight.numel())
     cache = 4 * sum(x.numel() for x in row.args[2:])
-    text = [f"Decode step: weights {weights / 1e6:.0f} MB read per token (the cache "
+    text = [f"{row.title}: weights {weights / 1e6:.0f} MB read per token (the cache "
             f"adds {cache / 1e6:.0f} MB); read bandwidth from bench/bandwidth.c (threads "
             f"summing their parts of 1 GiB), measured in every round, the median:", "",
             "| threads | read bandwidth (GB/s) | weights' bound (ms per token) "

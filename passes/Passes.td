@@ -159,7 +159,8 @@ def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
     the library's read-only weights): every tensor argument gets
     `bufferization.writable = false`, so that one-shot-bufferize copies
     before an op that updates a tensor in place (a scatter) would write into
-    the caller's buffer.
+    the caller's buffer. A key/value cache (`mxc.cache`, mxc --kv-cache=in-place) is
+    left writable: the step appends to it in place.
   }];
 }
 
@@ -301,6 +302,44 @@ def PoolBeforeActivationPass
     (LeNet's tanh on a quarter of the elements). Not where a window holds
     only padding (it would pool to -inf before f and to f(-inf) after), and
     not for ReLU, which the convolution before it takes in its epilogue.
+  }];
+}
+
+def InPlaceCachesPass : Pass<"mxc-in-place-caches", "::mlir::func::FuncOp"> {
+  let summary = "Key/value caches appended to in place (tests of mxc --kv-cache=in-place)";
+  let description = [{
+    On mx ops, before lowering. An argument that an mx.Concat of two
+    operands extends along a dynamic axis, the Concat's result returned, is
+    a decoder's key/value cache (past -> Concat -> present): it becomes a
+    buffer of `capacity` on that axis (marked `mxc.cache`, read and
+    written), a new argument tensor<0x?xi8> (`mxc.length`) gives the filled
+    extent, the new rows go in by tensor.insert_slice at it, and the
+    Concat's readers read the cache up to the new extent. The output goes;
+    the updated cache and an empty tensor whose extent is the new length are
+    returned until mxc-cache-results drops them after bufferization. mxc
+    calls the rewrite itself (makeCachesInPlace) with each cache's capacity
+    from its dimension's bound; this pass, every argument an input and one
+    capacity for all, is for tests.
+  }];
+  let options = [
+    Option<"capacity", "capacity", "int64_t", "-1",
+           "the caches' extent along the appended axis">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def CacheResultsPass : Pass<"mxc-cache-results", "::mlir::func::FuncOp"> {
+  let summary = "Drop the results mxc-in-place-caches returns until bufferization";
+  let description = [{
+    Runs after one-shot-bufferize, before buffer-results-to-out-params. A
+    result marked `mxc.cache_of = N` (the cache written in place) goes; when
+    bufferization wrote the cache elsewhere (the old contents read after the
+    append), a copy into argument N keeps it correct, with a warning. A
+    result marked `mxc.cache_fill_of = N` goes too, its extent's model
+    dimension (from mxc.dims, which mxc-shape-functions derived) recorded in
+    the function attribute `mxc.cache_fills` as (N, dimension) pairs: the
+    runtime checks that length against the cache's capacity.
   }];
 }
 

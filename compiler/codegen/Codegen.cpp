@@ -144,6 +144,13 @@ public:
           flags |= 1; // MXRT_TENSOR_AUX
         if (i < spec.trainable.size() && spec.trainable[i])
           flags |= 2; // MXRT_TENSOR_TRAINABLE
+      } else {
+        if (t.cache)
+          flags |= 4; // MXRT_TENSOR_CACHE
+        if (t.lengthOf >= 0) {
+          flags |= 8; // MXRT_TENSOR_LENGTH
+          offset = t.lengthOf;
+        }
       }
       elems.push_back(tensor(t, offset, flags));
     }

@@ -86,11 +86,15 @@ std::string mxc::generateHeader(const ModelSpec &spec,
           "so takes that value.\n";
     for (const DimSpec &d : spec.dims)
       os << " *   " << d.name << ": "
-         << (d.derived ? std::string("derived, an output's extent that the "
-                                     "model computes from the others")
-                       : std::to_string(d.min) + " to " +
-                             (d.max < 0 ? std::string("any size")
-                                        : std::to_string(d.max)))
+         << (d.derived && d.max >= 0
+                 ? "derived, a key/value cache's length after the call, at "
+                   "most " +
+                       std::to_string(d.max) + " (its capacity)"
+             : d.derived ? std::string("derived, an output's extent that the "
+                                       "model computes from the others")
+                         : std::to_string(d.min) + " to " +
+                               (d.max < 0 ? std::string("any size")
+                                          : std::to_string(d.max)))
          << "\n";
     os << " * A <NAME>_<TENSOR>_SIZE macro of a tensor with dynamic "
           "dimensions takes them.\n";
@@ -151,8 +155,15 @@ std::string mxc::generateHeader(const ModelSpec &spec,
           "call; a value\n *  outside a dimension's bounds fails the call "
           "(MXRT_INVALID_ARGUMENT)\n *  before anything is written.\n";
   for (const TensorSpec &t : spec.inputs)
-    os << " *  in  " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
-       << shapeText(spec, t.shape) << " (input '" << t.name << "')\n";
+    os << (t.cache ? " *  in/out " : " *  in  ") << cIdentifier(t.name) << ": "
+       << dtypeName(t.dtype) << " " << shapeText(spec, t.shape)
+       << (t.cache ? " (key/value cache '" + t.name +
+                         "': the call appends its rows in place)"
+           : t.lengthOf >= 0
+               ? " (input '" + t.name + "': the caches' filled length, " +
+                     spec.dims[t.lengthOf].name + ")"
+               : " (input '" + t.name + "')")
+       << "\n";
   for (const TensorSpec &t : spec.outputs)
     os << " *  out " << cIdentifier(t.name) << ": " << dtypeName(t.dtype) << " "
        << shapeText(spec, t.shape) << " (output '" << t.name << "')\n";
@@ -166,9 +177,9 @@ std::string mxc::generateHeader(const ModelSpec &spec,
   // call, or at the input strings).
   for (const TensorSpec &t : spec.inputs)
     os << ",\n    "
-       << (t.dtype == DType::String
-               ? "const char *const"
-               : "const " + std::string(dtypeCType(t.dtype)))
+       << (t.dtype == DType::String ? "const char *const"
+           : t.cache ? std::string(dtypeCType(t.dtype))
+                     : "const " + std::string(dtypeCType(t.dtype)))
        << " *" << cIdentifier(t.name);
   for (const TensorSpec &t : spec.outputs)
     os << ",\n    "

@@ -8,6 +8,7 @@
 #include "compiler/driver/SpecParameterStore.h"
 #include "dialects/mx/MxDialect.h"
 #include "passes/graph/BatchRows.h"
+#include "passes/graph/InPlaceCaches.h"
 #include "passes/lowering/DynamicExtents.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -455,12 +456,85 @@ static std::string symbolicBlocker(mlir::ModuleOp module) {
   return why;
 }
 
+/// --kv-cache=in-place: the forward's key/value caches become buffers of
+/// their dimension's bound, appended to in place, a length input per
+/// dimension after the inputs (`dims` learns its axis), the appended
+/// outputs gone (passes/graph/InPlaceCaches.h).
+static llvm::Error inPlaceCaches(mlir::func::FuncOp fn,
+                                 const CompileOptions &options, ModelSpec &spec,
+                                 DynamicDims &dims,
+                                 std::vector<InPlaceCache> &caches) {
+  std::string error;
+  auto made = makeCachesInPlace(
+      fn, unsigned(spec.inputs.size()), [&](unsigned arg, int64_t axis) {
+        CacheLayout layout;
+        const std::string &name = spec.inputs[arg].name;
+        auto entry = dims.inputs.find(name);
+        if (entry == dims.inputs.end() ||
+            size_t(axis) >= entry->second.size()) {
+          layout.error = error = "input '" + name + "' axis " +
+                                 std::to_string(axis) +
+                                 " is dynamic but names no dimension";
+          return layout;
+        }
+        const std::string &dim = entry->second[axis];
+        layout.group = llvm::find(dims.names, dim) - dims.names.begin();
+        auto bounds = options.dimBounds.find(dim);
+        if (bounds == options.dimBounds.end() || bounds->second.second < 0)
+          layout.error = error =
+              "input '" + name + "' is a key/value cache along dimension " +
+              dim + ", which has no upper bound: give the caches' capacity " +
+              "with --dim " + dim + "=0..N";
+        else
+          layout.capacity = bounds->second.second;
+        return layout;
+      });
+  if (failed(made))
+    return makeError("'" + options.modelPath +
+                     "': --kv-cache=in-place: " + error);
+  if (made->caches.empty())
+    return makeError(
+        "'" + options.modelPath +
+        "': --kv-cache=in-place: no input is a key/value cache (an input "
+        "that a Concat extends along a dynamic axis, an output returning the "
+        "result: past... -> Concat -> present...)");
+  for (const InPlaceCache &c : made->caches) {
+    spec.inputs[c.input].shape[c.axis] = c.capacity;
+    spec.inputs[c.input].cache = true;
+  }
+  // The appended caches are outputs no more.
+  std::vector<unsigned> gone;
+  for (const InPlaceCache &c : made->caches)
+    gone.push_back(c.output);
+  llvm::sort(gone, std::greater<>());
+  for (unsigned r : gone)
+    spec.outputs.erase(spec.outputs.begin() + r);
+  for (int64_t group : made->lengths) {
+    TensorSpec length;
+    length.name = dims.names[group] + "_length";
+    for (const TensorSpec &input : spec.inputs)
+      if (input.name == length.name)
+        return makeError("'" + options.modelPath +
+                         "': --kv-cache=in-place: the caches' length input "
+                         "would be '" +
+                         length.name + "', but an input has that name");
+    length.dtype = DType::I64;
+    length.lengthOf = group;
+    spec.inputs.push_back(length);
+  }
+  caches = std::move(made->caches);
+  return llvm::Error::success();
+}
+
 llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
                                     const CompileOptions &options,
                                     const DynamicDims &dyn,
                                     TargetPipeline target, bool &fixed) {
   fixed = false;
   auto fixAtOne = [&](const std::string &why) {
+    if (options.kvCacheInPlace) // the caches' axes cannot be fixed
+      return makeError("'" + options.modelPath +
+                       "': --kv-cache=in-place: " + why);
     return fixDimsAtOne(options, dyn, why, fixed);
   };
   if (options.train.enabled)
@@ -489,9 +563,17 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
     return err;
   if (std::string why = symbolicBlocker(*imported->module); !why.empty())
     return fixAtOne(why);
+  auto fn =
+      imported->module->lookupSymbol<mlir::func::FuncOp>(kForwardFunctionName);
+  // The length inputs of in-place caches join the inputs' dimensions.
+  DynamicDims dims = dyn;
+  std::vector<InPlaceCache> caches;
+  if (options.kvCacheInPlace)
+    if (auto err = inPlaceCaches(fn, options, spec, dims, caches))
+      return err;
   // The dimensions: the free ones by name, then one derived per dynamic
   // output extent.
-  for (const std::string &name : dyn.names) {
+  for (const std::string &name : dims.names) {
     DimSpec d;
     d.name = name;
     if (auto bounds = options.dimBounds.find(name);
@@ -499,8 +581,6 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
       std::tie(d.min, d.max) = bounds->second;
     spec.dims.push_back(d);
   }
-  auto fn =
-      imported->module->lookupSymbol<mlir::func::FuncOp>(kForwardFunctionName);
   mlir::Builder b(&context);
   llvm::SmallVector<mlir::Attribute> dimsAttr;
   auto axesOf = [&](mlir::Type type, auto dimOf) {
@@ -517,15 +597,19 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
       continue;
     }
     TensorSpec &input = spec.inputs[i];
+    if (input.lengthOf >= 0) { // tensor<0x?xi8>: its length on axis 1
+      dimsAttr.push_back(b.getDenseI64ArrayAttr({-1, input.lengthOf}));
+      continue;
+    }
     // An input without dynamic dimensions has no entry (a decoder's ids
     // of one token beside its cache's dynamic axis).
-    auto entry = dyn.inputs.find(input.name);
+    auto entry = dims.inputs.find(input.name);
     auto axes = axesOf(type, [&](int64_t axis) -> int64_t {
-      if (entry == dyn.inputs.end() || size_t(axis) >= entry->second.size())
+      if (entry == dims.inputs.end() || size_t(axis) >= entry->second.size())
         llvm::report_fatal_error("mxc: input '" + llvm::Twine(input.name) +
                                  "' has a dynamic axis no dimension names");
-      auto at = llvm::find(dyn.names, entry->second[axis]);
-      return at - dyn.names.begin();
+      auto at = llvm::find(dims.names, entry->second[axis]);
+      return at - dims.names.begin();
     });
     for (auto [axis, d] : llvm::enumerate(axes))
       if (d >= 0)
@@ -551,20 +635,39 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
       imported->module->lookupSymbol(kForwardFunctionName);
   auto loweredDims = lowered->getAttrOfType<mlir::ArrayAttr>("mxc.dims");
   auto numDims = lowered->getAttrOfType<mlir::IntegerAttr>("mxc.num_dims");
+  // Derived dimensions: each cache's length after the step (bounded by its
+  // capacity, which the runtime checks), then the outputs' extents.
+  std::map<int64_t, DimSpec> derived;
+  if (auto fills =
+          lowered->getAttrOfType<mlir::DenseI64ArrayAttr>(kCacheFillsAttr))
+    for (size_t i = 0; i + 1 < fills.size(); i += 2) {
+      auto cache = llvm::find_if(
+          caches, [&](const InPlaceCache &c) { return c.input == fills[i]; });
+      if (cache == caches.end() || fills[i + 1] < int64_t(spec.dims.size()))
+        return makeError("'" + options.modelPath +
+                         "': --kv-cache=in-place: the length of cache input " +
+                         Twine(fills[i]) + " is not a derived dimension");
+      DimSpec &d = derived[fills[i + 1]];
+      d.name = spec.inputs[cache->input].name + "_filled";
+      d.max = cache->capacity;
+    }
   for (auto [r, output] : llvm::enumerate(spec.outputs)) {
     auto axes = mlir::cast<mlir::DenseI64ArrayAttr>(loweredDims[nIn + r]);
     for (auto [axis, d] : llvm::enumerate(axes.asArrayRef())) {
       if (d < 0)
         continue;
       output.shape[axis] = dimExtent(d);
-      for (int64_t k = spec.dims.size(); k <= d; ++k) {
-        DimSpec derived;
-        derived.name = output.name + "_" + std::to_string(axis);
-        derived.min = 0;
-        derived.derived = true;
-        spec.dims.push_back(derived);
-      }
+      if (d >= int64_t(spec.dims.size()) && !derived.count(d))
+        derived[d].name = output.name + "_" + std::to_string(axis);
     }
+  }
+  for (auto &[index, d] : derived) {
+    if (index != int64_t(spec.dims.size()))
+      return makeError("'" + options.modelPath + "': derived dimension " +
+                       Twine(index) + " (" + d.name + ") has no predecessor");
+    d.min = 0;
+    d.derived = true;
+    spec.dims.push_back(d);
   }
   if (int64_t(spec.dims.size()) != numDims.getInt())
     return makeError("'" + options.modelPath + "': the lowered forward has " +

@@ -563,6 +563,11 @@ llvm::Error mxc::compile(const CompileOptions &options) {
                      "': the model has no dynamic dimensions");
   if (dyn.names.empty() && !options.buckets.empty())
     return makeError("--buckets: the model has no dynamic dimensions");
+  if (options.kvCacheInPlace && (dyn.names.empty() || dyn.isBatchOnly()))
+    return makeError("'" + options.modelPath +
+                     "': --kv-cache=in-place: the caches' axis must be a "
+                     "dynamic dimension other than a leading batch (an ONNX "
+                     "dim_param such as past, bounded with --dim past=0..N)");
   // The graph as MLIR or Graphviz, and the summary, show the model at 1.
   bool code = options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
   if (!dyn.names.empty() && code && !options.summary) {

@@ -63,6 +63,10 @@ struct CompileOptions : CpuPipelineOptions {
   std::map<std::string, std::vector<std::string>> symbolicInputs;
   /// Bounds of dynamic dimensions by name (`--dim N=1..64`).
   std::map<std::string, std::pair<int64_t, int64_t>> dimBounds;
+  /// --kv-cache=in-place: a decoder's key/value caches (past -> Concat ->
+  /// present) become buffers of their dimension's bound, appended to in
+  /// place, with their filled length an input (docs/transformers.md).
+  bool kvCacheInPlace = false;
   /// The batch extents a dynamic batch dimension is compiled for (the
   /// forward's variants, docs/dynamic-shapes.md); empty: the default.
   std::vector<int64_t> buckets;

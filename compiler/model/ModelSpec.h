@@ -45,6 +45,12 @@ struct TensorSpec {
   /// Extents; below 0, the model's dynamic dimension dimIndex(extent)
   /// (ModelSpec::dims), as in the ABI's tables (MXRT_DIM_EXTENT).
   std::vector<int64_t> shape;
+  /// Inputs of mxc --kv-cache=in-place: a key/value cache, read and
+  /// appended to in place (MXRT_TENSOR_CACHE), or the filled length of the
+  /// caches, an int64 scalar that gives dimension `lengthOf`
+  /// (MXRT_TENSOR_LENGTH).
+  bool cache = false;
+  int64_t lengthOf = -1;
 
   /// Elements (bytes), every dynamic dimension counted as 1: one row's.
   int64_t numElements() const;

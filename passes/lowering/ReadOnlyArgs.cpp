@@ -2,6 +2,7 @@
 // Tensor arguments are read only (see ReadOnlyArgsPass in Passes.td):
 // bufferization copies before writing into one in place.
 #include "passes/Passes.h"
+#include "passes/graph/InPlaceCaches.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -19,7 +20,8 @@ struct ReadOnlyArgsPass : mxc::impl::ReadOnlyArgsPassBase<ReadOnlyArgsPass> {
     if (fn.isExternal()) // runtime functions declared by earlier passes
       return;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (isa<TensorType>(fn.getArgument(i).getType()))
+      if (isa<TensorType>(fn.getArgument(i).getType()) &&
+          !fn.getArgAttr(i, mxc::kCacheArgAttr))
         fn.setArgAttr(i, "bufferization.writable",
                       BoolAttr::get(fn.getContext(), false));
   }

@@ -3,6 +3,7 @@
 // a Library opens lib<name>.so, describes its tensors and runs its functions
 // on NumPy arrays, zero-copy where an array already has the layout, with the
 // GIL released during the call.
+#include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
 #include <pybind11/numpy.h>
@@ -83,6 +84,10 @@ struct TensorInfo {
   std::string name;
   py::object dtype;
   py::tuple shape;
+  /// Inputs of mxc --kv-cache=in-place: a key/value cache that a call
+  /// appends to in place, or the caches' filled length.
+  bool cache = false;
+  bool length = false;
 
   std::string repr() const {
     std::string s = "TensorInfo(name='" + name +
@@ -172,6 +177,17 @@ public:
           py::hasattr(given[i], "__dlpack__"))
         given[i] = py::module_::import("numpy").attr("from_dlpack")(given[i]);
       inArrays[i] = py::array::ensure(given[i], 0);
+      // A cache is written in place: the caller's own array, never a copy.
+      if (mxrt_model_function_input_flags(model.get(), f, i) &
+              MXRT_TENSOR_CACHE &&
+          (!inArrays[i] || !inArrays[i].dtype().is(dtype) ||
+           !(inArrays[i].flags() & py::array::c_style) ||
+           !inArrays[i].writeable()))
+        throw Error(where(f) + ": input '" + info.name +
+                    "' is a key/value cache that the call appends to in "
+                    "place: pass a writable C-contiguous " +
+                    std::string(py::str(dtype)) +
+                    " array of its shape (numpy.zeros)");
       if (!inArrays[i] || !inArrays[i].dtype().is(dtype) ||
           !(inArrays[i].flags() & py::array::c_style))
         inArrays[i] = py::array(py::module_::import("numpy").attr(
@@ -352,6 +368,10 @@ private:
       check(inputs ? mxrt_model_function_input_info(model.get(), f, i, &info)
                    : mxrt_model_function_output_info(model.get(), f, i, &info));
       all.push_back(infoOf(info));
+      int64_t flags =
+          inputs ? mxrt_model_function_input_flags(model.get(), f, i) : 0;
+      all.back().cache = flags & MXRT_TENSOR_CACHE;
+      all.back().length = flags & MXRT_TENSOR_LENGTH;
     }
     return all;
   }
@@ -409,6 +429,11 @@ PYBIND11_MODULE(_runtime, m) {
       .def_readonly("name", &TensorInfo::name)
       .def_readonly("dtype", &TensorInfo::dtype)
       .def_readonly("shape", &TensorInfo::shape)
+      .def_readonly("cache", &TensorInfo::cache,
+                    "A key/value cache that a call reads and appends to in "
+                    "place (mxc --kv-cache=in-place)")
+      .def_readonly("length", &TensorInfo::length,
+                    "The caches' filled length, an int64 scalar")
       .def("__repr__", &TensorInfo::repr);
 
   py::class_<Library>(m, "Library", py::dynamic_attr(),

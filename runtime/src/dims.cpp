@@ -31,13 +31,17 @@ mxrt_status checkBounds(const mxrt_dim_desc &dim, int64_t value,
 }
 
 /// Calls `visit(index)` for the dimension of each dynamic extent of `fn`'s
-/// inputs, in order (a dimension as often as the inputs have it).
+/// inputs and of each length input, in order (a dimension as often as the
+/// inputs have it).
 template <typename Visit>
 void forEachInputDim(const mxrt_function_desc &fn, Visit visit) {
-  for (int64_t i = 0; i < fn.num_inputs; ++i)
+  for (int64_t i = 0; i < fn.num_inputs; ++i) {
+    if (fn.inputs[i].flags & MXRT_TENSOR_LENGTH)
+      visit(fn.inputs[i].offset);
     for (int64_t d = 0; d < fn.inputs[i].ndim; ++d)
       if (fn.inputs[i].shape[d] < 0)
         visit(MXRT_DIM_INDEX(fn.inputs[i].shape[d]));
+  }
 }
 
 } // namespace
@@ -86,28 +90,39 @@ mxrt::DimBinding::DimBinding(const mxrt_model_desc &model,
 mxrt_status mxrt::DimBinding::bind(const char *kind,
                                    const mxrt_tensor_desc &desc,
                                    const mxrt_tensor *tensor) {
-  for (int32_t d = 0; d < tensor->ndim; ++d) {
-    if (desc.shape[d] >= 0)
+  bool length = desc.flags & MXRT_TENSOR_LENGTH;
+  if (length && (tensor->dtype != MXRT_I64 || tensor->ndim != 0))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s '%s' (the length %s) must be an int64 scalar, got %s %s",
+                kind, desc.name, model.dims[desc.offset].name,
+                mxrt::shapeString(tensor->ndim, tensor->shape).c_str(),
+                mxrt_dtype_name(tensor->dtype));
+  // A length input's value is its dimension's (axis -1 below).
+  for (int32_t d = length ? -1 : 0; d < (length ? 0 : tensor->ndim); ++d) {
+    if (d >= 0 && desc.shape[d] >= 0)
       continue;
-    int64_t index = MXRT_DIM_INDEX(desc.shape[d]);
+    int64_t index = d < 0 ? desc.offset : MXRT_DIM_INDEX(desc.shape[d]);
     const mxrt_dim_desc &dim = model.dims[index];
-    int64_t extent = tensor->shape[d];
+    int64_t extent =
+        d < 0 ? *static_cast<const int64_t *>(tensor->data) : tensor->shape[d];
+    auto where = [&] {
+      return std::string(kind) + " '" + desc.name + "'" +
+             (d < 0 ? std::string(" (the length ") + dim.name + ")"
+                    : " axis " + std::to_string(d) + " (dimension " + dim.name +
+                          ")");
+    };
     if (value[index] >= 0) {
       if (extent == value[index])
         continue;
       std::string source = from[index]
                                ? "input '" + std::string(from[index]) + "' gave"
                                : std::string("the inputs' shapes give");
-      return fail(MXRT_INVALID_ARGUMENT,
-                  "%s '%s' axis %d (dimension %s) is %lld, but %s %s = %lld",
-                  kind, desc.name, d, dim.name, static_cast<long long>(extent),
+      return fail(MXRT_INVALID_ARGUMENT, "%s is %lld, but %s %s = %lld",
+                  where().c_str(), static_cast<long long>(extent),
                   source.c_str(), dim.name,
                   static_cast<long long>(value[index]));
     }
-    if (mxrt_status status = checkBounds(dim, extent, [&] {
-          return std::string(kind) + " '" + desc.name + "' axis " +
-                 std::to_string(d) + " (dimension " + dim.name + ")";
-        }))
+    if (mxrt_status status = checkBounds(dim, extent, where))
       return status;
     value[index] = extent;
     from[index] = desc.name;
@@ -182,6 +197,17 @@ mxrt_status mxrt::DimBinding::derive() {
                   describe().c_str(), fn.name, model.name);
     }
   }
+  // A bounded derived dimension: a key/value cache's length after the call
+  // against its capacity.
+  for (int64_t i = 0; i < model.num_dims; ++i)
+    if (derived(i) && model.dims[i].max >= 0 && value[i] > model.dims[i].max)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "dimension %s would be %lld for %s, above its bound %lld "
+                  "(the positions a key/value cache holds) in function '%s' "
+                  "of model '%s'",
+                  model.dims[i].name, static_cast<long long>(value[i]),
+                  describe().c_str(), static_cast<long long>(model.dims[i].max),
+                  fn.name, model.name);
   if (scratch < 0)
     return fail(MXRT_INTERNAL,
                 "function '%s' of model '%s': its shapes function asked for "

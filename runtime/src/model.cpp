@@ -971,6 +971,16 @@ mxrt_status mxrt_model_function_input_info(const mxrt_model *model,
                  /*input=*/true, out_info);
 }
 
+int64_t mxrt_model_function_input_flags(const mxrt_model *model,
+                                        int32_t function, int32_t index) {
+  if (!model || function < 0 || function >= model->desc->num_functions)
+    return 0;
+  const mxrt_function_desc &fn = model->desc->functions[function];
+  if (index < 0 || index >= fn.num_inputs)
+    return 0;
+  return fn.inputs[index].flags & (MXRT_TENSOR_CACHE | MXRT_TENSOR_LENGTH);
+}
+
 mxrt_status mxrt_model_function_output_info(const mxrt_model *model,
                                             int32_t function, int32_t index,
                                             mxrt_tensor_info *out_info) {

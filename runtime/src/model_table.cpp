@@ -116,18 +116,38 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
         kind, desc.name, static_cast<long long>(desc.size_bytes),
         mxrt::shapeString(desc.ndim, desc.shape, model.dims).c_str(),
         mxrt_dtype_name(static_cast<mxrt_dtype>(desc.dtype)), sizeBytes);
-  // Inputs and outputs carry no flags; parameters and states only the known
-  // MXRT_TENSOR_* bits, so that a table from a newer mxc fails here.
-  int64_t allowedFlags =
-      kindCode == TensorKind::Input || kindCode == TensorKind::Output
-          ? 0
-          : MXRT_TENSOR_AUX | MXRT_TENSOR_TRAINABLE;
+  // Only the known MXRT_TENSOR_* bits of each kind, so that a table from a
+  // newer mxc fails here.
+  int64_t allowedFlags = kindCode == TensorKind::Output ? 0
+                         : kindCode == TensorKind::Input
+                             ? MXRT_TENSOR_CACHE | MXRT_TENSOR_LENGTH
+                             : MXRT_TENSOR_AUX | MXRT_TENSOR_TRAINABLE;
   if (desc.flags & ~allowedFlags)
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: %s '%s' has flags 0x%llx, but only 0x%llx are allowed",
                 origin.c_str(), kind, desc.name,
                 static_cast<unsigned long long>(desc.flags),
                 static_cast<unsigned long long>(allowedFlags));
+  if (desc.flags & MXRT_TENSOR_LENGTH) {
+    // A scalar whose value a call binds a dimension to.
+    if (desc.ndim != 0 || desc.dtype != MXRT_I64 || !extents.any ||
+        (desc.flags & MXRT_TENSOR_CACHE) || desc.offset < 0 ||
+        desc.offset >= model.num_dims ||
+        (model.dims[desc.offset].flags & MXRT_DIM_DERIVED))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: length input '%s' is not an int64 scalar of a function "
+                  "with shapes naming a dimension that is not derived "
+                  "(dimension %lld)",
+                  origin.c_str(), desc.name,
+                  static_cast<long long>(desc.offset));
+  } else if ((kindCode == TensorKind::Input ||
+              kindCode == TensorKind::Output) &&
+             desc.offset != 0)
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: %s '%s' has offset %lld; of the inputs and outputs only "
+                "a length input has one",
+                origin.c_str(), kind, desc.name,
+                static_cast<long long>(desc.offset));
   if (kindCode == TensorKind::State && desc.offset != 0)
     return fail(MXRT_INVALID_ARGUMENT,
                 "%s: state '%s' has offset %lld; states live in the instance, "
@@ -160,11 +180,11 @@ mxrt_status checkDims(const std::string &origin, const mxrt_model_desc &desc) {
                   origin.c_str(), dim.name,
                   static_cast<unsigned long long>(dim.flags),
                   static_cast<unsigned long long>(MXRT_DIM_DERIVED));
-    // No call binds a derived dimension: there is nothing to bound.
-    if ((dim.flags & MXRT_DIM_DERIVED) && (dim.min != 0 || dim.max != -1))
+    // No call binds a derived dimension: a bound is all it may have.
+    if ((dim.flags & MXRT_DIM_DERIVED) && dim.min != 0)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: derived dimension '%s' has bounds %lld..%lld; a "
-                  "derived dimension's are 0..-1",
+                  "derived dimension's minimum is 0",
                   origin.c_str(), dim.name, static_cast<long long>(dim.min),
                   static_cast<long long>(dim.max));
     if (dim.min < 0 || (dim.max != -1 && dim.max < dim.min))

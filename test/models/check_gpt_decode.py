@@ -5,6 +5,10 @@
 # empty one). Checks every step's last logits against PyTorch's own cached decode
 # (reference_logits.npy, max |diff| / max |reference| <= --tolerance) and the tokens
 # against reference_tokens.npy; prints one line per 8 steps and a summary.
+# A library compiled with --kv-cache=in-place takes its caches as buffers of a
+# fixed capacity, appended to in place, and their filled length as an input:
+# the loop then passes the same arrays every step and checks that the rows
+# past the filled length stay untouched.
 #
 #   python3 check_gpt_decode.py LIB DIR [--threads T] [--tolerance 1e-4]
 import argparse
@@ -27,14 +31,26 @@ def main():
     prompt = np.load(os.path.join(a.dir, "prompt.npy"))
     reference = np.load(os.path.join(a.dir, "reference_logits.npy"))
     tokens = np.load(os.path.join(a.dir, "reference_tokens.npy"))
+    in_place = any(t.cache for t in lib.inputs)
     past = [np.zeros([0 if d == "past" else d for d in t.shape], np.float32)
-            for t in lib.inputs[2:]]
+            for t in lib.inputs[2:] if not t.length]
+    if in_place:  # NaN marks the rows no step has written yet
+        for cache in past:
+            cache[:] = np.nan
+    filled = 0
     ids, worst, ok = prompt, 0.0, True
     for step in range(len(reference)):
-        start = past[0].shape[2]
+        start = filled
         positions = np.arange(start, start + ids.shape[1], dtype=np.int64)[None]
-        logits, *past = lib(ids, positions, *past)
-        assert past[0].shape[2] == start + ids.shape[1], past[0].shape
+        if in_place:
+            logits = lib(ids, positions, *past, np.array(start, np.int64))
+            for cache in past:
+                assert not np.isnan(cache[:, :, :start + ids.shape[1]]).any()
+                assert np.isnan(cache[:, :, start + ids.shape[1]:]).all()
+        else:
+            logits, *past = lib(ids, positions, *past)
+            assert past[0].shape[2] == start + ids.shape[1], past[0].shape
+        filled = start + ids.shape[1]
         last = logits[0, -1]
         diff = float(np.abs(last - reference[step]).max() / np.abs(reference[step]).max())
         worst = max(worst, diff)
@@ -45,7 +61,7 @@ def main():
         elif step % 8 == 0:
             print(f"step {step}: cache {start} positions, ok")
         ids = np.array([[token]], np.int64)
-    print(f"{len(reference)} steps, cache {past[0].shape[2]} positions, "
+    print(f"{len(reference)} steps, cache {filled} positions, "
           f"worst diff {worst:.1e}: {'ok' if ok else 'FAILED'}")
     sys.exit(0 if ok else 1)
 

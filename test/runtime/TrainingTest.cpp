@@ -411,7 +411,13 @@ TEST(Training, DescriptorChecksV2Fields) {
   std::copy(std::begin(linear::functions) + 1, std::end(linear::functions),
             functions + 1);
   desc.functions = functions;
-  expectRefused(desc, "input 'x' has flags 0x2, but only 0x0 are allowed");
+  expectRefused(desc, "input 'x' has flags 0x2, but only 0xc are allowed");
+  // A length input is an int64 scalar of a function with shapes.
+  input.flags = MXRT_TENSOR_LENGTH;
+  expectRefused(desc, "length input 'x' is not an int64 scalar");
+  input.flags = 0;
+  input.offset = 8;
+  expectRefused(desc, "input 'x' has offset 8");
 
   desc = linear::desc();
   mxrt_tensor_desc states[2] = {linear::states[0], linear::states[1]};

@@ -131,6 +131,15 @@ static cl::opt<int64_t> parallelMinWork(
              "that runs on the instance's thread pool; 0: every outermost "
              "parallel loop (default 131072)"),
     cl::init(131072), cl::cat(category));
+static cl::opt<std::string> kvCache(
+    "kv-cache",
+    cl::desc("A decoder's key/value caches (inputs past... that a Concat "
+             "extends, outputs present...): copy (the export's form: each "
+             "step copies the past into the present; default) or in-place "
+             "(each cache one buffer holding its dimension's bound of "
+             "positions, appended to in place, the filled length an input "
+             "<dimension>_length; needs --dim past=0..N)"),
+    cl::init("copy"), cl::cat(category));
 static cl::opt<std::string> convLayout(
     "conv-layout",
     cl::desc("Layout of the convolutions' activations: auto (chains of "
@@ -288,6 +297,12 @@ int main(int argc, char **argv) {
     return fail("--conv-layout=" + convLayout +
                 ": expected auto, nhwc or nchw");
   options.convLayout = convLayout;
+  if (!llvm::is_contained({"copy", "in-place"}, kvCache.getValue()))
+    return fail("--kv-cache=" + kvCache + ": expected copy or in-place");
+  options.kvCacheInPlace = kvCache == "in-place";
+  if (options.kvCacheInPlace && target != "cpu")
+    return fail("--kv-cache=in-place: --target=" + target +
+                " does not take in-place caches yet (only cpu)");
   options.target = target;
   if (!gpuArch.empty())
     options.gpuArchs.assign(gpuArch.begin(), gpuArch.end());

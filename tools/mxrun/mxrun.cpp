@@ -59,7 +59,9 @@ const char usage[] =
     "                         prompt (--input ids=..., else token 0) after an\n"
     "                         empty cache, then N tokens one at a time, each\n"
     "                         step's present... outputs fed back as its\n"
-    "                         past... inputs; prints the tokens and tokens/s\n"
+    "                         past... inputs (or, compiled with --kv-cache=\n"
+    "                         in-place, the caches appended to in place);\n"
+    "                         prints the tokens and tokens/s\n"
     "  --steps N              call the function N times (default 1), e.g. N\n"
     "                         optimizer steps; outputs are the last call's\n"
     "  --save-params FILE     afterwards, write the instance's parameters as "
@@ -262,7 +264,9 @@ float fromBFloat16(uint16_t bits) {
 }
 
 /// An integer dtype and its C type, as withIntegerType lists them.
-template <typename T> struct IntegerDtype { mxrt_dtype dtype; };
+template <typename T> struct IntegerDtype {
+  mxrt_dtype dtype;
+};
 
 template <typename Fn, typename... T>
 bool withIntegerTypeOf(mxrt_dtype dtype, Fn &fn, IntegerDtype<T>... types) {
@@ -497,11 +501,13 @@ std::string presentName(const std::string &name) {
 /// (1, seq), int64, int32 or float32), optionally the positions (positions
 /// or position_ids, the same form) and the caches (past...), each of which
 /// the output of the same name with "present" for "past" feeds on the next
-/// step; the logits are the output named logits, else the first, (1, seq,
-/// vocabulary). The first step reads the prompt (--input of the ids, else
-/// token 0) after an empty cache; each later step the one token the last
-/// step chose (the largest logit). Prints the tokens and the time of the
-/// prompt's step and of the N steps after it.
+/// step (compiled with --kv-cache=in-place: caches that each step appends
+/// to in place, zeros at first, and their filled length); the logits are the
+/// output named logits, else the first, (1, seq, vocabulary). The first step
+/// reads the prompt (--input of the ids, else token 0) after an empty cache;
+/// each later step the one token the last step chose (the largest logit).
+/// Prints the tokens and the time of the prompt's step and of the N steps after
+/// it.
 int generateTokens(const Options &options, mxrt_model *model, int32_t function,
                    const std::vector<Slot> &inputs,
                    const std::vector<Slot> &outputs,
@@ -518,7 +524,19 @@ int generateTokens(const Options &options, mxrt_model *model, int32_t function,
   int32_t positions = find(inputs, {"positions", "position_ids"});
   int32_t logits = std::max(find(outputs, {"logits"}), 0);
   std::vector<std::pair<int32_t, int32_t>> caches; // input, output
+  // A library compiled with --kv-cache=in-place: caches of a fixed capacity
+  // that each step appends to, and their filled length as an input.
+  std::vector<int32_t> inPlace;
+  int32_t length = -1;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    int64_t flags =
+        mxrt_model_function_input_flags(model, function, int32_t(i));
+    if (flags & MXRT_TENSOR_CACHE)
+      inPlace.push_back(int32_t(i));
+    if (flags & MXRT_TENSOR_LENGTH)
+      length = int32_t(i);
+  }
+  for (size_t i = 0; i < inputs.size() && inPlace.empty(); ++i) {
     std::string present = presentName(inputs[i].info.name);
     if (present.empty())
       continue;
@@ -528,8 +546,9 @@ int generateTokens(const Options &options, mxrt_model *model, int32_t function,
            "' has no output '" + present + "' to take the next step's from");
     caches.push_back({int32_t(i), out});
   }
-  if (caches.empty())
-    fail("--generate: the function has no cache inputs (named past...)");
+  if (caches.empty() && inPlace.empty())
+    fail("--generate: the function has no cache inputs (named past..., or "
+         "compiled with --kv-cache=in-place)");
   for (const auto &[in, out] : caches)
     if (in == ids || in == positions)
       fail("--generate: input '" + std::string(inputs[in].info.name) +
@@ -582,8 +601,20 @@ int generateTokens(const Options &options, mxrt_model *model, int32_t function,
     return TensorPtr(tensor);
   };
   // Every other input (none, as a rule) keeps what was read or generated;
-  // the caches start empty: extent 0 on their dynamic axes.
+  // the caches start empty: extent 0 on their dynamic axes, or (in place)
+  // zeros of their capacity, filled to 0.
   std::vector<TensorPtr> current(inputs.size());
+  for (int32_t in : inPlace) {
+    const mxrt_tensor_info &info = inputs[in].info;
+    mxrt_tensor *tensor = nullptr;
+    if (mxrt_status status =
+            mxrt_tensor_create(info.dtype, info.ndim, info.shape, &tensor))
+      failStatus("cannot allocate cache '" + std::string(info.name) + "'",
+                 status);
+    current[in].reset(tensor);
+  }
+  if (!inPlace.empty() && length < 0)
+    fail("--generate: the caches have no length input");
   for (const auto &[in, out] : caches) {
     const mxrt_tensor_info &info = inputs[in].info;
     int64_t shape[MXRT_MAX_DIMS];
@@ -617,6 +648,14 @@ int generateTokens(const Options &options, mxrt_model *model, int32_t function,
       for (size_t i = 0; i < at.size(); ++i)
         at[i] = position + int64_t(i);
       current[positions] = row(positions, at);
+    }
+    if (length >= 0) {
+      mxrt_tensor *filled = nullptr;
+      if (mxrt_status status =
+              mxrt_tensor_create(MXRT_I64, 0, nullptr, &filled))
+        failStatus("cannot allocate the caches' length", status);
+      *static_cast<int64_t *>(mxrt_tensor_data(filled)) = position;
+      current[length].reset(filled);
     }
     std::vector<mxrt_tensor *> in;
     for (size_t i = 0; i < inputs.size(); ++i)

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 6
+#define MXRT_MODEL_ABI_VERSION 7
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -24,13 +24,21 @@ extern "C" {
  *  instead. */
 #define MXRT_MODEL_ENTRY_SYMBOL "mxc_model_descriptor"
 
-/** mxrt_tensor_desc.flags of parameters. */
+/** mxrt_tensor_desc.flags: of parameters (AUX, TRAINABLE) and of inputs
+ *  (CACHE, LENGTH; mxc --kv-cache=in-place). */
 enum {
   /** An auxiliary state (BatchNorm's moving mean / variance): saved as
    *  "aux:<name>" in MXNet .params files, others as "arg:<name>". */
   MXRT_TENSOR_AUX = 1,
   /** Updated by the optimizer in train_step (has a gradient). */
   MXRT_TENSOR_TRAINABLE = 2,
+  /** An input that the function also writes: a key/value cache of a fixed
+   *  capacity, to which a call appends its rows after the filled length
+   *  (a LENGTH input) in place. */
+  MXRT_TENSOR_CACHE = 4,
+  /** An int64 scalar input whose value is dimension `offset`'s (the caches'
+   *  filled length), not a shape: a call binds that dimension from it. */
+  MXRT_TENSOR_LENGTH = 8,
 };
 
 /** One input, output, parameter or optimizer state. */
@@ -44,7 +52,8 @@ typedef struct mxrt_tensor_desc {
    *  is at least 0. */
   const int64_t *shape;
   /** Parameters: byte offset of the data in mxrt_model_desc.weights (64-byte
-   *  aligned). Inputs, outputs and states: 0. */
+   *  aligned). A MXRT_TENSOR_LENGTH input: the index of the dimension it
+   *  gives. Other inputs, outputs and states: 0. */
   int64_t offset;
   /** Bytes of data (product of shape times dtype size), every dynamic
    *  dimension counted as 1. */
@@ -72,7 +81,8 @@ enum {
   /** An extent of an output that the function computes from the others (a
    *  convolution's (H + 2p - k) / s + 1): its mxrt_function_desc.shapes sets
    *  it before a call; no input names it and the caller never binds it.
-   *  min and max are 0 and -1. */
+   *  min is 0; max is -1, or the bound a call's value must not pass (a key/
+   *  value cache's length after the call: its capacity). */
   MXRT_DIM_DERIVED = 1,
 };
 

@@ -330,6 +330,14 @@ MXRT_API mxrt_status mxrt_model_function_input_info(const mxrt_model *model,
 MXRT_API mxrt_status
 mxrt_model_function_output_info(const mxrt_model *model, int32_t function,
                                 int32_t index, mxrt_tensor_info *out_info);
+/** The MXRT_TENSOR_* flags (mxrt/model_abi.h) of input `index` of function
+ *  `function`: MXRT_TENSOR_CACHE for a key/value cache that a call reads and
+ *  appends to in place, MXRT_TENSOR_LENGTH for the int64 scalar that gives
+ *  the caches' filled length (mxc --kv-cache=in-place); 0 for other inputs
+ *  and for indices out of range. */
+MXRT_API int64_t mxrt_model_function_input_flags(const mxrt_model *model,
+                                                 int32_t function,
+                                                 int32_t index);
 
 MXRT_API int32_t mxrt_model_num_params(const mxrt_model *model);
 MXRT_API mxrt_status mxrt_model_param_info(const mxrt_model *model,
