@@ -22,6 +22,33 @@ def tool_parser(doc):
     return p
 
 
+ORT_VERSION = "1.30.0"
+
+
+def ensure_onnxruntime_node(peers_dir, version=ORT_VERSION, install=True):
+    """npm's onnxruntime-node `version` in `peers_dir` (bench/.peers), installed
+    unless there (or, with `install` False, an exit saying so)."""
+    import json
+    import shutil
+    import sys
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            sys.exit(f"`{tool}` not found: install Node.js and npm "
+                     "(e.g. apt-get install nodejs npm)")
+    package = os.path.join(peers_dir, "node_modules", "onnxruntime-node", "package.json")
+    if os.path.exists(package) and json.load(open(package))["version"] == version:
+        return
+    if not install:
+        sys.exit(f"onnxruntime-node {version} is not in {peers_dir} "
+                 "(run without --no-install)")
+    print(f"installing onnxruntime-node@{version} into {peers_dir} ...", file=sys.stderr,
+          flush=True)
+    os.makedirs(peers_dir, exist_ok=True)
+    subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
+                    "--prefix", peers_dir, "onnxruntime-node@" + version], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def mxc_version(mxc):
     """The first line of `mxc --version`."""
     return subprocess.run([mxc, "--version"], capture_output=True,

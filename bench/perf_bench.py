@@ -42,7 +42,7 @@ import perf_models as models  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TESTDATA = os.path.join(ROOT, "..", "shared", "testdata", "mxnet")
-ORT_VERSION = "1.30.0"
+ORT_VERSION = bench_util.ORT_VERSION
 ROW_KEYS = ["mlp", "lenet", "lenet64", "resnet20", "resnet18", "sgemm"]
 SGEMM_N = 1024
 PEERS = ["mxc", "ORT", "PyTorch", "OpenBLAS"]
@@ -138,21 +138,9 @@ class Peers:
     def install(self, openblas):
         """Installs onnxruntime-node unless there, and builds sgemm.c if
         `openblas`."""
-        for tool in ("node", "npm"):
-            if not shutil.which(tool):
-                sys.exit(f"perf_bench: `{tool}` not found: install Node.js and npm "
-                         "(e.g. apt-get install nodejs npm)")
         version = self.args.ort_version
-        package = os.path.join(self.args.peers_dir, "node_modules", "onnxruntime-node",
-                               "package.json")
-        if not (os.path.exists(package) and json.load(open(package))["version"] == version):
-            if self.args.no_install:
-                sys.exit(f"perf_bench: onnxruntime-node {version} is not in "
-                         f"{self.args.peers_dir} (run without --no-install)")
-            log(f"installing onnxruntime-node@{version} into {self.args.peers_dir} ...")
-            os.makedirs(self.args.peers_dir, exist_ok=True)
-            run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
-                 "--prefix", self.args.peers_dir, "onnxruntime-node@" + version])
+        bench_util.ensure_onnxruntime_node(self.args.peers_dir, version,
+                                           not self.args.no_install)
         self.versions["ORT"] = f"onnxruntime-node {version} (Node.js " \
             + run(["node", "--version"]).strip() + ")"
         if openblas:

@@ -117,7 +117,8 @@ def bandwidth_probe(work):
     if not cc:
         sys.exit("transformer_bench: no C compiler for bench/bandwidth.c (set CC)")
     exe = os.path.join(work, "bandwidth")
-    r = subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(HERE, "bandwidth.c")],
+    r = subprocess.run([cc, "-O3", "-march=native", "-pthread", "-o", exe,
+                        os.path.join(HERE, "bandwidth.c")],
                        capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit("transformer_bench: cannot compile bench/bandwidth.c: " + first_lines(r))
@@ -387,6 +388,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="mxc-transformer-bench-") as tmp:
         args.work = args.work or tmp
         os.makedirs(args.work, exist_ok=True)
+        bench_util.ensure_onnxruntime_node(os.path.join(HERE, ".peers"))
         peers = Peers(args)
         models = {}
         rows = []

@@ -37,6 +37,14 @@ def main():
     if in_place:  # NaN marks the rows no step has written yet
         for cache in past:
             cache[:] = np.nan
+        # A cache the call could not write in place is refused, not copied.
+        frozen = past[0].copy()
+        frozen.flags.writeable = False
+        try:
+            lib(prompt, prompt, frozen, *past[1:], np.int64(0))
+            sys.exit("a read-only cache was accepted")
+        except mxc.Error as e:
+            assert "appends to in place" in str(e), e
     filled = 0
     ids, worst, ok = prompt, 0.0, True
     for step in range(len(reference)):
