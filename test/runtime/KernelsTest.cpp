@@ -482,6 +482,39 @@ TEST(Kernels, LargeGemmSplitsAcrossThreads) {
   }
 }
 
+TEST(Kernels, GemmRowBlocksWhereBIsFar) {
+  // One thread. A's rows in one block (at most 132), in balanced blocks
+  // where B's panel outgrows L2 (n > 1024 at k slices of 256), else in
+  // blocks of 48; B kept packed (a constant, so kept alive: the packed
+  // cache knows it by address) or packed per call; rows that fill no whole
+  // micro-panel.
+  static std::vector<std::vector<float>> constants;
+  std::mt19937 rng(7);
+  for (auto [m, n, k, constB] :
+       {std::tuple<int64_t, int64_t, int64_t, bool>{300, 2100, 300, false},
+        {300, 2100, 300, true},
+        {131, 1500, 257, true},
+        {140, 50, 520, false},
+        {132, 33, 600, true},
+        {7, 2049, 260, true}}) {
+    std::vector<float> a = randomVector(rng, m * k), c(m * n);
+    std::vector<float> &b = constants.emplace_back(randomVector(rng, k * n));
+    mxrt_kernel_sgemm(1, m, n, k, a.data(), 0, k, 1, b.data(), 0, n, 1,
+                      c.data(), 0, n, 1, nullptr, 0, 0, 0,
+                      constB ? MXRT_KERNEL_CONST_B : 0);
+    for (int64_t probe = 0; probe < 300; ++probe) {
+      int64_t i = probe < 4 ? (probe % 2) * (m - 1) : rng() % m,
+              j = probe < 4 ? (probe / 2) * (n - 1) : rng() % n;
+      double want = 0;
+      for (int64_t p = 0; p < k; ++p)
+        want += double(a[i * k + p]) * b[p * n + j];
+      ASSERT_NEAR(c[i * n + j], want, 1e-3 * (1.0 + std::fabs(want)))
+          << m << "x" << n << "x" << k << (constB ? " const B" : "") << " at "
+          << i << "," << j;
+    }
+  }
+}
+
 TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
   // Constant operands must outlive the process's kernel calls: static.
   static std::mt19937 rng(6);
