@@ -143,6 +143,10 @@ std::vector<Case> cases() {
       {1, 2, 1, 45, 32, 32, true, true, false, false, true},
       {1, 3, 2, 40, 7, 5, false, false, true, false, true},
       {1, 2, 9, 30, 16, 16, true, true, false, false, true},
+      // Value rows of 8 vectors (AVX-512), the most weighed in registers,
+      // and past them (through memory), causal: masked keys skipped.
+      {1, 2, 1, 30, 16, 128, true, true, false, false},
+      {1, 1, 2, 21, 16, 144, true, true, false, true},
   };
 }
 
