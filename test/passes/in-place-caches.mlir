@@ -19,8 +19,8 @@
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<4x4xf32>
 // CHECK-SAME: %[[LEN:[a-z0-9]+]]: tensor<0x?xi8> {mxc.length}
 // CHECK-SAME: -> (tensor<1x2x?x4xf32>, tensor<1x2x16x4xf32> {mxc.cache_of = 0 : i64}, tensor<0x?xi8> {mxc.cache_fill_of = 0 : i64})
-// CHECK: %[[P:.*]] = tensor.dim %[[LEN]], %c1
-// CHECK: %[[S:.*]] = tensor.dim %[[NEW]], %c2
+// CHECK: %[[P:.*]] = tensor.dim %[[LEN]], %{{.*}} : tensor<0x?xi8>
+// CHECK: %[[S:.*]] = tensor.dim %[[NEW]], %{{.*}} : tensor<1x2x?x4xf32>
 // CHECK: %[[UPD:.*]] = tensor.insert_slice %[[NEW]] into %[[CACHE]][0, 0, %[[P]], 0] [1, 2, %[[S]], 4] [1, 1, 1, 1]
 // CHECK: %[[T:.*]] = arith.addi %[[P]], %[[S]]
 // CHECK: %[[PRESENT:.*]] = tensor.extract_slice %[[UPD]][0, 0, 0, 0] [1, 2, %[[T]], 4] [1, 1, 1, 1] : tensor<1x2x16x4xf32> to tensor<1x2x?x4xf32>
@@ -81,7 +81,9 @@ func.func @bufferized(%cache: memref<1x16xf32> {mxc.cache}, %len: memref<0x?xi8>
 // Bufferization wrote the cache elsewhere: copied back, with a warning.
 // WARN: warning: cache input 0 is updated by a copy of the whole cache, not in place
 // RESULTS-LABEL: func.func @copied(
-// RESULTS: memref.copy %[[ELSEWHERE:.*]], %arg0
+// RESULTS-SAME: %[[CACHE:[a-z0-9]+]]: memref<1x16xf32> {mxc.cache}
+// RESULTS: %[[ELSEWHERE:.*]] = memref.alloc() : memref<1x16xf32>
+// RESULTS: memref.copy %[[ELSEWHERE]], %[[CACHE]]
 // RESULTS: return %{{.*}} : memref<2xf32>
 func.func @copied(%cache: memref<1x16xf32> {mxc.cache}, %len: memref<0x?xi8> {mxc.length})
     -> (memref<2xf32>, memref<1x16xf32> {mxc.cache_of = 0 : i64}, memref<0x?xi8> {mxc.cache_fill_of = 0 : i64})
