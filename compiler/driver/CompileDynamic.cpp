@@ -458,11 +458,11 @@ static std::string symbolicBlocker(mlir::ModuleOp module) {
 
 /// --kv-cache=in-place: the forward's key/value caches become buffers of
 /// their dimension's bound, appended to in place, a length input per
-/// dimension after the inputs (`dims` learns its axis), the appended
-/// outputs gone (passes/graph/InPlaceCaches.h).
+/// dimension after the inputs, the appended outputs gone
+/// (passes/graph/InPlaceCaches.h).
 static llvm::Error inPlaceCaches(mlir::func::FuncOp fn,
                                  const CompileOptions &options, ModelSpec &spec,
-                                 DynamicDims &dims,
+                                 const DynamicDims &dims,
                                  std::vector<InPlaceCache> &caches) {
   std::string error;
   auto made = makeCachesInPlace(
@@ -565,15 +565,13 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
     return fixAtOne(why);
   auto fn =
       imported->module->lookupSymbol<mlir::func::FuncOp>(kForwardFunctionName);
-  // The length inputs of in-place caches join the inputs' dimensions.
-  DynamicDims dims = dyn;
   std::vector<InPlaceCache> caches;
   if (options.kvCacheInPlace)
-    if (auto err = inPlaceCaches(fn, options, spec, dims, caches))
+    if (auto err = inPlaceCaches(fn, options, spec, dyn, caches))
       return err;
   // The dimensions: the free ones by name, then one derived per dynamic
   // output extent.
-  for (const std::string &name : dims.names) {
+  for (const std::string &name : dyn.names) {
     DimSpec d;
     d.name = name;
     if (auto bounds = options.dimBounds.find(name);
@@ -603,13 +601,13 @@ llvm::Error driver::compileSymbolic(mlir::MLIRContext &context,
     }
     // An input without dynamic dimensions has no entry (a decoder's ids
     // of one token beside its cache's dynamic axis).
-    auto entry = dims.inputs.find(input.name);
+    auto entry = dyn.inputs.find(input.name);
     auto axes = axesOf(type, [&](int64_t axis) -> int64_t {
-      if (entry == dims.inputs.end() || size_t(axis) >= entry->second.size())
+      if (entry == dyn.inputs.end() || size_t(axis) >= entry->second.size())
         llvm::report_fatal_error("mxc: input '" + llvm::Twine(input.name) +
                                  "' has a dynamic axis no dimension names");
-      auto at = llvm::find(dims.names, entry->second[axis]);
-      return at - dims.names.begin();
+      auto at = llvm::find(dyn.names, entry->second[axis]);
+      return at - dyn.names.begin();
     });
     for (auto [axis, d] : llvm::enumerate(axes))
       if (d >= 0)
