@@ -120,7 +120,10 @@ FailureOr<mxc::InPlaceCaches> mxc::makeCachesInPlace(
     cache.setType(RankedTensorType::get(shape, pastType.getElementType()));
     fn.setArgAttr(c.arg, kCacheArgAttr, UnitAttr::get(ctx));
 
-    // The past: the filled part of the cache, for whatever else read it.
+    // The past: the filled part of the cache, for whatever else read it
+    // (the readers of before: the view itself may read the cache's other
+    // dynamic extents).
+    SmallVector<OpOperand *> readers(llvm::make_pointer_range(cache.getUses()));
     b.setInsertionPointToStart(&body);
     Value filled = tensor::DimOp::create(
         b, loc, fn.getArgument(lengthArg[c.layout.group]), 1);
@@ -130,7 +133,8 @@ FailureOr<mxc::InPlaceCaches> mxc::makeCachesInPlace(
     auto past = tensor::ExtractSliceOp::create(
         b, loc, pastType, cache, zeros,
         sizesLike(b, loc, cache, pastType, c.axis, filled), ones);
-    cache.replaceAllUsesExcept(past, past);
+    for (OpOperand *reader : readers)
+      reader->set(past);
 
     // The step's rows written after it, and the Concat's readers reading
     // the cache up to them.

@@ -39,6 +39,23 @@ func.func @decoder_layer(%past: tensor<1x2x?x4xf32>, %new: tensor<1x2x?x4xf32>,
 
 // -----
 
+// A cache with a dynamic batch too: the view of the past reads the batch off
+// the cache itself, and the past's other readers read the view.
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK-SAME: %[[CACHE:[a-z0-9]+]]: tensor<?x2x16x4xf32> {mxc.cache}
+// CHECK: %[[P:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<0x?xi8>
+// CHECK: %[[N:.*]] = tensor.dim %[[CACHE]], %{{.*}} : tensor<?x2x16x4xf32>
+// CHECK: %[[PAST:.*]] = tensor.extract_slice %[[CACHE]][0, 0, 0, 0] [%[[N]], 2, %[[P]], 4]
+// CHECK: mx.unary %[[PAST]]
+func.func @dynamic_batch(%past: tensor<?x2x?x4xf32>, %new: tensor<?x2x?x4xf32>)
+    -> (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) {
+  %present = mx.Concat %past, %new {dim = 2 : i64} : (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32>
+  %old = mx.unary %past {op = "tanh"} : tensor<?x2x?x4xf32>
+  return %old, %present : tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>
+}
+
+// -----
+
 // Near misses: the Concat is no output; the input is its second operand (the
 // first no input); it joins along a static axis; three operands.
 // CHECK-LABEL: func.func @near_misses(
