@@ -81,7 +81,6 @@ FailureOr<mxc::InPlaceCaches> mxc::makeCachesInPlace(
       CacheLayout l = layout(i, axis);
       if (!l.error.empty() || l.capacity < 0)
         return failure(); // the caller says why
-
       found.push_back({i, concat, returned[0], axis, l});
       break;
     }

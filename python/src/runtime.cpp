@@ -177,19 +177,18 @@ public:
           py::hasattr(given[i], "__dlpack__"))
         given[i] = py::module_::import("numpy").attr("from_dlpack")(given[i]);
       inArrays[i] = py::array::ensure(given[i], 0);
+      bool asIs = inArrays[i] && inArrays[i].dtype().is(dtype) &&
+                  (inArrays[i].flags() & py::array::c_style);
       // A cache is written in place: the caller's own array, never a copy.
       if (mxrt_model_function_input_flags(model.get(), f, i) &
               MXRT_TENSOR_CACHE &&
-          (!inArrays[i] || !inArrays[i].dtype().is(dtype) ||
-           !(inArrays[i].flags() & py::array::c_style) ||
-           !inArrays[i].writeable()))
+          !(asIs && inArrays[i].writeable()))
         throw Error(where(f) + ": input '" + info.name +
                     "' is a key/value cache that the call appends to in "
                     "place: pass a writable C-contiguous " +
                     std::string(py::str(dtype)) +
                     " array of its shape (numpy.zeros)");
-      if (!inArrays[i] || !inArrays[i].dtype().is(dtype) ||
-          !(inArrays[i].flags() & py::array::c_style))
+      if (!asIs)
         inArrays[i] = py::array(py::module_::import("numpy").attr(
             "ascontiguousarray")(given[i], dtype));
       inTensors[i] = wrap(info.dtype, inArrays[i]);
