@@ -28,7 +28,7 @@ output is compared with its reference:
 --modes picks how cases are compiled (default: `default`; `default,plain` runs both sweeps):
 
   default      as above: `--input NAME=SHAPE` for every graph input, and when mxc says an input
-               must be a compile-time constant, the test's small integer/bool vectors and
+               must be a compile-time constant, the test's small vectors and
                scalars again through `--bind NAME=FILE.pb`.
   plain        as a plain user would: `mxc model.onnx -o libmodel.so`, no `--input` for tensor
                inputs and never `--bind`. Sequence and optional inputs still get their
@@ -342,10 +342,10 @@ CONST_INPUT_RE = re.compile(r"must be (a )?compile-time constants?")
 
 def is_shape_like(arr):
     """What tests feed as inputs but static compilers need at compile time: small
-    integer/bool vectors (shapes, axes, pads, starts) and scalars (Range bounds,
-    a pad value, Dropout's training_mode)."""
-    small_int = arr.dtype.kind in "iub" and arr.ndim <= 1 and arr.size <= 16
-    return small_int or arr.ndim == 0
+    vectors (shapes, axes, pads, starts, Resize's scales and region of interest) and
+    scalars (Range bounds, a pad value, Dropout's training_mode)."""
+    small = arr.dtype.kind in "iubf" and arr.ndim <= 1 and arr.size <= 16
+    return small or arr.ndim == 0
 
 
 def compile_model(args, model_path, model_bytes, shapes, out_dir, binds=(), mode="default"):
@@ -646,7 +646,7 @@ def make_report(args, results, cmdline, version, wall, plain=None):
            "every graph input taken from its test data (symbolic dimensions are bound), and run "
            "once per data set. When mxc says an input must be a compile-time constant (a "
            "Reshape's shape, Pad's pads, Range's bounds, ...), the case is compiled again with "
-           "the test's small integer/bool vectors and scalars fed through `--bind` (as a "
+           "the test's small vectors and scalars fed through `--bind` (as a "
            "deployment would fix them).")
     results_are_default = not results or results[0]["mode"] == "default"
     modes = ""  # a default-mode run says what it always said

@@ -34,6 +34,8 @@ TensorOp importConstant, importConstantOfShape, importSize, importShape,
 // Indexing.cpp
 TensorOp importConcat, importSplit, importSlice, importGather,
     importGatherIndexed, importScatter, importPad, importOneHot, importTrilu;
+// Resize.cpp
+TensorOp importResize, importUpsample;
 // Sequences.cpp
 ContainerOp importGetElement, importOptional, importOptionalHasElement,
     importSequenceEmpty, importSequenceConstruct, importSplitToSequence,
@@ -173,6 +175,9 @@ static const OpEntry kOps[] = {
     {"Pad", 1, kLast, importPad},
     {"OneHot", 9, kLast, importOneHot},
     {"Trilu", 14, kLast, importTrilu},
+    // Resize.cpp
+    {"Resize", 10, kLast, importResize},
+    {"Upsample", 7, 9, importUpsample},
     // Sequences.cpp (Identity: Shape.cpp, or Sequences.cpp when it takes a
     // sequence or optional)
     {"Identity", 1, kLast, importIdentity, importGetElement},
