@@ -3,7 +3,8 @@
 # torchvision's ResNet-18 or DenseNet-121 with seeded random weights (no download),
 # exported with torch.onnx.export, and PyTorch's output on a seeded input. The model
 # (~45 / ~32 MB) is rebuilt at test time; only the input (the same for both) and the
-# reference outputs are committed (test/models/<model>_onnx/), written by
+# reference outputs are committed (test/models/<model>_onnx/). The segmentation
+# models (segmentation_onnx.test) write their reference at test time. Written by
 #   /usr/bin/python3 test/models/make_torchvision_onnx.py --out-dir test/models/resnet18_onnx
 #   /usr/bin/python3 test/models/make_torchvision_onnx.py --model densenet121 \
 #       --out-dir test/models/densenet121_onnx
@@ -18,9 +19,15 @@ OPSET = 13
 SEED = 0
 
 
+SEGMENTATION = ["fcn_resnet50", "lraspp_mobilenet_v3_large"]
+
+
 def make_model(name):
     torch.manual_seed(SEED)
-    model = torchvision.models.get_model(name, weights=None)
+    if name in SEGMENTATION:  # no pretrained backbone either (a download)
+        model = torchvision.models.get_model(name, weights=None, weights_backbone=None)
+    else:
+        model = torchvision.models.get_model(name, weights=None)
     # Fresh BatchNorm layers are identities (mean 0, var 1, gamma 1, beta 0); give them
     # seeded statistics so the export's folded Conv+BN really carries BN's arithmetic.
     g = torch.Generator().manual_seed(SEED + 1)
@@ -45,18 +52,22 @@ def main():
     p.add_argument("--out-dir", required=True,
                    help="writes input.npy and torch_output.npy here")
     p.add_argument("--onnx", help="also export the model to this .onnx file")
-    p.add_argument("--model", default="resnet18", choices=["resnet18", "densenet121"])
+    p.add_argument("--model", default="resnet18",
+                   choices=["resnet18", "densenet121"] + SEGMENTATION)
     a = p.parse_args()
     torch.set_num_threads(1)  # one summation order, run to run
     model, x = make_model(a.model), make_input()
     with torch.no_grad():
         y = model(x)
+    if isinstance(y, dict):  # segmentation: the "out" map (no auxiliary head)
+        y = y["out"]
     os.makedirs(a.out_dir, exist_ok=True)
     np.save(os.path.join(a.out_dir, "input.npy"), x.numpy())
     np.save(os.path.join(a.out_dir, "torch_output.npy"), y.numpy())
     if a.onnx:
+        name = "out" if a.model in SEGMENTATION else "logits"
         torch.onnx.export(model, x, a.onnx, opset_version=OPSET,
-                          input_names=["input"], output_names=["logits"])
+                          input_names=["input"], output_names=[name])
     print(f"logits {tuple(y.shape)} min {y.min():.4g} max {y.max():.4g} "
           f"std {y.std():.4g} argmax {int(y.argmax())}")
 
