@@ -64,9 +64,14 @@ static llvm::Error readProtoFile(StringRef path,
 //===----------------------------------------------------------------------===//
 
 llvm::Error Importer::readOpset() {
-  for (const auto &o : model.opset_import())
+  bool training = false;
+  for (const auto &o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
+    training |= o.domain() == kTrainingDomain;
+  }
+  if (opset == 0 && training)
+    opset = kMaxOpset; // a model of optimizer operators only
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // IR version 1 models had no opset_import
   if (opset == 0)
@@ -497,7 +502,8 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   attrMap.clear();
   usedAttrs.clear();
   error.clear();
-  if (!n.domain().empty() && n.domain() != "ai.onnx")
+  StringRef domain = n.domain() == "ai.onnx" ? "" : StringRef(n.domain());
+  if (!domain.empty() && domain != kTrainingDomain)
     return nodeError(n, "operators of domain '" + n.domain() +
                             "' are not supported");
   for (auto &a : *n.mutable_attribute()) {
@@ -536,7 +542,7 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
                             " mxc takes");
   // Sequences and optionals are known at compile time: their ops are
   // bookkeeping, or become tensor nodes (see ContainerNode).
-  const OpEntry *entry = findOp(n.op_type(), opset);
+  const OpEntry *entry = findOp(n.op_type(), opset, domain);
   bool takesContainer = llvm::any_of(n.input(), [&](const std::string &in) {
     return sequences.count(in) || absent.count(in);
   });

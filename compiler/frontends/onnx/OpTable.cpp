@@ -36,6 +36,10 @@ TensorOp importConcat, importSplit, importSlice, importGather,
     importGatherIndexed, importScatter, importPad, importOneHot, importTrilu;
 // Resize.cpp
 TensorOp importResize, importUpsample;
+// Signal.cpp
+TensorOp importWindow;
+// Optimizers.cpp
+TensorOp importOptimizer;
 // Sequences.cpp
 ContainerOp importGetElement, importOptional, importOptionalHasElement,
     importSequenceEmpty, importSequenceConstruct, importSplitToSequence,
@@ -178,6 +182,14 @@ static const OpEntry kOps[] = {
     // Resize.cpp
     {"Resize", 10, kLast, importResize},
     {"Upsample", 7, 9, importUpsample},
+    // Optimizers.cpp (domain ai.onnx.preview.training)
+    {"Adagrad", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
+    {"Adam", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
+    {"Momentum", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
+    // Signal.cpp
+    {"HannWindow", 17, kLast, importWindow},
+    {"HammingWindow", 17, kLast, importWindow},
+    {"BlackmanWindow", 17, kLast, importWindow},
     // Sequences.cpp (Identity: Shape.cpp, or Sequences.cpp when it takes a
     // sequence or optional)
     {"Identity", 1, kLast, importIdentity, importGetElement},
@@ -211,11 +223,11 @@ opsByType() {
   return byType;
 }
 
-const OpEntry *findOp(StringRef opType, int64_t opset) {
+const OpEntry *findOp(StringRef opType, int64_t opset, StringRef domain) {
   auto it = opsByType().find(opType);
   if (it != opsByType().end())
     for (const OpEntry *e : it->second)
-      if (opset >= e->minOpset && opset <= e->maxOpset)
+      if (e->domain == domain && opset >= e->minOpset && opset <= e->maxOpset)
         return e;
   return nullptr;
 }
@@ -227,9 +239,10 @@ std::string unsupportedOpMessage(StringRef opType, int64_t opset) {
     return message;
   message += " in opset " + std::to_string(opset) + " (mxc supports it in ";
   for (const OpEntry *e : it->second)
-    message += (e == it->second.front() ? "opsets " : ", ") +
-               std::to_string(e->minOpset) + " to " +
-               std::to_string(e->maxOpset);
+    message += (e == it->second.front() ? "" : ", ") +
+               (e->domain.empty() ? "opsets " + std::to_string(e->minOpset) +
+                                        " to " + std::to_string(e->maxOpset)
+                                  : "domain '" + e->domain.str() + "'");
   return message + ")";
 }
 

@@ -39,10 +39,16 @@ struct OpEntry {
   TensorHandler tensor = nullptr;
   /// With `tensor` too: the handler of nodes that take a sequence or optional.
   ContainerHandler container = nullptr;
+  /// The operator's domain: "" (ONNX's default) or kTrainingDomain.
+  llvm::StringLiteral domain = "";
 };
 
-/// The entry of `opType` whose opsets hold `opset`, or null.
-const OpEntry *findOp(llvm::StringRef opType, int64_t opset);
+/// The domain of ONNX's optimizer operators (Adagrad, Adam, Momentum).
+constexpr llvm::StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+
+/// The entry of `opType` of `domain` whose opsets hold `opset`, or null.
+const OpEntry *findOp(llvm::StringRef opType, int64_t opset,
+                      llvm::StringRef domain = "");
 /// Why `opType` at `opset` has no entry ("operator 'X' is not supported").
 std::string unsupportedOpMessage(llvm::StringRef opType, int64_t opset);
 
