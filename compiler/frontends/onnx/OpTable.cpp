@@ -38,6 +38,8 @@ TensorOp importConcat, importSplit, importSlice, importGather,
 TensorOp importResize, importUpsample;
 // Signal.cpp
 TensorOp importWindow;
+// Recurrent.cpp
+TensorOp importRecurrent;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -186,6 +188,10 @@ static const OpEntry kOps[] = {
     {"Adagrad", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
     {"Adam", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
     {"Momentum", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
+    // Recurrent.cpp
+    {"RNN", 7, kLast, importRecurrent},
+    {"GRU", 7, kLast, importRecurrent},
+    {"LSTM", 7, kLast, importRecurrent},
     // Signal.cpp
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},
