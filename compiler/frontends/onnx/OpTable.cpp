@@ -40,6 +40,8 @@ TensorOp importResize, importUpsample;
 TensorOp importWindow;
 // Recurrent.cpp
 TensorOp importRecurrent;
+// Selection.cpp
+TensorOp importTopK;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -192,6 +194,8 @@ static const OpEntry kOps[] = {
     {"RNN", 7, kLast, importRecurrent},
     {"GRU", 7, kLast, importRecurrent},
     {"LSTM", 7, kLast, importRecurrent},
+    // Selection.cpp
+    {"TopK", 1, kLast, importTopK},
     // Signal.cpp
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},
