@@ -42,6 +42,8 @@ TensorOp importWindow;
 TensorOp importRecurrent;
 // Selection.cpp
 TensorOp importTopK;
+// Einsum.cpp
+TensorOp importEinsum;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -194,6 +196,8 @@ static const OpEntry kOps[] = {
     {"RNN", 7, kLast, importRecurrent},
     {"GRU", 7, kLast, importRecurrent},
     {"LSTM", 7, kLast, importRecurrent},
+    // Einsum.cpp
+    {"Einsum", 12, kLast, importEinsum},
     // Selection.cpp
     {"TopK", 1, kLast, importTopK},
     // Signal.cpp
