@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+# ops-reference.test's cases: ONNX models beyond the backend suite's, built with
+# onnx.helper, compiled with mxc (as a plain user: every input a graph input, and again
+# with the shape-like ones as initializers where that takes another code path), run with
+# mxrun and matched against independent references: NumPy's einsum and argsort, ONNX's
+# own Resize reference (onnx.backend.test.case.node.resize.interpolate_nd), PyTorch's
+# bidirectional GRU / LSTM on packed sequences of different lengths.
+# Usage: ops-reference.test.py MXC MXRUN WORKDIR
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from onnx.backend.test.case.node import resize as resize_ref
+
+MXC, MXRUN, WORK = sys.argv[1:4]
+rng = np.random.default_rng(0)
+failures = []
+
+NP_TO_ONNX = {np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32,
+              np.int64: TensorProto.INT64}
+
+
+def value_info(name, arr):
+    return helper.make_tensor_value_info(name, NP_TO_ONNX[arr.dtype.type], arr.shape)
+
+
+def check(name, nodes, inputs, expected, initializers=(), opset=13, tol=1e-5,
+          domain_opsets=()):
+    """Builds a one-graph model, compiles and runs it, compares every output."""
+    d = os.path.join(WORK, name)
+    os.makedirs(d, exist_ok=True)
+    graph = helper.make_graph(
+        nodes, name, [value_info(k, v) for k, v in inputs.items()],
+        [value_info(k, v) for k, v in expected.items()],
+        [numpy_helper.from_array(v, k) for k, v in initializers])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    path = os.path.join(d, "model.onnx")
+    onnx.save(model, path)
+    lib = os.path.join(d, "libmodel.so")
+    r = subprocess.run([MXC, path, "-o", lib], capture_output=True, text=True)
+    if r.returncode:
+        failures.append("%s: mxc: %s" % (name, r.stderr.strip()))
+        return
+    cmd = [MXRUN, lib, "--output-dir", os.path.join(d, "out")]
+    for k, v in inputs.items():
+        p = os.path.join(d, k + ".npy")
+        np.save(p, v)
+        cmd += ["--input", "%s=%s" % (k, p)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        failures.append("%s: mxrun: %s" % (name, r.stderr.strip()))
+        return
+    for k, want in expected.items():
+        got = np.load(os.path.join(d, "out", k + ".npy"))
+        if got.shape != want.shape or got.dtype != want.dtype:
+            failures.append("%s: %s is %s%s, expected %s%s" % (
+                name, k, got.dtype, got.shape, want.dtype, want.shape))
+        elif not np.allclose(got, want, rtol=tol, atol=tol):
+            failures.append("%s: %s differs by %.3g" % (
+                name, k, float(np.max(np.abs(got.astype(np.float64) - want)))))
+    print("checked", name)
+
+
+# Einsum, against NumPy.
+for i, (eq, shapes) in enumerate([
+        ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)]),  # broadcast batch
+        ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),           # three operands
+        ("ii", [(4, 4)]),                                      # implicit trace
+        ("bij->", [(2, 3, 4)]),                                # total sum
+        ("i,j", [(3,), (4,)]),                                 # implicit outer
+        ("bhqd,bhkd->bhqk", [(2, 3, 5, 8), (2, 3, 7, 8)]),     # attention scores
+        ("iij->ji", [(3, 3, 2)]),                              # diagonal, transposed
+]):
+    arrs = {"x%d" % k: rng.standard_normal(s).astype(np.float32)
+            for k, s in enumerate(shapes)}
+    want = np.einsum(eq, *arrs.values()).astype(np.float32)
+    check("einsum%d" % i, [helper.make_node("Einsum", list(arrs), ["y"], equation=eq)],
+          arrs, {"y": np.asarray(want)}, opset=12, tol=1e-4)
+
+# TopK, against NumPy's stable sort (ties: the lower index first).
+x = rng.integers(-3, 4, size=(4, 9)).astype(np.int32)
+order = np.argsort(x, axis=1, kind="stable")[:, :5]
+check("topk_int_smallest",
+      [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=0)],
+      {"x": x}, {"v": np.take_along_axis(x, order, 1), "i": order.astype(np.int64)},
+      initializers=[("k", np.array([5], np.int64))])
+x = rng.standard_normal((6, 3)).astype(np.float32)
+order = np.argsort(-x, axis=0, kind="stable")
+check("topk_float_all",
+      [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=0)],
+      {"x": x}, {"v": np.take_along_axis(x, order, 0), "i": order.astype(np.int64)},
+      initializers=[("k", np.array([6], np.int64))])
+
+# Resize, against ONNX's reference, with constant scales or sizes (the taps computed
+# on the host) and with scales fed at run time (the same formulas as mx ops).
+for i, (mode, coord, extra, shape, scales) in enumerate([
+        ("linear", "align_corners", {}, (1, 2, 5, 7), [1, 1, 1.7, 0.6]),
+        ("cubic", "half_pixel", {"exclude_outside": 1, "cubic_coeff_a": -0.5},
+         (2, 1, 6, 4), [1, 1, 0.7, 2.5]),
+        ("nearest", "pytorch_half_pixel", {"nearest_mode": "round_prefer_ceil"},
+         (3, 8), [0.67, 1.25]),
+        ("linear", "tf_crop_and_resize", {"extrapolation_value": 7.0},
+         (1, 1, 5, 5), [1, 1, 1.2, 0.8]),
+        ("nearest", "asymmetric", {"nearest_mode": "ceil"}, (2, 3, 4), [1, 2.5, 0.5]),
+]):
+    x = rng.standard_normal(shape).astype(np.float32)
+    s = np.array(scales, np.float32)
+    roi = np.array([0] * len(shape) + [1] * len(shape), np.float32)
+    if coord == "tf_crop_and_resize":
+        roi = np.array([0, 0, -0.2, 0.3, 1, 1, 0.9, 1.3], np.float32)
+    kw = dict(mode=mode, coordinate_transformation_mode=coord, **extra)
+    coeffs = {"nearest": lambda r: resize_ref.nearest_coeffs(
+                  r, extra.get("nearest_mode", "round_prefer_floor")),
+              "linear": resize_ref.linear_coeffs,
+              "cubic": lambda r: resize_ref.cubic_coeffs(r, extra.get("cubic_coeff_a", -0.75))}
+    ref_kw = {k: v for k, v in extra.items() if k in ("exclude_outside", "extrapolation_value")}
+    sizes = np.floor(np.array(shape) * s.astype(np.float64) *
+                     (roi[len(shape):] - roi[:len(shape)])).astype(np.int64)
+    if coord == "tf_crop_and_resize":  # the reference takes sizes here
+        want = resize_ref.interpolate_nd(x, coeffs[mode], output_size=sizes, roi=roi,
+                                         coordinate_transformation_mode=coord, **ref_kw)
+        node_inputs, feeds, inits = ["x", "roi", "", "sizes"], {"x": x}, [
+            ("roi", roi), ("sizes", sizes)]
+    else:
+        want = resize_ref.interpolate_nd(x, coeffs[mode], scale_factors=s, roi=roi,
+                                         coordinate_transformation_mode=coord, **ref_kw)
+        node_inputs, feeds, inits = ["x", "", "scales"], {"x": x}, [("scales", s)]
+    want = want.astype(np.float32)
+    node = helper.make_node("Resize", node_inputs, ["y"], **kw)
+    check("resize%d_const" % i, [node], feeds, {"y": want}, initializers=inits, tol=1e-4)
+    if coord != "tf_crop_and_resize":
+        check("resize%d_runtime" % i, [node], {"x": x, "scales": s}, {"y": want}, tol=1e-4)
+
+# Bidirectional LSTM and GRU with sequence lengths, against PyTorch on packed
+# sequences (ONNX's gate order i,o,f,c and z,r,h from PyTorch's i,f,g,o and r,z,n; the
+# GRU's candidate as PyTorch computes it: linear_before_reset).
+import torch  # noqa: E402
+
+torch.manual_seed(0)
+T, B, I, H = 7, 3, 5, 4
+lengths = np.array([7, 2, 5], np.int32)
+for cell in ("LSTM", "GRU"):
+    net = getattr(torch.nn, cell)(I, H, bidirectional=True).eval()
+    order = [0, 3, 1, 2] if cell == "LSTM" else [1, 0, 2]
+
+    def onnx_weight(name):
+        w = [getattr(net, name + sfx).detach().numpy() for sfx in ("_l0", "_l0_reverse")]
+        return np.stack([np.concatenate([x[g * H:(g + 1) * H] for g in order]) for x in w])
+
+    W, R = onnx_weight("weight_ih"), onnx_weight("weight_hh")
+    Bias = np.concatenate([onnx_weight("bias_ih"), onnx_weight("bias_hh")], axis=1)
+    x = rng.standard_normal((T, B, I)).astype(np.float32)
+    h0 = rng.standard_normal((2, B, H)).astype(np.float32)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(
+        torch.from_numpy(x), torch.from_numpy(lengths.astype(np.int64)), enforce_sorted=False)
+    with torch.no_grad():
+        if cell == "LSTM":
+            c0 = rng.standard_normal((2, B, H)).astype(np.float32)
+            out, (hT, cT) = net(packed, (torch.from_numpy(h0), torch.from_numpy(c0)))
+        else:
+            out, hT = net(packed, torch.from_numpy(h0))
+    y, _ = torch.nn.utils.rnn.pad_packed_sequence(out, total_length=T)
+    want = {"Y": y.numpy().reshape(T, B, 2, H).transpose(0, 2, 1, 3).copy(),
+            "Y_h": hT.numpy()}
+    feeds = {"X": x, "W": W, "R": R, "B": Bias, "sequence_lens": lengths, "initial_h": h0}
+    outputs = ["Y", "Y_h"]
+    if cell == "LSTM":
+        feeds["initial_c"] = c0
+        want["Y_c"] = cT.numpy()
+        outputs.append("Y_c")
+        attrs = {}
+    else:
+        attrs = {"linear_before_reset": 1}
+    node = helper.make_node(cell, list(feeds), outputs, hidden_size=H,
+                            direction="bidirectional", **attrs)
+    check("%s_bidirectional_lengths" % cell.lower(), [node], feeds, want, opset=14,
+          tol=1e-5)
+
+if failures:
+    sys.exit("\n".join(failures))
+print("all cases match")
