@@ -33,6 +33,10 @@ output is compared with its reference:
   plain        as a plain user would: `mxc model.onnx -o libmodel.so`, no `--input` for tensor
                inputs and never `--bind`. Sequence and optional inputs still get their
                `--input NAME=seq(...)` / `NAME=none`: mxc has no other way to learn them.
+  ort          ONNX Runtime runs each case instead (test/onnx/ort_case.js through npm's
+               onnxruntime-node, installed into bench/.peers on first use), on the same .npy
+               inputs, its outputs compared the same way; only beside default or plain, whose
+               counts the report sets it against (results-ort.txt holds its per-case list).
 
 The report's tables, the results file and the baseline are the default mode's; with both modes
 the report gains a plain-mode section: its counts beside the default's, and the cases that pass
@@ -81,7 +85,9 @@ BF16 = np.dtype([("bfloat16", "<u2")])
 UNSUPPORTED_RE = re.compile(r"unsupported|not (yet )?supported|(does|do|can)( not|n't) support",
                             re.IGNORECASE)
 PASS, FAIL, UNSUPPORTED = "PASS", "FAIL", "UNSUPPORTED"
-MODES = ("default", "plain")  # see the docstring's --modes
+MODES = ("default", "plain", "ort")  # see the docstring's --modes
+ORT_CASE = os.path.join(HERE, "ort_case.js")
+ORT_PEERS = os.path.join(REPO, "bench", ".peers")
 
 
 def die(msg):
@@ -462,6 +468,14 @@ def run_case(job):
         except Exception as e:
             return done(FAIL, "runner: cannot convert %s: %s" % (os.path.basename(ds), e))
 
+        if mode == "ort":
+            status, reason = run_ort(args, model_path, inputs, outputs, feeds, ds_dir)
+            if status != PASS:
+                return done(status, reason)
+            why = compare_outputs(os.path.join(ds_dir, "out"), refs)
+            if why:
+                return done(FAIL, ("%s: " % os.path.basename(ds) if len(sets) > 1 else "") + why)
+            continue
         sig = json.dumps(shapes)
         if bound is not None:
             sig += json.dumps([pb for _, pb in bound_for(ds)])
@@ -505,25 +519,48 @@ def run_case(job):
         if rc != 0:
             return done(FAIL, "mxrun %s: %s" % (describe_rc(rc),
                                                 tool_error(err.replace(work + os.sep, ""))))
-        written = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
-        expected = {file_name(name) + ".npy" for name, _ in refs}
-        if written - expected:
-            return done(FAIL, "mxrun wrote unexpected outputs: %s" % ", ".join(
-                sorted(written - expected)))
-        for name, ref in refs:
-            path = os.path.join(out_dir, file_name(name) + ".npy")
-            if not os.path.isfile(path):
-                return done(FAIL, "output '%s' not written by mxrun" % name)
-            try:
-                got = np.load(path, allow_pickle=False)
-            except Exception as e:
-                return done(FAIL, "output '%s' unreadable: %s" % (name, e))
-            why = compare("'%s'" % name, got, ref)
-            if why:
-                return done(FAIL, ("%s: " % os.path.basename(ds) if len(sets) > 1 else "") + why)
+        why = compare_outputs(out_dir, refs)
+        if why:
+            return done(FAIL, ("%s: " % os.path.basename(ds) if len(sets) > 1 else "") + why)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return done(PASS)
+
+
+def compare_outputs(out_dir, refs):
+    """None when `out_dir` holds exactly the outputs `refs` and each matches, else why not."""
+    written = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
+    expected = {file_name(name) + ".npy" for name, _ in refs}
+    if written - expected:
+        return "unexpected outputs written: %s" % ", ".join(sorted(written - expected))
+    for name, ref in refs:
+        path = os.path.join(out_dir, file_name(name) + ".npy")
+        if not os.path.isfile(path):
+            return "output '%s' not written" % name
+        try:
+            got = np.load(path, allow_pickle=False)
+        except Exception as e:
+            return "output '%s' unreadable: %s" % (name, e)
+        why = compare("'%s'" % name, got, ref)
+        if why:
+            return why
+    return None
+
+
+def run_ort(args, model_path, inputs, outputs, feeds, ds_dir):
+    """--modes ort: ONNX Runtime (onnxruntime-node) runs the case on its .npy inputs;
+    (status, reason). Sequences and optionals the Node binding cannot carry: UNSUPPORTED."""
+    for vi in inputs + outputs:
+        if value_kind(vi) != "tensor":
+            return UNSUPPORTED, "ort: %s value '%s': the Node binding takes tensors only" % (
+                value_kind(vi), vi.name)
+    cmd = ["node", ORT_CASE, model_path, "--output-dir", os.path.join(ds_dir, "out")]
+    for name, path in feeds:
+        cmd += ["--input", "%s=%s" % (name, path)]
+    rc, _, err, _ = run(cmd, args.timeout)
+    if rc != 0:
+        return FAIL, "ort %s: %s" % (describe_rc(rc), tool_error(err, model_path))
+    return PASS, ""
 
 
 def convert_case(job):
@@ -618,7 +655,7 @@ def table(rows, first, extra=None):
     return out
 
 
-def make_report(args, results, cmdline, version, wall, plain=None):
+def make_report(args, results, cmdline, version, wall, plain=None, ort=None):
     """The Markdown report of `results`; `plain`, the plain mode's results of the same cases,
     adds its section."""
     by_suite = collections.OrderedDict((s, []) for s in args.suite)
@@ -698,6 +735,12 @@ def make_report(args, results, cmdline, version, wall, plain=None):
                   "[Plain mode](#plain-mode)): %s." % ", ".join(
                       "%s %d/%d" % (s, counts([r for r in plain if r["suite"] == s])[0],
                                     len(rs)) for s, rs in by_suite.items())]
+    if ort:
+        lines += ["", "ONNX Runtime %s (npm `onnxruntime-node`, one thread) on the same cases, "
+                  "compared the same way ([Beside ONNX Runtime](#beside-onnx-runtime)): %s." % (
+                      ort_version(), ", ".join(
+                          "%s %d/%d" % (s, counts([r for r in ort if r["suite"] == s])[0],
+                                        len(rs)) for s, rs in by_suite.items()))]
     lines += ["", "## Supported operators", ""] + supported_ops_lines(results)
     for suite, rs in by_suite.items():
         per_op = collections.defaultdict(list)
@@ -717,6 +760,9 @@ def make_report(args, results, cmdline, version, wall, plain=None):
                        "opsets" if suite == "node" else "ops")
     if plain:
         lines += plain_section(args, by_suite, plain)
+    if ort:
+        lines += ort_section(by_suite, plain or results, "as a plain user" if plain else
+                             "with --input/--bind", ort)
     # Passing cases are in the results file only; the report lists what needs work.
     others = [r for r in results if r["status"] != PASS]
     lines += ["", "<details><summary>Cases that do not pass (%d)</summary>" % len(others), "",
@@ -733,6 +779,51 @@ PLAIN_HOW = (
     "`--input NAME=seq(SHAPE,...)` / `--input NAME=none`: mxc has no other way to learn them. "
     "Cases feed shape-like inputs (a Reshape's shape, Pad's pads, Range's bounds, Squeeze's "
     "axes, ...) as graph inputs: they pass here only once mxc computes those at run time.")
+
+
+def ort_version():
+    try:
+        with open(os.path.join(ORT_PEERS, "node_modules", "onnxruntime-node",
+                               "package.json")) as f:
+            return json.load(f)["version"]
+    except (OSError, ValueError, KeyError):
+        return "(version unknown)"
+
+
+def ort_section(by_suite, mine, how, ort):
+    """The report's comparison with ONNX Runtime: counts side by side, and the cases only one
+    of the two passes."""
+    ort_of = {(r["suite"], r["case"]): r for r in ort}
+    lines = ["", "## Beside ONNX Runtime", "",
+             "With `--modes ...,ort`, ONNX Runtime %s runs every case through its Node binding "
+             "(`test/onnx/ort_case.js`; npm `onnxruntime-node` in `bench/.peers`, installed on "
+             "first use) on the same `.npy` inputs, and its outputs are compared with the "
+             "suite's exactly as mxc's are. Sequence and optional values, which the binding "
+             "does not carry, count as unsupported there. mxc's column is %s." % (
+                 ort_version(), how), "",
+             "| suite | mxc | ONNX Runtime | both | only mxc | only ONNX Runtime | total |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    only_ort, totals = [], [0] * 6
+    for s, rs in by_suite.items():
+        row = [0] * 6
+        for r in rs:
+            o = ort_of.get((r["suite"], r["case"]))
+            a, b = r["status"] == PASS, o is not None and o["status"] == PASS
+            row[0] += a
+            row[1] += b
+            row[2] += a and b
+            row[3] += a and not b
+            row[4] += b and not a
+            row[5] += 1
+            if b and not a:
+                only_ort.append(r)
+        totals = [t + x for t, x in zip(totals, row)]
+        lines.append("| %s | %s |" % (s, " | ".join(str(x) for x in row)))
+    lines.append("| **all** | %s |" % " | ".join("**%d**" % x for x in totals))
+    lines += ["", "### Passing with ONNX Runtime, not with mxc %s (%d)" % (how, len(only_ort)),
+              ""]
+    lines += ["- `%s/%s`: %s" % (r["suite"], r["case"], r["reason"]) for r in only_ort]
+    return lines
 
 
 def plain_results_path(results_path):
@@ -906,6 +997,8 @@ def parse_args(argv):
     args.modes = [m for m in MODES if m in modes]
     if not args.modes:
         die("--modes: no mode given")
+    if args.modes == ["ort"]:
+        die("--modes ort compares with mxc's results: add default or plain")
     if "default" not in args.modes and (args.check_baseline or args.update_baseline or
                                          args.min_pass):
         die("--check-baseline, --update-baseline and --min-pass take the default "
@@ -938,6 +1031,11 @@ def main(argv):
               % (total, len(cases), errors, len(problems) - errors, len(not_npy)))
         return 1 if errors else 0
 
+    if "ort" in args.modes:
+        sys.path.insert(0, os.path.join(REPO, "bench"))
+        import bench_util
+        bench_util.ensure_onnxruntime_node(ORT_PEERS)
+        os.environ["NODE_PATH"] = os.path.join(ORT_PEERS, "node_modules")
     args.mxc = resolve_tool("--mxc", args.mxc)
     args.mxrun = resolve_tool("--mxrun", args.mxrun)
     with open(args.mxc, "rb") as f:
@@ -978,14 +1076,18 @@ def main(argv):
     # the plain mode's go to its own section and FILE-plain.txt.
     results = by_mode.get("default", [])
     plain = by_mode.get("plain")
+    ort = by_mode.get("ort")
     report = make_report(args, results or plain, cmdline, version, wall,
-                         plain if results else None)
+                         plain if results else None, ort)
     outputs = [(args.report, report)]
     if results:
         outputs.append((args.results, "\n".join(result_line(r) for r in results) + "\n"))
     if plain and args.results:
         outputs.append((plain_results_path(args.results),
                         "\n".join(result_line(r) for r in plain) + "\n"))
+    if ort and args.results:
+        root, ext = os.path.splitext(args.results)
+        outputs.append((root + "-ort" + ext, "\n".join(result_line(r) for r in ort) + "\n"))
     for path, text in outputs:
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -994,7 +1096,8 @@ def main(argv):
     # The console gets the summary tables, not the per-case list.
     print(report.split("\n<details>")[0].rstrip())
     print("\n%d cases in %.0f s (-j %d)" % (len(results or plain), wall, args.jobs) +
-          (", twice (--modes %s)" % ",".join(args.modes) if len(args.modes) > 1 else ""))
+          (", %s (--modes %s)" % ({2: "twice", 3: "three times"}[len(args.modes)],
+                               ",".join(args.modes)) if len(args.modes) > 1 else ""))
 
     status = 0
     by_name = {"%s/%s" % (r["suite"], r["case"]): r for r in results}
