@@ -95,6 +95,14 @@ check("topk_float_all",
       {"x": x}, {"v": np.take_along_axis(x, order, 0), "i": order.astype(np.int64)},
       initializers=[("k", np.array([6], np.int64))])
 
+# Det, against NumPy: a batch of 5x5 matrices (pivoting needed: a zero leading entry),
+# and a singular one.
+x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+x[0, 0, 0, 0] = 0
+x[1, 2, 4] = x[1, 2, 1] * 2  # two dependent rows
+check("det_batch", [helper.make_node("Det", ["x"], ["y"])], {"x": x},
+      {"y": np.linalg.det(x.astype(np.float64)).astype(np.float32)}, tol=1e-4)
+
 # Resize, against ONNX's reference, with constant scales or sizes (the taps computed
 # on the host) and with scales fed at run time (the same formulas as mx ops).
 for i, (mode, coord, extra, shape, scales) in enumerate([

@@ -527,4 +527,33 @@ LogicalResult importTrilu(Importer &im, StringRef) {
                {im.na("upper", im.boolean(upper)), im.na("k", im.i64(k))}));
 }
 
+/// ReverseSequence: along the time axis, each batch entry's first
+/// sequence_lens[b] steps reversed, the rest as they are: a gather of
+/// per-(time, batch) source steps, computed at run time from the lengths.
+LogicalResult importReverseSequence(Importer &im, StringRef) {
+  auto xs = im.shape(0);
+  int64_t rank = xs.size();
+  int64_t time = im.attrInt("time_axis", 0), batch = im.attrInt("batch_axis", 1);
+  if (rank < 2 || (time != 0 && time != 1) || (batch != 0 && batch != 1) ||
+      time == batch)
+    return im.fail("time_axis and batch_axis must be 0 and 1 (either way) of "
+                   "an input of rank 2 or more");
+  for (int64_t e : xs)
+    if (ShapedType::isDynamic(e))
+      return im.fail("the input's extents must be static, got " + shapeText(xs));
+  if (im.shape(1) != std::vector<int64_t>{xs[batch]})
+    return im.fail("sequence_lens has shape " + shapeText(im.shape(1)) +
+                   "; expected (" + Twine(xs[batch]) + ")");
+  // t and len broadcast over (time, batch, 1, ...): the source step.
+  std::vector<int64_t> lenShape(rank, 1);
+  lenShape[batch] = xs[batch];
+  Value t = im.iotaAlong(rank, time, xs[time]);
+  Value len = im.reshape(im.castTo(im.val(1), TP::INT64), lenShape);
+  Value reversed = im.binary(im.scalar(len, "sub", 1.0), t, "sub");
+  Value source = im.where(im.compare(t, len, "less"), reversed, t);
+  source = im.op("mx.broadcast_to", source, {im.na("shape", im.arr(xs))});
+  return im.out(0, im.op("mx.gather_elements", {im.val(0), source},
+                         {im.na("axis", im.i64(time))}));
+}
+
 } // namespace mxc::onnx

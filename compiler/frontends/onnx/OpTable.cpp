@@ -33,7 +33,8 @@ TensorOp importConstant, importConstantOfShape, importSize, importShape,
     importDepthToSpace;
 // Indexing.cpp
 TensorOp importConcat, importSplit, importSlice, importGather,
-    importGatherIndexed, importScatter, importPad, importOneHot, importTrilu;
+    importGatherIndexed, importScatter, importPad, importOneHot, importTrilu,
+    importReverseSequence;
 // Resize.cpp
 TensorOp importResize, importUpsample;
 // Signal.cpp
@@ -44,6 +45,8 @@ TensorOp importRecurrent;
 TensorOp importTopK;
 // Einsum.cpp
 TensorOp importEinsum;
+// LinearAlgebra.cpp
+TensorOp importDet;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -185,6 +188,7 @@ static const OpEntry kOps[] = {
     {"Pad", 1, kLast, importPad},
     {"OneHot", 9, kLast, importOneHot},
     {"Trilu", 14, kLast, importTrilu},
+    {"ReverseSequence", 10, kLast, importReverseSequence},
     // Resize.cpp
     {"Resize", 10, kLast, importResize},
     {"Upsample", 7, 9, importUpsample},
@@ -198,6 +202,8 @@ static const OpEntry kOps[] = {
     {"LSTM", 7, kLast, importRecurrent},
     // Einsum.cpp
     {"Einsum", 12, kLast, importEinsum},
+    // LinearAlgebra.cpp
+    {"Det", 11, kLast, importDet},
     // Selection.cpp
     {"TopK", 1, kLast, importTopK},
     // Signal.cpp
