@@ -4,7 +4,8 @@
 # with the shape-like ones as initializers where that takes another code path), run with
 # mxrun and matched against independent references: NumPy's einsum and argsort, ONNX's
 # own Resize reference (onnx.backend.test.case.node.resize.interpolate_nd), PyTorch's
-# bidirectional GRU / LSTM on packed sequences of different lengths.
+# bidirectional GRU / LSTM on packed sequences of different lengths, PyTorch's
+# grid_sample.
 # Usage: ops-reference.test.py MXC MXRUN WORKDIR
 import os
 import subprocess
@@ -187,6 +188,20 @@ for cell in ("LSTM", "GRU"):
                             direction="bidirectional", **attrs)
     check("%s_bidirectional_lengths" % cell.lower(), [node], feeds, want, opset=14,
           tol=1e-5)
+
+# GridSample, against PyTorch's grid_sample, the grid reaching past the input's edges.
+for i, (mode, padding, align) in enumerate([
+        ("bicubic", "reflection", 0), ("bilinear", "border", 1), ("nearest", "zeros", 0),
+        ("bicubic", "zeros", 1), ("bilinear", "reflection", 1)]):
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    grid = rng.uniform(-1.4, 1.4, (2, 4, 7, 2)).astype(np.float32)
+    with torch.no_grad():
+        want = torch.nn.functional.grid_sample(
+            torch.from_numpy(x), torch.from_numpy(grid), mode=mode, padding_mode=padding,
+            align_corners=bool(align)).numpy()
+    check("gridsample%d" % i, [helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode,
+                                                padding_mode=padding, align_corners=align)],
+          {"x": x, "grid": grid}, {"y": want}, opset=16, tol=1e-4)
 
 if failures:
     sys.exit("\n".join(failures))

@@ -35,8 +35,8 @@ TensorOp importConstant, importConstantOfShape, importSize, importShape,
 TensorOp importConcat, importSplit, importSlice, importGather,
     importGatherIndexed, importScatter, importPad, importOneHot, importTrilu,
     importReverseSequence;
-// Resize.cpp
-TensorOp importResize, importUpsample;
+// Resize.cpp, GridSample.cpp
+TensorOp importResize, importUpsample, importGridSample;
 // Signal.cpp
 TensorOp importWindow;
 // Recurrent.cpp
@@ -192,6 +192,8 @@ static const OpEntry kOps[] = {
     // Resize.cpp
     {"Resize", 10, kLast, importResize},
     {"Upsample", 7, 9, importUpsample},
+    // GridSample.cpp
+    {"GridSample", 16, kLast, importGridSample},
     // Optimizers.cpp (domain ai.onnx.preview.training)
     {"Adagrad", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
     {"Adam", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
