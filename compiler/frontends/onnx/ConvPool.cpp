@@ -383,4 +383,77 @@ LogicalResult importMatMul(Importer &im, StringRef) {
   return im.out(0, im.op("mx.matmul", {im.val(0), im.val(1)}));
 }
 
+/// MaxUnpool: zeros of the output's shape with X's values scattered to the
+/// flat positions I gives (MaxPool's Indices: over the whole tensor).
+LogicalResult importMaxUnpool(Importer &im, StringRef) {
+  auto xs = im.shape(0);
+  int64_t spatial = (int64_t)xs.size() - 2;
+  if (spatial < 1 || im.shape(1) != xs)
+    return im.fail("X must be (N, C, D1, ...) and I of its shape, got " +
+                   shapeText(xs) + " and " + shapeText(im.shape(1)));
+  for (int64_t e : xs)
+    if (ShapedType::isDynamic(e))
+      return im.fail("X's extents must be static, got " + shapeText(xs));
+  auto kernel = im.attrInts("kernel_shape");
+  if (!kernel || (int64_t)kernel->size() != spatial)
+    return im.fail("kernel_shape must give " + Twine(spatial) + " extents");
+  auto strides = im.attrInts("strides", std::vector<int64_t>(spatial, 1));
+  auto pads = im.attrInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  if ((int64_t)strides.size() != spatial || (int64_t)pads.size() != 2 * spatial)
+    return im.fail("strides and pads must give " + Twine(spatial) + " and " +
+                   Twine(2 * spatial) + " values");
+  // I indexes the unpooled shape the attributes give; a larger output_shape
+  // holds it at its origin.
+  std::vector<int64_t> unpooled = {xs[0], xs[1]}, out;
+  for (int64_t i = 0; i < spatial; ++i)
+    unpooled.push_back((xs[2 + i] - 1) * strides[i] + (*kernel)[i] - pads[i] -
+                       pads[spatial + i]);
+  if (im.has(2)) {
+    if (im.cst(2)) {
+      auto given = im.constInts(2, "output_shape");
+      if (failed(given))
+        return failure();
+      out = *given;
+    } else {
+      auto declared = im.declaredShape(0, 2, "output_shape");
+      if (failed(declared))
+        return failure();
+      out = *declared;
+    }
+    if (out.size() != xs.size() || out[0] != xs[0] || out[1] != xs[1])
+      return im.fail("output_shape " + shapeText(out) +
+                     " does not keep X's rank, batch and channels");
+    for (int64_t i = 2; i < (int64_t)out.size(); ++i)
+      if (out[i] < unpooled[i])
+        return im.fail("output_shape " + shapeText(out) +
+                       " is smaller than the unpooled shape " +
+                       shapeText(unpooled));
+  } else {
+    out = unpooled;
+  }
+  for (int64_t e : out)
+    if (e < 0 || e > (int64_t(1) << 31))
+      return im.fail("output shape " + shapeText(out) + " is out of range");
+  for (int64_t e : unpooled)
+    if (e < 0)
+      return im.fail("unpooled shape " + shapeText(unpooled) + " is negative");
+  int64_t total = numElements(unpooled), count = numElements(xs);
+  Value zeros = im.op("mx.broadcast_to",
+                      im.scalarParam(im.type(0), 0.0, "zero"),
+                      {im.na("shape", im.arr({total}))});
+  Value idx = im.reshape(im.castTo(im.val(1), TP::INT64), {count});
+  Value y = im.op("mx.scatter_elements",
+                  {zeros, idx, im.reshape(im.val(0), {count})},
+                  {im.na("axis", im.i64(0))});
+  y = im.reshape(y, unpooled);
+  if (out != unpooled) {
+    std::vector<int64_t> padding(2 * out.size(), 0);
+    for (size_t i = 0; i < out.size(); ++i)
+      padding[out.size() + i] = out[i] - unpooled[i];
+    y = im.op("mx.pad", y, {im.na("pads", im.arr(padding)),
+                            im.na("mode", im.str("constant"))});
+  }
+  return im.out(0, y);
+}
+
 } // namespace mxc::onnx

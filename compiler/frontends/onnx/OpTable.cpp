@@ -22,7 +22,7 @@ TensorOp importElementwise, importCompare, importUnary, importActivation,
 TensorOp importReduce, importArgReduce, importCumSum;
 // ConvPool.cpp
 TensorOp importConv, importConvTranspose, importPool, importGlobalPool,
-    importGemm, importMatMul;
+    importGemm, importMatMul, importMaxUnpool;
 // Normalization.cpp
 TensorOp importBatchNorm, importInstanceNorm, importLayerNorm, importLRN,
     importMeanVarianceNorm, importSoftmax, importHardmax, importLoss;
@@ -148,6 +148,7 @@ static const OpEntry kOps[] = {
     {"GlobalAveragePool", 1, kLast, importGlobalPool},
     {"Gemm", 1, kLast, importGemm},
     {"MatMul", 1, kLast, importMatMul},
+    {"MaxUnpool", 9, kLast, importMaxUnpool},
     // Normalization.cpp
     {"BatchNormalization", 1, kLast, importBatchNorm},
     {"InstanceNormalization", 1, kLast, importInstanceNorm},
