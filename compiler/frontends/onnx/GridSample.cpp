@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX's GridSample (opset 16, 4-D): each output pixel reads the input at
-// the grid's normalized (x, y), nearest, bilinear (4 taps) or bicubic (16
-// taps), with zeros, border or reflection padding, as PyTorch's
-// grid_sample computes it. Each tap is one gather of the input's flattened
+// ONNX's sampling operators. GridSample (opset 16, 4-D): each output pixel
+// reads the input at the grid's normalized (x, y), nearest, bilinear (4
+// taps) or bicubic (16 taps), with zeros, border or reflection padding, as
+// PyTorch's grid_sample computes it. RoiAlign: each region's bins average
+// (or take the largest of) a fixed grid of bilinear samples, as ONNX
+// Runtime computes them. Each tap is one gather of the input's flattened
 // planes at run-time indices, weighed, and masked where it falls outside.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
@@ -155,6 +157,106 @@ LogicalResult importGridSample(Importer &im, StringRef) {
     }
   }
   return im.out(0, im.reshape(sum, {s.n, s.c, s.ho, s.wo}));
+}
+
+/// RoiAlign with a fixed sampling_ratio: per region (R), sample rows
+/// (out_h x ratio) and columns (out_w x ratio) at run-time coordinates, four
+/// taps each, then the mean (or max) over each bin's ratio x ratio samples.
+LogicalResult importRoiAlign(Importer &im, StringRef) {
+  auto xs = im.shape(0), rs = im.shape(1);
+  if (xs.size() != 4 || rs.size() != 2 || rs[1] != 4 ||
+      im.shape(2) != std::vector<int64_t>{rs[0]})
+    return im.fail("X must be (N, C, H, W), rois (R, 4) and batch_indices (R), "
+                   "got " + shapeText(xs) + ", " + shapeText(rs) + " and " +
+                   shapeText(im.shape(2)));
+  for (int64_t e : xs)
+    if (ShapedType::isDynamic(e))
+      return im.fail("X's extents must be static, got " + shapeText(xs));
+  if (ShapedType::isDynamic(rs[0]))
+    return im.fail("the number of regions must be static");
+  if (failed(im.requireFloat(0)))
+    return failure();
+  std::string mode = im.attrStr("mode", "avg");
+  if (mode != "avg" && mode != "max")
+    return im.fail("mode '" + mode + "' is not one of avg and max");
+  // RoiAlign-10 had no half-pixel shift: output_half_pixel, its default.
+  std::string coords = im.attrStr("coordinate_transformation_mode",
+                                  im.opset < 16 ? "output_half_pixel"
+                                                : "half_pixel");
+  if (coords != "half_pixel" && coords != "output_half_pixel")
+    return im.fail("coordinate_transformation_mode '" + coords +
+                   "' is not one of half_pixel and output_half_pixel");
+  int64_t oh = im.attrInt("output_height", 1), ow = im.attrInt("output_width", 1);
+  int64_t ratio = im.attrInt("sampling_ratio", 0);
+  double scale = im.attrFloat("spatial_scale", 1.0);
+  if (oh < 1 || ow < 1 || oh * ow > (int64_t(1) << 24))
+    return im.fail("output_height and output_width must be positive");
+  if (ratio <= 0)
+    return im.fail("sampling_ratio " + Twine(ratio) +
+                   " (adaptive, from each region's size) is not supported; "
+                   "give a positive sampling_ratio");
+  int32_t type = im.type(0);
+  int64_t r = rs[0], c = xs[1], h = xs[2], w = xs[3];
+  Sampler s{im, type, "zeros", false, r, c, h, w, oh * ratio, ow * ratio};
+  // Each region's planes: (R, C, H * W).
+  Value planes = im.op("mx.gather",
+                       {im.val(0), im.castTo(im.val(2), TP::INT64)},
+                       {im.na("axis", im.i64(0))});
+  s.data = im.reshape(planes, {r, c, h * w});
+  Value rois = im.castTo(im.val(1), type);
+  auto corner = [&](int64_t k) { // (R, 1): rois[:, k] scaled and shifted
+    Value v = im.op("mx.slice", rois,
+                    {im.na("begin", im.arr({0, k})), im.na("end", im.arr({r, k + 1}))});
+    v = im.scalar(v, "mul", scale);
+    return coords == "half_pixel" ? im.scalar(v, "sub", 0.5) : v;
+  };
+  auto samples = [&](Value start, Value end, int64_t bins, int64_t size,
+                     bool alongRows) {
+    Value extent = s.sub(end, start);
+    if (coords == "output_half_pixel")
+      extent = im.scalar(extent, "maximum", 1.0);
+    Value bin = im.scalar(extent, "div", double(bins));
+    // start + (bin index + (sample + 0.5) / ratio) * bin, per region.
+    Const offsets(type, {1, bins * ratio});
+    for (int64_t b = 0; b < bins; ++b)
+      for (int64_t k = 0; k < ratio; ++k)
+        offsets.set(b * ratio + k, b + (k + 0.5) / double(ratio));
+    Value v = s.add(start, s.mul(im.param(offsets, "offsets"), bin));
+    // ONNX Runtime's rules: outside [-1, size] reads 0; below 0 is 0; at
+    // or past the last pixel, the last pixel.
+    Value valid = s.between(v, -1.0, double(size));
+    v = im.scalar(v, "maximum", 0.0);
+    Value low = im.unary(v, "floor");
+    Value atEnd = im.compare(low, s.cst(double(size - 1)), "greater_equal");
+    low = im.where(atEnd, s.cst(double(size - 1)), low);
+    v = im.where(atEnd, low, v);
+    Value high = im.scalar(im.scalar(low, "add", 1.0), "minimum", double(size - 1));
+    Value frac = s.sub(v, low);
+    std::vector<int64_t> shape = alongRows ? std::vector<int64_t>{r, bins * ratio, 1}
+                                           : std::vector<int64_t>{r, 1, bins * ratio};
+    auto put = [&](Value x) { return im.reshape(x, shape); };
+    return std::array<Value, 5>{put(low), put(high), put(frac),
+                                put(im.scalar(frac, "sub", 1.0, true)),
+                                put(im.castTo(valid, type))};
+  };
+  auto [y0, y1, ly, hy, vy] = samples(corner(1), corner(3), oh, h, true);
+  auto [x0, x1, lx, hx, vx] = samples(corner(0), corner(2), ow, w, false);
+  Value valid = s.mul(vy, vx);
+  SmallVector<Value, 4> taps = {s.tap(x0, y0, s.mul(s.mul(hy, hx), valid)),
+                                s.tap(x1, y0, s.mul(s.mul(hy, lx), valid)),
+                                s.tap(x0, y1, s.mul(s.mul(ly, hx), valid)),
+                                s.tap(x1, y1, s.mul(s.mul(ly, lx), valid))};
+  Value v = taps[0];
+  for (int k = 1; k < 4; ++k)
+    v = mode == "avg" ? s.add(v, taps[k]) : im.binary(v, taps[k], "maximum");
+  v = im.reshape(v, {r, c, oh, ratio, ow, ratio});
+  v = mode == "avg" ? im.op("mx.reduce", v,
+                            {im.na("op", im.str("mean")), im.na("axis", im.arr({3, 5})),
+                             im.na("keepdims", im.boolean(false))})
+                    : im.op("mx.reduce", v,
+                            {im.na("op", im.str("max")), im.na("axis", im.arr({3, 5})),
+                             im.na("keepdims", im.boolean(false))});
+  return im.out(0, im.reshape(v, {r, c, oh, ow}));
 }
 
 } // namespace mxc::onnx

@@ -36,7 +36,7 @@ TensorOp importConcat, importSplit, importSlice, importGather,
     importGatherIndexed, importScatter, importPad, importOneHot, importTrilu,
     importReverseSequence;
 // Resize.cpp, GridSample.cpp
-TensorOp importResize, importUpsample, importGridSample;
+TensorOp importResize, importUpsample, importGridSample, importRoiAlign;
 // Signal.cpp
 TensorOp importWindow;
 // Recurrent.cpp
@@ -195,6 +195,7 @@ static const OpEntry kOps[] = {
     {"Upsample", 7, 9, importUpsample},
     // GridSample.cpp
     {"GridSample", 16, kLast, importGridSample},
+    {"RoiAlign", 10, kLast, importRoiAlign},
     // Optimizers.cpp (domain ai.onnx.preview.training)
     {"Adagrad", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
     {"Adam", 1, kLast, importOptimizer, nullptr, kTrainingDomain},
