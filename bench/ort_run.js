@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX Runtime's side of bench/perf_bench.py: runs an .onnx model through the
-// Node binding (onnxruntime-node, found through NODE_PATH) on .npy inputs,
-// writes the outputs as .npy, and times session.run as a user of the binding
-// calls it, printing one JSON line.
+// Node binding (onnxruntime-node, found through NODE_PATH) on .npy inputs
+// (float32 or int64), writes the outputs as .npy, and times session.run as a
+// user of the binding calls it, printing one JSON line.
 //
 //   node ort_run.js MODEL.onnx --threads T [--input NAME=FILE.npy]...
 //        [--output-dir DIR] [--warmup W] [--runs N]
@@ -13,7 +13,7 @@ const ort = require('onnxruntime-node');
 
 const NPY_MAGIC = '\x93NUMPY';
 
-/** A float32 C-order .npy file as {dims, data}. */
+/** A float32 or int64 C-order .npy file as {dims, data, type}. */
 function readNpy(file) {
   const buf = fs.readFileSync(file);
   if (buf.toString('latin1', 0, 6) !== NPY_MAGIC)
@@ -22,14 +22,15 @@ function readNpy(file) {
   const headerLen = v1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
   const start = (v1 ? 10 : 12) + headerLen;
   const header = buf.toString('latin1', v1 ? 10 : 12, start);
-  if (!/'descr':\s*'<f4'/.test(header) || /'fortran_order':\s*True/.test(header))
-    throw new Error(`${file}: only C-order float32 arrays are supported`);
+  const int64 = /'descr':\s*'<i8'/.test(header);
+  if (!(int64 || /'descr':\s*'<f4'/.test(header)) || /'fortran_order':\s*True/.test(header))
+    throw new Error(`${file}: only C-order float32 and int64 arrays are supported`);
   const dims = header.match(/'shape':\s*\(([^)]*)\)/)[1].split(',')
       .map((d) => d.trim()).filter((d) => d).map(Number);
   const count = dims.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(count);
-  Buffer.from(data.buffer).set(buf.subarray(start, start + 4 * count));
-  return {dims, data};
+  const data = int64 ? new BigInt64Array(count) : new Float32Array(count);
+  Buffer.from(data.buffer).set(buf.subarray(start, start + data.BYTES_PER_ELEMENT * count));
+  return {dims, data, type: int64 ? 'int64' : 'float32'};
 }
 
 function writeNpy(file, tensor) {
@@ -90,8 +91,8 @@ async function main() {
   });
   const feeds = {};
   for (const [name, file] of options.inputs) {
-    const {dims, data} = readNpy(file);
-    feeds[name] = new ort.Tensor('float32', data, dims);
+    const {dims, data, type} = readNpy(file);
+    feeds[name] = new ort.Tensor(type, data, dims);
   }
   let results = await session.run(feeds);
   if (options.outputDir) {

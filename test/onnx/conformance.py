@@ -794,6 +794,7 @@ def ort_section(by_suite, mine, how, ort):
     """The report's comparison with ONNX Runtime: counts side by side, and the cases only one
     of the two passes."""
     ort_of = {(r["suite"], r["case"]): r for r in ort}
+    mine_of = {(r["suite"], r["case"]): r for r in mine}
     lines = ["", "## Beside ONNX Runtime", "",
              "With `--modes ...,ort`, ONNX Runtime %s runs every case through its Node binding "
              "(`test/onnx/ort_case.js`; npm `onnxruntime-node` in `bench/.peers`, installed on "
@@ -806,7 +807,7 @@ def ort_section(by_suite, mine, how, ort):
     only_ort, totals = [], [0] * 6
     for s, rs in by_suite.items():
         row = [0] * 6
-        for r in rs:
+        for r in (mine_of[(x["suite"], x["case"])] for x in rs):
             o = ort_of.get((r["suite"], r["case"]))
             a, b = r["status"] == PASS, o is not None and o["status"] == PASS
             row[0] += a
