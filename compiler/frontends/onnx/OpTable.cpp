@@ -47,6 +47,8 @@ TensorOp importTopK;
 TensorOp importEinsum;
 // LinearAlgebra.cpp
 TensorOp importDet;
+// Text.cpp
+TensorOp importTfIdfVectorizer;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -210,6 +212,8 @@ static const OpEntry kOps[] = {
     {"Det", 11, kLast, importDet},
     // Selection.cpp
     {"TopK", 1, kLast, importTopK},
+    // Text.cpp
+    {"TfIdfVectorizer", 9, kLast, importTfIdfVectorizer},
     // Signal.cpp
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},
