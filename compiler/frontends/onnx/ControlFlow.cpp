@@ -230,6 +230,168 @@ llvm::Error importLoop(ContainerNode &c) {
   return llvm::Error::success();
 }
 
+/// `x` cut along `axis` into its `count` slices, each without that axis:
+/// their names.
+static llvm::Expected<std::vector<std::string>>
+slicesAlong(ContainerNode &c, const std::string &x, int64_t axis, int64_t count,
+            const std::string &prefix) {
+  std::vector<std::string> kept, names;
+  for (int64_t k = 0; k < count; ++k) {
+    names.push_back(prefix + x + "[" + std::to_string(k) + "]");
+    kept.push_back(names.back() + "#kept");
+  }
+  ::onnx::NodeProto made = ContainerNode::makeNode("Split", {x}, kept, axis);
+  c.addIntsOperand(made, "split", prefix + x + "#split",
+                   std::vector<int64_t>(count, 1));
+  if (llvm::Error e = c.importMade(std::move(made)))
+    return std::move(e);
+  for (int64_t k = 0; k < count; ++k)
+    if (llvm::Error e = c.importReshape("Squeeze", kept[k], names[k], axis))
+      return std::move(e);
+  return names;
+}
+
+/// Scan, unrolled over the scanned axis's static extent: each step imports
+/// the body on the states and the scan inputs' slices; the scan outputs
+/// stack the steps' values. Scan-8's batch axis runs the whole scan once
+/// per batch element.
+llvm::Error importScan(ContainerNode &c) {
+  if (llvm::Error e = c.allowAttributes(
+          {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
+           "scan_output_axes", "scan_output_directions", "directions"}))
+    return e;
+  auto bodyOr = c.graphAttribute("body");
+  if (!bodyOr)
+    return bodyOr.takeError();
+  const ::onnx::GraphProto &body = **bodyOr;
+  const ::onnx::NodeProto &n = c.n;
+  bool batched = c.im.opset < 9; // Scan-8: sequence_lens, then a batch axis
+  int first = batched ? 1 : 0;
+  int64_t m = c.intAttribute("num_scan_inputs", 0);
+  int64_t states = n.input_size() - first - m;
+  int64_t scanOutputs = body.output_size() - states;
+  if (m < 1 || states < 0 || scanOutputs < 0 ||
+      body.input_size() != states + m || n.output_size() != body.output_size())
+    return c.error("the body's inputs and outputs do not match the node's");
+  if (batched && !c.input(0).empty())
+    return c.error("sequence_lens is not supported (every sequence is scanned "
+                   "whole)");
+  auto ints = [&](StringRef name, int64_t count) {
+    std::vector<int64_t> v(count, 0);
+    if (const auto *a = c.attribute(name))
+      v.assign(a->ints().begin(), a->ints().end());
+    return v;
+  };
+  auto inAxes = ints("scan_input_axes", m);
+  auto inDirs = ints(batched ? "directions" : "scan_input_directions", m);
+  auto outAxes = ints("scan_output_axes", scanOutputs);
+  auto outDirs = ints("scan_output_directions", scanOutputs);
+  if ((int64_t)inAxes.size() != m || (int64_t)inDirs.size() != m ||
+      (int64_t)outAxes.size() != scanOutputs ||
+      (int64_t)outDirs.size() != scanOutputs)
+    return c.error("the scan axes and directions do not match the inputs and "
+                   "outputs");
+  std::vector<std::string> inputs(n.input().begin() + first, n.input().end());
+  for (const std::string &in : inputs)
+    if (!c.isTensor(in))
+      return c.error("input '" + in + "' is not a tensor");
+  int64_t batch = 1;
+  std::vector<std::vector<std::string>> perBatch(1, inputs);
+  std::string prefix = c.im.nodeName + "#";
+  if (batched) {
+    // Every input's axis 0 is the batch: one scan per element.
+    batch = c.im.shapeOf(c.im.tensors[inputs[0]])[0];
+    perBatch.assign(batch, {});
+    for (const std::string &in : inputs) {
+      if (c.im.shapeOf(c.im.tensors[in])[0] != batch)
+        return c.error("input '" + in + "' does not have the batch extent " +
+                       Twine(batch));
+      auto cut = slicesAlong(c, in, 0, batch, prefix + "batch#");
+      if (!cut)
+        return cut.takeError();
+      for (int64_t b = 0; b < batch; ++b)
+        perBatch[b].push_back((*cut)[b]);
+    }
+  }
+  std::vector<std::vector<std::string>> outputs(n.output_size());
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<std::string> &in = perBatch[b];
+    std::string at = prefix + std::to_string(b) + "#";
+    // Each scan input's slices, in the order the steps take them.
+    int64_t length = -1;
+    std::vector<std::vector<std::string>> slices(m);
+    for (int64_t k = 0; k < m; ++k) {
+      auto shape = c.im.shapeOf(c.im.tensors[in[states + k]]);
+      int64_t axis = inAxes[k] < 0 ? inAxes[k] + (int64_t)shape.size() : inAxes[k];
+      if (axis < 0 || axis >= (int64_t)shape.size() ||
+          ShapedType::isDynamic(shape[axis]))
+        return c.error("scan input '" + in[states + k] +
+                       "' has no static axis " + Twine(inAxes[k]));
+      if (length >= 0 && shape[axis] != length)
+        return c.error("the scan inputs' scanned extents differ");
+      length = shape[axis];
+      constexpr int64_t kMaxSteps = 4096;
+      if (length > kMaxSteps)
+        return c.error("more than " + Twine(kMaxSteps) + " steps to unroll");
+      auto cut = slicesAlong(c, in[states + k], axis, length, at + "scan#");
+      if (!cut)
+        return cut.takeError();
+      slices[k] = std::move(*cut);
+      if (inDirs[k])
+        std::reverse(slices[k].begin(), slices[k].end());
+    }
+    std::vector<std::string> values(in.begin(), in.begin() + states);
+    std::vector<std::vector<std::string>> scanned(scanOutputs);
+    for (int64_t t = 0; t < length; ++t) {
+      std::string step = at + std::to_string(t) + "#";
+      Renames rename;
+      for (int k = 0; k < body.input_size(); ++k) {
+        c.forwardValue(k < states ? values[k] : slices[k - states][t],
+                       step + body.input(k).name());
+        rename[body.input(k).name()] = step + body.input(k).name();
+      }
+      if (llvm::Error e = importBody(c, body, step, rename))
+        return e;
+      for (int64_t k = 0; k < body.output_size(); ++k) {
+        std::string v = bodyOutput(c, rename, body.output(k).name());
+        if (v.empty())
+          return c.error("body output '" + body.output(k).name() +
+                         "' is not computed");
+        if (k < states)
+          values[k] = v;
+        else
+          scanned[k - states].push_back(v);
+      }
+    }
+    for (int64_t k = 0; k < states; ++k)
+      outputs[k].push_back(values[k]);
+    for (int64_t k = 0; k < scanOutputs; ++k) {
+      if (scanned[k].empty())
+        return c.error("scan output '" + n.output(states + k) +
+                       "' of an empty scan is not supported");
+      if (outDirs[k])
+        std::reverse(scanned[k].begin(), scanned[k].end());
+      std::string stacked = batched ? at + "out#" + n.output(states + k)
+                                    : n.output(states + k);
+      if (llvm::Error e = c.importConcat(scanned[k], stacked, outAxes[k],
+                                         /*stack=*/true))
+        return e;
+      outputs[states + k].push_back(stacked);
+    }
+  }
+  for (int64_t k = 0; k < n.output_size(); ++k) {
+    if (!batched && k >= states)
+      continue; // concatenated into place above
+    if (!batched) {
+      c.forwardValue(outputs[k][0], n.output(k));
+      continue;
+    }
+    if (llvm::Error e = c.importConcat(outputs[k], n.output(k), 0, /*stack=*/true))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error importSequenceMap(ContainerNode &c) {
   // The body once per element, its values renamed per iteration.
   auto bodyOr = bodyAttribute(c);

@@ -57,7 +57,7 @@ ContainerOp importGetElement, importOptional, importOptionalHasElement,
     importSequenceLength, importSequenceAt, importSequenceInsert,
     importConcatFromSequence;
 // ControlFlow.cpp
-ContainerOp importIf, importLoop, importSequenceMap;
+ContainerOp importIf, importLoop, importScan, importSequenceMap;
 
 constexpr int64_t kLast = kMaxOpset;
 
@@ -235,6 +235,7 @@ static const OpEntry kOps[] = {
     // ControlFlow.cpp
     {"If", 1, kLast, nullptr, importIf},
     {"Loop", 1, kLast, nullptr, importLoop},
+    {"Scan", 8, kLast, nullptr, importScan},
     {"SequenceMap", 17, kLast, nullptr, importSequenceMap},
 };
 // clang-format on
