@@ -104,6 +104,29 @@ x[1, 2, 4] = x[1, 2, 1] * 2  # two dependent rows
 check("det_batch", [helper.make_node("Det", ["x"], ["y"])], {"x": x},
       {"y": np.linalg.det(x.astype(np.float64)).astype(np.float32)}, tol=1e-4)
 
+# DFT and STFT, against NumPy's FFT: a complex signal along axis 2 zero-padded to 12
+# points, its inverse, a one-sided real one; frames of a windowed signal.
+x = rng.standard_normal((2, 3, 9, 2)).astype(np.float32)
+z = x[..., 0] + 1j * x[..., 1]
+for name, attrs, want in [
+        ("dft_padded", {"axis": 2}, np.fft.fft(z, n=12, axis=2)),
+        ("dft_inverse", {"axis": 2, "inverse": 1}, np.fft.ifft(z, n=12, axis=2))]:
+    check(name, [helper.make_node("DFT", ["x", "n"], ["y"], **attrs)], {"x": x},
+          {"y": np.stack([want.real, want.imag], -1).astype(np.float32)},
+          initializers=[("n", np.array(12, np.int64))], opset=17, tol=1e-4)
+x = rng.standard_normal((2, 10, 1)).astype(np.float32)
+want = np.fft.rfft(x[..., 0], axis=1)
+check("dft_onesided", [helper.make_node("DFT", ["x"], ["y"], onesided=1)], {"x": x},
+      {"y": np.stack([want.real, want.imag], -1).astype(np.float32)}, opset=17, tol=1e-4)
+x = rng.standard_normal((1, 40, 1)).astype(np.float32)
+window = np.hanning(10).astype(np.float32)
+frames = np.stack([x[0, f * 3:f * 3 + 10, 0] * window for f in range((40 - 10) // 3 + 1)])
+want = np.fft.rfft(frames, axis=1)[None]
+check("stft_window", [helper.make_node("STFT", ["x", "step", "w"], ["y"])],
+      {"x": x, "w": window},
+      {"y": np.stack([want.real, want.imag], -1).astype(np.float32)},
+      initializers=[("step", np.array(3, np.int64))], opset=17, tol=1e-4)
+
 # Resize, against ONNX's reference, with constant scales or sizes (the taps computed
 # on the host) and with scales fed at run time (the same formulas as mx ops).
 for i, (mode, coord, extra, shape, scales) in enumerate([

@@ -38,7 +38,7 @@ TensorOp importConcat, importSplit, importSlice, importGather,
 // Resize.cpp, GridSample.cpp
 TensorOp importResize, importUpsample, importGridSample, importRoiAlign;
 // Signal.cpp
-TensorOp importWindow;
+TensorOp importWindow, importDFT, importSTFT;
 // Recurrent.cpp
 TensorOp importRecurrent;
 // Selection.cpp
@@ -218,6 +218,8 @@ static const OpEntry kOps[] = {
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},
     {"BlackmanWindow", 17, kLast, importWindow},
+    {"DFT", 17, kLast, importDFT},
+    {"STFT", 17, kLast, importSTFT},
     // Sequences.cpp (Identity: Shape.cpp, or Sequences.cpp when it takes a
     // sequence or optional)
     {"Identity", 1, kLast, importIdentity, importGetElement},
