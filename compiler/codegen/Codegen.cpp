@@ -82,9 +82,11 @@ public:
     tensorDesc = llvm::StructType::create(
         ctx, {ptr, i64, i64, ptr, i64, i64, i64}, "mxrt_tensor_desc");
     // mxrt_function_desc: name, num_inputs, inputs, num_outputs, outputs,
-    // entry, scratch_size, flags, num_variants, variants, batch_dim, shapes.
+    // entry, scratch_size, flags, num_variants, variants, batch_dim, shapes,
+    // num_counts, counts.
     functionDesc = llvm::StructType::create(
-        ctx, {ptr, i64, ptr, i64, ptr, ptr, i64, i64, i64, ptr, i64, ptr},
+        ctx,
+        {ptr, i64, ptr, i64, ptr, ptr, i64, i64, i64, ptr, i64, ptr, i64, ptr},
         "mxrt_function_desc");
     // mxrt_variant_desc: batch, entry, scratch_size.
     variantDesc =
@@ -177,8 +179,19 @@ public:
                            const std::vector<TensorSpec> &outputs,
                            llvm::ArrayRef<llvm::Function *> entries,
                            int64_t flags, bool variants,
-                           llvm::Function *shapes = nullptr) {
+                           llvm::Function *shapes = nullptr,
+                           llvm::ArrayRef<int64_t> counts = {}) {
     llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
+    llvm::Constant *countTable = null;
+    if (!counts.empty()) {
+      auto *type = llvm::ArrayType::get(i64, counts.size());
+      std::vector<llvm::Constant *> elems;
+      for (int64_t d : counts)
+        elems.push_back(llvm::ConstantInt::get(i64, d));
+      countTable = new llvm::GlobalVariable(
+          m, type, true, llvm::GlobalValue::PrivateLinkage,
+          llvm::ConstantArray::get(type, elems), ".counts");
+    }
     int64_t scratch = std::max<int64_t>(spec.scratchSize, 0);
     llvm::Constant *variantTable = null;
     if (variants) {
@@ -204,7 +217,8 @@ public:
          llvm::ConstantInt::get(i64, variants ? spec.variants.size() : 0),
          variantTable,
          llvm::ConstantInt::get(i64, variants ? spec.batchDim : -1),
-         shapes ? static_cast<llvm::Constant *>(shapes) : null});
+         shapes ? static_cast<llvm::Constant *>(shapes) : null,
+         llvm::ConstantInt::get(i64, counts.size()), countTable});
   }
 
   /// The dynamic dimensions' table.
@@ -214,7 +228,8 @@ public:
       elems.push_back(llvm::ConstantStruct::get(
           dimDesc, {string(d.name), llvm::ConstantInt::get(i64, d.min),
                     llvm::ConstantInt::get(i64, d.max),
-                    llvm::ConstantInt::get(i64, d.derived ? 1 : 0)}));
+                    llvm::ConstantInt::get(i64, (d.derived ? 1 : 0) |
+                                                    (d.counted ? 2 : 0))}));
     return array(dimDesc, elems, ".dims");
   }
 
@@ -227,7 +242,8 @@ public:
     size_t perFunction = std::max<size_t>(spec.variants.size(), 1);
     std::vector<llvm::Constant *> fns = {function(
         "forward", spec.inputs, spec.outputs, entries.take_front(perFunction),
-        0, variants, m.getFunction(spec.name + "_forward_shapes"))};
+        0, variants, m.getFunction(spec.name + "_forward_shapes"),
+        spec.counts)};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
       fns.push_back(
           function(f.name, f.inputs, f.outputs,
@@ -289,15 +305,16 @@ private:
 };
 
 /// `void <name>_<fn>_entry(void *const *buffers, mxrt_exec_context *)`:
-/// buffers are [inputs, outputs, params, states]; the lowered function takes
-/// (inputs, params, [states,] outputs, [params, states,] [dims,] [arena]),
-/// the bracketed groups when the function updates parameters and states,
-/// has dynamic extents in its code (the dimensions' values) and has an
-/// arena.
+/// buffers are [inputs, outputs, params, states, counts]; the lowered
+/// function takes (inputs, params, [states,] outputs, [counts,] [params,
+/// states,] [dims,] [arena]), the bracketed groups when the function finds
+/// data-dependent extents, updates parameters and states, has dynamic
+/// extents in its code (the dimensions' values) and has an arena.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
                            const std::string &fnName, size_t nIn, size_t nOut,
-                           bool updatesState, size_t statesRead, bool dims,
-                           bool arena, llvm::Function *impl) {
+                           size_t nCounts, bool updatesState,
+                           size_t statesRead, bool dims, bool arena,
+                           llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type =
@@ -320,6 +337,7 @@ llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
   append(args, params, nParam);
   append(args, states, updatesState ? nState : statesRead);
   append(args, nIn, nOut);
+  append(args, states + nState, nCounts);
   if (updatesState) {
     append(args, params, nParam);
     append(args, states, nState);
@@ -745,12 +763,13 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
     size_t statesRead;
     int64_t scratchSize;
     bool dims = false;
+    size_t counts = 0;
   };
   std::vector<Fn> fns;
   if (spec.variants.empty())
     fns.push_back({kForwardFunctionName, spec.inputs.size(),
                    spec.outputs.size(), false, 0, spec.scratchSize,
-                   spec.shapeFunction});
+                   spec.shapeFunction, spec.counts.size()});
   for (const auto &[i, v] : llvm::enumerate(spec.variants)) {
     std::string name = variantFunctionName(kForwardFunctionName, v.batch);
     fns.push_back({name, spec.inputs.size(), spec.outputs.size(), false, 0,
@@ -793,7 +812,8 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
                        "' function");
     impl->setName(spec.name + "_" + f.name + "_impl");
     impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-    size_t expected = f.nIn + spec.params.size() + f.statesRead + f.nOut;
+    size_t expected =
+        f.nIn + spec.params.size() + f.statesRead + f.nOut + f.counts;
     if (f.updatesState)
       expected += spec.params.size() + spec.states.size();
     if (f.scratchSize >= 0)
@@ -804,7 +824,7 @@ mxc::buildLLVMModule(llvm::ArrayRef<mlir::ModuleOp> modules,
       return makeError("the lowered " + Twine(f.name) + " function takes " +
                        Twine(impl->arg_size()) + " buffers, expected " +
                        Twine(expected));
-    entries.push_back(buildEntry(*m, spec, f.name, f.nIn, f.nOut,
+    entries.push_back(buildEntry(*m, spec, f.name, f.nIn, f.nOut, f.counts,
                                  f.updatesState, f.statesRead, f.dims,
                                  f.scratchSize >= 0, impl));
   }

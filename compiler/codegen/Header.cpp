@@ -86,7 +86,14 @@ std::string mxc::generateHeader(const ModelSpec &spec,
           "so takes that value.\n";
     for (const DimSpec &d : spec.dims)
       os << " *   " << d.name << ": "
-         << (d.derived && d.max >= 0
+         << (d.counted
+                 ? "counted: how many elements the call finds, at most " +
+                       std::to_string(d.max) +
+                       " (size the outputs for that many; they\n *     "
+                       "hold this many first, which "
+                       "mxrt_instance_last_dims((mxrt_instance *)instance, "
+                       "dims)\n *     gives after the call)"
+             : d.derived && d.max >= 0
                  ? "derived, a key/value cache's length after the call, at "
                    "most " +
                        std::to_string(d.max) + " (its capacity)"

@@ -558,6 +558,21 @@ llvm::Error mxc::compile(const CompileOptions &options) {
                      "=1: " + toString(imported.takeError()));
   }
   DynamicDims dyn = dynamicDims(options, *imported);
+  // Extents the data decides (NonZero's, ...) take the static forward of an
+  // inference library for the host CPU.
+  if (!imported->spec.counts.empty()) {
+    std::string where = "'" + options.modelPath + "': output '" +
+                        imported->spec.dims[imported->spec.counts[0]].name +
+                        "' (an extent found only as the model runs)";
+    if (cuda)
+      return makeError(where + ": not supported for --target=cuda yet");
+    if (options.train.enabled)
+      return makeError(where + ": not supported with --train");
+    if (!dyn.names.empty())
+      return makeError(where + ": not supported in a model with dynamic "
+                               "dimensions (" +
+                       llvm::join(dyn.names, ", ") + ") yet");
+  }
   if (dyn.names.empty() && !options.dimBounds.empty())
     return makeError("--dim '" + options.dimBounds.begin()->first +
                      "': the model has no dynamic dimensions");

@@ -121,6 +121,10 @@ struct DimSpec {
   /// An output's extent that the forward computes from the others
   /// (MXRT_DIM_DERIVED): min 0, max -1.
   bool derived = false;
+  /// Derived too: an extent only the forward finds as it runs (NonZero's
+  /// count; MXRT_DIM_COUNTED), at most max; the forward's results after
+  /// its outputs give it (ModelSpec::counts).
+  bool counted = false;
 };
 
 /// The forward function compiled for `batch` rows of a dynamic batch
@@ -171,6 +175,10 @@ struct ModelSpec {
   /// arena, and its MLIR @forward_shapes sets the derived ones
   /// (mxrt_function_desc.shapes).
   bool shapeFunction = false;
+  /// The forward's data-dependent extents: its last counts.size() results
+  /// (int64 scalars, after those of `outputs`) are the values of these
+  /// counted dimensions (mxrt_function_desc.counts).
+  std::vector<int64_t> counts;
 
   /// Appends a parameter with a copy of its bytes.
   void addParam(TensorSpec spec, const uint8_t *data);

@@ -227,6 +227,17 @@ public:
     }
     if (status != MXRT_OK)
       throw Error(message);
+    // Outputs with extents the call found (NonZero's, ...): their first
+    // elements, as a view.
+    for (int32_t o = 0; o < nOut; ++o) {
+      const int64_t *shape = mxrt_tensor_shape(outs[o]);
+      std::vector<int64_t> found(shape, shape + mxrt_tensor_ndim(outs[o]));
+      if (std::equal(found.begin(), found.end(), outArrays[o].shape()))
+        continue;
+      py::array flat = outArrays[o].attr("reshape")(-1);
+      outArrays[o] = flat[py::slice(0, mxrt_tensor_num_elements(outs[o]), 1)]
+                         .attr("reshape")(found);
+    }
     return outArrays;
   }
 

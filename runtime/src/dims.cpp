@@ -66,16 +66,19 @@ mxrt_status mxrt::failShape(const char *kind, const mxrt_tensor_desc &desc,
               mxrt_dtype_name(tensor->dtype));
 }
 
-int64_t mxrt::firstDim(const mxrt_function_desc &fn) {
+int64_t mxrt::firstDim(const mxrt_model_desc &model,
+                       const mxrt_function_desc &fn) {
   int64_t first = -1;
   forEachInputDim(fn, [&](int64_t index) {
     if (first < 0)
       first = index;
   });
+  // (A counted extent is the call's to find, not the caller's to give.)
   for (int64_t o = 0; o < fn.num_outputs && first < 0; ++o)
     for (int64_t d = 0; d < fn.outputs[o].ndim && first < 0; ++d)
-      if (fn.outputs[o].shape[d] < 0)
-        first = MXRT_DIM_INDEX(fn.outputs[o].shape[d]);
+      if (int64_t e = fn.outputs[o].shape[d];
+          e < 0 && !(model.dims[MXRT_DIM_INDEX(e)].flags & MXRT_DIM_COUNTED))
+        first = MXRT_DIM_INDEX(e);
   return first;
 }
 
@@ -154,7 +157,22 @@ std::string mxrt::DimBinding::describe() {
   return text;
 }
 
+mxrt_status mxrt::DimBinding::setCounted(int64_t index, int64_t extent) {
+  const mxrt_dim_desc &dim = model.dims[index];
+  if (extent < 0 || extent > dim.max)
+    return fail(MXRT_INTERNAL,
+                "function '%s' of model '%s' found %lld for dimension %s, "
+                "outside 0..%lld",
+                fn.name, model.name, static_cast<long long>(extent), dim.name,
+                static_cast<long long>(dim.max));
+  value[index] = extent;
+  return MXRT_OK;
+}
+
 mxrt_status mxrt::DimBinding::derive() {
+  for (int64_t i = 0; i < model.num_dims; ++i)
+    if (counted(i))
+      value[i] = model.dims[i].max;
   if (!fn.shapes)
     return MXRT_OK;
   bool complete = true;
@@ -167,7 +185,7 @@ mxrt_status mxrt::DimBinding::derive() {
   // would read extents its buffers do not have.
   Array<int64_t> given(size_t(model.num_dims));
   for (int64_t i = 0; i < model.num_dims; ++i) {
-    if (derived(i))
+    if (derived(i) && !counted(i))
       value[i] = -1;
     given[i] = value[i];
   }

@@ -29,10 +29,10 @@ mxrt_status failShape(const char *kind, const mxrt_tensor_desc &desc,
                       const mxrt_tensor *tensor, const mxrt_dim_desc *dims);
 
 /// The first model dimension that an input of `fn` has (its batch dimension,
-/// for a function with variants), else an output, or -1 when its shapes are
-/// static: a raw call without the dimensions' values cannot run a function
-/// that has one, nor its caller size the buffers.
-int64_t firstDim(const mxrt_function_desc &fn);
+/// for a function with variants), else an output (not a counted one), or -1
+/// when its shapes are static: a raw call without the dimensions' values
+/// cannot run a function that has one, nor its caller size the buffers.
+int64_t firstDim(const mxrt_model_desc &model, const mxrt_function_desc &fn);
 
 /// The values of the model's dimensions in one call of `fn`: -1 until bound.
 /// Holds them on the stack for up to 16 dimensions, so that a call
@@ -56,12 +56,18 @@ public:
   /// its bounds; the others, derived ones included, stay unbound.
   mxrt_status take(const int64_t *dims, const char *what);
 
-  /// For a function with `shapes`, once every dimension its inputs have is
-  /// bound: computes the derived ones and the scratch the call needs. Fails
+  /// Sets the counted dimensions to their bounds (the outputs are sized for
+  /// them), then, for a function with `shapes`, once every dimension its
+  /// inputs have is bound: computes the derived ones and the scratch the
+  /// call needs. Fails
   /// when one of those its outputs have comes out below 0 (inputs too small
   /// for the model), or when the shapes function changed a dimension that is
   /// not derived or asked for less than no scratch.
   mxrt_status derive();
+
+  /// Counted dimension `index` is `extent`, as the call found it: within
+  /// its bound.
+  mxrt_status setCounted(int64_t index, int64_t extent);
 
   /// The model's num_dims values, -1 where unbound.
   const int64_t *values() const { return value.get(); }
@@ -95,6 +101,9 @@ private:
 
   bool derived(int64_t index) const {
     return model.dims[index].flags & MXRT_DIM_DERIVED;
+  }
+  bool counted(int64_t index) const {
+    return model.dims[index].flags & MXRT_DIM_COUNTED;
   }
 
   const mxrt_model_desc &model;

@@ -27,6 +27,9 @@ struct mxrt_tensor {
   int64_t shape[MXRT_MAX_DIMS];
   int64_t numElements;
   size_t sizeBytes;
+  /// The bytes `data` holds: sizeBytes, or more once a call set a counted
+  /// output's extent below its bound (mxrt::setExtent).
+  size_t capacityBytes;
   void *data;
   /// False for mxrt_tensor_wrap: the caller owns `data`.
   bool ownsData;
@@ -77,6 +80,11 @@ struct mxrt_instance {
   uint8_t *scratch = nullptr;
   size_t scratchBytes = 0;
   mxrt_exec_context context = {};
+  /// Per function, the counts its calls write (mxrt_function_desc.counts).
+  std::vector<std::vector<int64_t>> counts;
+  /// The dimensions' values in the last successful call
+  /// (mxrt_instance_last_dims).
+  std::vector<int64_t> lastDims;
   int32_t numThreads = 1;
   /// Kernels' workers when numThreads > 1 (context.thread_pool points here).
   std::unique_ptr<mxrt::ThreadPool> pool;
@@ -189,6 +197,11 @@ mxrt_status checkTensorArgs(const char *what, int64_t dtype, int32_t ndim,
 
 /// Frees the copies mxrt_tensor_set_string made.
 void releaseStrings(mxrt_tensor *tensor);
+
+/// Sets extent `axis` of `tensor` to `extent` (a counted output's: its
+/// bound before a call, what the call found after it; the elements are the
+/// buffer's first); false, changing nothing, when its buffer is too small.
+bool setExtent(mxrt_tensor *tensor, int32_t axis, int64_t extent);
 
 /// After a call: gives every string output of `fn` copies owned by its
 /// tensor (the model wrote pointers into the call's arena or the inputs).

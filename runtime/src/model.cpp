@@ -357,6 +357,8 @@ mxrt_status createInstance(const mxrt_model *model,
 
   int64_t scratchSize = 0;
   instance->buffers.resize(desc->num_functions);
+  instance->counts.resize(desc->num_functions);
+  instance->lastDims.assign(size_t(desc->num_dims), -1);
   for (int64_t f = 0; f < desc->num_functions; ++f) {
     const mxrt_function_desc &fn = desc->functions[f];
     std::vector<void *> &buffers = instance->buffers[f];
@@ -364,6 +366,10 @@ mxrt_status createInstance(const mxrt_model *model,
     buffers.insert(buffers.end(), instance->params.begin(),
                    instance->params.end());
     buffers.insert(buffers.end(), states.begin(), states.end());
+    // The counts the function writes, the instance's own.
+    instance->counts[f].assign(size_t(fn.num_counts), -1);
+    for (int64_t k = 0; k < fn.num_counts; ++k)
+      buffers.push_back(&instance->counts[f][size_t(k)]);
     // Functions with variants get theirs on first use (reserveScratch).
     if (!fn.num_variants)
       scratchSize = std::max(scratchSize, fn.scratch_size);
@@ -533,6 +539,13 @@ mxrt_status runChecked(mxrt_instance *instance, int32_t function,
   if (!runEntry(instance, fn, instance->buffers[function].data(), dims))
     return fail(MXRT_INVALID_ARGUMENT, "%s: %s", callee().c_str(),
                 instance->call.error.c_str());
+  // The extents the call found.
+  for (int64_t k = 0; k < fn.num_counts; ++k)
+    if (mxrt_status status =
+            dims.setCounted(fn.counts[k], instance->counts[function][k]))
+      return fail(status, "%s: %s", callee().c_str(), mxrt_last_error());
+  std::copy(dims.values(), dims.values() + instance->model->desc->num_dims,
+            instance->lastDims.begin());
   return MXRT_OK;
 }
 
@@ -583,6 +596,18 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
       return status;
   if (mxrt_status status = dims.derive())
     return status;
+  // An output that a call sized for the extents it found (an earlier call
+  // with the same tensors) is sized for their bounds again.
+  if (fn.num_counts)
+    for (int32_t i = 0; i < numOutputs; ++i)
+      for (int64_t d = 0; outputs[i] && d < fn.outputs[i].ndim &&
+                          outputs[i]->ndim == fn.outputs[i].ndim;
+           ++d)
+        if (int64_t e = fn.outputs[i].shape[d];
+            e < 0 && (instance->model->desc->dims[MXRT_DIM_INDEX(e)].flags &
+                      MXRT_DIM_COUNTED))
+          mxrt::setExtent(outputs[i], int32_t(d),
+                          dims.values()[MXRT_DIM_INDEX(e)]);
   for (int32_t i = 0; i < numOutputs; ++i)
     if (mxrt_status status = check("output", i, fn.outputs[i], outputs[i]))
       return status;
@@ -594,6 +619,13 @@ mxrt_status callFunction(const char *what, mxrt_instance *instance,
     return status;
   if (instance->model->cuda())
     return MXRT_OK;
+  // Outputs with counted extents: their shapes as the call found them.
+  if (fn.num_counts)
+    for (int32_t i = 0; i < numOutputs; ++i)
+      for (int64_t d = 0; d < fn.outputs[i].ndim; ++d)
+        if (int64_t e = fn.outputs[i].shape[d]; e < 0)
+          mxrt::setExtent(outputs[i], int32_t(d),
+                          dims.values()[MXRT_DIM_INDEX(e)]);
   return mxrt::copyStringOutputs(fn, outputs);
 }
 
@@ -613,7 +645,7 @@ mxrt_status runInstanceRaw(const char *what, mxrt_instance *instance,
   // The dimensions the inputs have come from `dims`, the derived ones from
   // them.
   mxrt::DimBinding bound(model, fn);
-  if (int64_t first = mxrt::firstDim(fn); first >= 0) {
+  if (int64_t first = mxrt::firstDim(model, fn); first >= 0) {
     const mxrt_dim_desc &dim = model.dims[first];
     if (!withDims && function == 0)
       return fail(MXRT_INVALID_ARGUMENT,
@@ -755,7 +787,8 @@ mxrt_status mxrt_model_dim_info(const mxrt_model *model, int32_t index,
     return status;
   const mxrt_dim_desc &dim = model->desc->dims[index];
   *out_info = {dim.name, dim.min, dim.max,
-               (dim.flags & MXRT_DIM_DERIVED) ? 1 : 0};
+               (dim.flags & MXRT_DIM_DERIVED) ? 1 : 0,
+               (dim.flags & MXRT_DIM_COUNTED) ? 1 : 0};
   return MXRT_OK;
 }
 
@@ -892,6 +925,18 @@ mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
     return runInstanceRaw("mxrt_instance_run_raw", instance, 0,
                           /*withDims=*/false, nullptr, inputs, outputs);
   });
+}
+
+mxrt_status mxrt_instance_last_dims(const mxrt_instance *instance,
+                                    int64_t *out_dims) {
+  if (mxrt_status status = mxrt::checkNotNull(
+          "mxrt_instance_last_dims", {{"instance", instance}}))
+    return status;
+  if (!instance->lastDims.empty() && !out_dims)
+    return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_last_dims: out_dims is "
+                                       "NULL");
+  std::copy(instance->lastDims.begin(), instance->lastDims.end(), out_dims);
+  return MXRT_OK;
 }
 
 mxrt_status mxrt_instance_run_raw_dims(mxrt_instance *instance,

@@ -41,6 +41,9 @@ struct Extents {
   /// Its function has `shapes`: any dimension on any axis, but an input
   /// none that is derived.
   bool any = false;
+  /// Its function has counts: an output may have a counted dimension on
+  /// any axis.
+  bool counted = false;
 };
 
 /// Checks one input, output, parameter or state entry of the table of
@@ -69,6 +72,11 @@ mxrt_status checkTensorDesc(const std::string &origin, TensorKind kindCode,
     if (shape[d] >= 0)
       continue;
     int64_t dim = MXRT_DIM_INDEX(shape[d]);
+    if (extents.counted && kindCode == TensorKind::Output &&
+        dim < model.num_dims && (model.dims[dim].flags & MXRT_DIM_COUNTED)) {
+      shape[d] = 1;
+      continue;
+    }
     if (extents.batchDim < 0 && !extents.any)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: %s '%s' has dynamic extent %lld on axis %lld, but only "
@@ -173,13 +181,23 @@ mxrt_status checkDims(const std::string &origin, const mxrt_model_desc &desc) {
     if (!names.insert(dim.name).second)
       return fail(MXRT_INVALID_ARGUMENT, "%s: two dimensions are named '%s'",
                   origin.c_str(), dim.name);
-    if (dim.flags & ~int64_t(MXRT_DIM_DERIVED))
+    constexpr int64_t kDimFlags = MXRT_DIM_DERIVED | MXRT_DIM_COUNTED;
+    if (dim.flags & ~kDimFlags)
       return fail(MXRT_INVALID_ARGUMENT,
                   "%s: dimension '%s' has flags 0x%llx, but only 0x%llx are "
                   "allowed",
                   origin.c_str(), dim.name,
                   static_cast<unsigned long long>(dim.flags),
-                  static_cast<unsigned long long>(MXRT_DIM_DERIVED));
+                  static_cast<unsigned long long>(kDimFlags));
+    // What a call finds is sized for at its bound.
+    if ((dim.flags & MXRT_DIM_COUNTED) &&
+        (!(dim.flags & MXRT_DIM_DERIVED) || dim.max < 0))
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: counted dimension '%s' must be derived and bounded "
+                  "(flags 0x%llx, max %lld)",
+                  origin.c_str(), dim.name,
+                  static_cast<unsigned long long>(dim.flags),
+                  static_cast<long long>(dim.max));
     // No call binds a derived dimension: a bound is all it may have.
     if ((dim.flags & MXRT_DIM_DERIVED) && dim.min != 0)
       return fail(MXRT_INVALID_ARGUMENT,
@@ -296,6 +314,48 @@ mxrt_status checkVariants(const std::string &origin,
   return MXRT_OK;
 }
 
+/// Checks the counts of function `fn`: each a distinct counted dimension, of
+/// a CPU function without variants or shapes, and every counted dimension
+/// its outputs have among them.
+mxrt_status checkCounts(const std::string &origin, const mxrt_model_desc &desc,
+                        const mxrt_function_desc &fn) {
+  if (fn.num_counts < 0 || fn.num_counts > INT32_MAX ||
+      (fn.num_counts && !fn.counts))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has an invalid count table (num_counts = "
+                "%lld)",
+                origin.c_str(), fn.name, static_cast<long long>(fn.num_counts));
+  std::set<int64_t> seen;
+  if (fn.num_counts &&
+      (fn.num_variants || fn.shapes || (desc.flags & MXRT_MODEL_CUDA)))
+    return fail(MXRT_INVALID_ARGUMENT,
+                "%s: function '%s' has counts, which a function with "
+                "variants or shapes, or of a CUDA model, may not have",
+                origin.c_str(), fn.name);
+  for (int64_t k = 0; k < fn.num_counts; ++k) {
+    int64_t d = fn.counts[k];
+    if (d < 0 || d >= desc.num_dims ||
+        !(desc.dims[d].flags & MXRT_DIM_COUNTED) || !seen.insert(d).second)
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: count #%lld of function '%s' names dimension %lld, "
+                  "which is not a counted dimension of its own",
+                  origin.c_str(), static_cast<long long>(k), fn.name,
+                  static_cast<long long>(d));
+  }
+  for (int64_t o = 0; o < fn.num_outputs && fn.outputs; ++o)
+    for (int64_t a = 0; a < fn.outputs[o].ndim && fn.outputs[o].shape; ++a)
+      if (int64_t e = fn.outputs[o].shape[a];
+          e < 0 && MXRT_DIM_INDEX(e) < desc.num_dims &&
+          (desc.dims[MXRT_DIM_INDEX(e)].flags & MXRT_DIM_COUNTED) &&
+          !seen.count(MXRT_DIM_INDEX(e)))
+        return fail(MXRT_INVALID_ARGUMENT,
+                    "%s: output '%s' of function '%s' has counted dimension "
+                    "'%s', which none of its counts gives",
+                    origin.c_str(), fn.outputs[o].name, fn.name,
+                    desc.dims[MXRT_DIM_INDEX(e)].name);
+  return MXRT_OK;
+}
+
 } // namespace
 
 mxrt_status mxrt::checkDescriptor(const std::string &origin,
@@ -365,9 +425,12 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
         return status;
     // batch_dim is read only with variants (hand-written static tables may
     // leave it 0).
+    if (mxrt_status status = checkCounts(origin, *desc, fn))
+      return status;
     Extents extents;
     extents.batchDim = fn.num_variants ? fn.batch_dim : -1;
     extents.any = fn.shapes != nullptr;
+    extents.counted = fn.num_counts > 0;
     bool batchFromInputs = false;
     for (int64_t i = 0; i < fn.num_inputs; ++i) {
       const mxrt_tensor_desc &input = fn.inputs[i];

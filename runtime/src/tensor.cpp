@@ -97,7 +97,7 @@ mxrt_status makeTensor(const char *what, int64_t code, int32_t ndim,
   for (int32_t i = 0; i < ndim; ++i)
     tensor->shape[i] = shape[i];
   tensor->numElements = numElements;
-  tensor->sizeBytes = sizeBytes;
+  tensor->sizeBytes = tensor->capacityBytes = sizeBytes;
   tensor->data = data;
   tensor->ownsData = ownsData;
   *outTensor = tensor;
@@ -131,6 +131,25 @@ void mxrt_tensor_release(mxrt_tensor *tensor) {
   if (tensor->ownsData)
     std::free(tensor->data);
   std::free(tensor);
+}
+
+bool mxrt::setExtent(mxrt_tensor *tensor, int32_t axis, int64_t extent) {
+  if (tensor->shape[axis] == extent)
+    return true;
+  size_t row = mxrt_dtype_size(tensor->dtype);
+  for (int32_t d = 0; d < tensor->ndim; ++d)
+    if (d != axis)
+      row *= size_t(tensor->shape[d]);
+  if (row * size_t(extent) > tensor->capacityBytes)
+    return false;
+  releaseStrings(tensor); // sized for the old count; copied afresh
+  tensor->shape[axis] = extent;
+  int64_t n = 1;
+  for (int32_t d = 0; d < tensor->ndim; ++d)
+    n *= tensor->shape[d];
+  tensor->numElements = n;
+  tensor->sizeBytes = size_t(n) * mxrt_dtype_size(tensor->dtype);
+  return true;
 }
 
 mxrt_dtype mxrt_tensor_dtype(const mxrt_tensor *tensor) {

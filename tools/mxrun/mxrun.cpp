@@ -902,6 +902,17 @@ int runMain(int argc, char **argv) {
   };
   for (int64_t step = 0; step < options.steps; ++step)
     runOnce();
+  // Counted dimensions: what the call found.
+  if (std::any_of(dims.begin(), dims.end(),
+                  [](const mxrt_dim_info &dim) { return dim.counted; })) {
+    std::vector<int64_t> found(dims.size(), -1);
+    if (mxrt_status status =
+            mxrt_instance_last_dims(instance.get(), found.data()))
+      failStatus("cannot read the counted dimensions", status);
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (dims[d].counted)
+        dimValues[d] = found[d];
+  }
   if (!options.saveParams.empty())
     if (mxrt_status status = mxrt_instance_save_params(
             instance.get(), options.saveParams.c_str()))
@@ -949,7 +960,10 @@ int runMain(int argc, char **argv) {
         out += std::string(d ? ", " : "") +
                "{\"name\": " + jsonString(dims[d].name) + ", \"value\": " +
                (dimValues[d] < 0 ? "null" : std::to_string(dimValues[d]));
-        if (dims[d].derived)
+        if (dims[d].counted)
+          out += ", \"counted\": true, \"max\": " +
+                 std::to_string(dims[d].max) + "}";
+        else if (dims[d].derived)
           out += ", \"derived\": true}";
         else
           out += ", \"min\": " + std::to_string(dims[d].min) + ", \"max\": " +
@@ -994,7 +1008,10 @@ int runMain(int argc, char **argv) {
   }
 
   for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d].derived && dimValues[d] < 0) // another function's
+    if (dims[d].counted)
+      std::printf("dim %s=%" PRId64 " (counted, at most %" PRId64 ")\n",
+                  dims[d].name, dimValues[d], dims[d].max);
+    else if (dims[d].derived && dimValues[d] < 0) // another function's
       std::printf("dim %s (derived)\n", dims[d].name);
     else if (dims[d].derived)
       std::printf("dim %s=%" PRId64 " (derived)\n", dims[d].name, dimValues[d]);

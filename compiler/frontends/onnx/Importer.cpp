@@ -492,6 +492,61 @@ llvm::Error Importer::nodeError(const ::onnx::NodeProto &n,
                    ", opset " + Twine(opset) + "): " + message);
 }
 
+llvm::Expected<Importer::CountedExtent>
+Importer::countedPropagation(const ::onnx::NodeProto &n) {
+  CountedExtent none;
+  int counted = -1;
+  for (int i = 0; i < n.input_size(); ++i) {
+    auto t = tensors.find(n.input(i));
+    if (t == tensors.end() || !t->second.count)
+      continue;
+    if (counted >= 0)
+      return nodeError(n, "inputs '" + n.input(counted) + "' and '" +
+                              n.input(i) +
+                              "' both have extents found only as the model "
+                              "runs, which is not supported");
+    counted = i;
+  }
+  if (counted < 0)
+    return none;
+  const Tensor &t = tensors[n.input(counted)];
+  StringRef op = n.op_type();
+  static const llvm::StringSet<> elementwise = {
+      "Identity", "Cast", "Abs",  "Neg",  "Relu", "Sigmoid", "Tanh", "Exp",
+      "Log",      "Sqrt", "Floor", "Ceil", "Round", "Not",   "Sign", "Reciprocal"};
+  if (counted == 0 && elementwise.contains(op))
+    return CountedExtent{t.count, t.countAxis};
+  auto attrInt = [&](StringRef name, int64_t dflt) {
+    for (const auto &a : n.attribute())
+      if (a.name() == name)
+        return int64_t(a.i());
+    return dflt;
+  };
+  if (op == "Gather" && counted == 1) { // the survivors' indices
+    int64_t rank = shapeOf(tensors[n.input(0)]).size();
+    int64_t axis = attrInt("axis", 0);
+    if (axis < 0)
+      axis += rank;
+    return CountedExtent{t.count, axis + t.countAxis};
+  }
+  if (op == "Transpose" && counted == 0) {
+    for (const auto &a : n.attribute())
+      if (a.name() == "perm")
+        for (int k = 0; k < a.ints_size(); ++k)
+          if (a.ints(k) == t.countAxis)
+            return CountedExtent{t.count, k};
+    int64_t rank = shapeOf(t).size();
+    return CountedExtent{t.count, rank - 1 - t.countAxis};
+  }
+  return nodeError(n, "input '" + n.input(counted) + "' has an extent (axis " +
+                          Twine(t.countAxis) +
+                          ") found only as the model runs (NonZero, Compress, "
+                          "Unique, NonMaxSuppression), which " +
+                          n.op_type() +
+                          " does not take here (unary operators, Cast, "
+                          "Identity, Transpose and Gather's indices do)");
+}
+
 llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   node = &n;
   nodeName = n.name();
@@ -599,10 +654,21 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
       return nodeError(n, error);
     return llvm::Error::success();
   }
+  // A tensor whose extent the data decides (NonZero's, ...) reaches only
+  // the operators that keep that extent where it is or move it knowingly.
+  auto counted = countedPropagation(n);
+  if (!counted)
+    return counted.takeError();
   if (failed(entry && entry->tensor
                  ? entry->tensor(*this, n.op_type())
                  : fail(unsupportedOpMessage(n.op_type(), opset))))
     return nodeError(n, error.empty() ? "failed to import" : error);
+  if (counted->count)
+    for (int k = 0; k < n.output_size(); ++k)
+      if (auto t = tensors.find(n.output(k)); t != tensors.end()) {
+        t->second.count = counted->count;
+        t->second.countAxis = counted->axis;
+      }
   if (llvm::Error e = typeError(names(n.output())))
     return e;
   for (const auto &a : n.attribute())
@@ -619,8 +685,40 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
 // The graph
 //===----------------------------------------------------------------------===//
 
+Value Importer::compactCounted(Value v, Value count, int64_t axis) {
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
+  int64_t outer = numElements(shape.take_front(axis));
+  int64_t inner = numElements(shape.drop_front(axis + 1));
+  int64_t bound = shape[axis], n = numElements(shape);
+  if (outer <= 1)
+    return v; // the first count rows are its elements already
+  // Element (o, j, i) of (outer, bound, inner) goes to (o * count + j) *
+  // inner + i when j < count, after all those otherwise.
+  Value o = iotaAlong(3, 0, outer), j = iotaAlong(3, 1, bound),
+        i = iotaAlong(3, 2, inner);
+  auto mul = [&](Value a, Value c) { return binary(a, c, "mul"); };
+  auto add = [&](Value a, Value c) { return binary(a, c, "add"); };
+  Value in = int64Scalar(inner);
+  Value kept = add(mul(add(mul(o, count), j), in), i);
+  Value rest = binary(int64Scalar(bound), count, "sub");
+  Value dropped =
+      add(add(mul(mul(int64Scalar(outer), count), in),
+              mul(add(mul(o, rest), binary(j, count, "sub")), in)),
+          i);
+  Value flat = where(compare(j, count, "less"), kept, dropped);
+  flat = reshape(op("mx.broadcast_to", flat,
+                    {na("shape", arr({outer, bound, inner}))}),
+                 {n});
+  Value zeros = op("mx.broadcast_to",
+                   scalarParam(typeOf(Tensor{v, nullptr, nullptr}), 0.0, "zero"),
+                   {na("shape", arr({n}))});
+  Value y = op("mx.scatter_elements", {zeros, flat, reshape(v, {n})},
+               {na("axis", i64(0))});
+  return reshape(y, shape);
+}
+
 llvm::Error Importer::addOutputs() {
-  SmallVector<Value> outs;
+  SmallVector<Value> outs, countValues;
   node = nullptr;
   // A sequence output is its elements, "y[0]", "y[1]", ...; an optional
   // output without a value is no output at all.
@@ -657,6 +755,27 @@ llvm::Error Importer::addOutputs() {
     if (!v)
       return makeError("'" + file + "': graph output '" + o.name() +
                        "': " + error);
+    // An extent the data decides: the elements to the front, row-major for
+    // their count, which the forward returns after its outputs.
+    int64_t countAxis = it->second.countAxis, countDim = -1;
+    if (Value count = it->second.count) {
+      auto found = llvm::find(countValues, count);
+      countDim = found - countValues.begin();
+      if (found == countValues.end()) {
+        countValues.push_back(count);
+        DimSpec d;
+        d.name = o.name() + "_count";
+        d.min = 0;
+        d.max = cast<RankedTensorType>(v.getType()).getDimSize(countAxis);
+        d.derived = d.counted = true;
+        countDim = result.spec.dims.size();
+        result.spec.counts.push_back(countDim);
+        result.spec.dims.push_back(d);
+      } else {
+        countDim = result.spec.counts[countDim];
+      }
+      v = compactCounted(v, count, countAxis);
+    }
     auto t = cast<RankedTensorType>(v.getType());
     int32_t dt = onnxType(t.getElementType());
     if (o.type().has_tensor_type()) {
@@ -673,8 +792,8 @@ llvm::Error Importer::addOutputs() {
         for (int i = 0; i < tt.shape().dim_size(); ++i) {
           const auto &d = tt.shape().dim(i);
           declared.push_back(d.has_dim_value() ? d.dim_value() : -1);
-          agree =
-              agree && (!d.has_dim_value() || d.dim_value() == t.getDimSize(i));
+          agree = agree && (!d.has_dim_value() || i == countAxis ||
+                            d.dim_value() == t.getDimSize(i));
         }
         if (!agree)
           return makeError("'" + file + "': graph output '" + o.name() +
@@ -683,10 +802,13 @@ llvm::Error Importer::addOutputs() {
       }
     }
     outs.push_back(v);
-    result.spec.outputs.push_back(
-        {o.name(), dtypeOf(dt),
-         std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});
+    std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+    if (countDim >= 0)
+      shape[countAxis] = dimExtent(countDim);
+    result.spec.outputs.push_back({o.name(), dtypeOf(dt), shape});
   }
+  for (Value count : countValues)
+    outs.push_back(count);
   func::ReturnOp::create(b, result.module->getLoc(), outs);
   func.setFunctionType(
       b.getFunctionType(body->getArgumentTypes(), TypeRange(ValueRange(outs))));

@@ -70,6 +70,12 @@ struct Tensor {
   Value value;
   std::shared_ptr<const Const> constant;
   std::shared_ptr<const SymTensor> sym;
+  /// A data-dependent extent (NonZero's, Compress's, ...): `value` holds
+  /// its static bound along axis `countAxis`, of which the first `count`
+  /// (an int64 scalar, known at run time) are the tensor's; the rest is
+  /// padding no result may depend on.
+  Value count;
+  int64_t countAxis = -1;
 };
 
 /// One model's import: the graph-level steps (run), the node being imported
@@ -133,6 +139,18 @@ public:
   LogicalResult out(unsigned k, Value v);
   /// Output `k` is the compile-time constant `c`.
   LogicalResult outConst(unsigned k, Const c);
+  /// Output `k` is `v`, whose extent along `axis` is a bound of which the
+  /// first `count` (an int64 scalar) are the output's.
+  LogicalResult outCounted(unsigned k, Value v, Value count, int64_t axis);
+  /// Where each slot of `mask` (a bool vector) goes when the kept entries
+  /// move to the front in order: an int64 vector that sends kept entry i
+  /// to the number of kept entries before it, and the others after all the
+  /// kept ones, in order (a permutation); and how many are kept (an int64
+  /// scalar).
+  std::pair<Value, Value> frontSlots(Value mask);
+  /// The inverse of a permutation `slots` of n entries: for each slot, the
+  /// entry that goes there.
+  Value invertSlots(Value slots, int64_t n);
   /// Output `k` is input `i`.
   LogicalResult forward(unsigned k, unsigned i) {
     if (wants(k))
@@ -329,6 +347,14 @@ public:
   /// the op when it is not a shape computation mxc follows.
   LogicalResult importSymbolic(StringRef opType);
 
+  /// The data-dependent extent a node's outputs get from its inputs (no
+  /// count when none has one), or an error when the node cannot take the
+  /// input that has one.
+  struct CountedExtent {
+    Value count;
+    int64_t axis = -1;
+  };
+  llvm::Expected<CountedExtent> countedPropagation(const ::onnx::NodeProto &n);
   /// Imports node `n`, the `index`th of its graph (which names it when it
   /// has no name and no outputs).
   llvm::Error importNode(::onnx::NodeProto &n, unsigned index);
@@ -352,6 +378,10 @@ private:
   void addInputArgument(const std::string &name, int32_t dt,
                         const std::vector<int64_t> &shape);
   llvm::Error addOutputs();
+  /// `v`, whose extent along `axis` is a bound of which the first `count`
+  /// are its own, with those elements first in row-major order as if it
+  /// had extent `count` there (the rest after them).
+  Value compactCounted(Value v, Value count, int64_t axis);
 
   ::onnx::ModelProto &model;
   std::string file;

@@ -42,7 +42,8 @@ TensorOp importWindow, importDFT, importSTFT;
 // Recurrent.cpp
 TensorOp importRecurrent;
 // Selection.cpp
-TensorOp importTopK;
+TensorOp importTopK, importNonZero, importCompress, importUnique,
+    importNonMaxSuppression;
 // Einsum.cpp
 TensorOp importEinsum;
 // LinearAlgebra.cpp
@@ -212,6 +213,10 @@ static const OpEntry kOps[] = {
     {"Det", 11, kLast, importDet},
     // Selection.cpp
     {"TopK", 1, kLast, importTopK},
+    {"NonZero", 9, kLast, importNonZero},
+    {"Compress", 9, kLast, importCompress},
+    {"Unique", 11, kLast, importUnique},
+    {"NonMaxSuppression", 10, kLast, importNonMaxSuppression},
     // Text.cpp
     {"TfIdfVectorizer", 9, kLast, importTfIdfVectorizer},
     // Signal.cpp

@@ -62,6 +62,35 @@ LogicalResult Importer::out(unsigned k, Value v) {
   return success();
 }
 
+LogicalResult Importer::outCounted(unsigned k, Value v, Value count,
+                                   int64_t axis) {
+  if (!v || !count)
+    return failure();
+  if (wants(k))
+    tensors[node->output(k)] = Tensor{v, nullptr, nullptr, count, axis};
+  return success();
+}
+
+std::pair<Value, Value> Importer::frontSlots(Value mask) {
+  int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
+  Value kept = castTo(mask, TP::INT64);
+  Value before = op("mx.cumsum", kept, {na("axis", i64(0))}); // inclusive
+  Value count = reshape(op("mx.slice", before,
+                           {na("begin", arr({n - 1})), na("end", arr({n}))}),
+                        {});
+  Value iota = iotaAlong(1, 0, n);
+  // kept: before - 1; dropped: count + (its index - kept entries up to it)
+  Value front = scalar(before, "sub", 1.0);
+  Value back = binary(count, binary(iota, before, "sub"), "add");
+  return {where(mask, front, back), count};
+}
+
+Value Importer::invertSlots(Value slots, int64_t n) {
+  Value zeros = op("mx.broadcast_to", int64Scalar(0), {na("shape", arr({n}))});
+  return op("mx.scatter_elements", {zeros, slots, iotaAlong(1, 0, n)},
+            {na("axis", i64(0))});
+}
+
 LogicalResult Importer::outConst(unsigned k, Const c) {
   if (wants(k))
     tensors[node->output(k)] =

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 7
+#define MXRT_MODEL_ABI_VERSION 8
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
@@ -84,6 +84,14 @@ enum {
    *  min is 0; max is -1, or the bound a call's value must not pass (a key/
    *  value cache's length after the call: its capacity). */
   MXRT_DIM_DERIVED = 1,
+  /** With MXRT_DIM_DERIVED: an extent that only the call itself finds (how
+   *  many elements NonZero, Compress or Unique keep, how many boxes
+   *  NonMaxSuppression selects), at most max (>= 0). Before a call it is
+   *  max: the outputs that have it are sized for that many. The function
+   *  writes its value to its count (mxrt_function_desc.counts), and those
+   *  outputs hold their elements for that value in their first bytes,
+   *  row-major as if sized for it. */
+  MXRT_DIM_COUNTED = 2,
 };
 
 /** Execution context handed to generated code on every call. Owned by the
@@ -104,7 +112,7 @@ typedef int64_t (*mxrt_shapes_fn)(int64_t *dims);
 
 /** A compiled function: `buffers` holds one data pointer per input of the
  *  function, then per output, then per model parameter, then per optimizer
- *  state, in descriptor order. Inputs are read only; outputs are fully
+ *  state, then per count (mxrt_function_desc.counts), in descriptor order. Inputs are read only; outputs are fully
  *  written; parameters and states are written only by functions with
  *  MXRT_FUNCTION_UPDATES_STATE. */
 typedef void (*mxrt_entry_fn)(void *const *buffers, mxrt_exec_context *ctx);
@@ -159,6 +167,13 @@ typedef struct mxrt_function_desc {
    *  holding them all, in a scratch of at least the bytes `shapes` returns
    *  (scratch_size: the static part). NULL otherwise. */
   mxrt_shapes_fn shapes;
+  /** The outputs' data-dependent extents: the function writes count k, an
+   *  int64, to the buffer after the states' (buffers[inputs + outputs +
+   *  parameters + states + k]), the value of MXRT_DIM_COUNTED dimension
+   *  counts[k]. 0 and NULL for a function without them (only a function
+   *  without variants or shapes has them, on a CPU model). */
+  int64_t num_counts;
+  const int64_t *counts;
 } mxrt_function_desc;
 
 /** mxrt_model_desc.flags. */

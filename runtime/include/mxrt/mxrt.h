@@ -196,6 +196,13 @@ typedef struct mxrt_dim_info {
    *  given to mxrt_instance_run_raw_dims for it are ignored); min and max
    *  are then 0 and -1. 0 for the others. */
   int32_t derived;
+  /** 1 for a counted dimension (derived too): an extent only the call finds
+   *  (the elements NonZero keeps, the boxes NonMaxSuppression selects), at
+   *  most max. mxrt_model_bind_dims gives max, the extent to size the
+   *  outputs for; the call then sets the shapes of the output tensors that
+   *  have it to its value (their elements are the first ones of their
+   *  buffers), and mxrt_instance_last_dims gives it. 0 for the others. */
+  int32_t counted;
 } mxrt_dim_info;
 
 /** How many dynamic dimensions the model has (0: every shape is static). */
@@ -301,6 +308,13 @@ MXRT_API mxrt_status mxrt_instance_run_raw_dims(mxrt_instance *instance,
                                                 const int64_t *dims,
                                                 const void *const *inputs,
                                                 void *const *outputs);
+
+/** The values of the model's dimensions (mxrt_model_num_dims of them) in
+ *  the instance's last successful call, to `out_dims`: its counted
+ *  dimensions as the call found them (how many elements the outputs that
+ *  have them hold), -1 before any call. */
+MXRT_API mxrt_status mxrt_instance_last_dims(const mxrt_instance *instance,
+                                             int64_t *out_dims);
 
 /*===------------------------------------------------------------------===*
  * Functions, parameters and training (libraries built with mxc --train).
