@@ -522,12 +522,20 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
         return int64_t(a.i());
     return dflt;
   };
-  if (op == "Gather" && counted == 1) { // the survivors' indices
+  if (op == "Gather") {
     int64_t rank = shapeOf(tensors[n.input(0)]).size();
     int64_t axis = attrInt("axis", 0);
     if (axis < 0)
       axis += rank;
-    return CountedExtent{t.count, axis + t.countAxis};
+    if (counted == 1) // the survivors' indices
+      return CountedExtent{t.count, axis + t.countAxis};
+    // Another axis of the counted data: the count's axis stays.
+    if (axis != t.countAxis && n.input_size() > 1 && tensors.count(n.input(1)))
+      return CountedExtent{
+          t.count, t.countAxis < axis
+                       ? t.countAxis
+                       : t.countAxis - 1 +
+                             int64_t(shapeOf(tensors[n.input(1)]).size())};
   }
   if (op == "Transpose" && counted == 0) {
     for (const auto &a : n.attribute())
@@ -544,7 +552,8 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
                           "Unique, NonMaxSuppression), which " +
                           n.op_type() +
                           " does not take here (unary operators, Cast, "
-                          "Identity, Transpose and Gather's indices do)");
+                          "Identity, Transpose and Gather, on another axis or "
+                          "as its indices, do)");
 }
 
 llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
@@ -763,8 +772,19 @@ llvm::Error Importer::addOutputs() {
       countDim = found - countValues.begin();
       if (found == countValues.end()) {
         countValues.push_back(count);
+        // Named as the model declares that extent (a dim_param), else after
+        // the output.
         DimSpec d;
         d.name = o.name() + "_count";
+        if (o.type().has_tensor_type() &&
+            o.type().tensor_type().shape().dim_size() > countAxis) {
+          const std::string &param =
+              o.type().tensor_type().shape().dim(countAxis).dim_param();
+          if (!param.empty() &&
+              llvm::none_of(result.spec.dims,
+                            [&](const DimSpec &e) { return e.name == param; }))
+            d.name = param;
+        }
         d.min = 0;
         d.max = cast<RankedTensorType>(v.getType()).getDimSize(countAxis);
         d.derived = d.counted = true;
