@@ -280,8 +280,8 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // Shapes that take the direct path (no im2col packing): the layers of
   // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
   // wider than a tile, an 8x8 image's grid ending in a half tile; stride
-  // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated,
-  // stride-3 and grouped ones. Again with constant weights, which small
+  // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated (with
+  // wide padding too), stride-3 and grouped ones. Again with constant weights, which small
   // images compute with the filters in the lanes (ResNet-18's 7x7 stage,
   // an 8x8 image in tiles of 6 pixels, partial panels of filters, several
   // slices of k, stride 2; every direct shape in the CTest *.pixels run).
@@ -301,7 +301,12 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
       {2, 4, 13, 17, 6, 5, 5, 3, 3, 3, 3, 2, 1, 2, 2, 2},
       {1, 256, 7, 7, 128, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 64, 8, 8, 100, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-      {1, 64, 14, 14, 64, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1}};
+      {1, 64, 14, 14, 64, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+      // Dilated windows with their wide padding (grids of up to twice the
+      // output's width): a 5x5 depthwise of dilation 2 (LR-ASPP's
+      // MobileNetV3), a 3x3 of dilation 4.
+      {1, 32, 14, 14, 32, 14, 14, 5, 5, 1, 1, 4, 4, 2, 2, 32},
+      {1, 16, 14, 14, 16, 14, 14, 3, 3, 1, 1, 4, 4, 4, 4, 1}};
   // 3x3 stride-1 layers of 64+ channels take Winograd with varying
   // filters too (transformed per call, as a training step's), and in
   // CTest's forced-Winograd runs every 3x3 stride-1 one: its error bound,
