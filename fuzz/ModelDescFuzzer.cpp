@@ -12,7 +12,8 @@
 // variant's entry touching the rows it was compiled for, and a function with
 // a shapes function (model ABI 6) at several extents, its entry touching
 // what the dimensions' values in its context say, the derived ones set by
-// fuzzShapes.
+// fuzzShapes; and a function with counts (model ABI 8), its entry writing
+// each count.
 #include "mxrt/model_abi.h"
 #include "mxrt/mxrt.h"
 
@@ -47,6 +48,9 @@ const mxrt_function_desc *currentFunction = nullptr;
 /// for beyond the function's scratch_size (fuzzed per input).
 int64_t derivedValue = 1;
 int64_t extraScratch = 0;
+/// What the entry writes to every count (model ABI 8; fuzzed per input,
+/// mostly within the bounds).
+int64_t countValue = 0;
 
 uint64_t bytesOf(const mxrt_tensor_desc &desc) {
   return static_cast<uint64_t>(desc.size_bytes);
@@ -127,6 +131,8 @@ void entry(void *const *buffers, mxrt_exec_context *ctx) {
     touch(buffers[b++], bytesOf(currentModel->params[i]), updates);
   for (int64_t i = 0; i < currentModel->num_states; ++i)
     touch(buffers[b++], bytesOf(currentModel->states[i]), updates);
+  for (int64_t k = 0; k < fn.num_counts; ++k) // model ABI 8
+    *static_cast<int64_t *>(buffers[b++]) = countValue;
   int64_t scratch = fn.scratch_size + (fn.shapes ? extraScratch : 0);
   if (scratch)
     touch(ctx->scratch, scratch, true);
@@ -320,6 +326,23 @@ void build(FuzzedDataProvider &in, Tables &t) {
                      ? smallOrAny(in, -2, 1000)
                      : in.ConsumeIntegralInRange<int64_t>(1, 3);
   extraScratch = in.ConsumeIntegralInRange<int64_t>(0, 3) * 1000;
+  // Model ABI 8, last for the same reason: counted dimensions (mostly
+  // derived and bounded, as they must be) and functions' counts of them.
+  for (mxrt_dim_desc &dim : t.dims)
+    if (in.ConsumeIntegralInRange(0, 7) == 7)
+      dim = {dim.name, 0, smallOrAny(in, -1, 4),
+             in.ConsumeIntegralInRange(0, 3) == 3
+                 ? MXRT_DIM_COUNTED
+                 : MXRT_DIM_DERIVED | MXRT_DIM_COUNTED};
+  for (mxrt_function_desc &fn : t.functions)
+    if (in.ConsumeIntegralInRange(0, 3) == 3) {
+      std::vector<int64_t> &counts = t.shapes.emplace_back();
+      for (size_t k = in.ConsumeIntegralInRange<size_t>(0, 2); k > 0; --k)
+        counts.push_back(smallOrAny(in, 0, 2));
+      fn.num_counts = countFor(in, int64_t(counts.size()), INT32_MAX);
+      fn.counts = counts.empty() ? nullptr : counts.data();
+    }
+  countValue = smallOrAny(in, -1, 5);
 }
 
 /// Calls function `f`, which has variants or a shapes function, through

@@ -240,10 +240,10 @@ public:
   llvm::GlobalVariable *descriptor(llvm::ArrayRef<llvm::Function *> entries) {
     bool variants = !spec.variants.empty();
     size_t perFunction = std::max<size_t>(spec.variants.size(), 1);
-    std::vector<llvm::Constant *> fns = {function(
-        "forward", spec.inputs, spec.outputs, entries.take_front(perFunction),
-        0, variants, m.getFunction(spec.name + "_forward_shapes"),
-        spec.counts)};
+    std::vector<llvm::Constant *> fns = {
+        function("forward", spec.inputs, spec.outputs,
+                 entries.take_front(perFunction), 0, variants,
+                 m.getFunction(spec.name + "_forward_shapes"), spec.counts)};
     for (const auto &[i, f] : llvm::enumerate(spec.functions))
       fns.push_back(
           function(f.name, f.inputs, f.outputs,
@@ -312,9 +312,8 @@ private:
 /// extents in its code (the dimensions' values) and has an arena.
 llvm::Function *buildEntry(llvm::Module &m, const ModelSpec &spec,
                            const std::string &fnName, size_t nIn, size_t nOut,
-                           size_t nCounts, bool updatesState,
-                           size_t statesRead, bool dims, bool arena,
-                           llvm::Function *impl) {
+                           size_t nCounts, bool updatesState, size_t statesRead,
+                           bool dims, bool arena, llvm::Function *impl) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type =

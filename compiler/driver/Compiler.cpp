@@ -569,8 +569,9 @@ llvm::Error mxc::compile(const CompileOptions &options) {
     if (options.train.enabled)
       return makeError(where + ": not supported with --train");
     if (!dyn.names.empty())
-      return makeError(where + ": not supported in a model with dynamic "
-                               "dimensions (" +
+      return makeError(where +
+                       ": not supported in a model with dynamic "
+                       "dimensions (" +
                        llvm::join(dyn.names, ", ") + ") yet");
   }
   if (dyn.names.empty() && !options.dimBounds.empty())

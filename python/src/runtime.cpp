@@ -235,8 +235,9 @@ public:
       if (std::equal(found.begin(), found.end(), outArrays[o].shape()))
         continue;
       py::array flat = outArrays[o].attr("reshape")(-1);
-      outArrays[o] = flat[py::slice(0, mxrt_tensor_num_elements(outs[o]), 1)]
-                         .attr("reshape")(found);
+      outArrays[o] =
+          flat[py::slice(0, mxrt_tensor_num_elements(outs[o]), 1)].attr(
+              "reshape")(found);
     }
     return outArrays;
   }

@@ -929,8 +929,8 @@ mxrt_status mxrt_instance_run_raw(mxrt_instance *instance,
 
 mxrt_status mxrt_instance_last_dims(const mxrt_instance *instance,
                                     int64_t *out_dims) {
-  if (mxrt_status status = mxrt::checkNotNull(
-          "mxrt_instance_last_dims", {{"instance", instance}}))
+  if (mxrt_status status = mxrt::checkNotNull("mxrt_instance_last_dims",
+                                              {{"instance", instance}}))
     return status;
   if (!instance->lastDims.empty() && !out_dims)
     return fail(MXRT_INVALID_ARGUMENT, "mxrt_instance_last_dims: out_dims is "

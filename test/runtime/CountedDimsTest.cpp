@@ -62,10 +62,9 @@ const mxrt_tensor_desc outputs[] = {
     {"where", MXRT_I64, 2, shapeWhere, 0, 16, 0}};
 const int64_t counts[] = {K};
 const mxrt_function_desc functions[] = {{"forward", 1, inputs, 2, outputs,
-                                         forward, 0, 0, 0, nullptr, -1,
-                                         nullptr, 1, counts}};
-const mxrt_dim_desc dims[] = {
-    {"K", 0, 6, MXRT_DIM_DERIVED | MXRT_DIM_COUNTED}};
+                                         forward, 0, 0, 0, nullptr, -1, nullptr,
+                                         1, counts}};
+const mxrt_dim_desc dims[] = {{"K", 0, 6, MXRT_DIM_DERIVED | MXRT_DIM_COUNTED}};
 
 mxrt_model_desc desc() {
   mxrt_model_desc d = {};
@@ -181,7 +180,8 @@ TEST(CountedDims, ACountPastTheBoundFailsTheCall) {
   ModelPtr model(raw);
   InstancePtr instance = newInstance(model.get());
   TensorPtr x = newTensor(MXRT_F32, {2, 3});
-  TensorPtr kept = newTensor(MXRT_F32, {6}), where = newTensor(MXRT_I64, {2, 6});
+  TensorPtr kept = newTensor(MXRT_F32, {6}),
+            where = newTensor(MXRT_I64, {2, 6});
   mxrt_tensor *in[] = {x.get()}, *out[] = {kept.get(), where.get()};
   EXPECT_EQ(mxrt_instance_run(instance.get(), in, 1, out, 2), MXRT_INTERNAL);
   EXPECT_THAT(mxrt_last_error(),

@@ -281,10 +281,11 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
   // wider than a tile, an 8x8 image's grid ending in a half tile; stride
   // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated (with
-  // wide padding too), stride-3 and grouped ones. Again with constant weights, which small
-  // images compute with the filters in the lanes (ResNet-18's 7x7 stage,
-  // an 8x8 image in tiles of 6 pixels, partial panels of filters, several
-  // slices of k, stride 2; every direct shape in the CTest *.pixels run).
+  // wide padding too), stride-3 and grouped ones. Again with constant weights,
+  // which small images compute with the filters in the lanes (ResNet-18's 7x7
+  // stage, an 8x8 image in tiles of 6 pixels, partial panels of filters,
+  // several slices of k, stride 2; every direct shape in the CTest *.pixels
+  // run).
   const std::vector<ConvShape> shapes = {
       {1, 16, 32, 32, 16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 64, 8, 8, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},

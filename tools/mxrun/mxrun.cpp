@@ -961,8 +961,9 @@ int runMain(int argc, char **argv) {
                "{\"name\": " + jsonString(dims[d].name) + ", \"value\": " +
                (dimValues[d] < 0 ? "null" : std::to_string(dimValues[d]));
         if (dims[d].counted)
-          out += ", \"counted\": true, \"max\": " +
-                 std::to_string(dims[d].max) + "}";
+          out +=
+              ", \"counted\": true, \"max\": " + std::to_string(dims[d].max) +
+              "}";
         else if (dims[d].derived)
           out += ", \"derived\": true}";
         else

@@ -256,9 +256,10 @@ slicesAlong(ContainerNode &c, const std::string &x, int64_t axis, int64_t count,
 /// stack the steps' values. Scan-8's batch axis runs the whole scan once
 /// per batch element.
 llvm::Error importScan(ContainerNode &c) {
-  if (llvm::Error e = c.allowAttributes(
-          {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
-           "scan_output_axes", "scan_output_directions", "directions"}))
+  if (llvm::Error e =
+          c.allowAttributes({"body", "num_scan_inputs", "scan_input_axes",
+                             "scan_input_directions", "scan_output_axes",
+                             "scan_output_directions", "directions"}))
     return e;
   auto bodyOr = c.graphAttribute("body");
   if (!bodyOr)
@@ -322,7 +323,8 @@ llvm::Error importScan(ContainerNode &c) {
     std::vector<std::vector<std::string>> slices(m);
     for (int64_t k = 0; k < m; ++k) {
       auto shape = c.im.shapeOf(c.im.tensors[in[states + k]]);
-      int64_t axis = inAxes[k] < 0 ? inAxes[k] + (int64_t)shape.size() : inAxes[k];
+      int64_t axis =
+          inAxes[k] < 0 ? inAxes[k] + (int64_t)shape.size() : inAxes[k];
       if (axis < 0 || axis >= (int64_t)shape.size() ||
           ShapedType::isDynamic(shape[axis]))
         return c.error("scan input '" + in[states + k] +
@@ -371,8 +373,8 @@ llvm::Error importScan(ContainerNode &c) {
                        "' of an empty scan is not supported");
       if (outDirs[k])
         std::reverse(scanned[k].begin(), scanned[k].end());
-      std::string stacked = batched ? at + "out#" + n.output(states + k)
-                                    : n.output(states + k);
+      std::string stacked =
+          batched ? at + "out#" + n.output(states + k) : n.output(states + k);
       if (llvm::Error e = c.importConcat(scanned[k], stacked, outAxes[k],
                                          /*stack=*/true))
         return e;
@@ -386,7 +388,8 @@ llvm::Error importScan(ContainerNode &c) {
       c.forwardValue(outputs[k][0], n.output(k));
       continue;
     }
-    if (llvm::Error e = c.importConcat(outputs[k], n.output(k), 0, /*stack=*/true))
+    if (llvm::Error e =
+            c.importConcat(outputs[k], n.output(k), 0, /*stack=*/true))
       return e;
   }
   return llvm::Error::success();

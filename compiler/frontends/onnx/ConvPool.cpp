@@ -438,20 +438,21 @@ LogicalResult importMaxUnpool(Importer &im, StringRef) {
     if (e < 0)
       return im.fail("unpooled shape " + shapeText(unpooled) + " is negative");
   int64_t total = numElements(unpooled), count = numElements(xs);
-  Value zeros = im.op("mx.broadcast_to",
-                      im.scalarParam(im.type(0), 0.0, "zero"),
-                      {im.na("shape", im.arr({total}))});
+  Value zeros =
+      im.op("mx.broadcast_to", im.scalarParam(im.type(0), 0.0, "zero"),
+            {im.na("shape", im.arr({total}))});
   Value idx = im.reshape(im.castTo(im.val(1), TP::INT64), {count});
-  Value y = im.op("mx.scatter_elements",
-                  {zeros, idx, im.reshape(im.val(0), {count})},
-                  {im.na("axis", im.i64(0))});
+  Value y =
+      im.op("mx.scatter_elements", {zeros, idx, im.reshape(im.val(0), {count})},
+            {im.na("axis", im.i64(0))});
   y = im.reshape(y, unpooled);
   if (out != unpooled) {
     std::vector<int64_t> padding(2 * out.size(), 0);
     for (size_t i = 0; i < out.size(); ++i)
       padding[out.size() + i] = out[i] - unpooled[i];
-    y = im.op("mx.pad", y, {im.na("pads", im.arr(padding)),
-                            im.na("mode", im.str("constant"))});
+    y = im.op(
+        "mx.pad", y,
+        {im.na("pads", im.arr(padding)), im.na("mode", im.str("constant"))});
   }
   return im.out(0, y);
 }

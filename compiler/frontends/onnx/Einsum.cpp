@@ -74,8 +74,8 @@ struct Einsum {
       Const eye(TP::BOOL, ms);
       for (int64_t i = 0; i < s[p]; ++i)
         eye.setInt(i * s[p] + i, 1);
-      Value zero = im.scalarParam(im.typeOf(Tensor{t.v, nullptr, nullptr}), 0.0,
-                                  "zero");
+      Value zero =
+          im.scalarParam(im.typeOf(Tensor{t.v, nullptr, nullptr}), 0.0, "zero");
       t.v = im.where(im.param(eye, im.nodeName + "_eye"), t.v, zero);
       t.letters[q] = '#';
       t = sumOut(t, [](char c) { return c == '#'; });
@@ -182,8 +182,8 @@ LogicalResult importEinsum(Importer &im, StringRef) {
     std::string letters = expand(specs[i], ellipsis[i]);
     for (char c : letters)
       if (!llvm::isAlpha(c) && !llvm::isDigit(c))
-        return im.fail("equation '" + eq + "' has a character '" +
-                       Twine(c) + "' that is not a letter");
+        return im.fail("equation '" + eq + "' has a character '" + Twine(c) +
+                       "' that is not a letter");
     for (char c : letters)
       ++uses[c];
     terms.push_back({im.val(i), letters});
@@ -231,9 +231,8 @@ LogicalResult importEinsum(Importer &im, StringRef) {
       });
       acc = e.contract(acc, b, need);
     } else {
-      acc = e.sumOut(acc, [&](char c) {
-        return need.find(c) == std::string::npos;
-      });
+      acc = e.sumOut(acc,
+                     [&](char c) { return need.find(c) == std::string::npos; });
     }
     if (!acc.v)
       return failure();

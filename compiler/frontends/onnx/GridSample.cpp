@@ -66,12 +66,16 @@ struct Sampler {
   Value tap(Value x, Value y, Value weight) {
     Value inside = im.binary(between(x, 0.0, double(w - 1)),
                              between(y, 0.0, double(h - 1)), "and");
-    Value cx = im.scalar(im.scalar(x, "maximum", 0.0), "minimum", double(w - 1));
-    Value cy = im.scalar(im.scalar(y, "maximum", 0.0), "minimum", double(h - 1));
+    Value cx =
+        im.scalar(im.scalar(x, "maximum", 0.0), "minimum", double(w - 1));
+    Value cy =
+        im.scalar(im.scalar(y, "maximum", 0.0), "minimum", double(h - 1));
     Value flat = add(im.scalar(cy, "mul", double(w)), cx);
     Value idx = im.reshape(im.castTo(flat, TP::INT64), {n, 1, ho * wo});
-    idx = im.op("mx.broadcast_to", idx, {im.na("shape", im.arr({n, c, ho * wo}))});
-    Value v = im.op("mx.gather_elements", {data, idx}, {im.na("axis", im.i64(2))});
+    idx = im.op("mx.broadcast_to", idx,
+                {im.na("shape", im.arr({n, c, ho * wo}))});
+    Value v =
+        im.op("mx.gather_elements", {data, idx}, {im.na("axis", im.i64(2))});
     Value wt = im.where(inside, weight, cst(0.0));
     return mul(v, im.reshape(wt, {n, 1, ho * wo}));
   }
@@ -100,8 +104,9 @@ struct Sampler {
 LogicalResult importGridSample(Importer &im, StringRef) {
   auto xs = im.shape(0), gs = im.shape(1);
   if (xs.size() != 4 || gs.size() != 4 || gs[3] != 2 || gs[0] != xs[0])
-    return im.fail("X must be (N, C, H, W) and grid (N, H_out, W_out, 2), got " +
-                   shapeText(xs) + " and " + shapeText(gs));
+    return im.fail(
+        "X must be (N, C, H, W) and grid (N, H_out, W_out, 2), got " +
+        shapeText(xs) + " and " + shapeText(gs));
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
       return im.fail("X's extents must be static, got " + shapeText(xs));
@@ -112,13 +117,16 @@ LogicalResult importGridSample(Importer &im, StringRef) {
     return failure();
   std::string mode = im.attrStr("mode", "bilinear");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
-    return im.fail("mode '" + mode + "' is not one of bilinear, nearest and bicubic");
+    return im.fail("mode '" + mode +
+                   "' is not one of bilinear, nearest and bicubic");
   Sampler s{im, im.type(0), im.attrStr("padding_mode", "zeros"),
             im.attrInt("align_corners", 0) != 0};
-  if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection")
+  if (s.padding != "zeros" && s.padding != "border" &&
+      s.padding != "reflection")
     return im.fail("padding_mode '" + s.padding +
                    "' is not one of zeros, border and reflection");
-  s.n = xs[0], s.c = xs[1], s.h = xs[2], s.w = xs[3], s.ho = gs[1], s.wo = gs[2];
+  s.n = xs[0], s.c = xs[1], s.h = xs[2], s.w = xs[3], s.ho = gs[1],
+  s.wo = gs[2];
   s.data = im.reshape(im.val(0), {s.n, s.c, s.h * s.w});
   Value grid = im.castTo(im.val(1), s.type);
   auto component = [&](int64_t k) {
@@ -149,7 +157,8 @@ LogicalResult importGridSample(Importer &im, StringRef) {
       Value x0 = im.unary(gx, "floor"), y0 = im.unary(gy, "floor");
       Value fx = s.sub(gx, x0), fy = s.sub(gy, y0);
       Value x1 = im.scalar(x0, "add", 1.0), y1 = im.scalar(y0, "add", 1.0);
-      Value ex = im.scalar(fx, "sub", 1.0, true), ey = im.scalar(fy, "sub", 1.0, true);
+      Value ex = im.scalar(fx, "sub", 1.0, true),
+            ey = im.scalar(fy, "sub", 1.0, true);
       accumulate(s.tap(x0, y0, s.mul(ex, ey)));
       accumulate(s.tap(x1, y0, s.mul(fx, ey)));
       accumulate(s.tap(x0, y1, s.mul(ex, fy)));
@@ -167,7 +176,8 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
   if (xs.size() != 4 || rs.size() != 2 || rs[1] != 4 ||
       im.shape(2) != std::vector<int64_t>{rs[0]})
     return im.fail("X must be (N, C, H, W), rois (R, 4) and batch_indices (R), "
-                   "got " + shapeText(xs) + ", " + shapeText(rs) + " and " +
+                   "got " +
+                   shapeText(xs) + ", " + shapeText(rs) + " and " +
                    shapeText(im.shape(2)));
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
@@ -180,13 +190,14 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
   if (mode != "avg" && mode != "max")
     return im.fail("mode '" + mode + "' is not one of avg and max");
   // RoiAlign-10 had no half-pixel shift: output_half_pixel, its default.
-  std::string coords = im.attrStr("coordinate_transformation_mode",
-                                  im.opset < 16 ? "output_half_pixel"
-                                                : "half_pixel");
+  std::string coords =
+      im.attrStr("coordinate_transformation_mode",
+                 im.opset < 16 ? "output_half_pixel" : "half_pixel");
   if (coords != "half_pixel" && coords != "output_half_pixel")
     return im.fail("coordinate_transformation_mode '" + coords +
                    "' is not one of half_pixel and output_half_pixel");
-  int64_t oh = im.attrInt("output_height", 1), ow = im.attrInt("output_width", 1);
+  int64_t oh = im.attrInt("output_height", 1),
+          ow = im.attrInt("output_width", 1);
   int64_t ratio = im.attrInt("sampling_ratio", 0);
   double scale = im.attrFloat("spatial_scale", 1.0);
   if (oh < 1 || ow < 1 || oh * ow > (int64_t(1) << 24))
@@ -199,14 +210,15 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
   int64_t r = rs[0], c = xs[1], h = xs[2], w = xs[3];
   Sampler s{im, type, "zeros", false, r, c, h, w, oh * ratio, ow * ratio};
   // Each region's planes: (R, C, H * W).
-  Value planes = im.op("mx.gather",
-                       {im.val(0), im.castTo(im.val(2), TP::INT64)},
-                       {im.na("axis", im.i64(0))});
+  Value planes =
+      im.op("mx.gather", {im.val(0), im.castTo(im.val(2), TP::INT64)},
+            {im.na("axis", im.i64(0))});
   s.data = im.reshape(planes, {r, c, h * w});
   Value rois = im.castTo(im.val(1), type);
   auto corner = [&](int64_t k) { // (R, 1): rois[:, k] scaled and shifted
-    Value v = im.op("mx.slice", rois,
-                    {im.na("begin", im.arr({0, k})), im.na("end", im.arr({r, k + 1}))});
+    Value v = im.op(
+        "mx.slice", rois,
+        {im.na("begin", im.arr({0, k})), im.na("end", im.arr({r, k + 1}))});
     v = im.scalar(v, "mul", scale);
     return coords == "half_pixel" ? im.scalar(v, "sub", 0.5) : v;
   };
@@ -230,10 +242,12 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
     Value atEnd = im.compare(low, s.cst(double(size - 1)), "greater_equal");
     low = im.where(atEnd, s.cst(double(size - 1)), low);
     v = im.where(atEnd, low, v);
-    Value high = im.scalar(im.scalar(low, "add", 1.0), "minimum", double(size - 1));
+    Value high =
+        im.scalar(im.scalar(low, "add", 1.0), "minimum", double(size - 1));
     Value frac = s.sub(v, low);
-    std::vector<int64_t> shape = alongRows ? std::vector<int64_t>{r, bins * ratio, 1}
-                                           : std::vector<int64_t>{r, 1, bins * ratio};
+    std::vector<int64_t> shape = alongRows
+                                     ? std::vector<int64_t>{r, bins * ratio, 1}
+                                     : std::vector<int64_t>{r, 1, bins * ratio};
     auto put = [&](Value x) { return im.reshape(x, shape); };
     return std::array<Value, 5>{put(low), put(high), put(frac),
                                 put(im.scalar(frac, "sub", 1.0, true)),
@@ -250,12 +264,13 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
   for (int k = 1; k < 4; ++k)
     v = mode == "avg" ? s.add(v, taps[k]) : im.binary(v, taps[k], "maximum");
   v = im.reshape(v, {r, c, oh, ratio, ow, ratio});
-  v = mode == "avg" ? im.op("mx.reduce", v,
-                            {im.na("op", im.str("mean")), im.na("axis", im.arr({3, 5})),
-                             im.na("keepdims", im.boolean(false))})
-                    : im.op("mx.reduce", v,
-                            {im.na("op", im.str("max")), im.na("axis", im.arr({3, 5})),
-                             im.na("keepdims", im.boolean(false))});
+  v = mode == "avg"
+          ? im.op("mx.reduce", v,
+                  {im.na("op", im.str("mean")), im.na("axis", im.arr({3, 5})),
+                   im.na("keepdims", im.boolean(false))})
+          : im.op("mx.reduce", v,
+                  {im.na("op", im.str("max")), im.na("axis", im.arr({3, 5})),
+                   im.na("keepdims", im.boolean(false))});
   return im.out(0, im.reshape(v, {r, c, oh, ow}));
 }
 

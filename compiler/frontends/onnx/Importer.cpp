@@ -512,8 +512,9 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
   const Tensor &t = tensors[n.input(counted)];
   StringRef op = n.op_type();
   static const llvm::StringSet<> elementwise = {
-      "Identity", "Cast", "Abs",  "Neg",  "Relu", "Sigmoid", "Tanh", "Exp",
-      "Log",      "Sqrt", "Floor", "Ceil", "Round", "Not",   "Sign", "Reciprocal"};
+      "Identity", "Cast", "Abs",  "Neg",       "Relu",  "Sigmoid",
+      "Tanh",     "Exp",  "Log",  "Sqrt",      "Floor", "Ceil",
+      "Round",    "Not",  "Sign", "Reciprocal"};
   if (counted == 0 && elementwise.contains(op))
     return CountedExtent{t.count, t.countAxis};
   auto attrInt = [&](StringRef name, int64_t dflt) {
@@ -532,10 +533,10 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
     // Another axis of the counted data: the count's axis stays.
     if (axis != t.countAxis && n.input_size() > 1 && tensors.count(n.input(1)))
       return CountedExtent{
-          t.count, t.countAxis < axis
-                       ? t.countAxis
-                       : t.countAxis - 1 +
-                             int64_t(shapeOf(tensors[n.input(1)]).size())};
+          t.count,
+          t.countAxis < axis
+              ? t.countAxis
+              : t.countAxis - 1 + int64_t(shapeOf(tensors[n.input(1)]).size())};
   }
   if (op == "Transpose" && counted == 0) {
     for (const auto &a : n.attribute())
@@ -710,17 +711,17 @@ Value Importer::compactCounted(Value v, Value count, int64_t axis) {
   Value in = int64Scalar(inner);
   Value kept = add(mul(add(mul(o, count), j), in), i);
   Value rest = binary(int64Scalar(bound), count, "sub");
-  Value dropped =
-      add(add(mul(mul(int64Scalar(outer), count), in),
-              mul(add(mul(o, rest), binary(j, count, "sub")), in)),
-          i);
+  Value dropped = add(add(mul(mul(int64Scalar(outer), count), in),
+                          mul(add(mul(o, rest), binary(j, count, "sub")), in)),
+                      i);
   Value flat = where(compare(j, count, "less"), kept, dropped);
-  flat = reshape(op("mx.broadcast_to", flat,
-                    {na("shape", arr({outer, bound, inner}))}),
-                 {n});
-  Value zeros = op("mx.broadcast_to",
-                   scalarParam(typeOf(Tensor{v, nullptr, nullptr}), 0.0, "zero"),
-                   {na("shape", arr({n}))});
+  flat = reshape(
+      op("mx.broadcast_to", flat, {na("shape", arr({outer, bound, inner}))}),
+      {n});
+  Value zeros =
+      op("mx.broadcast_to",
+         scalarParam(typeOf(Tensor{v, nullptr, nullptr}), 0.0, "zero"),
+         {na("shape", arr({n}))});
   Value y = op("mx.scatter_elements", {zeros, flat, reshape(v, {n})},
                {na("axis", i64(0))});
   return reshape(y, shape);

@@ -533,14 +533,16 @@ LogicalResult importTrilu(Importer &im, StringRef) {
 LogicalResult importReverseSequence(Importer &im, StringRef) {
   auto xs = im.shape(0);
   int64_t rank = xs.size();
-  int64_t time = im.attrInt("time_axis", 0), batch = im.attrInt("batch_axis", 1);
+  int64_t time = im.attrInt("time_axis", 0),
+          batch = im.attrInt("batch_axis", 1);
   if (rank < 2 || (time != 0 && time != 1) || (batch != 0 && batch != 1) ||
       time == batch)
     return im.fail("time_axis and batch_axis must be 0 and 1 (either way) of "
                    "an input of rank 2 or more");
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   if (im.shape(1) != std::vector<int64_t>{xs[batch]})
     return im.fail("sequence_lens has shape " + shapeText(im.shape(1)) +
                    "; expected (" + Twine(xs[batch]) + ")");

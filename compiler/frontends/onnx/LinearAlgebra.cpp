@@ -18,7 +18,8 @@ LogicalResult importDet(Importer &im, StringRef) {
                    shapeText(xs));
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   int64_t n = xs[rank - 1];
   if (n > 64)
     return im.fail("matrices of order " + Twine(n) +
@@ -30,7 +31,8 @@ LogicalResult importDet(Importer &im, StringRef) {
   auto slice = [&](Value v, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     std::vector<int64_t> b(rank, 0), e = xs;
     b[rank - 2] = r0, e[rank - 2] = r1, b[rank - 1] = c0, e[rank - 1] = c1;
-    return im.op("mx.slice", v, {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
+    return im.op("mx.slice", v,
+                 {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
   };
   Value a = im.val(0), zero = im.scalarParam(type, 0.0, "zero");
   Value rows = im.iotaAlong(rank, rank - 2, n); // (1.., n, 1)
@@ -39,20 +41,20 @@ LogicalResult importDet(Importer &im, StringRef) {
     if (k + 1 < n) {
       // The row of the largest |a[i, k]|, i >= k, swapped with row k.
       Value col = im.unary(slice(a, k, n, k, k + 1), "abs");
-      Value p = im.scalar(im.op("mx.argreduce", col,
-                                {im.na("op", im.str("max")),
-                                 im.na("axis", im.i64(rank - 2)),
-                                 im.na("keepdims", im.boolean(true))}),
-                          "add", double(k)); // (batch, 1, 1)
+      Value p = im.scalar(
+          im.op("mx.argreduce", col,
+                {im.na("op", im.str("max")), im.na("axis", im.i64(rank - 2)),
+                 im.na("keepdims", im.boolean(true))}),
+          "add", double(k)); // (batch, 1, 1)
       Value kk = im.int64Scalar(k);
       Value source = im.where(im.compare(rows, kk, "equal"), p,
                               im.where(im.compare(rows, p, "equal"), kk, rows));
       source = im.op("mx.broadcast_to", source, {im.na("shape", im.arr(xs))});
       a = im.op("mx.gather_elements", {a, source},
                 {im.na("axis", im.i64(rank - 2))});
-      Value flip = im.where(im.compare(p, kk, "equal"),
-                            im.scalarParam(type, 1.0, "one"),
-                            im.scalarParam(type, -1.0, "minus_one"));
+      Value flip =
+          im.where(im.compare(p, kk, "equal"), im.scalarParam(type, 1.0, "one"),
+                   im.scalarParam(type, -1.0, "minus_one"));
       sign = sign ? im.binary(sign, flip, "mul") : flip;
     }
     Value pivot = slice(a, k, k + 1, k, k + 1); // (batch, 1, 1)

@@ -66,16 +66,19 @@ LogicalResult importOptimizer(Importer &im, StringRef opType) {
       double decay = im.attrFloat("decay_factor", 0.0);
       double eps = im.attrFloat("epsilon", 1e-6);
       // r / (1 + t * decay)
-      Value rate = u.div(r, im.scalar(im.scalar(tFloat, "mul", decay), "add", 1.0));
+      Value rate =
+          u.div(r, im.scalar(im.scalar(tFloat, "mul", decay), "add", 1.0));
       Value h = u.add(state(0, k), u.mul(gr, gr));
       Value root = im.scalar(im.unary(h, "sqrt"), "add", eps);
       xNew = u.sub(x(k), u.div(u.mul(rate, gr), root));
       newStates.push_back(h);
     } else if (opType == "Momentum") {
-      double alpha = im.attrFloat("alpha", 0.0), beta = im.attrFloat("beta", 0.0);
+      double alpha = im.attrFloat("alpha", 0.0),
+             beta = im.attrFloat("beta", 0.0);
       std::string mode = im.attrStr("mode", "standard");
       if (mode != "standard" && mode != "nesterov")
-        return im.fail("mode '" + mode + "' is not one of standard and nesterov");
+        return im.fail("mode '" + mode +
+                       "' is not one of standard and nesterov");
       // beta from the second step on, 1 on the first
       Value b = im.where(started, im.scalarParam(u.type, beta, "beta"), one);
       Value v = u.add(u.times(state(0, k), alpha), u.mul(b, gr));
@@ -83,11 +86,13 @@ LogicalResult importOptimizer(Importer &im, StringRef opType) {
       xNew = u.sub(x(k), u.mul(r, step));
       newStates.push_back(v);
     } else { // Adam
-      double alpha = im.attrFloat("alpha", 0.9), beta = im.attrFloat("beta", 0.999);
+      double alpha = im.attrFloat("alpha", 0.9),
+             beta = im.attrFloat("beta", 0.999);
       double eps = im.attrFloat("epsilon", 1e-6);
       double post = im.attrFloat("norm_coefficient_post", 0.0);
       Value v = u.add(u.times(state(0, k), alpha), u.times(gr, 1.0 - alpha));
-      Value h = u.add(u.times(state(1, k), beta), u.times(u.mul(gr, gr), 1.0 - beta));
+      Value h =
+          u.add(u.times(state(1, k), beta), u.times(u.mul(gr, gr), 1.0 - beta));
       Value root = im.scalar(im.unary(h, "sqrt"), "add", eps);
       // r sqrt(1 - beta^t) / (1 - alpha^t) once t > 0: the bias correction
       auto power = [&](double base) {

@@ -55,7 +55,8 @@ struct Recurrence {
     SmallVector<int64_t> b(s.size(), 0), e(s.begin(), s.end());
     b.back() = begin;
     e.back() = end;
-    return im.op("mx.slice", v, {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
+    return im.op("mx.slice", v,
+                 {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
   }
   /// Gate `g` of a (batch, gates * hidden) or (gates * hidden) value.
   Value gate(Value v, int64_t g) {
@@ -68,7 +69,8 @@ struct Recurrence {
     if (bias)
       operands.push_back(bias);
     return im.op("mx.FullyConnected", operands,
-                 {im.na("num_hidden", im.i64(n)), im.na("no_bias", im.boolean(!bias)),
+                 {im.na("num_hidden", im.i64(n)),
+                  im.na("no_bias", im.boolean(!bias)),
                   im.na("flatten", im.boolean(false))});
   }
   /// Activation `k` of the current direction applied to `x`, after clip
@@ -92,7 +94,8 @@ struct Recurrence {
       return im.scalar(im.scalar(x, "mul", param(alphas, 1.0)), "add",
                        param(betas, 0.0));
     if (f == "LeakyRelu")
-      return im.where(positive(x, 0.0), x, im.scalar(x, "mul", param(alphas, 0.01)));
+      return im.where(positive(x, 0.0), x,
+                      im.scalar(x, "mul", param(alphas, 0.01)));
     if (f == "ThresholdedRelu") {
       double a = param(alphas, 1.0);
       return im.where(positive(x, a), x, im.scalarParam(type, 0.0, "zero"));
@@ -202,10 +205,10 @@ LogicalResult Recurrence::run() {
     for (int64_t d = 0; d < dirs; ++d)
       activations.insert(activations.end(), defaults.begin(), defaults.end());
   }
-  static const char *known[] = {"Tanh",       "Sigmoid",     "Relu",
-                                "Softsign",   "Softplus",    "Affine",
-                                "LeakyRelu",  "ThresholdedRelu",
-                                "ScaledTanh", "HardSigmoid", "Elu"};
+  static const char *known[] = {
+      "Tanh",       "Sigmoid",     "Relu",      "Softsign",
+      "Softplus",   "Affine",      "LeakyRelu", "ThresholdedRelu",
+      "ScaledTanh", "HardSigmoid", "Elu"};
   for (const std::string &f : activations)
     if (!llvm::is_contained(known, f))
       return im.fail("activation '" + f + "' is not supported");
@@ -215,8 +218,8 @@ LogicalResult Recurrence::run() {
     betas.assign(a->floats().begin(), a->floats().end());
   if (im.has(4)) {
     const Const *c = im.cst(4);
-    bool full = c && llvm::all_of(c->intValues(),
-                                  [&](int64_t l) { return l == seq; });
+    bool full =
+        c && llvm::all_of(c->intValues(), [&](int64_t l) { return l == seq; });
     if (!full)
       lengths = im.castTo(im.val(4), TP::INT64);
   }
@@ -262,11 +265,10 @@ LogicalResult Recurrence::run() {
         return im.param(Const(type, {batch, hidden}), "zeros");
       Value v = im.val(i);
       if (layout)
-        return im.reshape(
-            im.op("mx.slice", v,
-                  {im.na("begin", im.arr({0, d, 0})),
-                   im.na("end", im.arr({batch, d + 1, hidden}))}),
-            {batch, hidden});
+        return im.reshape(im.op("mx.slice", v,
+                                {im.na("begin", im.arr({0, d, 0})),
+                                 im.na("end", im.arr({batch, d + 1, hidden}))}),
+                          {batch, hidden});
       return im.reshape(im.op("mx.slice", v,
                               {im.na("begin", im.arr({d, 0, 0})),
                                im.na("end", im.arr({d + 1, batch, hidden}))}),
@@ -280,8 +282,8 @@ LogicalResult Recurrence::run() {
       po = cols(p, hidden, 2 * hidden);
       pf = cols(p, 2 * hidden, 3 * hidden);
     }
-    Value zeros = lengths ? im.param(Const(type, {batch, hidden}), "zeros")
-                          : Value();
+    Value zeros =
+        lengths ? im.param(Const(type, {batch, hidden}), "zeros") : Value();
     SmallVector<Value> steps(seq);
     for (int64_t k = 0; k < seq; ++k) {
       int64_t t = reverse ? seq - 1 - k : k;
@@ -304,7 +306,8 @@ LogicalResult Recurrence::run() {
         hNew = add(cand, mul(z, im.binary(h, cand, "sub")));
       } else if (lstm) {
         Value g = add(xt, product(h, r, rb));
-        Value gi = gate(g, 0), go = gate(g, 1), gf = gate(g, 2), gc = gate(g, 3);
+        Value gi = gate(g, 0), go = gate(g, 1), gf = gate(g, 2),
+              gc = gate(g, 3);
         if (pi)
           gi = add(gi, mul(pi, c));
         Value i = activate(gi, 0);
@@ -334,8 +337,9 @@ LogicalResult Recurrence::run() {
       SmallVector<Value> rowsOfY;
       for (Value s : steps)
         rowsOfY.push_back(im.reshape(s, {1, 1, batch, hidden}));
-      ys.push_back(seq == 1 ? rowsOfY[0]
-                            : im.op("mx.Concat", rowsOfY, {im.na("dim", im.i64(0))}));
+      ys.push_back(
+          seq == 1 ? rowsOfY[0]
+                   : im.op("mx.Concat", rowsOfY, {im.na("dim", im.i64(0))}));
     }
     hs.push_back(im.reshape(h, {1, batch, hidden}));
     if (lstm)

@@ -107,8 +107,7 @@ T originalCoordinate(T x, const Axis<T> &a, const std::string &mode) {
   // tf_crop_and_resize
   T start = a.roiStart * last;
   if (a.out > 1)
-    return x * (a.roiEnd - a.roiStart) * last /
-               (a.scale * double(a.in) - 1.0) +
+    return x * (a.roiEnd - a.roiStart) * last / (a.scale * double(a.in) - 1.0) +
            start;
   return x * 0.0 + (a.roiEnd - a.roiStart) * last / 2.0 + start;
 }
@@ -120,8 +119,7 @@ template <class T> struct Taps {
   std::vector<T> index, weight;
 };
 
-template <class T>
-Taps<T> tapsAt(T xo, int64_t extent, const Mode &m) {
+template <class T> Taps<T> tapsAt(T xo, int64_t extent, const Mode &m) {
   // The input index left of xo, and xo's distance from it, in (0, 1]: an
   // integral xo takes its own index as the right-hand neighbour.
   T base = ceilOf(xo) - 1.0;
@@ -195,9 +193,9 @@ std::vector<int64_t> alongAxis(int64_t rank, int64_t axis, int64_t n) {
 /// The taps of an axis whose scale and region are known here.
 AxisValues hostTaps(Importer &im, const Axis<double> &a, const Mode &m,
                     int32_t type, int64_t rank, int64_t axis) {
-  size_t n = m.interp == Interp::Nearest ? 1
+  size_t n = m.interp == Interp::Nearest  ? 1
              : m.interp == Interp::Linear ? 2
-                                           : 4;
+                                          : 4;
   std::vector<std::vector<int64_t>> index(n, std::vector<int64_t>(a.out));
   std::vector<Const> weight;
   auto shape = alongAxis(rank, axis, a.out);
@@ -232,7 +230,8 @@ AxisValues hostTaps(Importer &im, const Axis<double> &a, const Mode &m,
   if (v.identity)
     return v;
   for (size_t k = 0; k < n; ++k) {
-    v.index.push_back(im.param(Const::ofInts(index[k], std::vector<int64_t>{a.out}), "index"));
+    v.index.push_back(im.param(
+        Const::ofInts(index[k], std::vector<int64_t>{a.out}), "index"));
     if (!weight.empty())
       v.weight.push_back(im.param(weight[k], "weight"));
   }
@@ -265,7 +264,8 @@ AxisValues runTimeTaps(Importer &im, const Axis<Rt> &a, const Mode &m,
 Value resizeAxis(Importer &im, Value x, int64_t axis, const AxisValues &taps) {
   Value sum;
   for (size_t k = 0; k < taps.index.size(); ++k) {
-    Value g = im.op("mx.gather", {x, taps.index[k]}, {im.na("axis", im.i64(axis))});
+    Value g =
+        im.op("mx.gather", {x, taps.index[k]}, {im.na("axis", im.i64(axis))});
     if (!taps.weight.empty())
       g = im.binary(g, taps.weight[k], "mul");
     sum = k ? im.binary(sum, g, "add") : g;
@@ -285,8 +285,8 @@ LogicalResult readMode(Importer &im, Mode &m) {
                    "' is not one of nearest, linear and cubic");
   m.coordinates = im.attrStr("coordinate_transformation_mode", "half_pixel");
   static const char *coordinates[] = {
-      "half_pixel",    "pytorch_half_pixel",   "align_corners",
-      "asymmetric",    "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+      "half_pixel", "pytorch_half_pixel",   "align_corners",
+      "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (!llvm::is_contained(coordinates, m.coordinates))
     return im.fail("coordinate_transformation_mode '" + m.coordinates +
                    "' is not one of half_pixel, pytorch_half_pixel, "
@@ -369,16 +369,18 @@ LogicalResult resize(Importer &im, const Mode &m, int scalesInput,
   if (!bySizes && !runTimeScales)
     for (int64_t i = 0; i < rank; ++i)
       if (!(scales[i] > 0))
-        return im.fail("scales[" + Twine(i) + "] = " + std::to_string(scales[i]) +
-                       " is not positive");
+        return im.fail("scales[" + Twine(i) +
+                       "] = " + std::to_string(scales[i]) + " is not positive");
   if (out.empty() && !bySizes && !runTimeScales && !runTimeRoi) {
     for (int64_t i = 0; i < rank; ++i)
       out.push_back((int64_t)std::floor(double(in[i]) *
                                         (roi[rank + i] - roi[i]) * scales[i]));
   } else if (out.empty()) {
     int known = !c && shapeInput >= 0 ? shapeInput : roiInput;
-    auto declared = im.declaredShape(
-        0, known, known == roiInput ? "roi" : bySizes ? "sizes" : "scales");
+    auto declared = im.declaredShape(0, known,
+                                     known == roiInput ? "roi"
+                                     : bySizes         ? "sizes"
+                                                       : "scales");
     if (failed(declared))
       return failure();
     if ((int64_t)declared->size() != rank)
@@ -388,8 +390,8 @@ LogicalResult resize(Importer &im, const Mode &m, int scalesInput,
   }
   for (int64_t i = 0; i < rank; ++i) {
     if (out[i] < 0)
-      return im.fail("output extent " + Twine(out[i]) + " on axis " +
-                     Twine(i) + " is negative");
+      return im.fail("output extent " + Twine(out[i]) + " on axis " + Twine(i) +
+                     " is negative");
     if (bySizes)
       scales[i] = double(out[i]) / double(in[i]);
   }

@@ -80,8 +80,8 @@ LogicalResult importTopK(Importer &im, StringRef) {
                        im.na("axis", im.i64(axis)),
                        im.na("keepdims", im.boolean(true))});
     indices.push_back(idx);
-    values.push_back(im.op("mx.gather_elements", {x, idx},
-                           {im.na("axis", im.i64(axis))}));
+    values.push_back(
+        im.op("mx.gather_elements", {x, idx}, {im.na("axis", im.i64(axis))}));
     if (j + 1 < k)
       running = im.where(im.compare(iota, idx, "equal"), taken, running);
   }
@@ -110,7 +110,8 @@ LogicalResult importNonZero(Importer &im, StringRef) {
   int64_t rank = xs.size(), n = numElements(xs);
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   if (rank == 0)
     return im.fail("a scalar input is not supported (rank 1 or more)");
   if (im.type(0) == TP::STRING)
@@ -137,7 +138,8 @@ LogicalResult importCompress(Importer &im, StringRef) {
   auto xs = im.shape(0);
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   if (im.rank(1) != 1 || im.type(1) != TP::BOOL)
     return im.fail("condition must be a 1-D bool tensor, got " +
                    typeName(im.type(1)) + " " + shapeText(im.shape(1)));
@@ -154,12 +156,13 @@ LogicalResult importCompress(Importer &im, StringRef) {
   int64_t n = std::min(xs[axis], im.shape(1)[0]);
   Value cond = im.val(1);
   if (im.shape(1)[0] > n)
-    cond = im.op("mx.slice", cond, {im.na("begin", im.arr({0})),
-                                    im.na("end", im.arr({n}))});
+    cond = im.op("mx.slice", cond,
+                 {im.na("begin", im.arr({0})), im.na("end", im.arr({n}))});
   if (xs[axis] > n) {
     std::vector<int64_t> b(xs.size(), 0), e = xs;
     e[axis] = n;
-    x = im.op("mx.slice", x, {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
+    x = im.op("mx.slice", x,
+              {im.na("begin", im.arr(b)), im.na("end", im.arr(e))});
   }
   auto [slots, count] = im.frontSlots(cond);
   Value source = im.invertSlots(slots, n);
@@ -171,7 +174,8 @@ LogicalResult importUnique(Importer &im, StringRef) {
   auto xs = im.shape(0);
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   int32_t type = im.type(0);
   if (type == TP::STRING || type == TP::BOOL)
     return im.fail("input of element type " + typeName(type) +
@@ -219,9 +223,9 @@ LogicalResult importUnique(Importer &im, StringRef) {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < i; ++j)
       before.setInt(i * n + j, 1);
-  Value earlier = reduce(im.binary(equalInt, im.param(before, im.nodeName + "_before"),
-                                   "mul"),
-                         "max", 1);
+  Value earlier = reduce(
+      im.binary(equalInt, im.param(before, im.nodeName + "_before"), "mul"),
+      "max", 1);
   Value first = im.compare(earlier, im.int64Scalar(0), "equal");
   Value firstInt = im.castTo(first, TP::INT64);
   // Each entry's place among the unique ones.
@@ -233,21 +237,23 @@ LogicalResult importUnique(Importer &im, StringRef) {
                       im.na("keepdims", im.boolean(true))});
     Value aj = im.op("mx.gather_elements", {a, at}, {im.na("axis", im.i64(2))});
     Value bi = im.op("mx.gather_elements", {b, at}, {im.na("axis", im.i64(2))});
-    Value less = im.binary(im.reshape(im.compare(aj, bi, "less"), {n, n}),
-                           im.compare(equal, im.scalarParam(TP::BOOL, 0, "no"),
-                                      "equal"),
-                           "and");
+    Value less = im.binary(
+        im.reshape(im.compare(aj, bi, "less"), {n, n}),
+        im.compare(equal, im.scalarParam(TP::BOOL, 0, "no"), "equal"), "and");
     Value firstBefore = im.binary(im.castTo(less, TP::INT64),
                                   im.reshape(firstInt, {n, 1}), "mul");
     place = reduce(firstBefore, "sum", 0);
   } else {
     // The place of its first occurrence among the first occurrences.
-    Value firstIndex = im.op("mx.argreduce", equalInt,
-                             {im.na("op", im.str("max")), im.na("axis", im.i64(1)),
-                              im.na("keepdims", im.boolean(false))});
-    Value exclusive = im.binary(im.op("mx.cumsum", firstInt, {im.na("axis", im.i64(0))}),
-                                firstInt, "sub");
-    place = im.op("mx.gather", {exclusive, firstIndex}, {im.na("axis", im.i64(0))});
+    Value firstIndex =
+        im.op("mx.argreduce", equalInt,
+              {im.na("op", im.str("max")), im.na("axis", im.i64(1)),
+               im.na("keepdims", im.boolean(false))});
+    Value exclusive =
+        im.binary(im.op("mx.cumsum", firstInt, {im.na("axis", im.i64(0))}),
+                  firstInt, "sub");
+    place =
+        im.op("mx.gather", {exclusive, firstIndex}, {im.na("axis", im.i64(0))});
   }
   // First occurrences go to their places, the others after them.
   auto [frontOrder, count] = im.frontSlots(first);
@@ -257,8 +263,7 @@ LogicalResult importUnique(Importer &im, StringRef) {
   Value counts = im.op("mx.gather", {reduce(equalInt, "sum", 1), source},
                        {im.na("axis", im.i64(0))});
   if (failed(im.outCounted(0, y, count, axis)) ||
-      failed(im.outCounted(1, source, count, 0)) ||
-      failed(im.out(2, place)))
+      failed(im.outCounted(1, source, count, 0)) || failed(im.out(2, place)))
     return failure();
   return im.outCounted(3, counts, count, 0);
 }
@@ -304,14 +309,15 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
                    " are supported (max_output_boxes_per_class)");
   int64_t bound = batches * classes * rounds;
   if (bound == 0) {
-    Value empty = im.emptyConstant(RankedTensorType::get(
-        {0, 3}, elementType(TP::INT64, &im.ctx)));
+    Value empty = im.emptyConstant(
+        RankedTensorType::get({0, 3}, elementType(TP::INT64, &im.ctx)));
     return im.outCounted(0, empty, im.int64Scalar(0), 0);
   }
   auto scalarInput = [&](unsigned i) {
     return im.reshape(im.castTo(im.val(i), type), {});
   };
-  Value iouThreshold = im.has(3) ? scalarInput(3) : im.scalarParam(type, 0.0, "iou");
+  Value iouThreshold =
+      im.has(3) ? scalarInput(3) : im.scalarParam(type, 0.0, "iou");
   std::vector<int64_t> all = {batches, classes, boxes};
   auto spread = [&](Value v) { // (batches, boxes) -> (batches, classes, boxes)
     return im.op("mx.broadcast_to", im.reshape(v, {batches, 1, boxes}),
@@ -336,11 +342,12 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     y1 = im.binary(a, c, "minimum"), y2 = im.binary(a, c, "maximum");
     x1 = im.binary(b, d, "minimum"), x2 = im.binary(b, d, "maximum");
   }
-  Value area = im.binary(im.binary(y2, y1, "sub"), im.binary(x2, x1, "sub"), "mul");
+  Value area =
+      im.binary(im.binary(y2, y1, "sub"), im.binary(x2, x1, "sub"), "mul");
   y1 = spread(y1), x1 = spread(x1), y2 = spread(y2), x2 = spread(x2);
   area = spread(area);
-  Value lowest = im.scalarParam(type, -std::numeric_limits<double>::infinity(),
-                                "lowest");
+  Value lowest =
+      im.scalarParam(type, -std::numeric_limits<double>::infinity(), "lowest");
   Value zero = im.scalarParam(type, 0.0, "zero");
   Value left = im.val(1);
   if (im.has(4))
@@ -356,7 +363,8 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     };
     Value valid = im.compare(at(left), lowest, "greater");
     if (limit)
-      valid = im.binary(valid, im.compare(im.int64Scalar(k), limit, "less"), "and");
+      valid =
+          im.binary(valid, im.compare(im.int64Scalar(k), limit, "less"), "and");
     picked.push_back(best);
     kept.push_back(valid);
     if (k + 1 == rounds)
@@ -371,20 +379,22 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     Value inter = im.binary(extent(y1, y2), extent(x1, x2), "mul");
     Value bestArea = at(area);
     Value uni = im.binary(im.binary(area, bestArea, "add"), inter, "sub");
-    Value positive = im.binary(
-        im.binary(im.compare(inter, zero, "greater"),
-                  im.compare(area, zero, "greater"), "and"),
-        im.binary(im.compare(bestArea, zero, "greater"),
-                  im.compare(uni, zero, "greater"), "and"),
-        "and");
-    Value over = im.compare(im.binary(inter, uni, "div"), iouThreshold, "greater");
+    Value positive =
+        im.binary(im.binary(im.compare(inter, zero, "greater"),
+                            im.compare(area, zero, "greater"), "and"),
+                  im.binary(im.compare(bestArea, zero, "greater"),
+                            im.compare(uni, zero, "greater"), "and"),
+                  "and");
+    Value over =
+        im.compare(im.binary(inter, uni, "div"), iouThreshold, "greater");
     Value drop = im.binary(im.binary(positive, over, "and"),
                            im.compare(index, best, "equal"), "or");
     left = im.where(drop, lowest, left);
   }
   auto join = [&](SmallVector<Value> &parts) {
-    Value v = parts.size() == 1 ? parts[0]
-                                : im.op("mx.Concat", parts, {im.na("dim", im.i64(2))});
+    Value v = parts.size() == 1
+                  ? parts[0]
+                  : im.op("mx.Concat", parts, {im.na("dim", im.i64(2))});
     return im.reshape(v, {bound});
   };
   Value box = join(picked), mask = join(kept);

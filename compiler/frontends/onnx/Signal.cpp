@@ -26,7 +26,8 @@ LogicalResult importWindow(Importer &im, StringRef opType) {
                    " is not a floating-point type mxc supports");
   bool periodic = im.attrInt("periodic", 1) != 0;
   if (numElements(im.shape(0)) != 1)
-    return im.fail("size must be a scalar, got shape " + shapeText(im.shape(0)));
+    return im.fail("size must be a scalar, got shape " +
+                   shapeText(im.shape(0)));
   int64_t size;
   if (const Const *c = im.cst(0)) {
     size = c->i(0);
@@ -73,9 +74,10 @@ Value transform(Importer &im, Value x, int64_t axis, int64_t n, int64_t bins,
   auto component = [&](int64_t k) {
     std::vector<int64_t> b(rank, 0), e(xs.begin(), xs.end());
     b.back() = k, e.back() = k + 1;
-    Value v = im.reshape(im.op("mx.slice", x, {im.na("begin", im.arr(b)),
-                                               im.na("end", im.arr(e))}),
-                         partShape);
+    Value v =
+        im.reshape(im.op("mx.slice", x,
+                         {im.na("begin", im.arr(b)), im.na("end", im.arr(e))}),
+                   partShape);
     v = im.op("mx.transpose", v, {im.na("axes", im.arr(perm))});
     int64_t have = xs[axis];
     if (have > n) {
@@ -83,7 +85,8 @@ Value transform(Importer &im, Value x, int64_t axis, int64_t n, int64_t bins,
       for (int64_t i : perm)
         se.push_back(xs[i]);
       se.back() = n;
-      v = im.op("mx.slice", v, {im.na("begin", im.arr(sb)), im.na("end", im.arr(se))});
+      v = im.op("mx.slice", v,
+                {im.na("begin", im.arr(sb)), im.na("end", im.arr(se))});
     } else if (have < n) {
       std::vector<int64_t> pads(2 * (rank - 1), 0);
       pads.back() = n - have;
@@ -99,7 +102,8 @@ Value transform(Importer &im, Value x, int64_t axis, int64_t n, int64_t bins,
       c.set(j * bins + k, std::cos(t));
       sn.set(j * bins + k, std::sin(t));
     }
-  Value cm = im.param(c, im.nodeName + "_cos"), sm = im.param(sn, im.nodeName + "_sin");
+  Value cm = im.param(c, im.nodeName + "_cos"),
+        sm = im.param(sn, im.nodeName + "_sin");
   auto mm = [&](Value a, Value b) { return im.op("mx.matmul", {a, b}); };
   Value re = component(0), rc = mm(re, cm), rs = mm(re, sm), yr, yi;
   if (parts == 2) {
@@ -125,7 +129,8 @@ Value transform(Importer &im, Value x, int64_t axis, int64_t n, int64_t bins,
     p.push_back(rank - 1);
     return im.op("mx.transpose", v, {im.na("axes", im.arr(p))});
   };
-  return im.op("mx.Concat", {back(yr), back(yi)}, {im.na("dim", im.i64(rank - 1))});
+  return im.op("mx.Concat", {back(yr), back(yi)},
+               {im.na("dim", im.i64(rank - 1))});
 }
 
 /// A scalar input's integer value when it is constant.
@@ -147,12 +152,14 @@ LogicalResult importDFT(Importer &im, StringRef) {
                    shapeText(xs));
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   int64_t axis;
   if (failed(im.axisAttr(1, rank, axis)))
     return failure();
   if (axis == 0 || axis == rank - 1)
-    return im.fail("axis " + Twine(axis) + " is the batch or the components' axis");
+    return im.fail("axis " + Twine(axis) +
+                   " is the batch or the components' axis");
   bool inverse = im.attrInt("inverse", 0) != 0;
   bool onesided = im.attrInt("onesided", 0) != 0;
   if (onesided && inverse)
@@ -166,15 +173,16 @@ LogicalResult importDFT(Importer &im, StringRef) {
       if (failed(declared))
         return failure();
       if (onesided || (int64_t)declared->size() != rank)
-        return im.fail("a run-time dft_length needs a two-sided transform and a "
-                       "declared output of the input's rank");
+        return im.fail(
+            "a run-time dft_length needs a two-sided transform and a "
+            "declared output of the input's rank");
       n = (*declared)[axis];
     }
   }
   if (n < 1 || n > 65536)
     return im.fail("dft_length " + Twine(n) + " is outside [1, 65536]");
-  return im.out(0, transform(im, im.val(0), axis, n, onesided ? n / 2 + 1 : n,
-                             inverse));
+  return im.out(
+      0, transform(im, im.val(0), axis, n, onesided ? n / 2 + 1 : n, inverse));
 }
 
 LogicalResult importSTFT(Importer &im, StringRef) {
@@ -184,7 +192,8 @@ LogicalResult importSTFT(Importer &im, StringRef) {
   if (xs.size() != 3 || (xs[2] != 1 && xs[2] != 2) ||
       ShapedType::isDynamic(xs[0]) || ShapedType::isDynamic(xs[1]))
     return im.fail("signal must be (batch, length, 1 or 2) with static "
-                   "extents, got shape " + shapeText(xs));
+                   "extents, got shape " +
+                   shapeText(xs));
   bool onesided = im.attrInt("onesided", 1) != 0;
   int32_t type = im.type(0);
   int64_t batch = xs[0], length = xs[1];
@@ -207,7 +216,8 @@ LogicalResult importSTFT(Importer &im, StringRef) {
     if (failed(d))
       return failure();
     if (d->size() != 4)
-      return im.fail("the declared output shape " + shapeText(*d) + " is not 4-D");
+      return im.fail("the declared output shape " + shapeText(*d) +
+                     " is not 4-D");
     declared = *d;
     int64_t bins = (*d)[2];
     lengths = onesided ? std::vector<int64_t>{2 * bins - 2, 2 * bins - 1}
@@ -244,7 +254,8 @@ LogicalResult importSTFT(Importer &im, StringRef) {
       index = im.scalar(im.scalar(index, "minimum", double(length - 1)),
                         "maximum", 0.0);
     }
-    Value x = im.op("mx.gather", {im.val(0), index}, {im.na("axis", im.i64(1))});
+    Value x =
+        im.op("mx.gather", {im.val(0), index}, {im.na("axis", im.i64(1))});
     if (hasWindow)
       x = im.binary(x, im.reshape(im.castTo(im.val(2), type), {1, 1, frame, 1}),
                     "mul");
@@ -255,8 +266,9 @@ LogicalResult importSTFT(Importer &im, StringRef) {
   }
   if (results.empty())
     return im.fail("no frame length fits the signal of shape " + shapeText(xs) +
-                   (declared ? " and the declared output " + shapeText(*declared)
-                             : std::string()));
+                   (declared
+                        ? " and the declared output " + shapeText(*declared)
+                        : std::string()));
   if (results.size() == 1)
     return im.out(0, results[0]);
   // Two candidate lengths: frame_length's value picks one at run time.

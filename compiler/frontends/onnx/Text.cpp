@@ -15,7 +15,8 @@ LogicalResult importTfIdfVectorizer(Importer &im, StringRef) {
     return im.fail("input must be 1-D or 2-D, got shape " + shapeText(xs));
   for (int64_t e : xs)
     if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " + shapeText(xs));
+      return im.fail("the input's extents must be static, got " +
+                     shapeText(xs));
   int32_t type = im.type(0);
   if (type != TP::INT32 && type != TP::INT64)
     return im.fail("input of element type " + typeName(type) +
@@ -84,9 +85,10 @@ LogicalResult importTfIdfVectorizer(Importer &im, StringRef) {
         break;
       Value match;
       for (int64_t k = 0; k < n; ++k) {
-        Value tokens = im.op("mx.slice", x,
-                             {im.na("begin", im.arr({0, k * step})),
-                              im.na("end", im.arr({rows, k * step + windows}))});
+        Value tokens =
+            im.op("mx.slice", x,
+                  {im.na("begin", im.arr({0, k * step})),
+                   im.na("end", im.arr({rows, k * step + windows}))});
         Value eq = im.compare(im.reshape(tokens, {rows, windows, 1}),
                               gramsAt[k], "equal");
         match = match ? im.binary(match, eq, "and") : eq;
@@ -106,10 +108,12 @@ LogicalResult importTfIdfVectorizer(Importer &im, StringRef) {
       scatter.set(g * width + indexes[global], mode == "TF" ? 1.0 : w);
     }
     if (mode == "IDF") // presence, not count
-      perLength = im.castTo(
-          im.compare(perLength, im.scalarParam(TP::FLOAT, 0.0, "zero"), "greater"),
-          TP::FLOAT);
-    Value y = im.op("mx.matmul", {perLength, im.param(scatter, im.nodeName + "_columns")});
+      perLength = im.castTo(im.compare(perLength,
+                                       im.scalarParam(TP::FLOAT, 0.0, "zero"),
+                                       "greater"),
+                            TP::FLOAT);
+    Value y = im.op("mx.matmul",
+                    {perLength, im.param(scatter, im.nodeName + "_columns")});
     total = total ? im.binary(total, y, "add") : y;
   }
   std::vector<int64_t> out = xs.size() == 2 ? std::vector<int64_t>{rows, width}

@@ -75,9 +75,9 @@ std::pair<Value, Value> Importer::frontSlots(Value mask) {
   int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
   Value kept = castTo(mask, TP::INT64);
   Value before = op("mx.cumsum", kept, {na("axis", i64(0))}); // inclusive
-  Value count = reshape(op("mx.slice", before,
-                           {na("begin", arr({n - 1})), na("end", arr({n}))}),
-                        {});
+  Value count = reshape(
+      op("mx.slice", before, {na("begin", arr({n - 1})), na("end", arr({n}))}),
+      {});
   Value iota = iotaAlong(1, 0, n);
   // kept: before - 1; dropped: count + (its index - kept entries up to it)
   Value front = scalar(before, "sub", 1.0);

@@ -112,9 +112,9 @@ typedef int64_t (*mxrt_shapes_fn)(int64_t *dims);
 
 /** A compiled function: `buffers` holds one data pointer per input of the
  *  function, then per output, then per model parameter, then per optimizer
- *  state, then per count (mxrt_function_desc.counts), in descriptor order. Inputs are read only; outputs are fully
- *  written; parameters and states are written only by functions with
- *  MXRT_FUNCTION_UPDATES_STATE. */
+ *  state, then per count (mxrt_function_desc.counts), in descriptor order.
+ * Inputs are read only; outputs are fully written; parameters and states are
+ * written only by functions with MXRT_FUNCTION_UPDATES_STATE. */
 typedef void (*mxrt_entry_fn)(void *const *buffers, mxrt_exec_context *ctx);
 
 /** mxrt_function_desc.flags. */
