@@ -7,6 +7,7 @@
 
 #include "internal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -41,8 +42,8 @@ struct Extents {
   /// Its function has `shapes`: any dimension on any axis, but an input
   /// none that is derived.
   bool any = false;
-  /// Its function has counts: an output may have a counted dimension on
-  /// any axis.
+  /// An output may have a counted dimension on any axis (its function's
+  /// counts are checked to give it).
   bool counted = false;
 };
 
@@ -315,8 +316,7 @@ mxrt_status checkVariants(const std::string &origin,
 }
 
 /// Checks the counts of function `fn`: each a distinct counted dimension, of
-/// a CPU function without variants or shapes, and every counted dimension
-/// its outputs have among them.
+/// a CPU function without variants or shapes.
 mxrt_status checkCounts(const std::string &origin, const mxrt_model_desc &desc,
                         const mxrt_function_desc &fn) {
   if (fn.num_counts < 0 || fn.num_counts > INT32_MAX ||
@@ -342,17 +342,26 @@ mxrt_status checkCounts(const std::string &origin, const mxrt_model_desc &desc,
                   origin.c_str(), static_cast<long long>(k), fn.name,
                   static_cast<long long>(d));
   }
-  for (int64_t o = 0; o < fn.num_outputs && fn.outputs; ++o)
-    for (int64_t a = 0; a < fn.outputs[o].ndim && fn.outputs[o].shape; ++a)
-      if (int64_t e = fn.outputs[o].shape[a];
-          e < 0 && MXRT_DIM_INDEX(e) < desc.num_dims &&
-          (desc.dims[MXRT_DIM_INDEX(e)].flags & MXRT_DIM_COUNTED) &&
-          !seen.count(MXRT_DIM_INDEX(e)))
-        return fail(MXRT_INVALID_ARGUMENT,
-                    "%s: output '%s' of function '%s' has counted dimension "
-                    "'%s', which none of its counts gives",
-                    origin.c_str(), fn.outputs[o].name, fn.name,
-                    desc.dims[MXRT_DIM_INDEX(e)].name);
+  return MXRT_OK;
+}
+
+/// Every counted dimension the outputs of function `fn` have (its inputs and
+/// outputs checked) is among its counts.
+mxrt_status checkCountedOutputs(const std::string &origin,
+                                const mxrt_model_desc &desc,
+                                const mxrt_function_desc &fn) {
+  for (int64_t o = 0; o < fn.num_outputs; ++o)
+    for (int64_t a = 0; a < fn.outputs[o].ndim; ++a) {
+      int64_t e = fn.outputs[o].shape[a];
+      if (e >= 0 || !(desc.dims[MXRT_DIM_INDEX(e)].flags & MXRT_DIM_COUNTED) ||
+          std::count(fn.counts, fn.counts + fn.num_counts, MXRT_DIM_INDEX(e)))
+        continue;
+      return fail(MXRT_INVALID_ARGUMENT,
+                  "%s: output '%s' of function '%s' has counted dimension "
+                  "'%s', which none of its counts gives",
+                  origin.c_str(), fn.outputs[o].name, fn.name,
+                  desc.dims[MXRT_DIM_INDEX(e)].name);
+    }
   return MXRT_OK;
 }
 
@@ -430,7 +439,7 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
     Extents extents;
     extents.batchDim = fn.num_variants ? fn.batch_dim : -1;
     extents.any = fn.shapes != nullptr;
-    extents.counted = fn.num_counts > 0;
+    extents.counted = true; // checkCountedOutputs: each has its count
     bool batchFromInputs = false;
     for (int64_t i = 0; i < fn.num_inputs; ++i) {
       const mxrt_tensor_desc &input = fn.inputs[i];
@@ -446,6 +455,8 @@ mxrt_status mxrt::checkDescriptor(const std::string &origin,
     if (fn.shapes)
       if (mxrt_status status = checkOutputDims(origin, *desc, fn))
         return status;
+    if (mxrt_status status = checkCountedOutputs(origin, *desc, fn))
+      return status;
     // Calls take the batch from the inputs' shapes.
     if (fn.num_variants && !batchFromInputs)
       return fail(MXRT_INVALID_ARGUMENT,
