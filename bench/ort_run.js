@@ -34,10 +34,11 @@ function readNpy(file) {
 }
 
 function writeNpy(file, tensor) {
-  if (tensor.type !== 'float32')
-    throw new Error(`${file}: output type ${tensor.type}, only float32 is written`);
+  const descr = {float32: '<f4', int64: '<i8'}[tensor.type];
+  if (!descr)
+    throw new Error(`${file}: output type ${tensor.type}, only float32 and int64 are written`);
   const shape = tensor.dims.length === 1 ? `${tensor.dims[0]},` : tensor.dims.join(', ');
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape}), }`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape}), }`;
   header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';  // 64-byte aligned
   const head = Buffer.alloc(10);
   head.write(NPY_MAGIC, 0, 'latin1');
