@@ -399,6 +399,31 @@ bool smallWinogradConv(const SmallWinograd &shape, const float *weight) {
   return true;
 }
 } // namespace
+
+/// `images` images of a depthwise convolution, their planes split evenly
+/// over the call's threads.
+void depthwiseConv(const Depthwise &d, int64_t images) {
+  int64_t planes = images * d.channels;
+  DepthwiseFn run = target().depthwisePlanes;
+  ThreadPool *pool = ThreadPool::current();
+  int64_t parts = pool ? std::min<int64_t>(pool->size(), planes) : 1;
+  if (parts <= 1) {
+    run(d, 0, planes);
+    return;
+  }
+  struct Job {
+    const Depthwise *d;
+    DepthwiseFn run;
+    int64_t planes, parts;
+  } job{&d, run, planes, parts};
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t k) {
+        const Job &j = *static_cast<const Job *>(arg);
+        j.run(*j.d, k * j.planes / j.parts, (k + 1) * j.planes / j.parts);
+      },
+      &job);
+}
 } // namespace mxrt
 
 using mxrt::Problem;
@@ -412,6 +437,15 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                     const float *bias, float *y, int32_t flags) {
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
+  // One filter per channel: planes of their own (MXRT_KERNEL_CONV naming
+  // another method takes it, to compare with).
+  if (groups == c && f == c && kh * kw > 1 && !(flags & MXRT_KERNEL_NHWC) &&
+      (mxrt::convMethod().empty() || mxrt::convMethod() == "depthwise")) {
+    mxrt::depthwiseConv({h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h, pad_w,
+                         dilate_h, dilate_w, x, weight, bias, y, c, flags},
+                        n);
+    return;
+  }
   if (flags & MXRT_KERNEL_NHWC) {
     mxrt::convNhwc({n,     c,        h,        w,        f,        oh,
                     ow,    kh,       kw,       stride_h, stride_w, pad_h,

@@ -244,6 +244,7 @@ struct Isa {
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
 #include "attention_impl.inc"
+#include "depthwise_impl.inc"
 // clang-format on
 } // namespace avx512
 #if defined(__clang__)
@@ -354,6 +355,7 @@ struct Isa {
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
 #include "attention_impl.inc"
+#include "depthwise_impl.inc"
 // clang-format on
 } // namespace avx2
 #if defined(__clang__)
@@ -404,6 +406,7 @@ struct Isa {
 #include "winograd_small_impl.inc"
 #include "conv_grad_impl.inc"
 #include "attention_impl.inc"
+#include "depthwise_impl.inc"
 // clang-format on
 } // namespace portable
 
@@ -419,7 +422,7 @@ struct Isa {
         ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
         ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
         ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \
-        ns::Isa::VL, #ns                                                       \
+        ns::depthwisePlanes, ns::Isa::VL, #ns                                  \
   }
 
 } // namespace

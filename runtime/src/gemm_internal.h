@@ -249,6 +249,18 @@ struct GradWinogradRow {
 };
 using GradWinogradFn = void (*)(const GradWinogradRow &);
 
+/// A depthwise convolution (NCHW, one filter per channel): `channels`
+/// planes per image, each h x w into oh x ow, the flags' epilogue.
+struct Depthwise {
+  int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+  const float *x, *weight, *bias;
+  float *y;
+  int64_t channels;
+  int32_t flags;
+};
+/// Planes [p0, p1) of a depthwise convolution.
+using DepthwiseFn = void (*)(const Depthwise &, int64_t, int64_t);
+
 struct Target {
   GemmFn gemm;
   PackAllFn packAll;
@@ -285,6 +297,7 @@ struct Target {
   /// A tile row's input transform B^T d B and output-gradient transform
   /// A dY A^T for the Winograd weight gradient.
   GradWinogradFn gradWinogradInput, gradWinogradOutput;
+  DepthwiseFn depthwisePlanes;
   /// Floats per vector (GradDirect's lanes).
   int64_t vectorLanes;
   /// The namespace's name: avx512, avx2 or portable.
