@@ -49,6 +49,47 @@ def ensure_onnxruntime_node(peers_dir, version=ORT_VERSION, install=True):
                    stdout=subprocess.DEVNULL)
 
 
+def first_lines(r):
+    """A failed command's first two lines of stderr, fit for a table cell."""
+    text = r.stderr.strip() or f"exit status {r.returncode}"
+    return " ".join(text.splitlines()[:2]).replace("|", "\\|")
+
+
+def prepare_rows(rows, peers, tolerance, log):
+    """Exports, compiles and checks each row (its export(), the peers' compile() and
+    check()), logging how each peer's output compares with PyTorch's."""
+    for row in rows:
+        log(f"{row.key}: exporting, compiling with mxc, checking ...")
+        row.export()
+        peers.compile(row)
+        peers.check(row, tolerance)
+        log(f"{row.key}: " + "; ".join(
+            [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
+            [f"{p}: {e}" for p, e in row.errors.items()]))
+
+
+def time_rounds(args, rows, peers, names, log, before_round=None):
+    """Interleaved rounds: in each, every peer in `names` (but those a row's errors
+    name) times every row at every thread count (peers.measure), appended to
+    row.times[(peer, threads)]; a failed run becomes the row's error for that peer.
+    `before_round(r)` runs first in each round."""
+    for r in range(args.rounds):
+        if before_round:
+            before_round(r)
+        for row in rows:
+            for t in args.threads:
+                for peer in names:
+                    if peer in row.errors:
+                        continue
+                    log(f"round {r + 1}/{args.rounds}: {row.key}, {peer}, {t} thread(s)")
+                    try:
+                        ms = peers.measure(peer, row, t, args.warmup, args.runs)
+                    except RuntimeError as e:
+                        row.errors[peer] = f"run failed: {e}"
+                        continue
+                    row.times.setdefault((peer, t), []).append(ms)
+
+
 def mxc_version(mxc):
     """The first line of `mxc --version`."""
     return subprocess.run([mxc, "--version"], capture_output=True,

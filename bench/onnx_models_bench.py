@@ -61,11 +61,6 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def first_lines(r):
-    text = (r.stderr or r.stdout or "").strip().splitlines()
-    return " ".join(text[:2])[:200] if text else f"exit {r.returncode}"
-
-
 class Row:
     def __init__(self, key, work):
         self.key = key
@@ -124,7 +119,7 @@ class Peers:
         r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet"],
                            capture_output=True, text=True)
         if r.returncode != 0:
-            row.errors["mxc"] = "compile failed: " + first_lines(r)
+            row.errors["mxc"] = "compile failed: " + bench_util.first_lines(r)
             return
         row.compile_s = time.perf_counter() - start
 
@@ -142,7 +137,7 @@ class Peers:
             cmd += ["--output-dir", out_dir]
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            raise RuntimeError(first_lines(r))
+            raise RuntimeError(bench_util.first_lines(r))
         out = json.loads(r.stdout)
         if peer == "ORT":
             self.ort_version = out["version"]
@@ -221,30 +216,9 @@ def main():
         os.makedirs(args.work, exist_ok=True)
         bench_util.ensure_onnxruntime_node(os.path.join(HERE, ".peers"))
         peers = Peers(args)
-        rows = []
-        for key in keys:
-            row = Row(key, args.work)
-            log(f"{key}: exporting, compiling with mxc, checking ...")
-            row.export()
-            peers.compile(row)
-            peers.check(row, args.tolerance)
-            log(f"{key}: " + "; ".join(
-                [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
-                [f"{p}: {e}" for p, e in row.errors.items()]))
-            rows.append(row)
-        for r in range(args.rounds):
-            for row in rows:
-                for t in args.threads:
-                    for peer in PEERS:
-                        if peer in row.errors:
-                            continue
-                        log(f"round {r + 1}/{args.rounds}: {row.key}, {peer}, {t} thread(s)")
-                        try:
-                            ms = peers.measure(peer, row, t, args.warmup, args.runs)
-                        except RuntimeError as e:
-                            row.errors[peer] = f"run failed: {e}"
-                            continue
-                        row.times.setdefault((peer, t), []).append(ms)
+        rows = [Row(key, args.work) for key in keys]
+        bench_util.prepare_rows(rows, peers, args.tolerance, log)
+        bench_util.time_rounds(args, rows, peers, PEERS, log)
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{bench_util.cpu_name()} ({os.cpu_count()} CPUs); "
           f"{bench_util.mxc_version(args.mxc)}; onnxruntime-node "

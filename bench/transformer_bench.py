@@ -84,12 +84,6 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def first_lines(r):
-    """A failed command's first two lines of stderr, fit for a table cell."""
-    text = r.stderr.strip() or f"exit status {r.returncode}"
-    return " ".join(text.splitlines()[:2]).replace("|", "\\|")
-
-
 class Gpt(make_transformer_onnx.Gpt):
     """test/models/make_transformer_onnx.py's GPT-2-style decoder at GPT-2
     small's sizes, its ids float32 (bench/ort_run.js reads float32 .npy)."""
@@ -121,7 +115,8 @@ def bandwidth_probe(work):
                         os.path.join(HERE, "bandwidth.c")],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit("transformer_bench: cannot compile bench/bandwidth.c: " + first_lines(r))
+        sys.exit("transformer_bench: cannot compile bench/bandwidth.c: " +
+                 bench_util.first_lines(r))
     return exe
 
 
@@ -131,7 +126,7 @@ def read_bandwidth_gbs(probe, threads):
     for t in threads:
         r = subprocess.run([probe, str(t)], capture_output=True, text=True)
         if r.returncode != 0:
-            sys.exit("transformer_bench: bench/bandwidth.c failed: " + first_lines(r))
+            sys.exit("transformer_bench: bench/bandwidth.c failed: " + bench_util.first_lines(r))
         gbs[t] = json.loads(r.stdout)["gbs"]
     return gbs
 
@@ -240,7 +235,7 @@ class Peers:
         r = subprocess.run([self.args.mxc, row.onnx, "-o", row.lib, "--quiet", *shape],
                            capture_output=True, text=True)
         if r.returncode != 0:
-            row.errors["mxc"] = "compile failed: " + first_lines(r)
+            row.errors["mxc"] = "compile failed: " + bench_util.first_lines(r)
             return
         row.compile_s = time.perf_counter() - start
 
@@ -277,7 +272,7 @@ class Peers:
             cmd += ["--output-dir", out_dir]
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            raise RuntimeError(first_lines(r))
+            raise RuntimeError(bench_util.first_lines(r))
         out = json.loads(r.stdout)
         if peer == "ORT":
             self.ort_version = out["version"]
@@ -398,36 +393,20 @@ def main():
                 torch.manual_seed(0)
                 models[kind] = (encoder() if kind == "encoder" else
                                 Gpt() if kind == "gpt" else GptStep(Gpt())).eval()
-            row = Row(key, models, args.work)
-            log(f"{key}: exporting, compiling with mxc, checking ...")
-            row.export()
-            peers.compile(row)
-            peers.check(row, args.tolerance)
-            log(f"{key}: " + "; ".join(
-                [f"{p} vs PyTorch {d:.1e}" for p, d in row.diffs.items()] +
-                [f"{p}: {e}" for p, e in row.errors.items()]))
-            rows.append(row)
+            rows.append(Row(key, models, args.work))
+            bench_util.prepare_rows(rows[-1:], peers, args.tolerance, log)
         # The read bandwidth the decode step is bound by, measured in every
         # round (this VM's speed wanders from minute to minute).
         probe = (bandwidth_probe(args.work) if any(r.kind == "decode" for r in rows)
                  else None)
         bandwidth = {}
-        for r in range(args.rounds):
+
+        def measure_bandwidth(_):
             if probe:
                 for t, gbs in read_bandwidth_gbs(probe, args.threads).items():
                     bandwidth.setdefault(t, []).append(gbs)
-            for row in rows:
-                for t in args.threads:
-                    for peer in PEERS:
-                        if peer in row.errors:
-                            continue
-                        log(f"round {r + 1}/{args.rounds}: {row.key}, {peer}, {t} thread(s)")
-                        try:
-                            ms = peers.measure(peer, row, t, args.warmup, args.runs)
-                        except RuntimeError as e:
-                            row.errors[peer] = f"run failed: {e}"
-                            continue
-                        row.times.setdefault((peer, t), []).append(ms)
+
+        bench_util.time_rounds(args, rows, peers, PEERS, log, measure_bandwidth)
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{bench_util.cpu_name()} ({os.cpu_count()} CPUs); "
           f"{bench_util.mxc_version(args.mxc)}; onnxruntime-node "

@@ -391,9 +391,8 @@ LogicalResult importMaxUnpool(Importer &im, StringRef) {
   if (spatial < 1 || im.shape(1) != xs)
     return im.fail("X must be (N, C, D1, ...) and I of its shape, got " +
                    shapeText(xs) + " and " + shapeText(im.shape(1)));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("X's extents must be static, got " + shapeText(xs));
+  if (failed(im.requireStatic(0, "X")))
+    return failure();
   auto kernel = im.attrInts("kernel_shape");
   if (!kernel || (int64_t)kernel->size() != spatial)
     return im.fail("kernel_shape must give " + Twine(spatial) + " extents");

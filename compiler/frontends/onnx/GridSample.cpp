@@ -107,12 +107,10 @@ LogicalResult importGridSample(Importer &im, StringRef) {
     return im.fail(
         "X must be (N, C, H, W) and grid (N, H_out, W_out, 2), got " +
         shapeText(xs) + " and " + shapeText(gs));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("X's extents must be static, got " + shapeText(xs));
-  for (int64_t e : gs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("grid's extents must be static, got " + shapeText(gs));
+  if (failed(im.requireStatic(0, "X")))
+    return failure();
+  if (failed(im.requireStatic(1, "grid")))
+    return failure();
   if (failed(im.requireFloat(0)) || failed(im.requireFloat(1)))
     return failure();
   std::string mode = im.attrStr("mode", "bilinear");
@@ -179,9 +177,8 @@ LogicalResult importRoiAlign(Importer &im, StringRef) {
                    "got " +
                    shapeText(xs) + ", " + shapeText(rs) + " and " +
                    shapeText(im.shape(2)));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("X's extents must be static, got " + shapeText(xs));
+  if (failed(im.requireStatic(0, "X")))
+    return failure();
   if (ShapedType::isDynamic(rs[0]))
     return im.fail("the number of regions must be static");
   if (failed(im.requireFloat(0)))

@@ -172,6 +172,8 @@ public:
   FailureOr<double> constScalar(unsigned i, StringRef what);
   /// Fails unless input `i` has a floating-point element type.
   LogicalResult requireFloat(unsigned i);
+  /// Fails unless every extent of input `i` (`what`) is static.
+  LogicalResult requireStatic(unsigned i, StringRef what);
 
   // Shape-like inputs known only at run time (graph inputs a plain user
   // feeds: a Reshape's shape, Slice's starts, Trilu's k, ...). Where the

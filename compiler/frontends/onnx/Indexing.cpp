@@ -539,10 +539,8 @@ LogicalResult importReverseSequence(Importer &im, StringRef) {
       time == batch)
     return im.fail("time_axis and batch_axis must be 0 and 1 (either way) of "
                    "an input of rank 2 or more");
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   if (im.shape(1) != std::vector<int64_t>{xs[batch]})
     return im.fail("sequence_lens has shape " + shapeText(im.shape(1)) +
                    "; expected (" + Twine(xs[batch]) + ")");

@@ -16,10 +16,8 @@ LogicalResult importDet(Importer &im, StringRef) {
   if (rank < 2 || xs[rank - 1] != xs[rank - 2])
     return im.fail("input must be a batch of square matrices, got shape " +
                    shapeText(xs));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   int64_t n = xs[rank - 1];
   if (n > 64)
     return im.fail("matrices of order " + Twine(n) +

@@ -108,10 +108,8 @@ static Value nonZeroMask(Importer &im, Value v, int32_t type) {
 LogicalResult importNonZero(Importer &im, StringRef) {
   auto xs = im.shape(0);
   int64_t rank = xs.size(), n = numElements(xs);
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   if (rank == 0)
     return im.fail("a scalar input is not supported (rank 1 or more)");
   if (im.type(0) == TP::STRING)
@@ -136,10 +134,8 @@ LogicalResult importNonZero(Importer &im, StringRef) {
 
 LogicalResult importCompress(Importer &im, StringRef) {
   auto xs = im.shape(0);
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   if (im.rank(1) != 1 || im.type(1) != TP::BOOL)
     return im.fail("condition must be a 1-D bool tensor, got " +
                    typeName(im.type(1)) + " " + shapeText(im.shape(1)));
@@ -172,10 +168,8 @@ LogicalResult importCompress(Importer &im, StringRef) {
 
 LogicalResult importUnique(Importer &im, StringRef) {
   auto xs = im.shape(0);
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   int32_t type = im.type(0);
   if (type == TP::STRING || type == TP::BOOL)
     return im.fail("input of element type " + typeName(type) +
@@ -279,9 +273,8 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     return im.fail("boxes must be (batches, boxes, 4) and scores (batches, "
                    "classes, boxes), got " +
                    shapeText(bs) + " and " + shapeText(ss));
-  for (int64_t e : bs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the boxes' extents must be static, got " + shapeText(bs));
+  if (failed(im.requireStatic(0, "boxes")))
+    return failure();
   if (ShapedType::isDynamic(ss[1]))
     return im.fail("the number of classes must be static");
   if (failed(im.requireFloat(0)) || failed(im.requireFloat(1)))

@@ -150,10 +150,8 @@ LogicalResult importDFT(Importer &im, StringRef) {
   if (rank < 3 || (xs.back() != 1 && xs.back() != 2))
     return im.fail("input must be (batch, signal..., 1 or 2), got shape " +
                    shapeText(xs));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   int64_t axis;
   if (failed(im.axisAttr(1, rank, axis)))
     return failure();

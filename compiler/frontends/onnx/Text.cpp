@@ -13,10 +13,8 @@ LogicalResult importTfIdfVectorizer(Importer &im, StringRef) {
   auto xs = im.shape(0);
   if (xs.empty() || xs.size() > 2)
     return im.fail("input must be 1-D or 2-D, got shape " + shapeText(xs));
-  for (int64_t e : xs)
-    if (ShapedType::isDynamic(e))
-      return im.fail("the input's extents must be static, got " +
-                     shapeText(xs));
+  if (failed(im.requireStatic(0, "the input")))
+    return failure();
   int32_t type = im.type(0);
   if (type != TP::INT32 && type != TP::INT64)
     return im.fail("input of element type " + typeName(type) +

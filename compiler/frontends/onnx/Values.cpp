@@ -292,6 +292,13 @@ LogicalResult Importer::requireFloat(unsigned i) {
   return success();
 }
 
+LogicalResult Importer::requireStatic(unsigned i, StringRef what) {
+  auto s = shape(i);
+  if (llvm::any_of(s, ShapedType::isDynamic))
+    return fail(what + "'s extents must be static, got " + shapeText(s));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Building mx ops
 //===----------------------------------------------------------------------===//
