@@ -309,10 +309,11 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
       {1, 32, 14, 14, 32, 14, 14, 5, 5, 1, 1, 4, 4, 2, 2, 32},
       {1, 16, 14, 14, 16, 14, 14, 3, 3, 1, 1, 4, 4, 4, 4, 1},
       // Depthwise (one filter per channel): stride 2 with
-      // odd extents, 5x5, a 1-pixel-wide image.
+      // odd extents, 5x5, a 1-pixel-wide image, stride 3 on a 5x3 image.
       {2, 24, 15, 13, 24, 8, 7, 3, 3, 2, 2, 1, 1, 1, 1, 24},
       {1, 16, 9, 9, 16, 9, 9, 5, 5, 1, 1, 2, 2, 1, 1, 16},
-      {1, 8, 6, 1, 8, 6, 1, 3, 3, 1, 1, 1, 1, 1, 1, 8}};
+      {1, 8, 6, 1, 8, 6, 1, 3, 3, 1, 1, 1, 1, 1, 1, 8},
+      {2, 4, 5, 3, 4, 2, 1, 3, 3, 3, 3, 1, 1, 1, 1, 4}};
   // 3x3 stride-1 layers of 64+ channels take Winograd with varying
   // filters too (transformed per call, as a training step's), and in
   // CTest's forced-Winograd runs every 3x3 stride-1 one: its error bound,
