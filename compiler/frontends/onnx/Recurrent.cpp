@@ -114,13 +114,17 @@ struct Recurrence {
                         param(alphas, 1.0));
     return im.where(positive(x, 0.0), x, e);
   }
-  /// Where step t's rows are past their sequence's length, `old`.
-  Value keep(Value fresh, Value old, int64_t t) {
+  /// The (batch, 1) rows of step t within their sequence's length, or null
+  /// without sequence_lens.
+  Value validRows(int64_t t) {
     if (!lengths)
-      return fresh;
-    Value valid = im.reshape(im.compare(lengths, im.int64Scalar(t), "greater"),
-                             {batch, 1});
-    return im.where(valid, fresh, old);
+      return Value();
+    return im.reshape(im.compare(lengths, im.int64Scalar(t), "greater"),
+                      {batch, 1});
+  }
+  /// `fresh` in the `valid` rows, `old` in the others.
+  Value keep(Value valid, Value fresh, Value old) {
+    return valid ? im.where(valid, fresh, old) : fresh;
   }
   LogicalResult run();
 };
@@ -328,10 +332,11 @@ LogicalResult Recurrence::run() {
       }
       if (!hNew)
         return failure();
-      steps[t] = lengths ? keep(hNew, zeros, t) : hNew;
-      h = keep(hNew, h, t);
+      Value valid = validRows(t);
+      steps[t] = keep(valid, hNew, zeros);
+      h = keep(valid, hNew, h);
       if (lstm)
-        c = keep(cNew, c, t);
+        c = keep(valid, cNew, c);
     }
     if (im.wants(0)) {
       SmallVector<Value> rowsOfY;
