@@ -67,6 +67,17 @@ save("nonzero", [
    [("zero_f", np.array(0, np.float32))])
 np.save(os.path.join(out, "coords_ref.npy"), np.stack(np.nonzero(x > 0), 1))
 
+# The positive elements themselves: NonZero's coordinates as GatherND's indices.
+save("positive", [
+    helper.make_node("Greater", ["x", "zero_f"], ["positive"]),
+    helper.make_node("NonZero", ["positive"], ["where"]),
+    helper.make_node("Transpose", ["where"], ["coords"], perm=[1, 0]),
+    helper.make_node("GatherND", ["x", "coords"], ["values"]),
+], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])],
+   [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["n"])],
+   [("zero_f", np.array(0, np.float32))])
+np.save(os.path.join(out, "values_ref.npy"), x[x > 0])
+
 save("reduce", [
     helper.make_node("NonZero", ["x"], ["where"], name="find"),
     helper.make_node("ReduceSum", ["where"], ["total"], name="sum_of_indices"),

@@ -29,13 +29,17 @@ def value_info(name, arr):
 
 
 def check(name, nodes, inputs, expected, initializers=(), opset=13, tol=1e-5,
-          domain_opsets=()):
-    """Builds a one-graph model, compiles and runs it, compares every output."""
+          declared=True):
+    """Builds a one-graph model (its outputs' extents declared, or with `declared`
+    False named only), compiles and runs it, compares every output."""
     d = os.path.join(WORK, name)
     os.makedirs(d, exist_ok=True)
     graph = helper.make_graph(
         nodes, name, [value_info(k, v) for k, v in inputs.items()],
-        [value_info(k, v) for k, v in expected.items()],
+        [value_info(k, v) if declared else
+         helper.make_tensor_value_info(k, NP_TO_ONNX[v.dtype.type],
+                                       ["%s_%d" % (k, i) for i in range(v.ndim)])
+         for k, v in expected.items()],
         [numpy_helper.from_array(v, k) for k, v in initializers])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     onnx.checker.check_model(model)
@@ -81,6 +85,15 @@ for i, (eq, shapes) in enumerate([
     want = np.einsum(eq, *arrs.values()).astype(np.float32)
     check("einsum%d" % i, [helper.make_node("Einsum", list(arrs), ["y"], equation=eq)],
           arrs, {"y": np.asarray(want)}, opset=12, tol=1e-4)
+
+# Shape arithmetic on constants folded on the host (a Reshape's target from a
+# ReduceMax of a constant, cast), so that an output without a declared shape compiles.
+x = rng.standard_normal((2, 9)).astype(np.float32)
+check("folded_reduce_max", [
+    helper.make_node("ReduceMax", ["dims"], ["longest"], axes=[0], keepdims=0),
+    helper.make_node("Reshape", ["x", "longest"], ["y"])],
+    {"x": x}, {"y": x.reshape(3, 6)},
+    initializers=[("dims", np.array([[2, 6], [3, 4]], np.int64))], declared=False)
 
 # TopK, against NumPy's stable sort (ties: the lower index first).
 x = rng.integers(-3, 4, size=(4, 9)).astype(np.int32)

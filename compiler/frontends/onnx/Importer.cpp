@@ -538,6 +538,11 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
               ? t.countAxis
               : t.countAxis - 1 + int64_t(shapeOf(tensors[n.input(1)]).size())};
   }
+  // The kept elements' coordinates, one per row: the output's leading axes
+  // are the indices' (but the last).
+  if (op == "GatherND" && counted == 1 &&
+      t.countAxis < int64_t(shapeOf(t).size()) - 1)
+    return CountedExtent{t.count, t.countAxis};
   if (op == "Transpose" && counted == 0) {
     for (const auto &a : n.attribute())
       if (a.name() == "perm")
@@ -553,8 +558,8 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
                           "Unique, NonMaxSuppression), which " +
                           n.op_type() +
                           " does not take here (unary operators, Cast, "
-                          "Identity, Transpose and Gather, on another axis or "
-                          "as its indices, do)");
+                          "Identity, Transpose, Gather on another axis or as "
+                          "its indices, and GatherND's indices do)");
 }
 
 llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {

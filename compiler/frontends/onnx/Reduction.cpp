@@ -114,6 +114,46 @@ LogicalResult importReduce(Importer &im, StringRef t) {
   for (int64_t i = 0; i < r; ++i)
     if (reduced[i])
       all.push_back(i);
+  // A small constant's max, min, sum or product: on the host, as shape
+  // arithmetic needs it (an image's longest side, scaled, to pad to).
+  if (const Const *c = im.cst(0);
+      c && c->size() > 0 && c->size() <= 4096 &&
+      (fn == "max" || fn == "min" || fn == "sum" || fn == "prod")) {
+    std::vector<int64_t> outShape;
+    for (int64_t i = 0; i < r; ++i)
+      if (!reduced[i] || keep)
+        outShape.push_back(reduced[i] ? 1 : in[i]);
+    Const out(c->type, outShape);
+    std::vector<bool> seen(size_t(out.size()), false);
+    std::vector<double> acc(size_t(out.size()), 0.0);
+    for (int64_t k = 0; k < c->size(); ++k) {
+      // k's position with the reduced axes dropped.
+      int64_t rest = k, o = 0, stride = 1;
+      for (int64_t i = r - 1; i >= 0; --i) {
+        int64_t idx = rest % in[i];
+        rest /= in[i];
+        if (!reduced[i]) {
+          o += idx * stride;
+          stride *= in[i];
+        }
+      }
+      double v = c->isFloat() ? c->f(k) : double(c->i(k));
+      double &a = acc[size_t(o)];
+      a = !seen[size_t(o)] ? v
+          : fn == "max"    ? std::max(a, v)
+          : fn == "min"    ? std::min(a, v)
+          : fn == "sum"    ? a + v
+                           : a * v;
+      seen[size_t(o)] = true;
+    }
+    for (int64_t k = 0; k < out.size(); ++k) {
+      if (out.isFloat())
+        out.set(k, acc[size_t(k)]);
+      else
+        out.setInt(k, (int64_t)acc[size_t(k)]);
+    }
+    return im.outConst(0, std::move(out));
+  }
   return im.out(0, reduceOver(im, fn, logSum, keep, all));
 }
 
