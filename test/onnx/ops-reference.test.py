@@ -140,6 +140,36 @@ check("stft_window", [helper.make_node("STFT", ["x", "step", "w"], ["y"])],
       {"y": np.stack([want.real, want.imag], -1).astype(np.float32)},
       initializers=[("step", np.array(3, np.int64))], opset=17, tol=1e-4)
 
+# MelWeightMatrix, against ONNX's reference formula (its backend test's), at other sizes
+# and rates than the suite's case.
+def mel_weights(mels, dft, rate, low, high):
+    edges = np.arange(0, mels + 2)
+    to_mel = lambda f: 2595 * np.log10(1 + f / 700)
+    step = (to_mel(high) - to_mel(low)) / edges.shape[0]
+    edges = 700 * (np.power(10, (edges * step + to_mel(low)) / 2595) - 1)
+    edges = (((dft + 1) * edges) // rate).astype(int)
+    out = np.zeros((dft // 2 + 1, mels))
+    for i in range(mels):
+        lo, mid, hi = edges[i], edges[i + 1], edges[i + 2]
+        if mid == lo:
+            out[mid, i] = 1
+        else:
+            for j in range(lo, mid + 1):
+                out[j, i] = (j - lo) / (mid - lo)
+        if hi > mid:
+            for j in range(mid, hi):
+                out[j, i] = (hi - j) / (hi - mid)
+    return out.astype(np.float32)
+
+
+check("melweightmatrix", [helper.make_node(
+          "MelWeightMatrix", ["mels", "dft", "rate", "low", "high"], ["y"])],
+      {}, {"y": mel_weights(10, 64, 16000, 100.0, 7000.0)},
+      initializers=[("mels", np.array(10, np.int64)), ("dft", np.array(64, np.int64)),
+                    ("rate", np.array(16000, np.int64)),
+                    ("low", np.array(100, np.float32)),
+                    ("high", np.array(7000, np.float32))], opset=17, tol=1e-5)
+
 # Resize, against ONNX's reference, with constant scales or sizes (the taps computed
 # on the host) and with scales fed at run time (the same formulas as mx ops).
 for i, (mode, coord, extra, shape, scales) in enumerate([

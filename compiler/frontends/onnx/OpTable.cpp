@@ -38,7 +38,7 @@ TensorOp importConcat, importSplit, importSlice, importGather,
 // Resize.cpp, GridSample.cpp
 TensorOp importResize, importUpsample, importGridSample, importRoiAlign;
 // Signal.cpp
-TensorOp importWindow, importDFT, importSTFT;
+TensorOp importWindow, importDFT, importSTFT, importMelWeightMatrix;
 // Recurrent.cpp
 TensorOp importRecurrent;
 // Selection.cpp
@@ -225,6 +225,7 @@ static const OpEntry kOps[] = {
     {"BlackmanWindow", 17, kLast, importWindow},
     {"DFT", 17, kLast, importDFT},
     {"STFT", 17, kLast, importSTFT},
+    {"MelWeightMatrix", 17, kLast, importMelWeightMatrix},
     // Sequences.cpp (Identity: Shape.cpp, or Sequences.cpp when it takes a
     // sequence or optional)
     {"Identity", 1, kLast, importIdentity, importGetElement},

@@ -275,4 +275,93 @@ LogicalResult importSTFT(Importer &im, StringRef) {
   return im.out(0, im.where(first, results[0], results[1]));
 }
 
+/// MelWeightMatrix: (dft_length / 2 + 1, num_mel_bins) triangular filters
+/// between mel-spaced edges, as ONNX's reference computes them (edges
+/// floored to spectrogram bins), built with mx ops from the scalar inputs
+/// (graph inputs or constants alike); the extents are the constants' or the
+/// declared output's.
+LogicalResult importMelWeightMatrix(Importer &im, StringRef) {
+  for (unsigned i = 0; i < 5; ++i)
+    if (numElements(im.shape(i)) != 1)
+      return im.fail("input " + Twine(i) + " must be a scalar, got shape " +
+                     shapeText(im.shape(i)));
+  int32_t type = (int32_t)im.attrInt("output_datatype", TP::FLOAT);
+  if (!isFloatType(type) || !elementType(type, &im.ctx))
+    return im.fail("output_datatype " + typeName(type) +
+                   " is not a floating-point type mxc supports");
+  auto constant = [&](unsigned i) -> std::optional<int64_t> {
+    if (const Const *c = im.cst(i))
+      return c->i(0);
+    return std::nullopt;
+  };
+  std::optional<int64_t> mels = constant(0), dft = constant(1);
+  int64_t bins, melCount;
+  if (mels && dft) {
+    melCount = *mels, bins = *dft / 2 + 1;
+  } else {
+    auto declared =
+        im.declaredShape(0, mels ? 1 : 0, mels ? "dft_length" : "num_mel_bins");
+    if (failed(declared))
+      return failure();
+    if (declared->size() != 2)
+      return im.fail("the declared output shape " + shapeText(*declared) +
+                     " is not 2-D");
+    bins = (*declared)[0], melCount = (*declared)[1];
+  }
+  if (melCount < 1 || bins < 1 || melCount * bins > (int64_t(1) << 24))
+    return im.fail("a " + Twine(bins) + " x " + Twine(melCount) +
+                   " weight matrix is out of range");
+  auto scalar = [&](unsigned i) {
+    return im.reshape(im.castTo(im.val(i), TP::DOUBLE), {});
+  };
+  auto mel = [&](Value hertz) { // 2595 log10(1 + f / 700)
+    return im.scalar(
+        im.unary(im.scalar(im.scalar(hertz, "div", 700.0), "add", 1.0), "log"),
+        "mul", 2595.0 / std::log(10.0));
+  };
+  Value low = mel(scalar(3)), high = mel(scalar(4));
+  Value step =
+      im.scalar(im.binary(high, low, "sub"), "div", double(melCount + 2));
+  // The mel_count + 2 edges, in hertz, then floored to spectrogram bins.
+  Const edges(TP::DOUBLE, {melCount + 2});
+  for (int64_t k = 0; k < melCount + 2; ++k)
+    edges.set(k, double(k));
+  Value f =
+      im.binary(im.binary(im.param(edges, im.nodeName + "_edges"), step, "mul"),
+                low, "add");
+  f = im.scalar(
+      im.scalar(im.unary(im.scalar(f, "mul", std::log(10.0) / 2595.0), "exp"),
+                "sub", 1.0),
+      "mul", 700.0);
+  f = im.unary(im.binary(im.binary(f, im.scalar(scalar(1), "add", 1.0), "mul"),
+                         scalar(2), "div"),
+               "floor");
+  auto edge = [&](int64_t from) { // (1, mel_count)
+    return im.reshape(im.op("mx.slice", f,
+                            {im.na("begin", im.arr({from})),
+                             im.na("end", im.arr({from + melCount}))}),
+                      {1, melCount});
+  };
+  Value left = edge(0), center = edge(1), right = edge(2);
+  Const rows(TP::DOUBLE, {bins, 1});
+  for (int64_t j = 0; j < bins; ++j)
+    rows.set(j, double(j));
+  Value j = im.param(rows, im.nodeName + "_bins");
+  Value zero = im.scalarParam(TP::DOUBLE, 0.0, "zero");
+  Value one = im.scalarParam(TP::DOUBLE, 1.0, "one");
+  auto sub = [&](Value a, Value b) { return im.binary(a, b, "sub"); };
+  auto both = [&](Value a, Value b) { return im.binary(a, b, "and"); };
+  Value rising = sub(center, left), falling = sub(right, center);
+  Value up = im.where(both(im.compare(j, left, "greater_equal"),
+                           im.compare(j, center, "less_equal")),
+                      im.binary(sub(j, left), rising, "div"), zero);
+  up = im.where(im.compare(rising, zero, "equal"),
+                im.where(im.compare(j, center, "equal"), one, zero), up);
+  Value down = im.binary(sub(right, j), falling, "div");
+  Value onFall = both(im.compare(falling, zero, "greater"),
+                      both(im.compare(j, center, "greater_equal"),
+                           im.compare(j, right, "less")));
+  return im.out(0, im.castTo(im.where(onFall, down, up), type));
+}
+
 } // namespace mxc::onnx
