@@ -36,6 +36,10 @@ LogicalResult importOptimizer(Importer &im, StringRef opType) {
     return im.fail("has " + Twine(inputs) + " inputs; expected R, T, then " +
                    Twine(2 + states) + " inputs per optimized tensor");
   int64_t n = (inputs - 2) / (2 + states);
+  for (int64_t i = 0; i < inputs; ++i)
+    if (!im.has(i))
+      return im.fail("input " + Twine(i) + " is missing (every input of " +
+                     opType + " is required)");
   if (outputs > n * (1 + states))
     return im.fail("has " + Twine(outputs) + " outputs; expected at most " +
                    Twine(n * (1 + states)));
