@@ -21,7 +21,7 @@ rng = np.random.default_rng(0)
 failures = []
 
 NP_TO_ONNX = {np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32,
-              np.int64: TensorProto.INT64}
+              np.int64: TensorProto.INT64, np.bool_: TensorProto.BOOL}
 
 
 def value_info(name, arr):
@@ -94,6 +94,18 @@ check("folded_reduce_max", [
     helper.make_node("Reshape", ["x", "longest"], ["y"])],
     {"x": x}, {"y": x.reshape(3, 6)},
     initializers=[("dims", np.array([[2, 6], [3, 4]], np.int64))], declared=False)
+
+# If with a run-time condition: both branches run, the outputs picked by it.
+x = rng.standard_normal((2, 3)).astype(np.float32)
+branch = lambda name, op: helper.make_graph(
+    [helper.make_node(op, ["x", "two"], [name + "_y"])], name, [],
+    [helper.make_tensor_value_info(name + "_y", TensorProto.FLOAT, [2, 3])])
+for flag in (True, False):
+    check("if_runtime_%s" % str(flag).lower(), [helper.make_node(
+              "If", ["cond"], ["y"], then_branch=branch("then", "Mul"),
+              else_branch=branch("else", "Add"))],
+          {"x": x, "cond": np.array(flag)}, {"y": x * 2 if flag else x + 2},
+          initializers=[("two", np.array(2, np.float32))])
 
 # TopK, against NumPy's stable sort (ties: the lower index first).
 x = rng.integers(-3, 4, size=(4, 9)).astype(np.int32)

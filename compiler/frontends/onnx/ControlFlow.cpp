@@ -87,15 +87,69 @@ static std::string bodyOutput(ContainerNode &c, const Renames &rename,
   return c.im.isValue(v) ? v : std::string();
 }
 
+/// If with a run-time condition: both branches imported (ONNX's branches
+/// have no side effects), each output the then-branch's value where the
+/// condition holds and the else-branch's elsewhere. Needs tensor outputs of
+/// the same type and shape from both.
+static llvm::Error importSelectedIf(ContainerNode &c) {
+  const ::onnx::NodeProto &n = c.n;
+  if (!c.isTensor(c.input(0)))
+    return c.error("condition '" + c.input(0) + "' is not a tensor");
+  Importer &im = c.im;
+  if (numElements(im.shapeOf(im.tensors[c.input(0)])) != 1 ||
+      im.typeOf(im.tensors[c.input(0)]) != TP::BOOL)
+    return c.error("condition '" + c.input(0) + "' must be one bool");
+  std::vector<std::string> values[2];
+  for (int b = 0; b < 2; ++b) {
+    const char *branch = b == 0 ? "then_branch" : "else_branch";
+    auto body = c.graphAttribute(branch);
+    if (!body)
+      return body.takeError();
+    if ((*body)->output_size() != n.output_size())
+      return c.error("the " + Twine(branch) + " makes " +
+                     Twine((*body)->output_size()) + " outputs; the node has " +
+                     Twine(n.output_size()));
+    Renames rename;
+    if (llvm::Error e =
+            importBody(c, **body, im.nodeName + "#" + branch + "#", rename))
+      return e;
+    for (int k = 0; k < n.output_size(); ++k) {
+      std::string v = bodyOutput(c, rename, (*body)->output(k).name());
+      if (v.empty() || !c.isTensor(v))
+        return c.error("branch output '" + (*body)->output(k).name() +
+                       "' is not a tensor: with a run-time condition, "
+                       "sequence and optional outputs are not supported");
+      values[b].push_back(v);
+    }
+  }
+  for (int k = 0; k < n.output_size(); ++k) {
+    const Tensor &t = im.tensors[values[0][k]], &e = im.tensors[values[1][k]];
+    if (im.shapeOf(t) != im.shapeOf(e) || im.typeOf(t) != im.typeOf(e) ||
+        t.count || e.count)
+      return c.error("output " + Twine(k) + " is " + typeName(im.typeOf(t)) +
+                     " " + shapeText(im.shapeOf(t)) +
+                     " from the then-branch but " + typeName(im.typeOf(e)) +
+                     " " + shapeText(im.shapeOf(e)) +
+                     " from the else-branch: with a run-time condition, "
+                     "branches of different types or shapes are not "
+                     "supported");
+    ::onnx::NodeProto made = ContainerNode::makeNode(
+        "Where", {c.input(0), values[0][k], values[1][k]}, {n.output(k)}, 0);
+    made.clear_attribute();
+    if (llvm::Error err = c.importMade(std::move(made)))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error importIf(ContainerNode &c) {
   if (llvm::Error e = c.allowAttributes({"then_branch", "else_branch"}))
     return e;
-  // A condition known at compile time picks the branch to import.
+  // A condition known at compile time picks the branch to import; one known
+  // only at run time, both, the outputs picked element by element.
   std::optional<bool> cond = c.constBool(c.input(0));
   if (!cond)
-    return c.error("condition '" + c.input(0) +
-                   "' must be a compile-time constant (control flow is "
-                   "unrolled; run-time conditions are not supported)");
+    return importSelectedIf(c);
   const char *branch = *cond ? "then_branch" : "else_branch";
   auto body = c.graphAttribute(branch);
   if (!body)
