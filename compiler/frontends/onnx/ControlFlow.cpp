@@ -116,9 +116,12 @@ static llvm::Error importSelectedIf(ContainerNode &c) {
     for (int k = 0; k < n.output_size(); ++k) {
       std::string v = bodyOutput(c, rename, (*body)->output(k).name());
       if (v.empty() || !c.isTensor(v))
-        return c.error("branch output '" + (*body)->output(k).name() +
-                       "' is not a tensor: with a run-time condition, "
-                       "sequence and optional outputs are not supported");
+        return c.error("condition '" + c.input(0) +
+                       "' must be a compile-time constant here: branch "
+                       "output '" +
+                       (*body)->output(k).name() +
+                       "' is not a tensor (run-time conditions with sequence "
+                       "or optional outputs are not supported)");
       values[b].push_back(v);
     }
   }
@@ -126,13 +129,13 @@ static llvm::Error importSelectedIf(ContainerNode &c) {
     const Tensor &t = im.tensors[values[0][k]], &e = im.tensors[values[1][k]];
     if (im.shapeOf(t) != im.shapeOf(e) || im.typeOf(t) != im.typeOf(e) ||
         t.count || e.count)
-      return c.error("output " + Twine(k) + " is " + typeName(im.typeOf(t)) +
-                     " " + shapeText(im.shapeOf(t)) +
-                     " from the then-branch but " + typeName(im.typeOf(e)) +
-                     " " + shapeText(im.shapeOf(e)) +
-                     " from the else-branch: with a run-time condition, "
-                     "branches of different types or shapes are not "
-                     "supported");
+      return c.error("condition '" + c.input(0) +
+                     "' must be a compile-time constant here: output " +
+                     Twine(k) + " is " + typeName(im.typeOf(t)) + " " +
+                     shapeText(im.shapeOf(t)) + " from the then-branch but " +
+                     typeName(im.typeOf(e)) + " " + shapeText(im.shapeOf(e)) +
+                     " from the else-branch (run-time conditions between "
+                     "branches of other types or shapes are not supported)");
     ::onnx::NodeProto made = ContainerNode::makeNode(
         "Where", {c.input(0), values[0][k], values[1][k]}, {n.output(k)}, 0);
     made.clear_attribute();
