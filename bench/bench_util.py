@@ -22,6 +22,37 @@ def tool_parser(doc):
     return p
 
 
+def rounds_args(doc, rows):
+    """The arguments of a bench of interleaved rounds over `rows` (names), parsed:
+    tool_parser's, --rows (a comma-separated subset, all by default), --threads, --rounds,
+    --runs, --warmup, --tolerance and --work; args.threads a list, args.rows the names
+    asked for. Exits with a usage error on an unknown row or fewer than one round or run."""
+    p = tool_parser(doc)
+    p.add_argument("--rows", default=",".join(rows),
+                   help="comma-separated subset of " + ",".join(rows))
+    p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    p.add_argument("--rounds", type=int, default=5,
+                   help="interleaved rounds; each time is the median of the rounds' "
+                        "medians (default 5)")
+    p.add_argument("--runs", type=int, default=5,
+                   help="timed runs per peer, row and thread count in each round "
+                        "(default 5)")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="untimed runs before each round's timed ones (default 1)")
+    p.add_argument("--tolerance", type=float, default=1e-4,
+                   help="largest max |diff| / max |PyTorch's output| (default 1e-4)")
+    p.add_argument("--work", help="keep the models, libraries and outputs here "
+                                  "(default: a temporary folder)")
+    args = p.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.rows = args.rows.split(",")
+    unknown = set(args.rows) - set(rows)
+    if unknown or args.rounds < 1 or args.runs < 1:
+        p.error(f"unknown rows: {', '.join(sorted(unknown))}" if unknown else
+                "--rounds and --runs must be at least 1")
+    return args
+
+
 ORT_VERSION = "1.30.0"
 
 

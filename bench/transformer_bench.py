@@ -354,29 +354,8 @@ def table(args, rows):
 
 
 def main():
-    p = bench_util.tool_parser(__doc__)
-    p.add_argument("--rows", default=",".join(ROWS),
-                   help="comma-separated subset of " + ",".join(ROWS))
-    p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
-    p.add_argument("--rounds", type=int, default=5,
-                   help="interleaved rounds; each time is the median of the rounds' "
-                        "medians (default 5)")
-    p.add_argument("--runs", type=int, default=5,
-                   help="timed runs per peer, row and thread count in each round "
-                        "(default 5)")
-    p.add_argument("--warmup", type=int, default=1,
-                   help="untimed runs before each round's timed ones (default 1)")
-    p.add_argument("--tolerance", type=float, default=1e-4,
-                   help="largest max |diff| / max |PyTorch's output| (default 1e-4)")
-    p.add_argument("--work", help="keep the models, libraries and outputs here "
-                                  "(default: a temporary folder)")
-    args = p.parse_args()
-    args.threads = [int(t) for t in args.threads.split(",")]
-    keys = args.rows.split(",")
-    unknown = set(keys) - set(ROWS)
-    if unknown or args.rounds < 1 or args.runs < 1:
-        p.error(f"unknown rows: {', '.join(sorted(unknown))}" if unknown else
-                "--rounds and --runs must be at least 1")
+    args = bench_util.rounds_args(__doc__, ROWS)
+    keys = args.rows
     torch.set_num_interop_threads(1)
     load = os.getloadavg()[0]
     started = time.perf_counter()
