@@ -39,6 +39,8 @@ enum KernelFlags : int32_t {
   kKernelPoolCountPad = 128,
   kKernelParamA = 256,
   kKernelAttentionDivide = 512,
+  kKernelSelectSmallest = 1024,
+  kKernelNmsCenter = 2048,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

@@ -179,11 +179,14 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
       *ctx);
   AttentionKernelOp::attachInterface<KernelBufferization<AttentionKernelOp>>(
       *ctx);
+  TopKKernelOp::attachInterface<KernelBufferization<TopKKernelOp>>(*ctx);
+  NmsKernelOp::attachInterface<KernelBufferization<NmsKernelOp>>(*ctx);
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
-             Pool2DGradKernelOp, AttentionKernelOp>(op);
+             Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp>(
+      op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
@@ -328,6 +331,56 @@ int32_t Pool2DKernelOp::getKernelFlags() {
 }
 
 void Pool2DKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.topk, kernel.nms
+//===----------------------------------------------------------------------===//
+
+/// All operands tensors (and one result, init's type) or all memrefs.
+LogicalResult verifySelectForm(Operation *op) {
+  bool tensors = isa<RankedTensorType>(op->getOperand(0).getType());
+  for (Value v : op->getOperands())
+    if (isa<RankedTensorType>(v.getType()) != tensors)
+      return op->emitOpError("mixes tensor and memref operands");
+  if (op->getNumResults() != (tensors ? 1u : 0u) ||
+      (tensors &&
+       op->getResult(0).getType() != op->getOperands().back().getType()))
+    return op->emitOpError("has one result of init's type on tensors, none "
+                           "on memrefs");
+  return success();
+}
+
+LogicalResult TopKKernelOp::verify() {
+  if (failed(verifySelectForm(*this)))
+    return failure();
+  auto x = shapeOfValue(getX()), y = shapeOfValue(getInit());
+  int64_t axis = getAxis();
+  if (x.size() != y.size() || axis < 0 || axis >= (int64_t)x.size())
+    return emitOpError("x and init differ in rank or axis is outside it");
+  return success();
+}
+
+int32_t TopKKernelOp::getKernelFlags() {
+  return getLargest() ? 0 : kKernelSelectSmallest;
+}
+
+void TopKKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+LogicalResult NmsKernelOp::verify() { return verifySelectForm(*this); }
+
+int32_t NmsKernelOp::getKernelFlags() {
+  return getCenterPointBox() ? kKernelNmsCenter : 0;
+}
+
+void NmsKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -248,4 +248,46 @@ def Mx_AttentionKernelOp : Mx_KernelOp<"kernel.attention"> {
   }];
 }
 
+
+/// The selection kernels (mx.top_k, mx.non_max_suppression): int64 box or
+/// element positions out, any operand types in; no epilogue.
+class Mx_SelectKernelOp<string mnemonic>
+    : Op<Mx_Dialect, mnemonic,
+         [DestinationStyleOpInterface,
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let results = (outs Optional<RankedTensorOf<[I64]>>:$result);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    bool getAccumulate() { return false; }
+    int32_t getKernelFlags();
+  }];
+}
+
+def Mx_TopKKernelOp : Mx_SelectKernelOp<"kernel.topk"> {
+  let summary = "init = mx.top_k's positions (mxrt_kernel_topk_f32)";
+  let arguments = (ins AnyShaped:$x, AnyShaped:$count, AnyShaped:$k,
+                   AnyShaped:$init, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let assemblyFormat = [{
+    $x `,` $count `,` $k `into` $init attr-dict `:` type($x) `,` type($count)
+    `,` type($k) `into` type($init) (`->` type($result)^)?
+  }];
+}
+
+def Mx_NmsKernelOp : Mx_SelectKernelOp<"kernel.nms"> {
+  let summary = "init = mx.non_max_suppression's boxes (mxrt_kernel_nms_f32)";
+  let arguments = (ins AnyShaped:$boxes, AnyShaped:$scores, AnyShaped:$count,
+                   AnyShaped:$max_per_class, AnyShaped:$iou_threshold,
+                   Optional<AnyShaped>:$score_threshold, AnyShaped:$init,
+                   DefaultValuedAttr<BoolAttr, "false">:$center_point_box);
+  let assemblyFormat = [{
+    $boxes `,` $scores `,` $count `,` $max_per_class `,` $iou_threshold
+    (`,` $score_threshold^)? `into` $init attr-dict `:` type($boxes) `,`
+    type($scores) `,` type($count) `,` type($max_per_class) `,`
+    type($iou_threshold) (`,` type($score_threshold)^)? `into` type($init)
+    (`->` type($result)^)?
+  }];
+}
+
 #endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

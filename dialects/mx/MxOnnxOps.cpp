@@ -149,6 +149,57 @@ LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData());
+  // top_k_c1
+  if (!data.getElementType().isF32() || data.getRank() < 1 ||
+      !data.hasStaticShape())
+    return fail(loc, "data must be float32 of rank >= 1 with a static shape");
+  auto axis = normalizeAxis(loc, (int64_t)adaptor.getAxis(), data.getRank());
+  if (failed(axis))
+    return failure();
+  for (Value v : {adaptor.getCount(), adaptor.getK()})
+    if (tensorOf(v).getRank() != 0 ||
+        !tensorOf(v).getElementType().isInteger(64))
+      return fail(loc, "count and k must be int64 scalars");
+  int64_t bound = adaptor.getKBound();
+  if (bound < 0 || bound > data.getDimSize(*axis))
+    return fail(loc, "k_bound " + Twine(bound) + " is outside [0, " +
+                         Twine(data.getDimSize(*axis)) + "]");
+  SmallVector<int64_t> shape(data.getShape());
+  shape[*axis] = bound;
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult NonMaxSuppressionOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  auto boxes = tensorOf(adaptor.getBoxes()),
+       scores = tensorOf(adaptor.getScores());
+  // non_max_suppression_c1
+  auto bs = boxes.getShape(), ss = scores.getShape();
+  if (!boxes.hasStaticShape() || !scores.hasStaticShape() || bs.size() != 3 ||
+      bs[2] != 4 || ss.size() != 3 || ss[0] != bs[0] || ss[2] != bs[1] ||
+      !boxes.getElementType().isF32() || !scores.getElementType().isF32())
+    return fail(loc, "boxes must be float32 (batches, n, 4) and scores "
+                     "(batches, classes, n), got " +
+                         shapeStr(bs) + " and " + shapeStr(ss));
+  for (Value v : {adaptor.getCount(), adaptor.getMaxPerClass()})
+    if (tensorOf(v).getRank() != 0 ||
+        !tensorOf(v).getElementType().isInteger(64))
+      return fail(loc, "count and max_per_class must be int64 scalars");
+  for (Value v : {adaptor.getIouThreshold(), adaptor.getScoreThreshold()})
+    if (v &&
+        (tensorOf(v).getRank() != 0 || !tensorOf(v).getElementType().isF32()))
+      return fail(loc, "the thresholds must be float32 scalars");
+  results.push_back(RankedTensorType::get(ss, IntegerType::get(ctx, 64)));
+  return success();
+}
+
 LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,

@@ -243,4 +243,63 @@ def Mx_FillToExtentsOp : Mx_Op<"fill_to_extents"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_TopKOp : Mx_Op<"top_k"> {
+  let summary = "the positions of an axis's k best elements, k at run time";
+  let description = [{
+    ONNX TopK's selection where k is known only at run time or the axis's
+    extent is data-dependent: along `axis`, among the first `count` elements
+    (a data-dependent extent), the positions of the min(k, k_bound, count)
+    largest (smallest without `largest`), best first, ties to the lower
+    position, NaN above every number; then 0 up to k_bound. The values are
+    a gather_elements of the data at these positions. Lowered to a runtime
+    kernel (mxrt_kernel_topk_f32).
+
+    C1: data is float32 of rank >= 1 with a static shape, axis is in
+        [-rank, rank); count and k are int64 scalars; 0 <= k_bound <= the
+        axis's extent.
+
+    ```mlir
+    %i = mx.top_k %x, %n, %k {axis = 0 : i64, k_bound = 300 : i64}
+        : (tensor<3234xf32>, tensor<i64>, tensor<i64>) -> tensor<300xi64>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$data, Mx_IntTensor:$count,
+                   Mx_IntTensor:$k, DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   I64Attr:$k_bound,
+                   DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs Mx_IntTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mx_NonMaxSuppressionOp : Mx_Op<"non_max_suppression"> {
+  let summary = "greedy non-maximum suppression per batch and class";
+  let description = [{
+    ONNX NonMaxSuppression's selection: boxes (batches, n, 4), scores
+    (batches, classes, n), float32; only the first `count` boxes take part,
+    and only those scoring above `score_threshold` when given. Per (batch,
+    class) the boxes are taken best first (ties to the lower index), each
+    dropping the others that overlap it by an IoU above `iou_threshold`,
+    until `max_per_class` are taken; the result (batches, classes, n) holds
+    the taken box indices in that order, then -1. Boxes are two corners, or
+    (x center, y center, width, height) with center_point_box. Lowered to a
+    runtime kernel (mxrt_kernel_nms_f32).
+
+    C1: static shapes as above; count and max_per_class int64 scalars,
+        the thresholds float32 scalars.
+
+    ```mlir
+    %s = mx.non_max_suppression %b, %sc, %n, %m, %iou
+        : (tensor<1x100x4xf32>, tensor<1x2x100xf32>, tensor<i64>,
+           tensor<i64>, tensor<f32>) -> tensor<1x2x100xi64>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$boxes, Mx_AnyTensor:$scores,
+                   Mx_IntTensor:$count, Mx_IntTensor:$max_per_class,
+                   Mx_AnyTensor:$iou_threshold,
+                   Optional<Mx_AnyTensor>:$score_threshold,
+                   DefaultValuedAttr<BoolAttr, "false">:$center_point_box);
+  let results = (outs Mx_IntTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // MXC_DIALECTS_MX_MXONNXOPS_TD

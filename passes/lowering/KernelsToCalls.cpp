@@ -56,9 +56,10 @@ struct ArgBuilder {
   std::pair<Value, SmallVector<Value>> view(Value m) {
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
     Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
-    Value bytes = arith::MulIOp::create(
-        b, loc, meta.getOffset(),
-        arith::ConstantIndexOp::create(b, loc, sizeof(float)));
+    int64_t width = cast<MemRefType>(m.getType()).getElementTypeBitWidth() / 8;
+    Value bytes =
+        arith::MulIOp::create(b, loc, meta.getOffset(),
+                              arith::ConstantIndexOp::create(b, loc, width));
     Value address = i64(arith::AddIOp::create(b, loc, aligned, bytes));
     Value ptr = LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
@@ -244,6 +245,49 @@ SmallVector<Value> spool2dBackwardArgs(OpBuilder &b, Pool2DGradKernelOp op) {
   return ab.args;
 }
 
+/// The product of extents [from, to) of the static memref `m`.
+int64_t extentProduct(Value m, int64_t from, int64_t to) {
+  auto shape = cast<MemRefType>(m.getType()).getShape();
+  int64_t p = 1;
+  for (int64_t d = from; d < to; ++d)
+    p *= shape[d];
+  return p;
+}
+
+/// mxrt_kernel_topk_f32's arguments for `op` (contiguous buffers).
+SmallVector<Value> topkArgs(OpBuilder &b, TopKKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  Value x = op.getX(), y = op.getInit();
+  int64_t axis = op.getAxis(), rank = shapeOf(x).size();
+  ab.add(ab.view(x).first);
+  ab.add(extentProduct(x, 0, axis));
+  ab.add(shapeOf(x)[axis]);
+  ab.add(extentProduct(x, axis + 1, rank));
+  ab.add(ab.view(op.getCount()).first);
+  ab.add(ab.view(op.getK()).first);
+  ab.add(shapeOf(y)[axis]);
+  ab.add(ab.view(y).first);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
+/// mxrt_kernel_nms_f32's arguments for `op` (contiguous buffers).
+SmallVector<Value> nmsArgs(OpBuilder &b, NmsKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  auto scores = shapeOf(op.getScores());
+  ab.add(ab.view(op.getBoxes()).first);
+  ab.add(ab.view(op.getScores()).first);
+  for (int64_t e : scores)
+    ab.add(e);
+  for (Value v : {op.getCount(), op.getMaxPerClass(), op.getIouThreshold()})
+    ab.add(ab.view(v).first);
+  ab.add(op.getScoreThreshold() ? ab.view(op.getScoreThreshold()).first
+                                : ab.null());
+  ab.add(ab.view(op.getInit()).first);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// mxrt_kernel_sattention's arguments for `op` (any strides): n and h (a
 /// rank-3 op's batch is n, with one head), the extents, then each operand's
 /// pointer and (n, h, row, column) strides; the mask right-aligned against
@@ -362,6 +406,12 @@ struct KernelsToCallsPass
                       })
                       .Case([&](AttentionKernelOp k) -> Call {
                         return {"sattention", sattentionArgs(b, k)};
+                      })
+                      .Case([&](TopKKernelOp k) -> Call {
+                        return {"topk_f32", topkArgs(b, k)};
+                      })
+                      .Case([&](NmsKernelOp k) -> Call {
+                        return {"nms_f32", nmsArgs(b, k)};
                       });
       auto &[kernel, args] = call;
       func::CallOp::create(b, op->getLoc(),

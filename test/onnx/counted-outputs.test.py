@@ -4,7 +4,9 @@
 #                  selected boxes' coordinates gathered (Gather with the kept indices),
 #                  max_output_boxes_per_class 50, IoU 0.3: a detector's post-processing
 #   nonzero.onnx   NonZero of x > 0, transposed (a count on axis 0 after axis 1)
-#   reduce.onnx    ReduceSum of NonZero's output: refused, naming the node
+#   reduce.onnx    ReduceSum and ReduceMax of NonZero's output (the padding past the
+#                  count left out)
+#   refused.onnx   Reshape of NonZero's output: refused, naming the node
 # and the references: torchvision.ops.nms on each class, NumPy's nonzero.
 # Usage: counted-outputs.test.py OUTDIR
 import os
@@ -79,8 +81,23 @@ save("positive", [
 np.save(os.path.join(out, "values_ref.npy"), x[x > 0])
 
 save("reduce", [
-    helper.make_node("NonZero", ["x"], ["where"], name="find"),
+    helper.make_node("Greater", ["x", "zero_f"], ["positive"]),
+    helper.make_node("NonZero", ["positive"], ["where"], name="find"),
     helper.make_node("ReduceSum", ["where"], ["total"], name="sum_of_indices"),
+    helper.make_node("ReduceMax", ["where"], ["last"], keepdims=0,
+                     axes=[1]),
 ], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])],
-   [helper.make_tensor_value_info("total", TensorProto.INT64, [1, 1])])
+   [helper.make_tensor_value_info("total", TensorProto.INT64, [1, 1]),
+    helper.make_tensor_value_info("last", TensorProto.INT64, [2])],
+   [("zero_f", np.array(0, np.float32))])
+where = np.array(np.nonzero(x > 0), np.int64)
+np.save(os.path.join(out, "total_ref.npy"), where.sum(keepdims=True))
+np.save(os.path.join(out, "last_ref.npy"), where.max(axis=1))
+
+save("refused", [
+    helper.make_node("NonZero", ["x"], ["where"], name="find"),
+    helper.make_node("Reshape", ["where", "flat"], ["all"], name="flatten"),
+], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])],
+   [helper.make_tensor_value_info("all", TensorProto.INT64, [None])],
+   [("flat", np.array([-1], np.int64))])
 print("selected", len(want), "boxes of", classes * n)

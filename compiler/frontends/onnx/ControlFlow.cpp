@@ -87,10 +87,103 @@ static std::string bodyOutput(ContainerNode &c, const Renames &rename,
   return c.im.isValue(v) ? v : std::string();
 }
 
+/// The axis along which run-time If outputs `t` and `e` may differ: the
+/// one that is counted (data-dependent) in either, else the one static
+/// extent where they differ; -1 when there is none such (other ranks,
+/// types, or more axes differ).
+static int64_t differingAxis(Importer &im, const Tensor &t, const Tensor &e) {
+  auto ts = im.shapeOf(t), es = im.shapeOf(e);
+  if (ts.size() != es.size() || im.typeOf(t) != im.typeOf(e) ||
+      (t.count && e.count && t.countAxis != e.countAxis) ||
+      llvm::any_of(ts, ShapedType::isDynamic) ||
+      llvm::any_of(es, ShapedType::isDynamic))
+    return -1;
+  int64_t axis = t.count ? t.countAxis : e.count ? e.countAxis : -1;
+  for (size_t d = 0; d < ts.size(); ++d)
+    if (ts[d] != es[d] && int64_t(d) != axis) {
+      if (axis >= 0)
+        return -1;
+      axis = d;
+    }
+  return axis;
+}
+
+/// Output k of a run-time If whose branches' outputs `names` differ in
+/// their extent along `axis` (one of them counted, or empty): each padded
+/// to the larger bound, picked by the condition, with the count picked
+/// alike.
+static llvm::Error importCountedIfOutput(ContainerNode &c, int k,
+                                         const std::string (&names)[2],
+                                         int64_t axis) {
+  Importer &im = c.im;
+  const std::string &out = c.n.output(k);
+  int64_t bound = 0;
+  for (const std::string &name : names)
+    bound = std::max(bound, im.shapeOf(im.tensors[name])[axis]);
+  std::string padded[2], counts[2];
+  for (int b = 0; b < 2; ++b) {
+    Tensor t = im.tensors[names[b]];
+    std::string tag = out + "#" + std::to_string(b);
+    int64_t extent = im.shapeOf(t)[axis];
+    counts[b] = tag + "#count";
+    if (t.count) {
+      Tensor count;
+      count.value = t.count;
+      im.tensors[counts[b]] = count;
+    } else {
+      Const n(TP::INT64, {});
+      n.setInt(0, extent);
+      c.setConst(counts[b], std::move(n));
+    }
+    // The value without its count (a Concat would compact it), then the
+    // padding after it.
+    std::string plain = tag + "#plain";
+    t.count = Value(), t.countAxis = -1;
+    im.tensors[plain] = t;
+    padded[b] = plain;
+    if (extent == bound)
+      continue;
+    std::vector<int64_t> pad = im.shapeOf(t);
+    pad[axis] = bound - extent;
+    std::string zero = tag + "#zero", shape = tag + "#shape",
+                fill = tag + "#fill";
+    c.setConst(zero, Const(im.typeOf(t), {}));
+    c.setConst(shape, Const::ofInts(pad));
+    ::onnx::NodeProto expand =
+        ContainerNode::makeNode("Expand", {zero, shape}, {fill}, 0);
+    expand.clear_attribute();
+    if (llvm::Error err = c.importMade(std::move(expand)))
+      return err;
+    padded[b] = tag + "#padded";
+    std::vector<std::string> parts = {plain};
+    if (extent > 0)
+      parts.push_back(fill);
+    else
+      parts = {fill};
+    ::onnx::NodeProto join =
+        ContainerNode::makeNode("Concat", parts, {padded[b]}, axis);
+    if (llvm::Error err = c.importMade(std::move(join)))
+      return err;
+  }
+  std::string count = out + "#count";
+  for (auto [from, to] : {std::pair{padded, out}, std::pair{counts, count}}) {
+    ::onnx::NodeProto made = ContainerNode::makeNode(
+        "Where", {c.input(0), from[0], from[1]}, {to}, 0);
+    made.clear_attribute();
+    if (llvm::Error err = c.importMade(std::move(made)))
+      return err;
+  }
+  Tensor &y = im.tensors[out];
+  y.count = im.materialize(count);
+  y.countAxis = axis;
+  return llvm::Error::success();
+}
+
 /// If with a run-time condition: both branches imported (ONNX's branches
 /// have no side effects), each output the then-branch's value where the
 /// condition holds and the else-branch's elsewhere. Needs tensor outputs of
-/// the same type and shape from both.
+/// the same type and shape from both, or differing only in an extent the
+/// data decides (or an empty one), which the output then counts.
 static llvm::Error importSelectedIf(ContainerNode &c) {
   const ::onnx::NodeProto &n = c.n;
   if (!c.isTensor(c.input(0)))
@@ -127,6 +220,14 @@ static llvm::Error importSelectedIf(ContainerNode &c) {
   }
   for (int k = 0; k < n.output_size(); ++k) {
     const Tensor &t = im.tensors[values[0][k]], &e = im.tensors[values[1][k]];
+    if (int64_t axis = differingAxis(im, t, e);
+        axis >= 0 && (t.count || e.count || im.shapeOf(t)[axis] == 0 ||
+                      im.shapeOf(e)[axis] == 0)) {
+      const std::string names[2] = {values[0][k], values[1][k]};
+      if (llvm::Error err = importCountedIfOutput(c, k, names, axis))
+        return err;
+      continue;
+    }
     if (im.shapeOf(t) != im.shapeOf(e) || im.typeOf(t) != im.typeOf(e) ||
         t.count || e.count)
       return c.error("condition '" + c.input(0) +

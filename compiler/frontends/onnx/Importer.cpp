@@ -495,71 +495,171 @@ llvm::Error Importer::nodeError(const ::onnx::NodeProto &n,
 llvm::Expected<Importer::CountedExtent>
 Importer::countedPropagation(const ::onnx::NodeProto &n) {
   CountedExtent none;
-  int counted = -1;
+  StringRef op = n.op_type();
+  // Their handlers take counted inputs themselves (Counted.cpp and the
+  // operators' files).
+  static const llvm::StringSet<> countAware = {
+      "TopK",      "NonMaxSuppression", "ConstantOfShape",
+      "Concat",    "ReduceMax",         "ReduceMin",
+      "ReduceSum", "ReduceProd",        "ReduceMean",
+      "Slice"};
+  if (countAware.contains(op))
+    return none;
+  std::vector<int> counted;
   for (int i = 0; i < n.input_size(); ++i) {
     auto t = tensors.find(n.input(i));
-    if (t == tensors.end() || !t->second.count)
-      continue;
-    if (counted >= 0)
-      return nodeError(n, "inputs '" + n.input(counted) + "' and '" +
-                              n.input(i) +
-                              "' both have extents found only as the model "
-                              "runs, which is not supported");
-    counted = i;
+    if (t != tensors.end() && t->second.count)
+      counted.push_back(i);
   }
-  if (counted < 0)
+  if (counted.empty())
     return none;
-  const Tensor &t = tensors[n.input(counted)];
-  StringRef op = n.op_type();
-  static const llvm::StringSet<> elementwise = {
-      "Identity", "Cast", "Abs",  "Neg",       "Relu",  "Sigmoid",
-      "Tanh",     "Exp",  "Log",  "Sqrt",      "Floor", "Ceil",
-      "Round",    "Not",  "Sign", "Reciprocal"};
-  if (counted == 0 && elementwise.contains(op))
-    return CountedExtent{t.count, t.countAxis};
+  auto rankOf = [&](int i) -> int64_t {
+    return shapeOf(tensors[n.input(i)]).size();
+  };
   auto attrInt = [&](StringRef name, int64_t dflt) {
     for (const auto &a : n.attribute())
       if (a.name() == name)
         return int64_t(a.i());
     return dflt;
   };
+  auto refuse = [&](int i) {
+    const Tensor &t = tensors[n.input(i)];
+    return nodeError(n, "input '" + n.input(i) + "' has an extent (axis " +
+                            Twine(t.countAxis) +
+                            ") found only as the model runs (NonZero, "
+                            "Compress, Unique, NonMaxSuppression, TopK with "
+                            "a run-time k), which " +
+                            n.op_type() +
+                            " does not take here (elementwise operators, "
+                            "Cast, Transpose, Unsqueeze, Squeeze, Split and "
+                            "Gather on other axes, Gather and GatherND as "
+                            "indices, Concat, Slice, TopK, reductions and "
+                            "NonMaxSuppression do)");
+  };
+  const Tensor &first = tensors[n.input(counted[0])];
+  // Gather of counted data at counted indices: the indices' count (they
+  // pick among the data's kept elements).
+  if (op == "Gather" && counted.size() == 2) {
+    const Tensor &d = tensors[n.input(0)], &idx = tensors[n.input(1)];
+    int64_t axis = attrInt("axis", 0);
+    if (axis < 0)
+      axis += rankOf(0);
+    if (d.countAxis != axis)
+      return refuse(0);
+    return CountedExtent{idx.count, axis + idx.countAxis};
+  }
+  for (int i : counted)
+    if (tensors[n.input(i)].count != first.count)
+      return nodeError(n, "inputs '" + n.input(counted[0]) + "' and '" +
+                              n.input(i) +
+                              "' have different extents found only as the "
+                              "model runs, which is not supported");
+  static const llvm::StringSet<> unary = {
+      "Identity", "Cast", "Abs",  "Neg",        "Relu",       "Sigmoid",
+      "Tanh",     "Exp",  "Log",  "Sqrt",       "Floor",      "Ceil",
+      "Round",    "Not",  "Sign", "Reciprocal", "IsNaN",      "IsInf",
+      "Softplus", "Erf",  "Clip", "LeakyRelu",  "HardSigmoid"};
+  static const llvm::StringSet<> broadcasting = {
+      "Add",         "Sub",     "Mul",   "Div",
+      "Pow",         "Min",     "Max",   "Mod",
+      "And",         "Or",      "Xor",   "Equal",
+      "Greater",     "Less",    "Where", "GreaterOrEqual",
+      "LessOrEqual", "BitShift"};
+  if (unary.contains(op) && counted == std::vector<int>{0})
+    return CountedExtent{first.count, first.countAxis};
+  if (broadcasting.contains(op)) {
+    // Right-aligned: each counted input's axis lands at the same place.
+    int64_t rank = 0;
+    for (int i = 0; i < n.input_size(); ++i)
+      if (tensors.count(n.input(i)))
+        rank = std::max(rank, rankOf(i));
+    int64_t axis = -1;
+    for (int i : counted) {
+      int64_t a = tensors[n.input(i)].countAxis + rank - rankOf(i);
+      if (axis >= 0 && a != axis)
+        return refuse(i);
+      axis = a;
+    }
+    return CountedExtent{first.count, axis};
+  }
+  if (counted.size() != 1)
+    return refuse(counted[1]);
+  int c = counted[0];
+  const Tensor &t = first;
   if (op == "Gather") {
-    int64_t rank = shapeOf(tensors[n.input(0)]).size();
+    int64_t rank = rankOf(0);
     int64_t axis = attrInt("axis", 0);
     if (axis < 0)
       axis += rank;
-    if (counted == 1) // the survivors' indices
+    if (c == 1) // the survivors' indices
       return CountedExtent{t.count, axis + t.countAxis};
     // Another axis of the counted data: the count's axis stays.
     if (axis != t.countAxis && n.input_size() > 1 && tensors.count(n.input(1)))
-      return CountedExtent{
-          t.count,
-          t.countAxis < axis
-              ? t.countAxis
-              : t.countAxis - 1 + int64_t(shapeOf(tensors[n.input(1)]).size())};
+      return CountedExtent{t.count, t.countAxis < axis
+                                        ? t.countAxis
+                                        : t.countAxis - 1 + rankOf(1)};
   }
   // The kept elements' coordinates, one per row: the output's leading axes
   // are the indices' (but the last).
-  if (op == "GatherND" && counted == 1 &&
-      t.countAxis < int64_t(shapeOf(t).size()) - 1)
+  if (op == "GatherND" && c == 1 && t.countAxis < rankOf(1) - 1)
     return CountedExtent{t.count, t.countAxis};
-  if (op == "Transpose" && counted == 0) {
+  if (op == "Transpose" && c == 0) {
     for (const auto &a : n.attribute())
       if (a.name() == "perm")
         for (int k = 0; k < a.ints_size(); ++k)
           if (a.ints(k) == t.countAxis)
             return CountedExtent{t.count, k};
-    int64_t rank = shapeOf(t).size();
-    return CountedExtent{t.count, rank - 1 - t.countAxis};
+    return CountedExtent{t.count, rankOf(0) - 1 - t.countAxis};
   }
-  return nodeError(n, "input '" + n.input(counted) + "' has an extent (axis " +
-                          Twine(t.countAxis) +
-                          ") found only as the model runs (NonZero, Compress, "
-                          "Unique, NonMaxSuppression), which " +
-                          n.op_type() +
-                          " does not take here (unary operators, Cast, "
-                          "Identity, Transpose, Gather on another axis or as "
-                          "its indices, and GatherND's indices do)");
+  if (op == "Split" && c == 0) {
+    int64_t axis = attrInt("axis", 0);
+    if (axis < 0)
+      axis += rankOf(0);
+    if (axis != t.countAxis)
+      return CountedExtent{t.count, t.countAxis};
+  }
+  if ((op == "Unsqueeze" || op == "Squeeze") && c == 0) {
+    // The axes: an attribute before opset 13, else input 1 (a constant).
+    std::vector<int64_t> axes;
+    bool given = false;
+    for (const auto &a : n.attribute())
+      if (a.name() == "axes") {
+        axes.assign(a.ints().begin(), a.ints().end());
+        given = true;
+      }
+    if (n.input_size() > 1 && !n.input(1).empty()) {
+      auto ax = tensors.find(n.input(1));
+      if (ax == tensors.end() || !ax->second.constant)
+        return refuse(c);
+      for (int64_t k = 0; k < ax->second.constant->size(); ++k)
+        axes.push_back(ax->second.constant->i(k));
+      given = true;
+    }
+    int64_t rank = rankOf(0);
+    if (op == "Unsqueeze") {
+      int64_t outRank = rank + axes.size();
+      std::vector<bool> inserted(outRank, false);
+      for (int64_t a : axes)
+        if (a + (a < 0 ? outRank : 0) >= 0 &&
+            a + (a < 0 ? outRank : 0) < outRank)
+          inserted[a + (a < 0 ? outRank : 0)] = true;
+      int64_t kept = -1;
+      for (int64_t k = 0; k < outRank; ++k)
+        if (!inserted[k] && ++kept == t.countAxis)
+          return CountedExtent{t.count, k};
+    } else if (given) {
+      int64_t before = 0;
+      for (int64_t a : axes) {
+        if (a < 0)
+          a += rank;
+        if (a == t.countAxis)
+          return refuse(c);
+        before += a < t.countAxis;
+      }
+      return CountedExtent{t.count, t.countAxis - before};
+    }
+  }
+  return refuse(c);
 }
 
 llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
@@ -669,6 +769,13 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
       return nodeError(n, error);
     return llvm::Error::success();
   }
+  // The Shape of a tensor whose extent the data decides: bounded integers.
+  if (n.op_type() == "Shape" && n.input_size() == 1 &&
+      tensors[n.input(0)].count) {
+    if (failed(importCountedShape()))
+      return nodeError(n, error);
+    return llvm::Error::success();
+  }
   // A tensor whose extent the data decides (NonZero's, ...) reaches only
   // the operators that keep that extent where it is or move it knowingly.
   auto counted = countedPropagation(n);
@@ -678,6 +785,7 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
                  ? entry->tensor(*this, n.op_type())
                  : fail(unsupportedOpMessage(n.op_type(), opset))))
     return nodeError(n, error.empty() ? "failed to import" : error);
+  propagateBounded();
   if (counted->count)
     for (int k = 0; k < n.output_size(); ++k)
       if (auto t = tensors.find(n.output(k)); t != tensors.end()) {

@@ -66,6 +66,19 @@ struct SymTensor {
   std::vector<SymExtent> elems;
 };
 
+/// A small int64 scalar or vector computed at run time from data-dependent
+/// extents (the Shape of a counted tensor, and the arithmetic on it): each
+/// element a constant, or an int64 scalar known at run time with an upper
+/// bound. Its Tensor's `value` holds the whole at run time; TopK's k and
+/// ConstantOfShape's shape read the bounds.
+struct BoundedInts {
+  std::vector<int64_t> shape; ///< () or (n,)
+  /// Per element: the run-time scalar, or null where it is a constant.
+  std::vector<Value> values;
+  /// Per element: the constant, or the run-time value's upper bound.
+  std::vector<int64_t> bounds;
+};
+
 struct Tensor {
   Value value;
   std::shared_ptr<const Const> constant;
@@ -76,6 +89,7 @@ struct Tensor {
   /// padding no result may depend on.
   Value count;
   int64_t countAxis = -1;
+  std::shared_ptr<const BoundedInts> bounded;
 };
 
 /// One model's import: the graph-level steps (run), the node being imported
@@ -142,6 +156,14 @@ public:
   /// Output `k` is `v`, whose extent along `axis` is a bound of which the
   /// first `count` (an int64 scalar) are the output's.
   LogicalResult outCounted(unsigned k, Value v, Value count, int64_t axis);
+  /// Input `i` as bounded integers: its BoundedInts, or a constant integer
+  /// scalar or vector's; null otherwise.
+  std::shared_ptr<const BoundedInts> bounded(unsigned i);
+  /// Output `k` is the bounded integers `t` (computed at run time).
+  LogicalResult outBounded(unsigned k, BoundedInts t);
+  /// `v` with the elements past `count` along `axis` replaced by the
+  /// scalar `fill` (so that a reduction over the axis ignores them).
+  Value maskCounted(Value v, Value count, int64_t axis, Value fill);
   /// Where each slot of `mask` (a bool vector) goes when the kept entries
   /// move to the front in order: an int64 vector that sends kept entry i
   /// to the number of kept entries before it, and the others after all the
@@ -357,6 +379,23 @@ public:
     int64_t axis = -1;
   };
   llvm::Expected<CountedExtent> countedPropagation(const ::onnx::NodeProto &n);
+  /// Shape of a tensor with a data-dependent extent: bounded integers.
+  LogicalResult importCountedShape();
+  /// The bounded integers the current node's output 0 holds when its
+  /// inputs are bounded integers and constants (Gather, Concat, Unsqueeze,
+  /// ReduceMin, Min, ...), after its handler computed the run-time value.
+  void propagateBounded();
+  /// Concat along the data-dependent axis of its inputs: their kept
+  /// elements, in order, to the front; the count their sum. One
+  /// computation per list of counts and bounds (Concats of the same
+  /// pieces' boxes, scores and labels share the result's count).
+  struct ConcatPlan {
+    Value source; ///< per output slot, the slot of the joined bounds
+    Value count;
+  };
+  std::map<std::vector<std::pair<void *, int64_t>>, ConcatPlan> concatPlans;
+  /// Concat (along `axis`) of the current node's inputs, some counted.
+  LogicalResult importCountedConcat(int64_t axis);
   /// Imports node `n`, the `index`th of its graph (which names it when it
   /// has no name and no outputs).
   llvm::Error importNode(::onnx::NodeProto &n, unsigned index);

@@ -15,6 +15,9 @@ LogicalResult importConcat(Importer &im, StringRef) {
   if (failed(im.axisAttr(1, r, axis)))
     return failure();
   int n = im.node->input_size();
+  for (int i = 0; i < n; ++i)
+    if (im.in(i).count)
+      return im.importCountedConcat(axis);
   if (im.allConst()) {
     std::vector<int64_t> os = im.shape(0);
     os[axis] = 0;
@@ -213,8 +216,12 @@ LogicalResult importSlice(Importer &im, StringRef) {
   std::vector<int64_t> starts, ends, axes, steps;
   if (im.opset >= 10 && !llvm::all_of(llvm::seq(1u, 5u), [&](unsigned i) {
         return !im.has(i) || im.cst(i);
-      }))
+      })) {
+    if (im.in(0).count)
+      return im.fail("input 'data' has an extent the data decides; slicing "
+                     "it at run-time positions is not supported");
     return importRunTimeSlice(im);
+  }
   if (im.opset < 10) {
     starts = im.attrInts("starts", {});
     ends = im.attrInts("ends", {});
@@ -285,9 +292,23 @@ LogicalResult importSlice(Importer &im, StringRef) {
   }
   if (last < 0)
     return im.forward(0, 0);
-  return im.out(0, im.op("mx.slice", im.val(0),
-                         {im.na("begin", im.arr(sb)), im.na("end", im.arr(se)),
-                          im.na("step", im.arr(ss))}));
+  Value y = im.op("mx.slice", im.val(0),
+                  {im.na("begin", im.arr(sb)), im.na("end", im.arr(se)),
+                   im.na("step", im.arr(ss))});
+  const Tensor &x = im.in(0);
+  if (!x.count)
+    return im.out(0, y);
+  // A data-dependent extent: whole, or its first elements (keep[:300]).
+  const SliceAxis &c = perAxis[x.countAxis];
+  if (c.count == in[x.countAxis])
+    return im.outCounted(0, y, x.count, x.countAxis);
+  if (c.start != 0 || c.step != 1)
+    return im.fail("input 'data' has an extent the data decides (axis " +
+                   Twine(x.countAxis) +
+                   "), which Slice takes only whole or from its start");
+  return im.outCounted(0, y,
+                       im.binary(x.count, im.int64Scalar(c.count), "minimum"),
+                       x.countAxis);
 }
 
 LogicalResult importGather(Importer &im, StringRef) {

@@ -3,6 +3,9 @@
 // from ReduceSum-13, an input), ArgMax / ArgMin and the running sum CumSum.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
+#include <cmath>
+#include <limits>
+
 #include <cstring>
 
 using namespace mlir;
@@ -11,7 +14,7 @@ namespace mxc::onnx {
 
 /// mx.reduce `fn` of input 0 over `axes` (ascending), shaped as ONNX says.
 static Value reduceOver(Importer &im, StringRef fn, bool logSum, bool keep,
-                        ArrayRef<int64_t> axes) {
+                        ArrayRef<int64_t> axes, Value x = {}) {
   auto in = im.shape(0);
   SmallVector<int64_t> onnxShape;
   for (int64_t i = 0; i < (int64_t)in.size(); ++i) {
@@ -19,7 +22,7 @@ static Value reduceOver(Importer &im, StringRef fn, bool logSum, bool keep,
     if (!reduced || keep)
       onnxShape.push_back(reduced ? 1 : in[i]);
   }
-  Value y = im.op("mx.reduce", im.val(0),
+  Value y = im.op("mx.reduce", x ? x : im.val(0),
                   {im.na("op", im.str(fn)), im.na("axis", im.arr(axes)),
                    im.na("keepdims", im.boolean(keep))});
   if (logSum)
@@ -86,7 +89,7 @@ LogicalResult importReduce(Importer &im, StringRef t) {
   bool keep = im.attrInt("keepdims", 1);
   bool axesInput = t == "ReduceSum" ? im.opset >= 13 : im.opset >= 18;
   std::vector<int64_t> axes;
-  if (axesInput && im.has(1) && !im.cst(1)) {
+  if (axesInput && im.has(1) && !im.cst(1) && !im.in(0).count) {
     // Run-time axes (a run-time vector of none is empty whatever it holds).
     if (numElements(im.shape(1))) {
       im.ignoreAttrs({"noop_with_empty_axes"});
@@ -154,7 +157,40 @@ LogicalResult importReduce(Importer &im, StringRef t) {
     }
     return im.outConst(0, std::move(out));
   }
-  return im.out(0, reduceOver(im, fn, logSum, keep, all));
+  const Tensor &x = im.in(0);
+  if (!x.count)
+    return im.out(0, reduceOver(im, fn, logSum, keep, all));
+  // A data-dependent extent: its padding filled with what changes no
+  // result of the reduction.
+  if (fn != "max" && fn != "min" && fn != "sum" && fn != "prod")
+    return im.fail("input 'data' has an extent the data decides (axis " +
+                   Twine(x.countAxis) + "), which " + t +
+                   " does not take (ReduceMax, ReduceMin, ReduceSum and "
+                   "ReduceProd do)");
+  int32_t type = im.type(0);
+  double fill = fn == "sum" ? 0.0 : fn == "prod" ? 1.0 : 0.0;
+  if (fn == "max" || fn == "min") {
+    bool low = fn == "max";
+    if (isFloatType(type)) {
+      fill = low ? -std::numeric_limits<double>::infinity()
+                 : std::numeric_limits<double>::infinity();
+    } else {
+      int bits = 8 * (int)elementSize(type);
+      double top = std::ldexp(1.0, bits - 1);
+      // The largest double below 2^(bits-1): int64's top rounded down.
+      fill = low ? -top : std::nextafter(top, 0.0);
+    }
+  }
+  Value masked = im.maskCounted(im.val(0), x.count, x.countAxis,
+                                im.scalarParam(type, fill, "fill"));
+  Value y = reduceOver(im, fn, logSum, keep, all, masked);
+  if (reduced[x.countAxis])
+    return im.out(0, y);
+  int64_t axis = x.countAxis;
+  if (!keep)
+    for (int64_t i = 0; i < x.countAxis; ++i)
+      axis -= reduced[i];
+  return im.outCounted(0, y, x.count, axis);
 }
 
 /// ArgMax, ArgMin.

@@ -14,6 +14,54 @@ using namespace mlir;
 
 namespace mxc::onnx {
 
+/// The most rounds of arg-max TopK unrolls; a larger k, a run-time one or
+/// a counted axis take the runtime's selection kernel (float32).
+constexpr int64_t kMaxUnrolledTopK = 16;
+
+/// TopK through mx.top_k: the positions from the runtime's partial sort,
+/// the values gathered at them; counted when k is known only at run time
+/// or the axis's extent is data-dependent.
+static LogicalResult selectTopK(Importer &im, int64_t axis, int64_t bound,
+                                Value k, bool largest) {
+  const Tensor &x = im.in(0);
+  Value count = x.count && x.countAxis == axis
+                    ? x.count
+                    : im.int64Scalar(im.shape(0)[axis]);
+  bool counted = bool(x.count);
+  Value kv = k ? k : im.int64Scalar(bound);
+  Value idx =
+      im.op("mx.top_k", {im.val(0), count, kv},
+            {im.na("axis", im.i64(axis)), im.na("k_bound", im.i64(bound)),
+             im.na("largest", im.boolean(largest))});
+  if (!idx)
+    return failure();
+  Value values = im.op("mx.gather_elements", {im.val(0), idx},
+                       {im.na("axis", im.i64(axis))});
+  if (!k && !(counted && x.countAxis == axis)) {
+    // k static over a whole axis: a plain result, or the input's count on
+    // another axis.
+    if (counted) {
+      if (failed(im.outCounted(0, values, x.count, x.countAxis)))
+        return failure();
+      return im.outCounted(1, idx, x.count, x.countAxis);
+    }
+    if (failed(im.out(0, values)))
+      return failure();
+    return im.out(1, idx);
+  }
+  if (counted && x.countAxis != axis)
+    return im.fail("input 'X' has a data-dependent extent on axis " +
+                   Twine(x.countAxis) + " beside a run-time k on axis " +
+                   Twine(axis) + ", which is not supported");
+  // As many as k, or the kept elements when fewer.
+  Value taken = kv;
+  if (counted)
+    taken = im.binary(kv, count, "minimum");
+  if (failed(im.outCounted(0, values, taken, axis)))
+    return failure();
+  return im.outCounted(1, idx, taken, axis);
+}
+
 LogicalResult importTopK(Importer &im, StringRef) {
   auto xs = im.shape(0);
   int64_t rank = xs.size(), axis;
@@ -23,7 +71,12 @@ LogicalResult importTopK(Importer &im, StringRef) {
     return failure();
   if (ShapedType::isDynamic(xs[axis]))
     return im.fail("the axis's extent must be static");
+  bool largest = im.attrInt("largest", 1) != 0;
+  im.ignoreAttrs({"sorted"}); // the result is always sorted
+  int32_t type = im.type(0);
+  const Tensor &input = im.in(0);
   int64_t k;
+  Value runK; // a run-time k, whose bound is k
   if (im.opset < 10) {
     k = im.attrInt("k", -1);
   } else if (im.cst(1)) {
@@ -31,6 +84,10 @@ LogicalResult importTopK(Importer &im, StringRef) {
     if (failed(v))
       return failure();
     k = *v;
+  } else if (auto b = im.bounded(1); b && b->bounds.size() == 1) {
+    // A k computed from data-dependent extents (min(300, count)).
+    k = std::min(b->bounds[0], xs[axis]);
+    runK = im.reshape(im.castTo(im.val(1), TP::INT64), {});
   } else {
     auto declared = im.declaredShape(0, 1, "K");
     if (failed(declared))
@@ -43,9 +100,12 @@ LogicalResult importTopK(Importer &im, StringRef) {
   if (k < 0 || k > xs[axis])
     return im.fail("K = " + Twine(k) + " is outside [0, " + Twine(xs[axis]) +
                    "], the axis's extent");
-  bool largest = im.attrInt("largest", 1) != 0;
-  im.ignoreAttrs({"sorted"}); // the result is always sorted
-  int32_t type = im.type(0);
+  bool kernel = runK || input.count || k > kMaxUnrolledTopK;
+  if (kernel && type == TP::FLOAT && llvm::none_of(xs, ShapedType::isDynamic))
+    return selectTopK(im, axis, k, runK, largest);
+  if (input.count || runK)
+    return im.fail("a run-time k or a data-dependent extent needs a float32 "
+                   "input of static shape");
   if (type == TP::BOOL)
     return im.fail("boolean inputs are not supported");
   std::vector<int64_t> outShape = xs;
@@ -262,10 +322,10 @@ LogicalResult importUnique(Importer &im, StringRef) {
   return im.outCounted(3, counts, count, 0);
 }
 
-/// NonMaxSuppression, greedy as ONNX Runtime runs it, for every batch and
-/// class at once: k rounds (k the most boxes a class keeps) each take the
-/// best box left of every class and drop the boxes that overlap it more
-/// than the threshold; the kept (batch, class, box) triples go to the front.
+/// NonMaxSuppression through the runtime's greedy kernel
+/// (mxrt_kernel_nms_f32, as ONNX Runtime selects): each (batch, class)'s
+/// taken boxes in order, then the kept (batch, class, box) triples to the
+/// front. Boxes and scores may have a data-dependent count of boxes.
 LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
   auto bs = im.shape(0), ss = im.shape(1);
   if (bs.size() != 3 || bs[2] != 4 || ss.size() != 3 || ss[0] != bs[0] ||
@@ -273,17 +333,27 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     return im.fail("boxes must be (batches, boxes, 4) and scores (batches, "
                    "classes, boxes), got " +
                    shapeText(bs) + " and " + shapeText(ss));
-  if (failed(im.requireStatic(0, "boxes")))
+  if (failed(im.requireStatic(0, "boxes")) ||
+      failed(im.requireStatic(1, "scores")))
     return failure();
-  if (ShapedType::isDynamic(ss[1]))
-    return im.fail("the number of classes must be static");
   if (failed(im.requireFloat(0)) || failed(im.requireFloat(1)))
     return failure();
-  int32_t type = im.type(1);
+  for (unsigned i = 2; i < 5; ++i)
+    if (im.has(i) && im.in(i).count)
+      return im.fail("input '" + im.node->input(i) +
+                     "' has an extent found only as the model runs");
+  const Tensor &bt = im.in(0), &st = im.in(1);
+  if ((bt.count && bt.countAxis != 1) || (st.count && st.countAxis != 2) ||
+      (bt.count && st.count && bt.count != st.count))
+    return im.fail("boxes and scores must share one data-dependent count of "
+                   "boxes (axis 1 of boxes, 2 of scores)");
   int64_t batches = bs[0], boxes = bs[1], classes = ss[1];
+  Value count = bt.count   ? bt.count
+                : st.count ? st.count
+                           : im.int64Scalar(boxes);
   bool center = im.attrInt("center_point_box", 0) != 0;
-  // The most boxes a class keeps: a constant's, else every box with the
-  // run-time value masking the rounds past it.
+  // The most boxes a class keeps: a constant's, else every box (the
+  // kernel stops at the run-time value).
   int64_t rounds = boxes;
   Value limit;
   if (!im.has(2)) {
@@ -295,11 +365,6 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
   } else {
     limit = im.reshape(im.castTo(im.val(2), TP::INT64), {});
   }
-  constexpr int64_t kMaxRounds = 256;
-  if (rounds > kMaxRounds)
-    return im.fail("selecting up to " + Twine(rounds) +
-                   " boxes per class; at most " + Twine(kMaxRounds) +
-                   " are supported (max_output_boxes_per_class)");
   int64_t bound = batches * classes * rounds;
   if (bound == 0) {
     Value empty = im.emptyConstant(
@@ -307,91 +372,25 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
     return im.outCounted(0, empty, im.int64Scalar(0), 0);
   }
   auto scalarInput = [&](unsigned i) {
-    return im.reshape(im.castTo(im.val(i), type), {});
+    return im.reshape(im.castTo(im.val(i), TP::FLOAT), {});
   };
-  Value iouThreshold =
-      im.has(3) ? scalarInput(3) : im.scalarParam(type, 0.0, "iou");
-  std::vector<int64_t> all = {batches, classes, boxes};
-  auto spread = [&](Value v) { // (batches, boxes) -> (batches, classes, boxes)
-    return im.op("mx.broadcast_to", im.reshape(v, {batches, 1, boxes}),
-                 {im.na("shape", im.arr(all))});
-  };
-  auto coordinate = [&](int64_t k) {
-    return im.reshape(im.op("mx.slice", im.val(0),
-                            {im.na("begin", im.arr({0, 0, k})),
-                             im.na("end", im.arr({batches, boxes, k + 1}))}),
-                      {batches, boxes});
-  };
-  Value y1, x1, y2, x2;
-  if (center) { // (x center, y center, width, height)
-    Value xc = coordinate(0), yc = coordinate(1);
-    Value hw = im.scalar(coordinate(2), "mul", 0.5);
-    Value hh = im.scalar(coordinate(3), "mul", 0.5);
-    x1 = im.binary(xc, hw, "sub"), x2 = im.binary(xc, hw, "add");
-    y1 = im.binary(yc, hh, "sub"), y2 = im.binary(yc, hh, "add");
-  } else { // two opposite corners, (y, x) each, in either order
-    Value a = coordinate(0), b = coordinate(1), c = coordinate(2),
-          d = coordinate(3);
-    y1 = im.binary(a, c, "minimum"), y2 = im.binary(a, c, "maximum");
-    x1 = im.binary(b, d, "minimum"), x2 = im.binary(b, d, "maximum");
-  }
-  Value area =
-      im.binary(im.binary(y2, y1, "sub"), im.binary(x2, x1, "sub"), "mul");
-  y1 = spread(y1), x1 = spread(x1), y2 = spread(y2), x2 = spread(x2);
-  area = spread(area);
-  Value lowest =
-      im.scalarParam(type, -std::numeric_limits<double>::infinity(), "lowest");
-  Value zero = im.scalarParam(type, 0.0, "zero");
-  Value left = im.val(1);
+  SmallVector<Value> operands = {
+      im.castTo(im.val(0), TP::FLOAT), im.castTo(im.val(1), TP::FLOAT), count,
+      limit ? limit : im.int64Scalar(rounds),
+      im.has(3) ? scalarInput(3) : im.scalarParam(TP::FLOAT, 0.0, "iou")};
   if (im.has(4))
-    left = im.where(im.compare(left, scalarInput(4), "greater"), left, lowest);
-  Value index = im.iotaAlong(3, 2, boxes);
-  SmallVector<Value> picked, kept;
-  for (int64_t k = 0; k < rounds; ++k) {
-    Value best = im.op("mx.argreduce", left,
-                       {im.na("op", im.str("max")), im.na("axis", im.i64(2)),
-                        im.na("keepdims", im.boolean(true))});
-    auto at = [&](Value v) {
-      return im.op("mx.gather_elements", {v, best}, {im.na("axis", im.i64(2))});
-    };
-    Value valid = im.compare(at(left), lowest, "greater");
-    if (limit)
-      valid =
-          im.binary(valid, im.compare(im.int64Scalar(k), limit, "less"), "and");
-    picked.push_back(best);
-    kept.push_back(valid);
-    if (k + 1 == rounds)
-      break;
-    // The overlap of every box with the best one, as ONNX Runtime decides
-    // it: no suppression without a positive intersection, areas and union.
-    auto extent = [&](Value lo, Value hi) {
-      Value e = im.binary(im.binary(hi, at(hi), "minimum"),
-                          im.binary(lo, at(lo), "maximum"), "sub");
-      return im.binary(e, zero, "maximum");
-    };
-    Value inter = im.binary(extent(y1, y2), extent(x1, x2), "mul");
-    Value bestArea = at(area);
-    Value uni = im.binary(im.binary(area, bestArea, "add"), inter, "sub");
-    Value positive =
-        im.binary(im.binary(im.compare(inter, zero, "greater"),
-                            im.compare(area, zero, "greater"), "and"),
-                  im.binary(im.compare(bestArea, zero, "greater"),
-                            im.compare(uni, zero, "greater"), "and"),
-                  "and");
-    Value over =
-        im.compare(im.binary(inter, uni, "div"), iouThreshold, "greater");
-    Value drop = im.binary(im.binary(positive, over, "and"),
-                           im.compare(index, best, "equal"), "or");
-    left = im.where(drop, lowest, left);
-  }
-  auto join = [&](SmallVector<Value> &parts) {
-    Value v = parts.size() == 1
-                  ? parts[0]
-                  : im.op("mx.Concat", parts, {im.na("dim", im.i64(2))});
-    return im.reshape(v, {bound});
-  };
-  Value box = join(picked), mask = join(kept);
-  auto [slots, count] = im.frontSlots(mask);
+    operands.push_back(scalarInput(4));
+  Value taken = im.op("mx.non_max_suppression", operands,
+                      {im.na("center_point_box", im.boolean(center))});
+  if (!taken)
+    return failure();
+  if (rounds < boxes)
+    taken = im.op("mx.slice", taken,
+                  {im.na("begin", im.arr({0, 0, 0})),
+                   im.na("end", im.arr({batches, classes, rounds}))});
+  Value box = im.reshape(taken, {bound});
+  Value mask = im.compare(box, im.int64Scalar(0), "greater_equal");
+  auto [slots, kept] = im.frontSlots(mask);
   Value source = im.invertSlots(slots, bound); // (batch, class, round)
   auto column = [&](Value v) { return im.reshape(v, {bound, 1}); };
   Value b = im.binary(source, im.int64Scalar(classes * rounds), "div");
@@ -400,7 +399,7 @@ LogicalResult importNonMaxSuppression(Importer &im, StringRef) {
   Value i = im.op("mx.gather", {box, source}, {im.na("axis", im.i64(0))});
   Value triples = im.op("mx.Concat", {column(b), column(c), column(i)},
                         {im.na("dim", im.i64(1))});
-  return im.outCounted(0, triples, count, 0);
+  return im.outCounted(0, triples, kept, 0);
 }
 
 } // namespace mxc::onnx

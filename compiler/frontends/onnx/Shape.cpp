@@ -54,7 +54,20 @@ LogicalResult importConstant(Importer &im, StringRef) {
 
 LogicalResult importConstantOfShape(Importer &im, StringRef) {
   FailureOr<std::vector<int64_t>> dims;
-  if (im.cst(0)) {
+  // A shape with one data-dependent extent (the Shape of a counted
+  // tensor): the constant at its bounds, counted along that axis.
+  Value count;
+  int64_t countAxis = -1;
+  if (auto b = im.bounded(0); b && !im.cst(0)) {
+    for (auto [k, v] : llvm::enumerate(b->values))
+      if (v) {
+        if (count)
+          return im.fail("input 'input' has more than one extent known only "
+                         "at run time");
+        count = v, countAxis = k;
+      }
+    dims = b->bounds;
+  } else if (im.cst(0)) {
     dims = im.constInts(0, "input");
   } else { // a run-time shape: the declared one, of as many extents
     dims = im.declaredShape(0, 0, "input");
@@ -84,6 +97,14 @@ LogicalResult importConstantOfShape(Importer &im, StringRef) {
     c = Const(v->type, *dims);
     for (int64_t k = 0; k < c.size(); ++k)
       c.copy(k, *v, 0);
+  }
+  if (count) {
+    Const one(c.type, {});
+    if (c.size() > 0)
+      one.copy(0, c, 0);
+    Value filled = im.op("mx.broadcast_to", im.param(one, "value"),
+                         {im.na("shape", im.arr(*dims))});
+    return im.outCounted(0, filled, count, countAxis);
   }
   return im.outConst(0, std::move(c));
 }

@@ -61,6 +61,17 @@ FailureOr<Value> selectConvolution(ConvolutionOp op, ConvolutionOp::Adaptor a,
 struct SelectCudaKernelsPass
     : mxc::impl::SelectCudaKernelsPassBase<SelectCudaKernelsPass> {
   void runOnOperation() override {
+    // The selections with data-dependent sizes have only the CPU's kernels.
+    WalkResult unsupported = getOperation()->walk([](Operation *op) {
+      if (!isa<TopKOp, NonMaxSuppressionOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("(TopK with a run-time or large k, NonMaxSuppression) "
+                      "is not supported by --target=cuda yet; compile for "
+                      "the CPU");
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     addLowerings(patterns, selectFullyConnected, selectConvolution, selectDot,
                  selectMatMul, selectConvolutionGradData,

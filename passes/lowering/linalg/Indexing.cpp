@@ -262,10 +262,37 @@ FailureOr<Value> lowerScatterND(ScatterNDOp op, ScatterNDOp::Adaptor a,
 
 } // namespace
 
+/// mx.top_k as the runtime's selection kernel (every target that runs
+/// it: the CPU's).
+FailureOr<Value> lowerTopK(TopKOp op, TopKOp::Adaptor a, OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
+  return TopKKernelOp::create(b, op.getLoc(), type, a.getData(), a.getCount(),
+                              a.getK(),
+                              emptyTensor(b, op.getLoc(), type.getShape(),
+                                          type.getElementType()),
+                              axis, op.getLargest())
+      .getResult();
+}
+
+/// mx.non_max_suppression as the runtime's kernel.
+FailureOr<Value> lowerNonMaxSuppression(NonMaxSuppressionOp op,
+                                        NonMaxSuppressionOp::Adaptor a,
+                                        OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  return NmsKernelOp::create(b, op.getLoc(), type, a.getBoxes(), a.getScores(),
+                             a.getCount(), a.getMaxPerClass(),
+                             a.getIouThreshold(), a.getScoreThreshold(),
+                             emptyTensor(b, op.getLoc(), type.getShape(),
+                                         type.getElementType()),
+                             op.getCenterPointBox())
+      .getResult();
+}
+
 void populateIndexingPatterns(RewritePatternSet &patterns) {
   addLowerings(patterns, lowerGather, lowerEmbedding, lowerEmbeddingGrad,
                lowerGatherElements, lowerGatherND, lowerScatterElements,
-               lowerScatterND);
+               lowerScatterND, lowerTopK, lowerNonMaxSuppression);
 }
 
 } // namespace mxc::lowering

@@ -52,6 +52,11 @@ enum {
   /** Attention only: the scores are divided by *scale instead of
    *  multiplied by it. */
   MXRT_KERNEL_ATTENTION_DIVIDE = 512,
+  /** TopK only: the smallest elements instead of the largest. */
+  MXRT_KERNEL_SELECT_SMALLEST = 1024,
+  /** Non-maximum suppression only: boxes are (x center, y center, width,
+   *  height). */
+  MXRT_KERNEL_NMS_CENTER = 2048,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -128,6 +133,37 @@ MXRT_API void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   int64_t x_sc, int64_t x_sh, int64_t x_sw,
                                   float *y, int64_t y_sn, int64_t y_sc,
                                   int64_t y_sh, int64_t y_sw, int32_t flags);
+
+/** TopK's selection: for each column (o, i) of x viewed as (outer, n,
+ *  inner), contiguous, the indices of its k largest (smallest with
+ *  MXRT_KERNEL_SELECT_SMALLEST) elements among the first `*count` of the
+ *  column (all n when count is null), best first, ties to the lower index,
+ *  NaN above every number. k is min(*k (kbound when k is null), kbound,
+ *  the column's count); out is (outer, kbound, inner) and holds 0 after the
+ *  first k of each column. */
+MXRT_API void mxrt_kernel_topk_f32(const float *x, int64_t outer, int64_t n,
+                                   int64_t inner, const int64_t *count,
+                                   const int64_t *k, int64_t kbound,
+                                   int64_t *out, int32_t flags);
+
+/** Greedy non-maximum suppression, as ONNX's NonMaxSuppression: boxes
+ *  (batches, n, 4), contiguous, two opposite corners (y, x) each in either
+ *  order, or (x center, y center, width, height) with
+ *  MXRT_KERNEL_NMS_CENTER; scores (batches, classes, n). Only the first
+ *  `*count` boxes take part (all n when count is null), and only boxes
+ *  scoring above `*score_threshold` (when not null). For each (batch,
+ *  class), boxes are taken best first (ties to the lower index), each
+ *  dropping the rest that overlap it by an intersection over union above
+ *  `*iou_threshold` (with a positive intersection, areas and union), until
+ *  `*max_per_class` are taken. out (batches, classes, n) gets each class's
+ *  taken box indices in that order, then -1. */
+MXRT_API void mxrt_kernel_nms_f32(const float *boxes, const float *scores,
+                                  int64_t batches, int64_t classes, int64_t n,
+                                  const int64_t *count,
+                                  const int64_t *max_per_class,
+                                  const float *iou_threshold,
+                                  const float *score_threshold, int64_t *out,
+                                  int32_t flags);
 
 /** Strings (MXRT_STRING elements) for compiled models' casts, one element
  *  per call. The strings made live in the arena of the instance call they
