@@ -14,7 +14,7 @@ and inputs, at 1 and 2 threads:
                       post-processing (score filter, TopK, NMS) in the graph
 
 Weights are seeded (no download; test/models/make_torchvision_onnx.py's seeded BatchNorm
-statistics) and exported by torch.onnx.export with static shapes. mxc compiles each export
+statistics, measured on seeded images for the detector) and exported by torch.onnx.export with static shapes. mxc compiles each export
 (`mxc model.onnx`) and `mxrun --bench` times it; ONNX Runtime runs the same .onnx through
 bench/ort_run.js (npm onnxruntime-node in bench/.peers, installed on first use). Before
 timing, both outputs are compared with PyTorch's (max |diff| / max |reference|, at most
@@ -41,6 +41,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import compare_detections  # noqa: E402
 import make_rnn_lm  # noqa: E402
 import make_torchvision_onnx  # noqa: E402
 
@@ -72,12 +73,9 @@ class Row:
             self.model = make_rnn_lm.make(kind)
             self.names, self.outputs = ["tokens"], ["logits"]
             self.args = [torch.randint(0, 1000, (SEQ, batch), generator=g)]
-        elif kind.startswith("ssdlite"):
-            import torchvision
-            torch.manual_seed(0)
-            self.model = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
-                weights=None, weights_backbone=None).eval()
-            self.names, self.outputs = ["image"], ["boxes", "scores", "labels"]
+        elif kind in make_torchvision_onnx.DETECTION:
+            self.model = make_torchvision_onnx.make_detector(kind)
+            self.names, self.outputs = ["image"], list(compare_detections.NAMES)
             self.args = [torch.rand(3, 320, 320, generator=g)]
         else:
             self.model = make_torchvision_onnx.make_model(kind)
@@ -154,6 +152,14 @@ class Peers:
                 self.measure(peer, row, 1, 0, 1, out_dir)
             except RuntimeError as e:
                 row.errors[peer] = f"run failed: {e}"
+                continue
+            if row.key == "ssdlite":  # near-tied scores may swap places
+                ours = [np.load(os.path.join(out_dir, n + ".npy")) for n in row.outputs]
+                try:
+                    row.diffs[peer] = max(compare_detections.match(
+                        ours, refs, tolerance)[:2])
+                except ValueError as e:
+                    row.errors[peer] = f"output differs from PyTorch's: {e}"
                 continue
             worst = 0.0
             for name, ref in zip(row.outputs, refs):

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -78,14 +79,18 @@ extern "C" void mxrt_kernel_topk_f32(const float *x, int64_t outer, int64_t n,
   int64_t take = std::clamp<int64_t>(k ? *k : kbound, 0, kbound);
   take = std::min(take, valid);
   Better better{(flags & MXRT_KERNEL_SELECT_SMALLEST) != 0};
-  std::vector<std::pair<float, int64_t>> column(valid);
+  // Kept between calls: a fresh buffer this size is fresh pages to clear.
+  thread_local std::vector<std::pair<float, int64_t>> column;
+  column.resize(valid);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       const float *xs = x + o * n * inner + i;
       for (int64_t j = 0; j < valid; ++j)
         column[j] = {xs[j * inner], j};
-      std::partial_sort(column.begin(), column.begin() + take, column.end(),
-                        better);
+      // The best `take` to the front (a total order: no ties), then sorted.
+      std::nth_element(column.begin(), column.begin() + take, column.end(),
+                       better);
+      std::sort(column.begin(), column.begin() + take, better);
       int64_t *ys = out + o * kbound * inner + i;
       for (int64_t j = 0; j < kbound; ++j)
         ys[j * inner] = j < take ? column[j].second : 0;
@@ -101,11 +106,31 @@ mxrt_kernel_nms_f32(const float *boxes, const float *scores, int64_t batches,
   int64_t most = max_per_class ? std::max<int64_t>(*max_per_class, 0) : 0;
   float threshold = iou_threshold ? *iou_threshold : 0.0f;
   bool center = (flags & MXRT_KERNEL_NMS_CENTER) != 0;
-  std::vector<Box> all(valid), taken;
-  std::vector<std::pair<float, int64_t>> order;
+  // Kept between calls: fresh buffers this size are fresh pages to clear.
+  thread_local std::vector<Box> all;
+  thread_local std::vector<std::pair<float, int64_t>> order;
+  all.resize(valid);
+  // The taken boxes by band of their top edge, bands as tall as the
+  // tallest box: a box meets only those of its band and the two beside it.
+  // torchvision's batched NMS offsets each class's boxes past the others',
+  // so among its 27,000 candidates most pairs are never compared.
+  thread_local std::unordered_map<int64_t, std::vector<Box>> bands;
   for (int64_t b = 0; b < batches; ++b) {
-    for (int64_t j = 0; j < valid; ++j)
-      all[j] = boxAt(boxes + (b * n + j) * 4, center);
+    float tallest = 0.0f, lowest = 0.0f, highest = 0.0f;
+    bool finite = true;
+    for (int64_t j = 0; j < valid; ++j) {
+      const Box &box = all[j] = boxAt(boxes + (b * n + j) * 4, center);
+      finite = finite && std::isfinite(box.y1) && std::isfinite(box.y2);
+      tallest = std::max(tallest, box.y2 - box.y1);
+      lowest = std::min(lowest, box.y1);
+      highest = std::max(highest, box.y1);
+    }
+    // One band where bands would not separate anything (or not fit).
+    bool banded = finite && tallest > 0.0f &&
+                  (highest - lowest) / tallest < float(int64_t(1) << 40);
+    auto bandOf = [&](const Box &box) -> int64_t {
+      return banded ? int64_t(std::floor(box.y1 / tallest)) : 0;
+    };
     for (int64_t c = 0; c < classes; ++c) {
       const float *s = scores + (b * classes + c) * n;
       int64_t *ys = out + (b * classes + c) * n;
@@ -114,21 +139,28 @@ mxrt_kernel_nms_f32(const float *boxes, const float *scores, int64_t batches,
         if (!std::isnan(s[j]) && (!score_threshold || s[j] > *score_threshold))
           order.push_back({s[j], j});
       std::sort(order.begin(), order.end(), Better{false}); // a total order
-      taken.clear();
+      for (auto &band : bands)
+        band.second.clear();
       int64_t kept = 0;
       for (const auto &[score, j] : order) {
         if (kept >= most)
           break;
         const Box &box = all[j];
+        int64_t band = bandOf(box);
         bool drop = false;
-        for (const Box &t : taken)
-          if (overlaps(box, t, threshold)) {
-            drop = true;
-            break;
-          }
+        for (int64_t near = band - 1; near <= band + 1 && !drop; ++near) {
+          auto it = bands.find(near);
+          if (it == bands.end())
+            continue;
+          for (const Box &t : it->second)
+            if (overlaps(box, t, threshold)) {
+              drop = true;
+              break;
+            }
+        }
         if (drop)
           continue;
-        taken.push_back(box);
+        bands[band].push_back(box);
         ys[kept++] = j;
       }
       std::fill(ys + kept, ys + n, int64_t(-1));

@@ -7,6 +7,7 @@
 #   reduce.onnx    ReduceSum and ReduceMax of NonZero's output (the padding past the
 #                  count left out)
 #   refused.onnx   Reshape of NonZero's output: refused, naming the node
+#   postprocess.onnx  a detector's post-processing in small (below), two inputs
 # and the references: torchvision.ops.nms on each class, NumPy's nonzero.
 # Usage: counted-outputs.test.py OUTDIR
 import os
@@ -101,3 +102,98 @@ save("refused", [
    [helper.make_tensor_value_info("all", TensorProto.INT64, [None])],
    [("flat", np.array([-1], np.int64))])
 print("selected", len(want), "boxes of", classes * n)
+
+# A detector's post-processing in small, the way torchvision exports it: per class the
+# scores above 0.3 (NonZero, GatherND), the best min(2, count) (TopK with a k from Shape),
+# labels from ConstantOfShape(Shape(...)); the classes joined (Concat of counted tensors),
+# an If on "no boxes at all", NMS over the rest, the first 4 kept.
+P_BOXES, P_CLASSES, P_BEST, P_KEEP = 6, 3, 2, 4
+nodes, inits = [], [("thresh", np.array(0.3, np.float32)),
+                    ("best", np.array([P_BEST], np.int64)),
+                    ("zero", np.array(0, np.int64)), ("one", np.array([1], np.int64)),
+                    ("axis0", np.array([0], np.int64)), ("col2", np.array([2], np.int64)),
+                    ("begin", np.array([0], np.int64)),
+                    ("end", np.array([P_KEEP], np.int64)),
+                    ("most", np.array([10], np.int64)), ("iou", np.array([0.5], np.float32))]
+for c in range(P_CLASSES):
+    inits.append((f"c{c}", np.array(c, np.int64)))
+    nodes += [
+        helper.make_node("Gather", ["scores", f"c{c}"], [f"s{c}"], axis=1),
+        helper.make_node("Greater", [f"s{c}", "thresh"], [f"m{c}"]),
+        helper.make_node("NonZero", [f"m{c}"], [f"nz{c}"]),
+        helper.make_node("Transpose", [f"nz{c}"], [f"t{c}"], perm=[1, 0]),
+        helper.make_node("GatherND", [f"s{c}", f"t{c}"], [f"sc{c}"]),
+        helper.make_node("GatherND", ["boxes", f"t{c}"], [f"bx{c}"]),
+        helper.make_node("Shape", [f"sc{c}"], [f"n{c}"]),
+        helper.make_node("Concat", ["best", f"n{c}"], [f"kk{c}"], axis=0),
+        helper.make_node("ReduceMin", [f"kk{c}"], [f"k{c}"], keepdims=1),
+        helper.make_node("TopK", [f"sc{c}", f"k{c}"], [f"v{c}", f"i{c}"]),
+        helper.make_node("Gather", [f"bx{c}", f"i{c}"], [f"b{c}"], axis=0),
+        helper.make_node("Shape", [f"v{c}"], [f"vs{c}"]),
+        helper.make_node("ConstantOfShape", [f"vs{c}"], [f"l{c}"],
+                         value=numpy_helper.from_array(np.array([c], np.int64))),
+    ]
+nodes += [
+    helper.make_node("Concat", [f"b{c}" for c in range(P_CLASSES)], ["allb"], axis=0),
+    helper.make_node("Concat", [f"v{c}" for c in range(P_CLASSES)], ["alls"], axis=0),
+    helper.make_node("Concat", [f"l{c}" for c in range(P_CLASSES)], ["alll"], axis=0),
+    helper.make_node("Shape", ["allb"], ["allshape"]),
+    helper.make_node("ReduceProd", ["allshape"], ["size"], keepdims=0),
+    helper.make_node("Equal", ["size", "zero"], ["none"]),
+]
+empty = helper.make_graph(
+    [helper.make_node("Constant", [], ["nothing"],
+                      value=numpy_helper.from_array(np.zeros(0, np.int64)))],
+    "empty", [], [helper.make_tensor_value_info("nothing", TensorProto.INT64, [0])])
+suppress = helper.make_graph([
+    helper.make_node("Unsqueeze", ["allb", "axis0"], ["nmsb"]),
+    helper.make_node("Unsqueeze", ["alls", "axis0"], ["nmss1"]),
+    helper.make_node("Unsqueeze", ["nmss1", "axis0"], ["nmss"]),
+    helper.make_node("NonMaxSuppression", ["nmsb", "nmss", "most", "iou"], ["sel"]),
+    helper.make_node("Gather", ["sel", "col2"], ["selcol"], axis=1),
+    helper.make_node("Squeeze", ["selcol", "one"], ["kept"]),
+], "suppress", [], [helper.make_tensor_value_info("kept", TensorProto.INT64, [None])])
+nodes += [
+    helper.make_node("If", ["none"], ["keep"], then_branch=empty, else_branch=suppress),
+    helper.make_node("Slice", ["keep", "begin", "end"], ["first"]),
+    helper.make_node("Gather", ["allb", "first"], ["det_boxes"], axis=0),
+    helper.make_node("Gather", ["alls", "first"], ["det_scores"], axis=0),
+    helper.make_node("Gather", ["alll", "first"], ["det_labels"], axis=0),
+]
+g = helper.make_graph(
+    nodes, "postprocess",
+    [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [P_BOXES, P_CLASSES]),
+     helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [P_BOXES, 4])],
+    [helper.make_tensor_value_info(n, t, [None] + s) for n, t, s in [
+        ("det_boxes", TensorProto.FLOAT, [4]), ("det_scores", TensorProto.FLOAT, []),
+        ("det_labels", TensorProto.INT64, [])]],
+    [numpy_helper.from_array(v, k) for k, v in inits])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]),
+          os.path.join(out, "postprocess.onnx"))
+
+
+def postprocess(scores, boxes):
+    """The reference: NumPy and torchvision.ops.nms."""
+    kept_boxes, kept_scores, kept_labels = [], [], []
+    for c in range(P_CLASSES):
+        idx = np.nonzero(scores[:, c] > 0.3)[0]
+        order = idx[np.argsort(-scores[idx, c], kind="stable")][:P_BEST]
+        kept_boxes.append(boxes[order])
+        kept_scores.append(scores[order, c])
+        kept_labels.append(np.full(len(order), c, np.int64))
+    b, s, l = (np.concatenate(x) for x in (kept_boxes, kept_scores, kept_labels))
+    keep = torchvision.ops.nms(torch.from_numpy(b[:, [1, 0, 3, 2]]),
+                               torch.from_numpy(s), 0.5).numpy()[:P_KEEP]
+    return b[keep], s[keep], l[keep]
+
+
+for case, scale in (("some", 1.0), ("none", 0.25)):
+    pscores = (rng.uniform(0, 1, (P_BOXES, P_CLASSES)) * scale).astype(np.float32)
+    corner = rng.uniform(0, 20, (P_BOXES, 2)).astype(np.float32)
+    pboxes = np.concatenate([corner, corner + 10], 1)[:, [1, 0, 3, 2]]
+    pboxes = np.ascontiguousarray(pboxes, np.float32)
+    np.save(os.path.join(out, f"pp_scores_{case}.npy"), pscores)
+    np.save(os.path.join(out, f"pp_boxes_{case}.npy"), pboxes)
+    for name, ref in zip(("boxes", "scores", "labels"), postprocess(pscores, pboxes)):
+        np.save(os.path.join(out, f"pp_{name}_{case}_ref.npy"), ref)
+    print("postprocess", case, len(ref), "detections")

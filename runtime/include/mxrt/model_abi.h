@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MXRT_MODEL_ABI_VERSION 8
+#define MXRT_MODEL_ABI_VERSION 9
 
 /** Exported by every compiled shared library (weak, so that static archives
  *  of several models can be linked together): the symbol is the model's
