@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -71,7 +72,7 @@ LogicalResult lowering::applyKernelSelection(Operation *fn,
         return std::nullopt;
       });
   target.addLegalDialect<tensor::TensorDialect, linalg::LinalgDialect,
-                         arith::ArithDialect>();
+                         arith::ArithDialect, scf::SCFDialect>();
   return applyPartialConversion(fn, target, std::move(patterns));
 }
 

@@ -73,18 +73,8 @@ LogicalResult Importer::outCounted(unsigned k, Value v, Value count,
 
 std::pair<Value, Value> Importer::frontSlots(Value mask) {
   int64_t n = cast<RankedTensorType>(mask.getType()).getDimSize(0);
-  // The kept entries up to each, inclusive: a running sum in log2(n)
-  // shifted adds (mx.cumsum's loops are quadratic in n, and detection
-  // models keep from tens of thousands of boxes).
-  Value before = castTo(mask, TP::INT64);
-  for (int64_t shift = 1; shift < n; shift *= 2) {
-    Value zeros =
-        op("mx.broadcast_to", int64Scalar(0), {na("shape", arr({shift}))});
-    Value head = op("mx.slice", before,
-                    {na("begin", arr({0})), na("end", arr({n - shift}))});
-    before = binary(before, op("mx.Concat", {zeros, head}, {na("dim", i64(0))}),
-                    "add");
-  }
+  Value kept = castTo(mask, TP::INT64);
+  Value before = op("mx.cumsum", kept, {na("axis", i64(0))}); // inclusive
   Value count = reshape(
       op("mx.slice", before, {na("begin", arr({n - 1})), na("end", arr({n}))}),
       {});
