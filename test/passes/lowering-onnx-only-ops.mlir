@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // --mxc-convert-mx-to-linalg on the ONNX-only ops of MxOnnxOps.td: gathers
 // read with tensor.extract at wrapped and clamped indices, the scatter is an
-// scf.for nest of tensor.insert, CumSum and Trilu compare loop indices.
+// scf.for nest of tensor.insert, CumSum and Trilu compare loop indices (the
+// target-independent lowering; the CPU's choice runs CumSum as one pass per
+// line, checked below); TopK and NMS become the runtime's selection kernels.
 // Numerics are checked end to end by the ONNX conformance suite.
-// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg %s | FileCheck %s
+// RUN: %mxc-opt --split-input-file --mxc-convert-mx-to-linalg="kernels=false" %s | FileCheck %s
+// RUN: %mxc-opt --split-input-file --mxc-select-cpu-kernels %s | FileCheck %s --check-prefix=CPU
 
 // gather_elements: a generic over the indices' shape; the index read through
 // the identity map replaces the axis position (wrapped by +4, clamped to 3).
@@ -121,6 +124,18 @@ func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<2x5x1xi64>) -> tensor<2x5
 // CHECK:           arith.cmpi sgt, %[[J]], %[[I]] : i64
 // CHECK:           arith.select
 // CHECK:           arith.addi
+// The CPU's choice, lines (2), columns (1), then the axis walked backwards with
+// the running sum carried, each element written before its own is added.
+// CPU-LABEL: func.func @cumsum(
+// CPU:         scf.for
+// CPU:           scf.for
+// CPU:             scf.for %[[S:[^ ]+]] = {{.*}} iter_args(%[[Y:[^ ]+]] = %{{[^,]+}}, %[[ACC:[^ ]+]] = %{{[^)]+}})
+// CPU:               %[[J:[^ ]+]] = arith.subi %{{[^,]+}}, %[[S]] : index
+// CPU:               %[[V:[^ ]+]] = tensor.extract %{{[^[]+}}[%{{[^,]+}}, %[[J]], %{{[^]]+}}] : tensor<2x3x1xi32>
+// CPU:               %[[SUM:[^ ]+]] = arith.addi %[[ACC]], %[[V]] : i32
+// CPU:               %[[NEW:[^ ]+]] = tensor.insert %[[ACC]] into %[[Y]][%{{[^,]+}}, %[[J]], %{{[^]]+}}]
+// CPU:               scf.yield %[[NEW]], %[[SUM]]
+// CPU-NOT:       mx.cumsum
 func.func @cumsum(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
   %0 = mx.cumsum %x {axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3xi32>) -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
@@ -197,4 +212,23 @@ func.func @max_pool_with_indices(%x: tensor<2x3x5x5xf32>) -> (tensor<2x3x2x3xf32
 func.func @max_pool_with_indices_unpadded(%x: tensor<1x1x4xui8>) -> (tensor<1x1x3xui8>, tensor<1x1x3xi64>) {
   %y, %i = mx.max_pool_with_indices %x {kernel = array<i64: 2>} : (tensor<1x1x4xui8>) -> (tensor<1x1x3xui8>, tensor<1x1x3xi64>)
   return %y, %i : tensor<1x1x3xui8>, tensor<1x1x3xi64>
+}
+
+// -----
+
+// top_k and non_max_suppression: the runtime's kernels, into fresh int64
+// tensors of the result's shape.
+// CHECK-LABEL: func.func @select(
+// CHECK:         %[[I:.*]] = tensor.empty() : tensor<3x2xi64>
+// CHECK:         mx.kernel.topk %{{.*}}, %{{.*}}, %{{.*}} into %[[I]] {axis = 1 : i64, largest = false}
+// CHECK:         %[[S:.*]] = tensor.empty() : tensor<1x2x5xi64>
+// CHECK:         mx.kernel.nms %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} into %[[S]]
+func.func @select(%x: tensor<3x7xf32>, %n: tensor<i64>, %k: tensor<i64>,
+                  %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>,
+                  %iou: tensor<f32>) -> (tensor<3x2xi64>, tensor<1x2x5xi64>) {
+  %0 = mx.top_k %x, %n, %k {axis = -1 : i64, k_bound = 2 : i64, largest = false}
+      : (tensor<3x7xf32>, tensor<i64>, tensor<i64>) -> tensor<3x2xi64>
+  %1 = mx.non_max_suppression %b, %s, %n, %k, %iou
+      : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i64>, tensor<i64>, tensor<f32>) -> tensor<1x2x5xi64>
+  return %0, %1 : tensor<3x2xi64>, tensor<1x2x5xi64>
 }
