@@ -64,14 +64,7 @@ Value Importer::maskCounted(Value v, Value count, int64_t axis, Value fill) {
 LogicalResult Importer::importCountedShape() {
   const Tensor &t = in(0);
   auto s = shapeOf(t);
-  int64_t r = s.size();
-  int64_t start = attrInt("start", 0), end = attrInt("end", r);
-  if (start < 0)
-    start += r;
-  if (end < 0)
-    end += r;
-  start = std::clamp<int64_t>(start, 0, r);
-  end = std::clamp<int64_t>(end, 0, r);
+  auto [start, end] = shapeRange(s.size());
   BoundedInts b;
   for (int64_t d = start; d < end; ++d) {
     if (ShapedType::isDynamic(s[d]))

@@ -379,6 +379,9 @@ public:
     int64_t axis = -1;
   };
   llvm::Expected<CountedExtent> countedPropagation(const ::onnx::NodeProto &n);
+  /// The axes [start, end) that Shape's attributes (opset 15) pick of a
+  /// rank-`rank` tensor, clamped as ONNX clamps them.
+  std::pair<int64_t, int64_t> shapeRange(int64_t rank);
   /// Shape of a tensor with a data-dependent extent: bounded integers.
   LogicalResult importCountedShape();
   /// The bounded integers the current node's output 0 holds when its

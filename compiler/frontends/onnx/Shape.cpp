@@ -118,18 +118,21 @@ LogicalResult importSize(Importer &im, StringRef) {
       0, Const::ofInts({numElements(im.shape(0))}, std::vector<int64_t>{}));
 }
 
+std::pair<int64_t, int64_t> Importer::shapeRange(int64_t rank) {
+  int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  return {start, std::max(start, end)};
+}
+
 LogicalResult importShape(Importer &im, StringRef) {
   auto s = im.shape(0);
-  int64_t r = s.size();
-  int64_t start = im.attrInt("start", 0), end = im.attrInt("end", r);
-  if (start < 0)
-    start += r;
-  if (end < 0)
-    end += r;
-  start = std::clamp<int64_t>(start, 0, r);
-  end = std::clamp<int64_t>(end, 0, r);
-  std::vector<int64_t> dims(s.begin() + start,
-                            s.begin() + std::max(start, end));
+  auto [start, end] = im.shapeRange(s.size());
+  std::vector<int64_t> dims(s.begin() + start, s.begin() + end);
   // Run-time extents are followed symbolically (SymbolicShapes.cpp).
   SymTensor t{{int64_t(dims.size())}, {}};
   for (auto [i, d] : llvm::enumerate(dims)) {
