@@ -580,6 +580,15 @@ Importer::countedPropagation(const ::onnx::NodeProto &n) {
         return refuse(i);
       axis = a;
     }
+    // The counted extent must be the output's there (not broadcast).
+    int64_t bound = shapeOf(first)[first.countAxis];
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (!tensors.count(n.input(i)) || rankOf(i) <= rank - 1 - axis)
+        continue;
+      int64_t e = shapeOf(tensors[n.input(i)])[axis - (rank - rankOf(i))];
+      if (e != 1 && e != bound)
+        return refuse(counted[0]);
+    }
     return CountedExtent{first.count, axis};
   }
   if (counted.size() != 1)
