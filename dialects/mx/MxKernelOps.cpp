@@ -181,12 +181,14 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
       *ctx);
   TopKKernelOp::attachInterface<KernelBufferization<TopKKernelOp>>(*ctx);
   NmsKernelOp::attachInterface<KernelBufferization<NmsKernelOp>>(*ctx);
+  RandomSeedKernelOp::attachInterface<KernelBufferization<RandomSeedKernelOp>>(
+      *ctx);
 }
 
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
-             Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp>(
-      op);
+             Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp,
+             RandomSeedKernelOp>(op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
@@ -375,6 +377,22 @@ void TopKKernelOp::getEffects(
 }
 
 LogicalResult NmsKernelOp::verify() { return verifySelectForm(*this); }
+
+LogicalResult RandomSeedKernelOp::verify() {
+  if (failed(verifySelectForm(*this)))
+    return failure();
+  if (!shapeOfValue(getInit()).empty())
+    return emitOpError("init must be an int64 scalar");
+  return success();
+}
+
+int32_t RandomSeedKernelOp::getKernelFlags() { return 0; }
+
+void RandomSeedKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
 
 int32_t NmsKernelOp::getKernelFlags() {
   return getCenterPointBox() ? kKernelNmsCenter : 0;

@@ -290,4 +290,13 @@ def Mx_NmsKernelOp : Mx_SelectKernelOp<"kernel.nms"> {
   }];
 }
 
+
+def Mx_RandomSeedKernelOp : Mx_SelectKernelOp<"kernel.random_seed"> {
+  let summary = "init = a fresh seed (mxrt_kernel_random_seed)";
+  let arguments = (ins AnyShaped:$init);
+  let assemblyFormat = [{
+    `into` $init attr-dict `:` type($init) (`->` type($result)^)?
+  }];
+}
+
 #endif // MXC_DIALECTS_MX_MXKERNELOPS_TD

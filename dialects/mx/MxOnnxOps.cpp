@@ -200,6 +200,23 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult RandomOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  // random_c1
+  StringRef dist = adaptor.getDist();
+  if (dist != "uniform" && dist != "normal")
+    return fail(loc, "dist must be uniform or normal, not '" + dist + "'");
+  Type et = adaptor.getElementType();
+  if (!isa<FloatType>(et))
+    return fail(loc, "the element type must be a float type");
+  if (llvm::any_of(adaptor.getShape(), [](int64_t d) { return d < 0; }))
+    return fail(loc, "the shape must be static");
+  results.push_back(RankedTensorType::get(adaptor.getShape(), et));
+  return success();
+}
+
 LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,

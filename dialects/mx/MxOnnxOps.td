@@ -302,4 +302,31 @@ def Mx_NonMaxSuppressionOp : Mx_Op<"non_max_suppression"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_RandomOp : Mx_Op<"random"> {
+  let summary = "random numbers, uniform or normal, of a static shape";
+  let description = [{
+    ONNX RandomUniform, RandomNormal and their Like forms (and Bernoulli's
+    draws): element i is a + (b - a) u (dist "uniform": u in [0, 1)) or
+    a + b z (dist "normal": z standard normal, Box-Muller), where u and z
+    come from splitmix64 of (seed, salt, i). When `seeded` the numbers are
+    the same on every call; otherwise each call draws a fresh seed from the
+    runtime (mxrt_kernel_random_seed). `salt` keeps ops of equal attributes
+    apart (the importer gives each node its own).
+
+    C1: dist is "uniform" or "normal"; the element type is a float type.
+
+    ```mlir
+    %u = mx.random {dist = "uniform", a = 0.0 : f64, b = 1.0 : f64,
+        salt = 3 : i64, shape = array<i64: 2, 3>, element_type = f32}
+        : () -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$dist, F64Attr:$a, F64Attr:$b,
+                   DefaultValuedAttr<BoolAttr, "false">:$seeded,
+                   DefaultValuedAttr<I64Attr, "0">:$seed, I64Attr:$salt,
+                   DenseI64ArrayAttr:$shape, TypeAttr:$element_type);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // MXC_DIALECTS_MX_MXONNXOPS_TD

@@ -412,6 +412,12 @@ struct KernelsToCallsPass
                       })
                       .Case([&](NmsKernelOp k) -> Call {
                         return {"nms_f32", nmsArgs(b, k)};
+                      })
+                      .Case([&](RandomSeedKernelOp k) -> Call {
+                        ArgBuilder ab{b, k.getLoc(), {}};
+                        ab.add(ab.view(k.getInit()).first);
+                        ab.addFlags(k.getKernelFlags());
+                        return {"random_seed", ab.args};
                       });
       auto &[kernel, args] = call;
       func::CallOp::create(b, op->getLoc(),

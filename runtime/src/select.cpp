@@ -9,13 +9,17 @@
 // the unrolled rounds grow the program past what compiles. Here TopK is a
 // partial sort of (value, index) pairs, O(n log k), and the suppression the
 // usual greedy pass over the candidates sorted by score, each compared with
-// the boxes already taken.
+// the boxes already taken. mxrt_kernel_random_seed seeds the random
+// operators that have no seed of their own.
 
 #include "mxrt/kernels.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -166,4 +170,15 @@ mxrt_kernel_nms_f32(const float *boxes, const float *scores, int64_t batches,
       std::fill(ys + kept, ys + n, int64_t(-1));
     }
   }
+}
+
+extern "C" void mxrt_kernel_random_seed(int64_t *out, int32_t) {
+  static std::atomic<uint64_t> counter{
+      uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      (uint64_t(getpid()) << 32)};
+  // splitmix64's finalizer over consecutive counter values.
+  uint64_t z = counter.fetch_add(0x9E3779B97F4A7C15ull) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  *out = int64_t(z ^ (z >> 31));
 }

@@ -232,3 +232,28 @@ func.func @select(%x: tensor<3x7xf32>, %n: tensor<i64>, %k: tensor<i64>,
       : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i64>, tensor<i64>, tensor<f32>) -> tensor<1x2x5xi64>
   return %0, %1 : tensor<3x2xi64>, tensor<1x2x5xi64>
 }
+
+// -----
+
+// random: without a seed, one drawn from the runtime per call; with one,
+// the constant. Each element hashes its flat index.
+// CHECK-LABEL: func.func @random(
+// CHECK:         %[[DRAWN:.*]] = mx.kernel.random_seed into %{{.*}} : tensor<i64> -> tensor<i64>
+// CHECK:         tensor.extract %[[DRAWN]][] : tensor<i64>
+// CHECK:         linalg.generic
+// CHECK:           linalg.index 1 : index
+// CHECK:           math.log
+// CHECK:           math.cos
+// CHECK-NOT:     mx.kernel.random_seed
+// CHECK:         arith.constant 7 : i64
+// CHECK:         linalg.generic
+// CHECK-NOT:       math.log
+// CHECK:         return
+func.func @random() -> (tensor<2x3xf32>, tensor<4xf16>) {
+  %0 = mx.random {dist = "normal", a = 0.0 : f64, b = 1.0 : f64, salt = 1 : i64,
+                  shape = array<i64: 2, 3>, element_type = f32} : () -> tensor<2x3xf32>
+  %1 = mx.random {dist = "uniform", a = 0.0 : f64, b = 1.0 : f64, salt = 2 : i64,
+                  seeded = true, seed = 7 : i64, shape = array<i64: 4>,
+                  element_type = f16} : () -> tensor<4xf16>
+  return %0, %1 : tensor<2x3xf32>, tensor<4xf16>
+}

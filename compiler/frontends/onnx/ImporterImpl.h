@@ -397,6 +397,8 @@ public:
     Value count;
   };
   std::map<std::vector<std::pair<void *, int64_t>>, ConcatPlan> concatPlans;
+  /// The random operators imported so far (each draws its own stream).
+  int64_t randomNodes = 0;
   /// Concat (along `axis`) of the current node's inputs, some counted.
   LogicalResult importCountedConcat(int64_t axis);
   /// Imports node `n`, the `index`th of its graph (which names it when it

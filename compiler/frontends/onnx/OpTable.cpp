@@ -50,6 +50,8 @@ TensorOp importEinsum;
 TensorOp importDet;
 // Text.cpp
 TensorOp importTfIdfVectorizer;
+// Random.cpp
+TensorOp importRandom, importBernoulli;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -219,6 +221,12 @@ static const OpEntry kOps[] = {
     {"NonMaxSuppression", 10, kLast, importNonMaxSuppression},
     // Text.cpp
     {"TfIdfVectorizer", 9, kLast, importTfIdfVectorizer},
+    // Random.cpp
+    {"RandomUniform", 1, kLast, importRandom},
+    {"RandomNormal", 1, kLast, importRandom},
+    {"RandomUniformLike", 1, kLast, importRandom},
+    {"RandomNormalLike", 1, kLast, importRandom},
+    {"Bernoulli", 15, kLast, importBernoulli},
     // Signal.cpp
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},

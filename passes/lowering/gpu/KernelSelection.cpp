@@ -63,6 +63,14 @@ struct SelectCudaKernelsPass
   void runOnOperation() override {
     // The selections with data-dependent sizes have only the CPU's kernels.
     WalkResult unsupported = getOperation()->walk([](Operation *op) {
+      if (auto random = dyn_cast<RandomOp>(op)) {
+        if (random.getSeeded())
+          return WalkResult::advance();
+        op->emitOpError("without a seed draws its seed from the CPU runtime, "
+                        "which --target=cuda does not do yet; give the "
+                        "operator a seed or compile for the CPU");
+        return WalkResult::interrupt();
+      }
       if (!isa<TopKOp, NonMaxSuppressionOp>(op))
         return WalkResult::advance();
       op->emitOpError("(TopK with a run-time or large k, NonMaxSuppression) "

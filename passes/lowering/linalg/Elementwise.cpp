@@ -9,6 +9,7 @@
 #include "passes/lowering/linalg/Lowering.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
 
@@ -232,12 +233,115 @@ FailureOr<Value> lowerTrilu(TriluOp op, TriluOp::Adaptor a, OpBuilder &b) {
 
 } // namespace
 
+/// splitmix64's finalizer: a 64-bit hash whose output bits all depend on
+/// every input bit.
+Value mix64(OpBuilder &b, Location loc, Value z) {
+  auto c = [&](uint64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(v)));
+  };
+  auto xorShift = [&](Value v, int64_t bits) {
+    return arith::XOrIOp::create(b, loc, v,
+                                 arith::ShRUIOp::create(b, loc, v, c(bits)));
+  };
+  z = arith::AddIOp::create(b, loc, z, c(0x9E3779B97F4A7C15ull));
+  z = arith::MulIOp::create(b, loc, xorShift(z, 30), c(0xBF58476D1CE4E5B9ull));
+  z = arith::MulIOp::create(b, loc, xorShift(z, 27), c(0x94D049BB133111EBull));
+  return xorShift(z, 31);
+}
+
+/// A float in [0, 1) from the top 24 bits of `bits`, as f32.
+Value unitFloat(OpBuilder &b, Location loc, Value bits) {
+  Value top = arith::ShRUIOp::create(
+      b, loc, bits, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(40)));
+  Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), top);
+  return arith::MulFOp::create(
+      b, loc, f,
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1.0p-24f)));
+}
+
+/// mx.random: element i from splitmix64 of (seed, salt, i); the seed the
+/// op's, else a fresh one per call from the runtime.
+FailureOr<Value> lowerRandom(RandomOp op, RandomOp::Adaptor, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type et = type.getElementType();
+  int64_t rank = type.getRank();
+  Value seed;
+  if (op.getSeeded()) {
+    seed = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(op.getSeed()));
+  } else {
+    auto scalar = RankedTensorType::get({}, b.getI64Type());
+    Value drawn = RandomSeedKernelOp::create(
+                      b, loc, scalar, emptyTensor(b, loc, {}, b.getI64Type()))
+                      .getResult();
+    seed = tensor::ExtractOp::create(b, loc, drawn, ValueRange{});
+  }
+  // The stream of this op: the seed and the salt mixed once.
+  Value salt =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(op.getSalt()));
+  Value stream =
+      mix64(b, loc, arith::XOrIOp::create(b, loc, mix64(b, loc, seed), salt));
+  bool normal = op.getDist() == "normal";
+  double lo = op.getA().convertToDouble(), hi = op.getB().convertToDouble();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  return generic(
+      b, loc, type.getShape(), et, {}, {}, parallel(rank),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        auto c64 = [&](int64_t v) {
+          return arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v));
+        };
+        Value flat = c64(0);
+        for (int64_t d = 0; d < rank; ++d)
+          flat = arith::AddIOp::create(
+              nb, l, flat,
+              arith::MulIOp::create(nb, l, loopIndexI64(nb, l, d),
+                                    c64(strides[d])));
+        // Two draws per element for Box-Muller, one for uniform.
+        Value key = arith::AddIOp::create(
+            nb, l, stream,
+            arith::MulIOp::create(nb, l, flat, c64(normal ? 2 : 1)));
+        Value u = unitFloat(nb, l, mix64(nb, l, key));
+        auto f32 = [&](double v) {
+          return arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(float(v)));
+        };
+        Value x;
+        if (normal) {
+          Value u2 = unitFloat(
+              nb, l, mix64(nb, l, arith::AddIOp::create(nb, l, key, c64(1))));
+          // sqrt(-2 ln(1 - u)) cos(2 pi u2), 1 - u in (0, 1].
+          Value r = math::SqrtOp::create(
+              nb, l,
+              arith::MulFOp::create(
+                  nb, l, f32(-2.0),
+                  math::LogOp::create(
+                      nb, l, arith::SubFOp::create(nb, l, f32(1.0), u))));
+          Value z = arith::MulFOp::create(
+              nb, l, r,
+              math::CosOp::create(
+                  nb, l, arith::MulFOp::create(nb, l, f32(2 * M_PI), u2)));
+          x = arith::AddFOp::create(nb, l, f32(lo),
+                                    arith::MulFOp::create(nb, l, f32(hi), z));
+        } else {
+          x = arith::AddFOp::create(
+              nb, l, f32(lo), arith::MulFOp::create(nb, l, f32(hi - lo), u));
+        }
+        if (et.isF32())
+          return x;
+        if (et.getIntOrFloatBitWidth() > 32)
+          return arith::ExtFOp::create(nb, l, et, x);
+        return arith::TruncFOp::create(nb, l, et, x);
+      });
+}
+
 void populateElementwisePatterns(RewritePatternSet &patterns) {
   addLowerings(patterns, forwardData<DropoutOp>, forwardData<BlockGradOp>,
                forwardData<MakeLossOp>, forwardData<LinearRegressionOutputOp>,
                forwardData<MAERegressionOutputOp>, lowerActivation, lowerUnary,
                lowerLeakyReLU, lowerBinary, lowerCompare, lowerWhere,
-               lowerBroadcastTo, lowerScalar, lowerClip, lowerCast, lowerTrilu);
+               lowerBroadcastTo, lowerScalar, lowerClip, lowerCast, lowerTrilu,
+               lowerRandom);
 }
 
 } // namespace mxc::lowering

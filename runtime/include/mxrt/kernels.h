@@ -165,6 +165,13 @@ MXRT_API void mxrt_kernel_nms_f32(const float *boxes, const float *scores,
                                   const float *score_threshold, int64_t *out,
                                   int32_t flags);
 
+/** A fresh 64-bit seed for the random operators of a call that have none
+ *  of their own (ONNX RandomUniform, RandomNormal, Bernoulli, ... without
+ *  `seed`): a process-wide counter, started from the clock and the process
+ *  id, mixed, so that calls and processes draw different numbers. Written
+ *  to *out. */
+MXRT_API void mxrt_kernel_random_seed(int64_t *out, int32_t flags);
+
 /** Strings (MXRT_STRING elements) for compiled models' casts, one element
  *  per call. The strings made live in the arena of the instance call they
  *  are made in (until its next call); the parsers record the first string
