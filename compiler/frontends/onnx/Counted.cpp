@@ -190,9 +190,13 @@ LogicalResult Importer::importCountedConcat(int64_t axis) {
     differ = differ || (count && t.count != count);
     count = t.count, countAxis = t.countAxis;
   }
+  // Inputs without elements drop out, as in importConcat.
   SmallVector<Value> operands;
   for (int i = 0; i < n; ++i)
-    operands.push_back(val(i));
+    if (!llvm::is_contained(shape(i), 0))
+      operands.push_back(val(i));
+  if (operands.empty())
+    return fail("every input is empty");
   Value joined = operands.size() == 1
                      ? operands[0]
                      : op("mx.Concat", operands, {na("dim", i64(axis))});
