@@ -117,3 +117,24 @@ func.func @shared(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32> {mx.param}, %
   %n = mx.BatchNorm %y, %gamma, %beta, %mm, %mv {eps = 1.0e-3 : f64, fix_gamma = false, use_global_stats = true} : (tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
   return %n, %y : tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
 }
+
+// -----
+
+// A 3x3 convolution dilated by 2 with padding 2 over 24x24 (phases of 12x12):
+// the input's 4 phases as one batch, an undilated conv2d kernel with padding
+// 1, the phases put back. At dilation 4 the phases (6x6) are too small and
+// the kernel takes the dilated window itself.
+// CHECK-LABEL: func.func @dilated
+// CHECK: %[[X6:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3], [4, 5]] output_shape [1, 8, 12, 2, 12, 2]
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X6]] : tensor<1x8x12x2x12x2xf32>) outs(%{{.*}} : tensor<2x2x1x8x12x12xf32>) permutation = [3, 5, 0, 1, 2, 4]
+// CHECK: %[[P:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<2x2x1x8x12x12xf32> into tensor<4x8x12x12xf32>
+// CHECK: %[[Y:.*]] = mx.kernel.conv2d %[[P]], %{{.*}}, %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1>, strides = array<i64: 1, 1>} : tensor<4x8x12x12xf32>
+// CHECK: %[[Y6:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1, 2], [3], [4], [5]] output_shape [2, 2, 1, 16, 12, 12]
+// CHECK: %[[YT:.*]] = linalg.transpose ins(%[[Y6]] : tensor<2x2x1x16x12x12xf32>) outs(%{{.*}} : tensor<1x16x12x2x12x2xf32>) permutation = [2, 3, 4, 0, 5, 1]
+// CHECK: tensor.collapse_shape %[[YT]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<1x16x12x2x12x2xf32> into tensor<1x16x24x24xf32>
+// CHECK: mx.kernel.conv2d %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {dilations = array<i64: 4, 4>, pads = array<i64: 4, 4>, strides = array<i64: 1, 1>} : tensor<1x8x24x24xf32>
+func.func @dilated(%x: tensor<1x8x24x24xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> (tensor<1x16x24x24xf32>, tensor<1x16x24x24xf32>) {
+  %y = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 2, 2>, dilate = array<i64: 2, 2>, num_filter = 16 : i64} : (tensor<1x8x24x24xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x24x24xf32>
+  %z = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 4, 4>, dilate = array<i64: 4, 4>, num_filter = 16 : i64} : (tensor<1x8x24x24xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x24x24xf32>
+  return %y, %z : tensor<1x16x24x24xf32>, tensor<1x16x24x24xf32>
+}
