@@ -157,13 +157,11 @@ MXRT_API void mxrt_kernel_topk_f32(const float *x, int64_t outer, int64_t n,
  *  `*iou_threshold` (with a positive intersection, areas and union), until
  *  `*max_per_class` are taken. out (batches, classes, n) gets each class's
  *  taken box indices in that order, then -1. */
-MXRT_API void mxrt_kernel_nms_f32(const float *boxes, const float *scores,
-                                  int64_t batches, int64_t classes, int64_t n,
-                                  const int64_t *count,
-                                  const int64_t *max_per_class,
-                                  const float *iou_threshold,
-                                  const float *score_threshold, int64_t *out,
-                                  int32_t flags);
+MXRT_API void
+mxrt_kernel_nms_f32(const float *boxes, const float *scores, int64_t batches,
+                    int64_t classes, int64_t n, const int64_t *count,
+                    const int64_t *max_per_class, const float *iou_threshold,
+                    const float *score_threshold, int64_t *out, int32_t flags);
 
 /** A fresh 64-bit seed for the random operators of a call that have none
  *  of their own (ONNX RandomUniform, RandomNormal, Bernoulli, ... without
