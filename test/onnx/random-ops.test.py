@@ -10,6 +10,8 @@
 #   b   Bernoulli(p), p rising from 0 to 1: 0 or 1, and in each tenth of p the share
 #       of ones that tenth's mean p; different on every run
 #   bi  Bernoulli(p) as int32, seed 3: the same on every run
+#   m   Multinomial of logits lg (4 rows of 5 classes), 20000 samples a row, int64: each
+#       class drawn as often as softmax(lg) says; different on every run
 # Usage: random-ops.test.py make OUTDIR | check OUTDIR RUN1 RUN2
 import os
 import sys
@@ -18,6 +20,9 @@ import numpy as np
 
 N = 40000
 SIX = 6.0
+SAMPLES = 20000
+LOGITS = np.array([[0, 0, 0, 0, 0], [1, 2, 3, 4, 5], [-3, 0, 3, 0, -3],
+                   [5, -5, 0, 0, 2]], np.float32)
 
 
 def make(out):
@@ -30,14 +35,19 @@ def make(out):
         helper.make_node("RandomNormalLike", ["p"], ["zl"], dtype=T.DOUBLE),
         helper.make_node("Bernoulli", ["p"], ["b"]),
         helper.make_node("Bernoulli", ["p"], ["bi"], dtype=T.INT32, seed=3.0),
+        helper.make_node("Multinomial", ["lg"], ["m"], sample_size=SAMPLES, dtype=T.INT64),
     ]
     outputs = [("u", T.FLOAT), ("z", T.FLOAT), ("zl", T.DOUBLE), ("b", T.FLOAT),
                ("bi", T.INT32)]
-    g = helper.make_graph(nodes, "random", [helper.make_tensor_value_info("p", T.FLOAT, [N])],
-                          [helper.make_tensor_value_info(n, t, [N]) for n, t in outputs])
+    g = helper.make_graph(
+        nodes, "random", [helper.make_tensor_value_info("p", T.FLOAT, [N]),
+                          helper.make_tensor_value_info("lg", T.FLOAT, LOGITS.shape)],
+        [helper.make_tensor_value_info(n, t, [N]) for n, t in outputs] +
+        [helper.make_tensor_value_info("m", T.INT64, [LOGITS.shape[0], SAMPLES])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]),
               os.path.join(out, "random.onnx"))
     np.save(os.path.join(out, "p.npy"), np.linspace(0, 1, N, dtype=np.float32))
+    np.save(os.path.join(out, "lg.npy"), LOGITS)
 
 
 def near(what, got, want, sigma):
@@ -73,9 +83,21 @@ def check(out, run1, run2):
         want = p[part].mean()
         near(f"b ones in tenth {k}", b[part].mean(), want,
              np.sqrt(max(want * (1 - want), 0.01) / (N // 10)))
+    # Multinomial: each class as often as its softmax probability.
+    m = load(run1, "m")
+    assert m.dtype == np.int64 and m.shape == (len(LOGITS), SAMPLES)
+    if m.min() < 0 or m.max() >= LOGITS.shape[1]:
+        sys.exit(f"m outside the classes: {m.min()} .. {m.max()}")
+    probs = np.exp(LOGITS - LOGITS.max(1, keepdims=True))
+    probs /= probs.sum(1, keepdims=True)
+    for r in range(len(LOGITS)):
+        for c in range(LOGITS.shape[1]):
+            q = probs[r, c]
+            near(f"m row {r} class {c}", np.mean(m[r] == c), q,
+                 np.sqrt(max(q * (1 - q), 1e-4) / SAMPLES))
     # Seeds: the seeded draws repeat, the others do not.
     for name, same in (("u", True), ("bi", True), ("z", False), ("zl", False),
-                       ("b", False)):
+                       ("b", False), ("m", False)):
         if np.array_equal(load(run1, name), load(run2, name)) != same:
             sys.exit(f"{name}: two runs drew {'different' if same else 'the same'} numbers")
     print("random draws match their distributions")

@@ -51,7 +51,7 @@ TensorOp importDet;
 // Text.cpp
 TensorOp importTfIdfVectorizer;
 // Random.cpp
-TensorOp importRandom, importBernoulli;
+TensorOp importRandom, importBernoulli, importMultinomial;
 // Optimizers.cpp
 TensorOp importOptimizer;
 // Sequences.cpp
@@ -227,6 +227,7 @@ static const OpEntry kOps[] = {
     {"RandomUniformLike", 1, kLast, importRandom},
     {"RandomNormalLike", 1, kLast, importRandom},
     {"Bernoulli", 15, kLast, importBernoulli},
+    {"Multinomial", 7, kLast, importMultinomial},
     // Signal.cpp
     {"HannWindow", 17, kLast, importWindow},
     {"HammingWindow", 17, kLast, importWindow},

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// ONNX's random generators: RandomUniform, RandomNormal, their Like forms
-// and Bernoulli, as mx.random (counter-based: splitmix64 of the seed, the
-// node and the element's index). A `seed` attribute makes every call draw
-// the same numbers; without one each call draws a fresh seed from the
+// ONNX's random generators: RandomUniform, RandomNormal, their Like forms,
+// Bernoulli and Multinomial, as mx.random (counter-based: splitmix64 of the
+// seed, the node and the element's index). A `seed` attribute makes every call
+// draw the same numbers; without one each call draws a fresh seed from the
 // runtime. The numbers are not NumPy's or ONNX Runtime's (no two engines
 // share a generator): tests compare their distribution.
 #include "compiler/frontends/onnx/ImporterImpl.h"
@@ -88,6 +88,38 @@ LogicalResult importBernoulli(Importer &im, StringRef) {
   Value u = draw(im, "uniform", 0.0, 1.0, shape, TP::FLOAT);
   Value hit = im.compare(u, im.castTo(im.val(0), TP::FLOAT), "less");
   return im.out(0, im.castTo(hit, type));
+}
+
+LogicalResult importMultinomial(Importer &im, StringRef) {
+  if (failed(im.requireFloat(0)))
+    return failure();
+  auto shape = im.shape(0);
+  if (shape.size() != 2 || llvm::any_of(shape, ShapedType::isDynamic))
+    return im.fail("input must be (batch, classes) of static extents, got " +
+                   shapeText(shape));
+  int32_t type = int32_t(im.attrInt("dtype", TP::INT32));
+  if (type != TP::INT32 && type != TP::INT64)
+    return im.fail("dtype must be int32 or int64");
+  int64_t batch = shape[0], classes = shape[1];
+  int64_t samples = im.attrInt("sample_size", 1);
+  if (samples < 1 || classes < 1)
+    return im.fail("sample_size and the number of classes must be positive");
+  // The input is unnormalized log-probabilities: each sample is the number
+  // of classes whose cumulative probability stays at or below a uniform
+  // draw (the first class whose cumulative probability passes it).
+  Value x = im.castTo(im.val(0), TP::FLOAT);
+  Value p = im.op("mx.softmax", x,
+                  {im.na("axis", im.i64(1)), im.na("log", im.boolean(false))});
+  Value cdf = im.op("mx.cumsum", p, {im.na("axis", im.i64(1))});
+  Value u = draw(im, "uniform", 0.0, 1.0, {batch, samples}, TP::FLOAT);
+  Value below = im.compare(im.reshape(cdf, {batch, 1, classes}),
+                           im.reshape(u, {batch, samples, 1}), "less_equal");
+  Value count = im.op("mx.reduce", im.castTo(below, TP::INT64),
+                      {im.na("op", im.str("sum")), im.na("axis", im.arr({2})),
+                       im.na("keepdims", im.boolean(false))});
+  // Rounding may leave the last cumulative probability below 1.
+  Value last = im.int64Scalar(classes - 1);
+  return im.out(0, im.castTo(im.binary(count, last, "minimum"), type));
 }
 
 } // namespace mxc::onnx
