@@ -70,6 +70,23 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def HoistConstantLoadsPass
+    : Pass<"mxc-hoist-constant-loads", "::mlir::func::FuncOp"> {
+  let summary = "Load a loop nest's constants outside its innermost loop";
+  let description = [{
+    After convert-linalg-to-parallel-loops: in an scf.parallel of two loops
+    or more, a memref.load of a function argument marked `mxc.constant`
+    (a parameter the function never writes) at indices that do not involve
+    the innermost loop, and the pure arithmetic on such values, move out
+    of that loop: the nest splits into the outer loops and the innermost
+    one. LLVM cannot move them itself (any store in the loop might write
+    the parameter), and a gather's row index or a per-channel weight loaded
+    per element keeps the innermost loop scalar (the row pass of a bilinear
+    Resize to 224x224).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def CollapseLoopsPass : Pass<"mxc-collapse-loops", "::mlir::func::FuncOp"> {
   let summary = "Merge the loops of linalg.generic ops that walk memory in order";
   let description = [{

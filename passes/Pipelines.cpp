@@ -49,6 +49,7 @@ constexpr const char *kCpuPipeline =
     "func.func(mxc-collapse-loops),"
     "func.func(mxc-flatten-empty-memref-args),"
     "convert-linalg-to-parallel-loops,"
+    "func.func(mxc-hoist-constant-loads),"
     "mxc-outline-parallel-loops{min-work=@MINWORK@},"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
