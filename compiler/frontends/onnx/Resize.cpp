@@ -9,6 +9,8 @@
 // on float64 vectors of the output's length, cheap beside the gathers.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
+#include <numeric>
+
 #include <cmath>
 
 using namespace mlir;
@@ -403,8 +405,21 @@ LogicalResult resize(Importer &im, const Mode &m, int scalesInput,
     return im.out(0, im.emptyConstant(RankedTensorType::get(
                          out, elementType(type, &im.ctx))));
 
+  // The axes that shrink first, those that grow most last, and among equal
+  // ratios the inner ones first: each pass costs its output's size, and
+  // along the innermost axis each element is a gather where a pass along
+  // an outer axis moves whole rows (its row index loaded once a row,
+  // mxc-hoist-constant-loads), so lraspp's 28x28 -> 224x224 logits gather
+  // over 28 rows' output, not 224.
+  std::vector<int64_t> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    double ga = double(out[a]) / double(std::max<int64_t>(in[a], 1));
+    double gb = double(out[b]) / double(std::max<int64_t>(in[b], 1));
+    return ga != gb ? ga < gb : a > b;
+  });
   Value y = im.val(0), mask;
-  for (int64_t i = 0; i < rank; ++i) {
+  for (int64_t i : order) {
     AxisValues taps;
     if (!runTimeScales && !runTimeRoi) {
       Axis<double> a{in[i], out[i], scales[i], roi[i], roi[rank + i]};
