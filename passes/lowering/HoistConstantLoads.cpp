@@ -8,9 +8,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <limits>
 
 namespace mxc {
 #define GEN_PASS_DEF_HOISTCONSTANTLOADSPASS
@@ -60,6 +63,23 @@ SmallVector<Operation *> hoistable(func::FuncOp fn, scf::ParallelOp loop) {
   return order;
 }
 
+/// The iterations of `loop`'s dimensions but the innermost (a large number
+/// when not constant). After the split mxc-outline-parallel-loops shares
+/// out only those (loops inside loops stay on one thread), so a nest whose
+/// outer loops run once stays whole.
+int64_t outerTrips(scf::ParallelOp loop) {
+  int64_t trips = 1;
+  for (unsigned d = 0; d + 1 < loop.getNumLoops(); ++d) {
+    auto lo = getConstantIntValue(loop.getLowerBound()[d]);
+    auto hi = getConstantIntValue(loop.getUpperBound()[d]);
+    auto step = getConstantIntValue(loop.getStep()[d]);
+    if (!lo || !hi || !step || *step <= 0)
+      return std::numeric_limits<int64_t>::max();
+    trips *= std::max<int64_t>((*hi - *lo + *step - 1) / *step, 0);
+  }
+  return trips;
+}
+
 /// Splits `loop` into its outer dimensions and its innermost one, the ops
 /// `hoist` of its body in between.
 void split(scf::ParallelOp loop, ArrayRef<Operation *> hoist) {
@@ -94,7 +114,8 @@ struct HoistConstantLoadsPass
     func::FuncOp fn = getOperation();
     SmallVector<std::pair<scf::ParallelOp, SmallVector<Operation *>>> work;
     fn.walk([&](scf::ParallelOp loop) {
-      if (loop.getNumLoops() < 2 || loop.getNumReductions() != 0)
+      if (loop.getNumLoops() < 2 || loop.getNumReductions() != 0 ||
+          outerTrips(loop) < 2)
         return;
       SmallVector<Operation *> ops = hoistable(fn, loop);
       if (!ops.empty())
