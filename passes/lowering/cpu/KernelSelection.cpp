@@ -50,12 +50,11 @@ Value phasedConvolution(ConvolutionOp op, ConvolutionOp::Adaptor a,
   auto wt = cast<RankedTensorType>(a.getWeight().getType());
   SmallVector<int64_t> dil = op.getDilations(), pad = op.getPadding(),
                        stride = op.getStrides();
-  if (dil.size() != 2 || dil[0] != dil[1] || dil[0] < 2 ||
+  bool unitStride = llvm::all_of(stride, [](int64_t s) { return s == 1; });
+  if (dil.size() != 2 || dil[0] != dil[1] || dil[0] < 2 || !unitStride ||
       op.getNumGroup() != 1 || !xt.hasStaticShape() || wt.getRank() != 4 ||
-      wt.getDimSize(2) != 3 || wt.getDimSize(3) != 3 ||
-      llvm::any_of(
-          stride, [](int64_t s) { return s != 1; }) ||
-      pad.size() != 2 || pad[0] != dil[0] || pad[1] != dil[0])
+      wt.getDimSize(2) != 3 || wt.getDimSize(3) != 3 || pad.size() != 2 ||
+      pad[0] != dil[0] || pad[1] != dil[0])
     return Value();
   int64_t d = dil[0], n = xt.getDimSize(0), c = xt.getDimSize(1),
           h = xt.getDimSize(2), w = xt.getDimSize(3), f = type.getDimSize(1);
