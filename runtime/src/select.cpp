@@ -79,6 +79,8 @@ extern "C" void mxrt_kernel_topk_f32(const float *x, int64_t outer, int64_t n,
                                      int64_t inner, const int64_t *count,
                                      const int64_t *k, int64_t kbound,
                                      int64_t *out, int32_t flags) {
+  if (kbound <= 0)
+    return; // nothing to write; `out` may be null
   int64_t valid = count ? std::clamp<int64_t>(*count, 0, n) : n;
   int64_t take = std::clamp<int64_t>(k ? *k : kbound, 0, kbound);
   take = std::min(take, valid);
