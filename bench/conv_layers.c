@@ -7,7 +7,8 @@
 // the project root after a build:
 //   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
-// An argument (resnet18, resnet20 or lenet64, or "all") times that
+// An argument (resnet18, resnet20, lenet64, resnet50, lraspp or fcn, or
+// "all") times that
 // network's layers only; a second, grad-data or grad-weight, times the
 // training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the
 // forward one, or forward-train the forward one with weights that change
@@ -52,6 +53,56 @@ static const Layer kLayers[] = {
     {"resnet20", 1, 64, 8, 8, 64, 3, 1, 1, 5},
     {"lenet64", 64, 1, 28, 28, 20, 5, 1, 0, 1},
     {"lenet64", 64, 20, 12, 12, 50, 5, 1, 0, 1},
+    // ResNet-50 at 224x224: its stride-1 1x1 convolutions (the bottlenecks'
+    // first and last; the 3x3s are ResNet-18's shapes).
+    {"resnet50", 1, 64, 56, 56, 64, 1, 1, 0, 1},
+    {"resnet50", 1, 64, 56, 56, 256, 1, 1, 0, 4},
+    {"resnet50", 1, 256, 56, 56, 64, 1, 1, 0, 2},
+    {"resnet50", 1, 256, 56, 56, 128, 1, 1, 0, 1},
+    {"resnet50", 1, 128, 28, 28, 512, 1, 1, 0, 4},
+    {"resnet50", 1, 512, 28, 28, 128, 1, 1, 0, 3},
+    {"resnet50", 1, 512, 28, 28, 256, 1, 1, 0, 1},
+    {"resnet50", 1, 256, 14, 14, 1024, 1, 1, 0, 6},
+    {"resnet50", 1, 1024, 14, 14, 256, 1, 1, 0, 5},
+    {"resnet50", 1, 1024, 14, 14, 512, 1, 1, 0, 1},
+    {"resnet50", 1, 512, 7, 7, 2048, 1, 1, 0, 3},
+    {"resnet50", 1, 2048, 7, 7, 512, 1, 1, 0, 2},
+    // lraspp_mobilenet_v3_large at 224x224: its pointwise convolutions of
+    // 4 MFLOP or more (the squeeze-and-excite ones are 1x1 images).
+    {"lraspp", 1, 16, 112, 112, 64, 1, 1, 0, 1},
+    {"lraspp", 1, 16, 112, 112, 16, 1, 1, 0, 1},
+    {"lraspp", 1, 24, 56, 56, 72, 1, 1, 0, 2},
+    {"lraspp", 1, 72, 56, 56, 24, 1, 1, 0, 1},
+    {"lraspp", 1, 64, 56, 56, 24, 1, 1, 0, 1},
+    {"lraspp", 1, 40, 28, 28, 240, 1, 1, 0, 1},
+    {"lraspp", 1, 40, 28, 28, 120, 1, 1, 0, 2},
+    {"lraspp", 1, 120, 28, 28, 40, 1, 1, 0, 2},
+    {"lraspp", 1, 72, 28, 28, 40, 1, 1, 0, 1},
+    {"lraspp", 1, 160, 14, 14, 960, 1, 1, 0, 3},
+    {"lraspp", 1, 960, 14, 14, 160, 1, 1, 0, 2},
+    {"lraspp", 1, 960, 14, 14, 128, 1, 1, 0, 1},
+    {"lraspp", 1, 672, 14, 14, 160, 1, 1, 0, 1},
+    {"lraspp", 1, 112, 14, 14, 672, 1, 1, 0, 2},
+    {"lraspp", 1, 672, 14, 14, 112, 1, 1, 0, 1},
+    {"lraspp", 1, 480, 14, 14, 112, 1, 1, 0, 1},
+    {"lraspp", 1, 80, 14, 14, 480, 1, 1, 0, 1},
+    {"lraspp", 1, 240, 14, 14, 80, 1, 1, 0, 1},
+    {"lraspp", 1, 80, 14, 14, 200, 1, 1, 0, 1},
+    {"lraspp", 1, 200, 14, 14, 80, 1, 1, 0, 1},
+    {"lraspp", 1, 80, 14, 14, 184, 1, 1, 0, 2},
+    {"lraspp", 1, 184, 14, 14, 80, 1, 1, 0, 2},
+    // fcn_resnet50 at 224x224: the 1x1 convolutions of its dilated layer3
+    // and layer4 (28x28, stride 1) and the head's 3x3 (the dilated 3x3s
+    // are left out: this harness has no dilation).
+    {"fcn", 1, 512, 28, 28, 256, 1, 1, 0, 1},
+    {"fcn", 1, 512, 28, 28, 1024, 1, 1, 0, 1},
+    {"fcn", 1, 256, 28, 28, 1024, 1, 1, 0, 6},
+    {"fcn", 1, 1024, 28, 28, 256, 1, 1, 0, 5},
+    {"fcn", 1, 1024, 28, 28, 512, 1, 1, 0, 1},
+    {"fcn", 1, 1024, 28, 28, 2048, 1, 1, 0, 1},
+    {"fcn", 1, 512, 28, 28, 2048, 1, 1, 0, 3},
+    {"fcn", 1, 2048, 28, 28, 512, 1, 1, 0, 2},
+    {"fcn", 1, 2048, 28, 28, 512, 3, 1, 1, 1},
 };
 
 int main(int argc, char **argv) {

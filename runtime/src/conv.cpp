@@ -66,6 +66,31 @@ int64_t directGridWidth(int64_t h, int64_t w, int64_t oh, int64_t ow,
   return wq;
 }
 
+/// Whether a convolution is a plain product of its filters and its input
+/// (1x1, stride 1, no padding: the im2col matrix is the input itself, c x
+/// h * w, of `channels` rows), computed by the GEMM as such. The grid and
+/// pixel-rows kernels read B in place from all its planes at once, and the
+/// packed GEMM streams B from its panels better (bench/conv_layers.c, one
+/// thread, ms, direct -> packed: ResNet-50's 256 -> 64 at 56x56 1.70 ->
+/// 1.06, 512 -> 256 at 28x28 2.67 -> 1.45; fcn_resnet50's 2048 -> 512 at
+/// 28x28 14.5 -> 11.3; lraspp_mobilenet_v3_large's 240 -> 80 at 14x14 0.088
+/// -> 0.058) except from few planes of a large image, where the grid's
+/// saved copy of B counts more (lraspp's 64 -> 24 at 56x56 0.103 against
+/// 0.143, 16 -> 64 at 112x112 0.383 against 0.422), and on images of less
+/// than two panels of columns, whose one partial panel the pixel rows fill
+/// better (ResNet-50's 2048 -> 512 at 7x7: 0.80 against 0.86). A method
+/// MXRT_KERNEL_CONV names other than im2col keeps them (to test it).
+bool pointwiseAsGemm(int64_t channels, int64_t h, int64_t w, int64_t oh,
+                     int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                     int64_t ph, int64_t pw) {
+  const std::string &forced = convMethod();
+  bool plain = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 &&
+               oh == h && ow == w;
+  int64_t pixels = oh * ow;
+  return (forced.empty() || forced == "im2col") && plain &&
+         (pixels > 1024 ? channels > 64 : pixels >= 2 * target().nr);
+}
+
 /// Rows (output pixels) per micro-tile when a direct convolution of
 /// `pixels` outputs with `filters` filters (per group) puts the filters in
 /// the lanes and pixels in the rows (gemmPixels), or 0 to keep the grid in
@@ -468,9 +493,13 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                                  weight, bias, y, flags))
     return;
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw;
+  bool pointwise = mxrt::pointwiseAsGemm(cg, h, w, oh, ow, kh, kw, stride_h,
+                                         stride_w, pad_h, pad_w);
   int64_t gridWidth =
-      mxrt::directGridWidth(h, w, oh, ow, kh, kw, stride_h, stride_w, pad_h,
-                            pad_w, dilate_h, dilate_w);
+      pointwise
+          ? 0
+          : mxrt::directGridWidth(h, w, oh, ow, kh, kw, stride_h, stride_w,
+                                  pad_h, pad_w, dilate_h, dilate_w);
   int64_t pixelRows = gridWidth ? mxrt::pixelRowsFor(oh * ow, fg, groups) : 0;
   // One problem per (image, group): the group's weight rows times the
   // im2col matrix of the group's channels.
@@ -496,7 +525,10 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                /*offsets=*/nullptr,
                /*gridWidth=*/0,
                /*pixelRows=*/0};
-    if (gridWidth) {
+    if (pointwise) { // the im2col matrix is the input itself
+      pr.isConv = false;
+      pr.b = x + i * cg * h * w, pr.bRs = h * w, pr.bCs = 1;
+    } else if (gridWidth) {
       pr.n = oh * gridWidth;
       pr.conv.gridWidth = gridWidth;
       pr.conv.pixelRows = pixelRows;

@@ -280,7 +280,8 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // Shapes that take the direct path (no im2col packing): the layers of
   // the CIFAR ResNets and ResNet-18 (k deeper than one packed slice, grids
   // wider than a tile, an 8x8 image's grid ending in a half tile; stride
-  // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s, dilated (with
+  // 2 through the phase planes), LeNet's unpadded 5x5, 1x1s (most of them
+  // plain products), dilated (with
   // wide padding too), stride-3 and grouped ones. Again with constant weights,
   // which small images compute with the filters in the lanes (ResNet-18's 7x7
   // stage, an 8x8 image in tiles of 6 pixels, partial panels of filters,
@@ -294,6 +295,14 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
       {3, 1, 28, 28, 20, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1},
       {2, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1},
       {1, 24, 9, 9, 17, 9, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+      // 1x1 stride 1 as plain products (pointwiseAsGemm): a large image of
+      // many channels (a last panel of 3 columns), a 14x14 one (a last
+      // panel of 4: half a panel computed), grouped, and few channels on a
+      // large image (the grid).
+      {1, 80, 33, 35, 40, 33, 35, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+      {2, 70, 14, 14, 30, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+      {1, 32, 10, 10, 48, 10, 10, 1, 1, 1, 1, 0, 0, 1, 1, 2},
+      {1, 16, 40, 40, 24, 40, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1},
       {1, 3, 9, 11, 13, 9, 9, 5, 3, 1, 1, 4, 0, 2, 1, 1},
       {2, 8, 10, 10, 10, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 2},
       {1, 16, 32, 32, 32, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
