@@ -7,8 +7,8 @@
 // the project root after a build:
 //   cc -O2 -Iruntime/include bench/conv_layers.c -Lbuild/lib -lmxrt \
 //      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_layers && /tmp/conv_layers
-// An argument (resnet18, resnet20, lenet64, resnet50, lraspp or fcn, or
-// "all") times that
+// An argument (resnet18, resnet20, lenet64, resnet50, lraspp, depthwise or
+// fcn, or "all") times that
 // network's layers only; a second, grad-data or grad-weight, times the
 // training kernel's gradients (mxrt_kernel_sconv2d_backward) instead of the
 // forward one, or forward-train the forward one with weights that change
@@ -28,6 +28,7 @@
 typedef struct {
   const char *net;
   int64_t n, c, h, w, f, k, s, p, count;
+  int64_t d, g; // dilation and groups (0: 1)
 } Layer;
 
 // count: how many times the network has this layer.
@@ -91,6 +92,15 @@ static const Layer kLayers[] = {
     {"lraspp", 1, 200, 14, 14, 80, 1, 1, 0, 1},
     {"lraspp", 1, 80, 14, 14, 184, 1, 1, 0, 2},
     {"lraspp", 1, 184, 14, 14, 80, 1, 1, 0, 2},
+    // lraspp's depthwise layers (one filter per channel: the last fields
+    // are the dilation and the groups).
+    {"depthwise", 1, 16, 112, 112, 16, 3, 1, 1, 1, 1, 16},
+    {"depthwise", 1, 64, 112, 112, 64, 3, 2, 1, 1, 1, 64},
+    {"depthwise", 1, 72, 56, 56, 72, 5, 2, 2, 1, 1, 72},
+    {"depthwise", 1, 120, 28, 28, 120, 5, 1, 2, 2, 1, 120},
+    {"depthwise", 1, 240, 28, 28, 240, 3, 2, 1, 1, 1, 240},
+    {"depthwise", 1, 480, 14, 14, 480, 3, 1, 1, 1, 1, 480},
+    {"depthwise", 1, 960, 14, 14, 960, 5, 1, 4, 2, 2, 960},
     // fcn_resnet50 at 224x224: the 1x1 convolutions of its dilated layer3
     // and layer4 (28x28, stride 1) and the head's 3x3 (the dilated 3x3s
     // are left out: this harness has no dilation).
@@ -138,13 +148,14 @@ int main(int argc, char **argv) {
       continue;
     if (batch > 0)
       layer.n = batch;
-    int64_t oh = (l->h + 2 * l->p - l->k) / l->s + 1;
-    int64_t ow = (l->w + 2 * l->p - l->k) / l->s + 1;
+    int64_t d = l->d ? l->d : 1, g = l->g ? l->g : 1;
+    int64_t oh = (l->h + 2 * l->p - d * (l->k - 1) - 1) / l->s + 1;
+    int64_t ow = (l->w + 2 * l->p - d * (l->k - 1) - 1) / l->s + 1;
     float *x = randomFloats(l->n * l->c * l->h * l->w);
-    float *wt = randomFloats(l->f * l->c * l->k * l->k);
+    float *wt = randomFloats(l->f * l->c / g * l->k * l->k);
     float *bias = randomFloats(l->f);
     float *y = randomFloats(l->n * l->f * oh * ow);
-    double flops = 2.0 * l->n * l->f * oh * ow * l->c * l->k * l->k;
+    double flops = 2.0 * l->n * l->f * oh * ow * l->c / g * l->k * l->k;
     enum { kRuns = 41 };
     double times[kRuns];
     int reps = (int)(2e7 / flops) + 1;
@@ -153,13 +164,13 @@ int main(int argc, char **argv) {
       for (int j = 0; j < reps; ++j)
         if (kernel[0] == 'f')
           mxrt_kernel_sconv2d(l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k,
-                              l->s, l->s, l->p, l->p, 1, 1, 1, x, wt, bias, y,
+                              l->s, l->s, l->p, l->p, d, d, g, x, wt, bias, y,
                               (kernel[7] ? 0 : MXRT_KERNEL_CONST_A) |
                                   MXRT_KERNEL_RELU | layout);
         else // dy in y; dx into x or dweight into wt
           mxrt_kernel_sconv2d_backward(
               l->n, l->c, l->h, l->w, l->f, oh, ow, l->k, l->k, l->s, l->s,
-              l->p, l->p, 1, 1, 1, kernel[5] == 'd' ? NULL : x,
+              l->p, l->p, d, d, g, kernel[5] == 'd' ? NULL : x,
               kernel[5] == 'd' ? wt : NULL, y, kernel[5] == 'd' ? x : NULL,
               kernel[5] == 'd' ? NULL : wt, layout);
       if (r >= 0)
