@@ -582,7 +582,7 @@ void runProblem(const Problem &pr, int32_t threads) {
     solve(pr);
     return;
   }
-  if (readsInPlace(pr) && pr.bCs == 1 && pr.bRs != 1) {
+  if (readsInPlace(pr) && !pr.packedB && pr.bCs == 1 && pr.bRs != 1) {
     runFewRowsAlongK(pr, threads, *pool);
     return;
   }
@@ -675,8 +675,18 @@ const float *packedAFor(const Problem &pr, bool reused) {
   return packed;
 }
 
+/// The most bytes of a constant B that a product of few rows packs (see
+/// gemmFewRowsPacked): one that stays in a core's L2 between calls, as an
+/// LSTM's recurrence weights between steps. Larger ones (a decoder's
+/// weights, streamed from memory once per token) are read in place, without
+/// a second copy.
+constexpr int64_t kFewRowsPackedBytes = 2 << 20;
+
 const float *packedBFor(const Problem &pr) {
-  if (pr.isConv || readsInPlace(pr) || pr.k == 0)
+  if (pr.isConv || pr.k == 0)
+    return nullptr;
+  if (readsInPlace(pr) &&
+      pr.k * pr.n * int64_t(sizeof(float)) > kFewRowsPackedBytes)
     return nullptr;
   return packedCache().getB(pr);
 }

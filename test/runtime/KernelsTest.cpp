@@ -536,6 +536,47 @@ TEST(Kernels, GemmRowBlocksWhereBIsFar) {
   }
 }
 
+TEST(Kernels, FewRowsTimesAConstantBPackedOnce) {
+  // Products of at most 4 rows with a constant B of up to 2 MB take B
+  // packed (gemmFewRowsPacked): B row-major and transposed (an LSTM's
+  // recurrence weights), k over one slice (257, 600: a shallower last
+  // one), groups of panels cut short (n 1, 33, 300), a bias per column,
+  // accumulation and ReLU; on one thread and split along n over two.
+  static std::vector<std::vector<float>> constants;
+  std::mt19937 rng(8);
+  mxrt::ThreadPool pool(2);
+  for (int threads : {1, 2}) {
+    mxrt::ThreadPool::Scope scope(threads == 2 ? &pool : nullptr);
+    for (auto [m, n, k, transposed] :
+         {std::tuple<int64_t, int64_t, int64_t, bool>{1, 1024, 256, true},
+          {1, 33, 5, false},
+          {2, 300, 257, true},
+          {4, 1, 600, false},
+          {3, 520, 600, true},
+          {1, 4096, 100, false}}) {
+      std::vector<float> a = randomVector(rng, m * k),
+                         bias = randomVector(rng, n);
+      std::vector<float> &b = constants.emplace_back(randomVector(rng, k * n));
+      std::vector<float> c = randomVector(rng, m * n), before = c;
+      int32_t flags =
+          MXRT_KERNEL_CONST_B | MXRT_KERNEL_ACCUMULATE | MXRT_KERNEL_RELU;
+      int64_t bRs = transposed ? 1 : n, bCs = transposed ? k : 1;
+      mxrt_kernel_sgemm(1, m, n, k, a.data(), 0, k, 1, b.data(), 0, bRs, bCs,
+                        c.data(), 0, n, 1, bias.data(), 0, 0, 1, flags);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = bias[j] + before[i * n + j];
+          for (int64_t p = 0; p < k; ++p)
+            want += double(a[i * k + p]) * b[p * bRs + j * bCs];
+          want = std::max(want, 0.0);
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
+              << m << "x" << n << "x" << k << (transposed ? " B^T" : "")
+              << " on " << threads << " thread(s) at " << i << "," << j;
+        }
+    }
+  }
+}
+
 TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
   // Constant operands must outlive the process's kernel calls: static.
   static std::mt19937 rng(6);
