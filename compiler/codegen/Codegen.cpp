@@ -377,8 +377,17 @@ createTargetMachine(const CodegenOptions &options) {
   std::string features;
   if (options.cpu.empty()) {
     llvm::SubtargetFeatures f;
-    for (auto &feature : llvm::sys::getHostCPUFeatures())
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    for (auto &feature : host)
       f.AddFeature(feature.first(), feature.second);
+    // LLVM tunes Intel's AVX-512 server cores to vectorize in 256 bits
+    // (wider instructions once lowered the clock); the runtime's kernels
+    // run in 512 anyway, and the generated loops in 512 took 0.97-0.98 of
+    // the time on the recurrent language models at batch 16 (their gates),
+    // the same on lraspp and a BERT-base encoder (Intel Xeon; see
+    // docs/kernels.md, "Vector width").
+    if (triple.isX86() && host.lookup("avx512f"))
+      f.AddFeature("prefer-256-bit", false);
     features = f.getString();
   }
   llvm::TargetOptions to;
