@@ -577,6 +577,40 @@ TEST(Kernels, FewRowsTimesAConstantBPackedOnce) {
   }
 }
 
+TEST(Kernels, SomeRowsWithAConstantBSplitByRows) {
+  // 5 to 2 * 12 * threads rows with a constant B split their rows evenly
+  // over the pool (an LSTM's recurrence at batch 16: 8 + 8): uneven
+  // counts, pieces of fewer rows than a micro-panel, three threads; C
+  // accumulated into with a bias per column.
+  static std::vector<std::vector<float>> constants;
+  std::mt19937 rng(9);
+  for (int threads : {2, 3}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 1024, 256},
+                           {5, 100, 70},
+                           {23, 33, 300},
+                           {48, 64, 40}}) {
+      std::vector<float> a = randomVector(rng, m * k),
+                         bias = randomVector(rng, n);
+      std::vector<float> &b = constants.emplace_back(randomVector(rng, k * n));
+      std::vector<float> c = randomVector(rng, m * n), before = c;
+      mxrt_kernel_sgemm(1, m, n, k, a.data(), 0, k, 1, b.data(), 0, 1, k,
+                        c.data(), 0, n, 1, bias.data(), 0, 0, 1,
+                        MXRT_KERNEL_CONST_B | MXRT_KERNEL_ACCUMULATE);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = bias[j] + before[i * n + j];
+          for (int64_t p = 0; p < k; ++p)
+            want += double(a[i * k + p]) * b[j * k + p];
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
+              << m << "x" << n << "x" << k << " on " << threads
+              << " threads at " << i << "," << j;
+        }
+    }
+  }
+}
+
 TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
   // Constant operands must outlive the process's kernel calls: static.
   static std::mt19937 rng(6);
