@@ -62,6 +62,26 @@ struct Recurrence {
   Value gate(Value v, int64_t g) {
     return cols(v, g * hidden, (g + 1) * hidden);
   }
+  /// `x` + h W^T (+ bias), where `zero` says h is all zeros (the first
+  /// step from a zero initial state): then `x` + bias, no product.
+  Value addProduct(Value x, Value h, Value w, Value bias, bool zero) {
+    if (!zero)
+      return add(x, product(h, w, bias));
+    return bias ? add(x, bias) : x;
+  }
+  /// Whether input `i`, an initial state, is zeros: absent, or a constant
+  /// of zeros (PyTorch's export when no initial state is passed).
+  bool zeroState(unsigned i) {
+    if (!im.has(i))
+      return true;
+    const Const *c = im.cst(i);
+    if (!c)
+      return false;
+    for (int64_t k = 0; k < c->size(); ++k)
+      if (c->f(k) != 0.0)
+        return false;
+    return true;
+  }
   /// x W^T (+ bias): `w` is (n, k), `x` (..., k).
   Value product(Value x, Value w, Value bias) {
     int64_t n = cast<RankedTensorType>(w.getType()).getShape()[0];
@@ -279,6 +299,8 @@ LogicalResult Recurrence::run() {
                         {batch, hidden});
     };
     Value h = state(5), c = lstm ? state(6) : Value();
+    // The first step's products with a zero state are their biases alone.
+    bool hZero = zeroState(5);
     Value pi, po, pf;
     if (lstm && im.has(7)) {
       Value p = slab(7, d);
@@ -297,19 +319,22 @@ LogicalResult Recurrence::run() {
                  im.na("end", im.arr({t + 1, batch, gates * hidden}))}),
           {batch, gates * hidden});
       Value hNew, cNew;
+      bool zero = hZero && k == 0;
       if (gru) {
-        Value zr = add(cols(xt, 0, 2 * hidden), product(h, rzr, rbzr));
+        Value zr = addProduct(cols(xt, 0, 2 * hidden), h, rzr, rbzr, zero);
         Value z = activate(gate(zr, 0), 0), rg = activate(gate(zr, 1), 0);
         Value xh = gate(xt, 2), cand;
-        if (linearBeforeReset)
+        if (linearBeforeReset && zero)
+          cand = rbh ? add(xh, mul(rg, rbh)) : xh;
+        else if (linearBeforeReset)
           cand = add(xh, mul(rg, product(h, rh, rbh)));
         else
-          cand = add(xh, product(mul(rg, h), rh, rbh));
+          cand = addProduct(xh, mul(rg, h), rh, rbh, zero);
         cand = activate(cand, 1);
         // (1 - z) cand + z h = cand + z (h - cand)
         hNew = add(cand, mul(z, im.binary(h, cand, "sub")));
       } else if (lstm) {
-        Value g = add(xt, product(h, r, rb));
+        Value g = addProduct(xt, h, r, rb, zero);
         Value gi = gate(g, 0), go = gate(g, 1), gf = gate(g, 2),
               gc = gate(g, 3);
         if (pi)
@@ -328,7 +353,7 @@ LogicalResult Recurrence::run() {
           go = add(go, mul(po, cNew));
         hNew = mul(activate(go, 0), activate(cNew, 2));
       } else {
-        hNew = activate(add(xt, product(h, r, rb)), 0);
+        hNew = activate(addProduct(xt, h, r, rb, zero), 0);
       }
       if (!hNew)
         return failure();
