@@ -95,10 +95,22 @@ bool directFits(Conv2DKernelOp op) {
          (ws[1] <= 64 && ws[2] == 3 && ws[3] == 3);
 }
 
+/// Whether `op` is a 1x1 stride-1 convolution, which the NCHW path
+/// computes as a plain product on the packed GEMM (the runtime's
+/// pointwiseAsGemm). Small ones went channels last with their neighbours;
+/// kept NCHW, lraspp_mobilenet_v3_large (its pointwise layers between
+/// depthwise ones) took 10.4-10.8 against 11.1-12.2 ms on one thread,
+/// 5.9-6.7 against 6.2-6.6 on two (alternating runs; docs/kernels.md).
+bool isPointwise(Conv2DKernelOp op) {
+  auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  return ws[2] == 1 && ws[3] == 1 && all(op.getStrides(), 1);
+}
+
 /// Whether `op` may go channels last: the NHWC kernels are at least as
 /// fast on it.
 bool fitsChannelsLast(Conv2DKernelOp op) {
-  return isSmall(op) || takesWinograd(op) || directFits(op);
+  return !isPointwise(op) &&
+         (isSmall(op) || takesWinograd(op) || directFits(op));
 }
 
 SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {

@@ -4,8 +4,8 @@
 // runs channels last (nhwc = true), transposed only where it meets the
 // rest of the function. Small layers, and 3x3 stride-1 layers with
 // constant weights (NHWC Winograd), may join a chain; a lone convolution,
-// and large layers the NHWC kernels do not take, keep NCHW; policy=all
-// takes every convolution.
+// 1x1 stride-1 ones (plain products in NCHW) and large layers the NHWC
+// kernels do not take keep NCHW; policy=all takes every convolution.
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout))' %s | FileCheck %s
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout{policy=all}))' %s | FileCheck %s --check-prefix=ALL
 // RUN: not %mxc-opt --pass-pipeline='builtin.module(func.func(mxc-conv-layout{policy=sideways}))' %s 2>&1 | FileCheck %s --check-prefix=BAD
@@ -60,6 +60,21 @@ func.func @large_link(%x: tensor<1x128x8x8xf32>, %w1: tensor<128x128x3x3xf32>, %
   %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x8x8xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x8x8xf32>
   %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x8x8xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x8x8xf32>
   return %c2 : tensor<1x128x8x8xf32>
+}
+
+// -----
+
+// Must not change: small 1x1 stride-1 layers, linked: NCHW computes them as
+// plain products on the packed GEMM (policy=all still takes them).
+// CHECK-LABEL: func.func @pointwise_link
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: nhwc = true
+// ALL-LABEL: func.func @pointwise_link
+// ALL: mx.kernel.conv2d {{.*}}nhwc = true
+func.func @pointwise_link(%x: tensor<1x40x14x14xf32>, %w1: tensor<120x40x1x1xf32>, %w2: tensor<40x120x1x1xf32>) -> tensor<1x40x14x14xf32> {
+  %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 1, 1>, num_filter = 120 : i64, no_bias = true} : (tensor<1x40x14x14xf32>, tensor<120x40x1x1xf32>) -> tensor<1x120x14x14xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 1, 1>, num_filter = 40 : i64, no_bias = true} : (tensor<1x120x14x14xf32>, tensor<40x120x1x1xf32>) -> tensor<1x40x14x14xf32>
+  return %c2 : tensor<1x40x14x14xf32>
 }
 
 // -----
@@ -142,9 +157,9 @@ func.func @grad(%x: tensor<1x128x14x14xf32>, %w1: tensor<128x128x3x3xf32> {mx.pa
 // CHECK-DAG: %[[B:.*]] = mx.kernel.conv2d %[[A]], {{.*}}nhwc = true
 // CHECK-DAG: %[[AT:.*]] = linalg.transpose ins(%[[A]] : tensor<1x6x6x8xf32>) outs(%{{.*}} : tensor<1x8x6x6xf32>)
 // CHECK: return %[[AT]], %{{.*}} : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
-func.func @inner_result(%x: tensor<1x4x6x6xf32>, %w1: tensor<8x4x3x3xf32>, %w2: tensor<8x8x1x1xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) {
+func.func @inner_result(%x: tensor<1x4x6x6xf32>, %w1: tensor<8x4x3x3xf32>, %w2: tensor<8x8x3x3xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) {
   %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
-  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
   return %c1, %c2 : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
 }
 
