@@ -64,7 +64,9 @@ bool mxc::onnx::isFloatType(int32_t t) {
 }
 
 std::string mxc::onnx::typeName(int32_t t) {
-  return llvm::StringRef(TP::DataType_Name(t)).lower();
+  std::string name = llvm::StringRef(TP::DataType_Name(t)).lower();
+  // A number ONNX does not define (a malformed file) names itself.
+  return name.empty() ? "type " + std::to_string(t) : name;
 }
 
 size_t mxc::onnx::elementSize(int32_t t) {
