@@ -25,6 +25,17 @@ inline std::vector<float> randomVector(std::mt19937 &rng, size_t n) {
   return v;
 }
 
+/// Element (i, j) of the product A B in float64: A row-major with k
+/// columns, B's element (p, j) at b[p * bRs + j * bCs].
+inline double productAt(const std::vector<float> &a,
+                        const std::vector<float> &b, int64_t k, int64_t i,
+                        int64_t j, int64_t bRs, int64_t bCs) {
+  double sum = 0;
+  for (int64_t p = 0; p < k; ++p)
+    sum += double(a[i * k + p]) * b[p * bRs + j * bCs];
+  return sum;
+}
+
 /// got within 1e-4 relative (plus 1e-4 absolute) of the float64 want;
 /// equal values pass (infinities: empty pooling windows).
 inline void expectNear(const std::vector<float> &got,

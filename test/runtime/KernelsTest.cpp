@@ -25,6 +25,7 @@
 namespace {
 
 using mxrt_test::expectNear;
+using mxrt_test::productAt;
 using mxrt_test::randomVector;
 
 /// Random GEMM problems, checked against a float64 reference. `fewRows`:
@@ -494,9 +495,7 @@ TEST(Kernels, LargeGemmSplitsAcrossThreads) {
                       c.data(), 0, n, 1, nullptr, 0, 0, 0, 0);
     for (int64_t probe = 0; probe < 200; ++probe) {
       int64_t i = rng() % m, j = rng() % n;
-      double want = 0;
-      for (int64_t p = 0; p < k; ++p)
-        want += double(a[i * k + p]) * b[p * n + j];
+      double want = productAt(a, b, k, i, j, n, 1);
       ASSERT_NEAR(c[i * n + j], want, 1e-3 * (1.0 + std::fabs(want)))
           << m << "x" << n << "x" << k << " at " << i << "," << j;
     }
@@ -526,9 +525,7 @@ TEST(Kernels, GemmRowBlocksWhereBIsFar) {
     for (int64_t probe = 0; probe < 300; ++probe) {
       int64_t i = probe < 4 ? (probe % 2) * (m - 1) : rng() % m,
               j = probe < 4 ? (probe / 2) * (n - 1) : rng() % n;
-      double want = 0;
-      for (int64_t p = 0; p < k; ++p)
-        want += double(a[i * k + p]) * b[p * n + j];
+      double want = productAt(a, b, k, i, j, n, 1);
       ASSERT_NEAR(c[i * n + j], want, 1e-3 * (1.0 + std::fabs(want)))
           << m << "x" << n << "x" << k << (constB ? " const B" : "") << " at "
           << i << "," << j;
@@ -565,9 +562,8 @@ TEST(Kernels, FewRowsTimesAConstantBPackedOnce) {
                         c.data(), 0, n, 1, bias.data(), 0, 0, 1, flags);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          double want = bias[j] + before[i * n + j];
-          for (int64_t p = 0; p < k; ++p)
-            want += double(a[i * k + p]) * b[p * bRs + j * bCs];
+          double want =
+              bias[j] + before[i * n + j] + productAt(a, b, k, i, j, bRs, bCs);
           want = std::max(want, 0.0);
           ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
               << m << "x" << n << "x" << k << (transposed ? " B^T" : "")
@@ -600,9 +596,8 @@ TEST(Kernels, SomeRowsWithAConstantBSplitByRows) {
                         MXRT_KERNEL_CONST_B | MXRT_KERNEL_ACCUMULATE);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          double want = bias[j] + before[i * n + j];
-          for (int64_t p = 0; p < k; ++p)
-            want += double(a[i * k + p]) * b[j * k + p];
+          double want =
+              bias[j] + before[i * n + j] + productAt(a, b, k, i, j, 1, k);
           ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
               << m << "x" << n << "x" << k << " on " << threads
               << " threads at " << i << "," << j;
