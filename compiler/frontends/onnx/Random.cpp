@@ -82,8 +82,7 @@ LogicalResult importBernoulli(Importer &im, StringRef) {
   if (llvm::any_of(shape, ShapedType::isDynamic))
     return im.fail("input 'input' must have a static shape");
   int32_t type = int32_t(im.attrInt("dtype", im.type(0)));
-  if (type == TP::STRING || type == TP::BFLOAT16 ||
-      !elementType(type, &im.ctx))
+  if (type == TP::STRING || type == TP::BFLOAT16 || !elementType(type, &im.ctx))
     return im.fail("dtype " + typeName(type) + " is not supported");
   // 1 where a uniform draw in [0, 1) falls below the probability.
   Value u = draw(im, "uniform", 0.0, 1.0, shape, TP::FLOAT);
