@@ -606,6 +606,44 @@ TEST(Kernels, SomeRowsWithAConstantBSplitByRows) {
   }
 }
 
+TEST(Kernels, ABiasMatrixWithRowsApartIsReadInPlace) {
+  // A bias of one value per element, its rows further apart than C's (a
+  // GRU step's gates read from its input projection: 2 of 3 gates' columns
+  // of each row), in the micro-kernel's registers: constant and plain B,
+  // with and without accumulation, on one and two threads.
+  static std::vector<std::vector<float>> constants;
+  std::mt19937 rng(10);
+  mxrt::ThreadPool pool(2);
+  for (int threads : {1, 2}) {
+    mxrt::ThreadPool::Scope scope(threads == 2 ? &pool : nullptr);
+    for (auto [m, n, k, flags] :
+         {std::tuple<int64_t, int64_t, int64_t, int32_t>{16, 1024, 256,
+                                                         MXRT_KERNEL_CONST_B},
+          {16, 512, 256, MXRT_KERNEL_CONST_B | MXRT_KERNEL_ACCUMULATE},
+          {30, 96, 40, 0},
+          {5, 64, 70, MXRT_KERNEL_ACCUMULATE | MXRT_KERNEL_RELU}}) {
+      int64_t biasRs = n + n / 2;
+      std::vector<float> a = randomVector(rng, m * k),
+                         bias = randomVector(rng, m * biasRs);
+      std::vector<float> &b = constants.emplace_back(randomVector(rng, k * n));
+      std::vector<float> c = randomVector(rng, m * n), before = c;
+      mxrt_kernel_sgemm(1, m, n, k, a.data(), 0, k, 1, b.data(), 0, 1, k,
+                        c.data(), 0, n, 1, bias.data(), 0, biasRs, 1, flags);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want =
+              bias[i * biasRs + j] + productAt(a, b, k, i, j, 1, k) +
+              (flags & MXRT_KERNEL_ACCUMULATE ? before[i * n + j] : 0.0);
+          if (flags & MXRT_KERNEL_RELU)
+            want = std::max(want, 0.0);
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::fabs(want)))
+              << m << "x" << n << "x" << k << " flags " << flags << " on "
+              << threads << " thread(s) at " << i << "," << j;
+        }
+    }
+  }
+}
+
 TEST(Kernels, ConstantOperandsArePackedOnceAndReused) {
   // Constant operands must outlive the process's kernel calls: static.
   static std::mt19937 rng(6);
