@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -40,6 +41,20 @@ linalg::GenericOp elementwiseUser(Value v) {
 Operation *yielded(linalg::GenericOp generic) {
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
   return yield.getOperand(0).getDefiningOp();
+}
+
+/// Whether a kernel accumulating onto `residual` would get a copy of it to
+/// write: `residual` is read again later, is a function's argument, or is
+/// part of a larger tensor (a slice, maybe reshaped: a recurrent network's
+/// step of its input projection), which bufferization does not write in
+/// place.
+bool copiedAsInit(Value residual) {
+  if (!residual.hasOneUse())
+    return true;
+  Operation *def = residual.getDefiningOp();
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  return !def || isa<tensor::ExtractSliceOp>(def);
 }
 
 template <typename KernelOp> struct FuseEpilogue : OpRewritePattern<KernelOp> {
@@ -85,6 +100,16 @@ template <typename KernelOp> struct FuseEpilogue : OpRewritePattern<KernelOp> {
       Operation *def = residual.getDefiningOp();
       if (def && def->getBlock() == op->getBlock() && !def->isBeforeInBlock(op))
         return failure();
+      // A matrix product without a bias reads a residual that would be
+      // copied to be accumulated onto as its bias instead, in place.
+      if constexpr (std::is_same_v<KernelOp, MatmulKernelOp>) {
+        if (!op.getBias() && copiedAsInit(residual)) {
+          rewriter.modifyOpInPlace(
+              op, [&] { op.getBiasMutable().assign(residual); });
+          rewriter.replaceOp(user, op.getResult());
+          return success();
+        }
+      }
       rewriter.modifyOpInPlace(op, [&] {
         op.getInitMutable().assign(residual);
         op.setAccumulate(true);

@@ -59,3 +59,34 @@ func.func @broadcast_add(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %c: tensor<1x
   %a = mx.binary %r, %c {op = "add"} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
   return %a : tensor<2x4xf32>
 }
+
+// -----
+
+// A product without a bias plus one step of a larger tensor (a recurrent
+// network's input projection): the step is read in place as the kernel's
+// bias, not copied into its output to accumulate onto.
+// CHECK-LABEL: func.func @step_of_projection
+// CHECK: %[[STEP:.*]] = tensor.collapse_shape
+// CHECK: mx.kernel.matmul %{{.*}}, %{{.*}}, %[[STEP]] into
+// CHECK-NOT: accumulate = true
+// CHECK-NOT: linalg.generic
+func.func @step_of_projection(%xw: tensor<3x2x4xf32>, %h: tensor<2x8xf32>, %r: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  %s = mx.slice %xw {begin = array<i64: 1, 0, 0>, end = array<i64: 2, 2, 4>} : (tensor<3x2x4xf32>) -> tensor<1x2x4xf32>
+  %step = mx.Reshape %s {shape = array<i64: 2, 4>} : (tensor<1x2x4xf32>) -> tensor<2x4xf32>
+  %y = mx.FullyConnected %h, %r {num_hidden = 4 : i64, no_bias = true} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+  %a = mx.binary %step, %y {op = "add"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %a : tensor<2x4xf32>
+}
+
+// -----
+
+// A residual of its own, read once: accumulated onto in place.
+// CHECK-LABEL: func.func @own_residual
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: mx.kernel.matmul %{{.*}}, %{{.*}} into %[[T]] {accumulate = true
+func.func @own_residual(%x: tensor<2x4xf32>, %h: tensor<2x8xf32>, %r: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  %t = mx.unary %x {op = "tanh"} : tensor<2x4xf32>
+  %y = mx.FullyConnected %h, %r {num_hidden = 4 : i64, no_bias = true} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+  %a = mx.binary %t, %y {op = "add"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %a : tensor<2x4xf32>
+}
