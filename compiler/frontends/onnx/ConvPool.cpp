@@ -103,42 +103,55 @@ static LogicalResult convShapes(Importer &im, StringRef kind,
   return success();
 }
 
-LogicalResult importConv(Importer &im, StringRef) {
-  std::vector<int64_t> xs, ws;
-  int64_t n;
-  if (failed(convShapes(im, "convolution", xs, ws, n)))
-    return failure();
-  if (n != 1 && n != 2)
-    return im.fail("input shape " + shapeText(xs) +
-                   " is not NCW or NCHW (1-D or 2-D convolution)");
-  if (ws.size() != xs.size())
-    return im.fail("weight shape " + shapeText(ws) + " does not match input " +
-                   shapeText(xs));
+Value convolve(Importer &im, Value x, Value w, Value bias, ArrayRef<int64_t> xs,
+               ArrayRef<int64_t> ws) {
+  int64_t n = xs.size() - 2;
+  if (n != 1 && n != 2) {
+    (void)im.fail("input shape " + shapeText(xs) +
+                  " is not NCW or NCHW (1-D or 2-D convolution)");
+    return Value();
+  }
+  if (ws.size() != xs.size()) {
+    (void)im.fail("weight shape " + shapeText(ws) + " does not match input " +
+                  shapeText(xs));
+    return Value();
+  }
   std::vector<int64_t> kernel, strides, dil;
   if (failed(readWindow(im, ws, n, kernel, strides, dil)))
-    return failure();
-  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n)
-    return im.fail("strides and dilations need " + Twine(n) + " values");
+    return Value();
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n) {
+    (void)im.fail("strides and dilations need " + Twine(n) + " values");
+    return Value();
+  }
   SmallVector<int64_t> span;
   for (int64_t i = 0; i < n; ++i)
     span.push_back((kernel[i] - 1) * dil[i] + 1);
   SmallVector<int64_t> begin, end;
-  if (failed(
-          readPads(im, ArrayRef(xs).drop_front(2), span, strides, begin, end)))
-    return failure();
-  Value x = im.val(0);
+  if (failed(readPads(im, xs.drop_front(2), span, strides, begin, end)))
+    return Value();
   SmallVector<int64_t> pad(begin);
   if (begin != end) {
     x = im.op("mx.pad", x, {im.na("pads", im.arr(fullPads(begin, end)))});
     pad.assign(n, 0);
   }
-  return im.out(
-      0, im.op("mx.Convolution", convOperands(im, x),
+  SmallVector<Value, 3> operands = {x, w};
+  if (bias)
+    operands.push_back(bias);
+  return im.op("mx.Convolution", operands,
                {im.na("kernel", im.arr(kernel)),
                 im.na("stride", im.arr(strides)), im.na("dilate", im.arr(dil)),
                 im.na("pad", im.arr(pad)), im.na("num_filter", im.i64(ws[0])),
                 im.na("num_group", im.i64(im.attrInt("group", 1))),
-                im.na("no_bias", im.boolean(!im.has(2)))}));
+                im.na("no_bias", im.boolean(!bias))});
+}
+
+LogicalResult importConv(Importer &im, StringRef) {
+  std::vector<int64_t> xs, ws;
+  int64_t n;
+  if (failed(convShapes(im, "convolution", xs, ws, n)))
+    return failure();
+  return im.out(0, convolve(im, im.val(0), im.val(1),
+                            im.has(2) ? im.val(2) : Value(), xs, ws));
 }
 
 LogicalResult importConvTranspose(Importer &im, StringRef) {

@@ -449,6 +449,13 @@ private:
   uint64_t externalBytes = 0;
 };
 
+/// The current node's Conv of `x` (shape `xs`) by `w` (shape `ws`), plus
+/// `bias` when given, with its window and padding attributes; null (the
+/// node failed) on a bad shape or attribute. (ConvPool.cpp; the
+/// quantization operators convolve with it too.)
+Value convolve(Importer &im, Value x, Value w, Value bias,
+               ArrayRef<int64_t> xs, ArrayRef<int64_t> ws);
+
 /// A sequence, optional or control-flow node while it imports. These values
 /// are known at compile time, so their operators mostly rename values, or
 /// make tensor nodes (Split, Concat, a body's nodes) imported as usual.

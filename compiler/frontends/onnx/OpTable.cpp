@@ -46,6 +46,10 @@ TensorOp importTopK, importNonZero, importCompress, importUnique,
     importNonMaxSuppression;
 // Einsum.cpp
 TensorOp importEinsum;
+// Quantization.cpp
+TensorOp importQuantizeLinear, importDequantizeLinear,
+    importDynamicQuantizeLinear, importMatMulInteger, importConvInteger,
+    importQLinearMatMul, importQLinearConv;
 // LinearAlgebra.cpp
 TensorOp importDet;
 // Text.cpp
@@ -211,6 +215,14 @@ static const OpEntry kOps[] = {
     {"LSTM", 7, kLast, importRecurrent},
     // Einsum.cpp
     {"Einsum", 12, kLast, importEinsum},
+    // Quantization.cpp
+    {"QuantizeLinear", 10, kLast, importQuantizeLinear},
+    {"DequantizeLinear", 10, kLast, importDequantizeLinear},
+    {"DynamicQuantizeLinear", 11, kLast, importDynamicQuantizeLinear},
+    {"MatMulInteger", 10, kLast, importMatMulInteger},
+    {"ConvInteger", 10, kLast, importConvInteger},
+    {"QLinearMatMul", 10, kLast, importQLinearMatMul},
+    {"QLinearConv", 10, kLast, importQLinearConv},
     // LinearAlgebra.cpp
     {"Det", 11, kLast, importDet},
     // Selection.cpp

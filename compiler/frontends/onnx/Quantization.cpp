@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX's quantization operators: QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear and the integer products MatMulInteger,
+// ConvInteger, QLinearMatMul and QLinearConv, as mx ops with ONNX's
+// arithmetic, bit for bit: a quantized value is round(x / scale) (halves to
+// even) plus the zero point, saturated to the type; integer products
+// subtract the zero points and accumulate exactly (int32 for matrix
+// products, float64 for convolutions, whose kernels are float ones: sums of
+// products of 8-bit values stay integers well below 2^53); requantization
+// multiplies the int32 accumulator by a_scale * b_scale / y_scale in
+// float64.
+#include "compiler/frontends/onnx/ImporterImpl.h"
+
+using namespace mlir;
+
+namespace mxc::onnx {
+namespace {
+
+/// The range of a quantized type.
+struct Range {
+  double lo, hi;
+};
+
+FailureOr<Range> rangeOf(Importer &im, int32_t t) {
+  switch (t) {
+  case TP::UINT8:
+    return Range{0, 255};
+  case TP::INT8:
+    return Range{-128, 127};
+  case TP::UINT16:
+    return Range{0, 65535};
+  case TP::INT16:
+    return Range{-32768, 32767};
+  case TP::INT32:
+    return Range{-2147483648.0, 2147483647.0};
+  default:
+    return im.fail("quantized type " + typeName(t) +
+                   " is not supported (uint8, int8, uint16, int16, int32)");
+  }
+}
+
+/// Input `i`, a scale or zero point that is a scalar (rank 0, or one
+/// element) or one value per index of `axis` of a rank-`rank` tensor with
+/// `extent` there, shaped to broadcast against it.
+FailureOr<Value> perAxis(Importer &im, unsigned i, StringRef what, int64_t rank,
+                         int64_t axis, int64_t extent) {
+  auto s = im.shape(i);
+  int64_t n = numElements(s);
+  if (s.size() > 1 || (n != 1 && (s.size() != 1 || n != extent)))
+    return im.fail(what + " has shape " + shapeText(s) +
+                   ", not a scalar or one value per index of axis " +
+                   Twine(axis) + " (" + Twine(extent) + ")");
+  if (n == 1)
+    return im.reshape(im.val(i), {});
+  std::vector<int64_t> shape(rank, 1);
+  shape[axis] = extent;
+  return im.reshape(im.val(i), shape);
+}
+
+/// The axis of input 0 along which the scale (input 1) applies: `axis`
+/// (default 1) when the scale has several values, else unused (0).
+FailureOr<int64_t> quantAxis(Importer &im) {
+  int64_t axis = 0;
+  if (im.opset < 13 || numElements(im.shape(1)) == 1) {
+    im.attr("axis");
+    return axis;
+  }
+  if (failed(im.axisAttr(1, im.rank(0), axis)))
+    return failure();
+  return axis;
+}
+
+/// `x` (of float type `ft`) quantized: saturate(round(x / scale) + zero)
+/// as `to`.
+Value quantize(Importer &im, Value x, int32_t ft, Value scale, Value zero,
+               int32_t to, Range r) {
+  Value q = im.unary(im.binary(x, scale, "div"), "round");
+  if (zero)
+    q = im.binary(q, im.castTo(zero, ft), "add");
+  q = im.op("mx.clip", q,
+            {im.na("a_min", im.f64(r.lo)), im.na("a_max", im.f64(r.hi))});
+  return im.castTo(q, to);
+}
+
+/// `acc` (an integer accumulator) requantized: saturate(round(acc *
+/// multiplier) + zero) as `to`, in float64.
+Value requantize(Importer &im, Value acc, Value multiplier, Value zero,
+                 int32_t to, Range r) {
+  Value y = im.binary(im.castTo(acc, TP::DOUBLE),
+                      im.castTo(multiplier, TP::DOUBLE), "mul");
+  y = im.unary(y, "round");
+  if (zero)
+    y = im.binary(y, im.castTo(zero, TP::DOUBLE), "add");
+  y = im.op("mx.clip", y,
+            {im.na("a_min", im.f64(r.lo)), im.na("a_max", im.f64(r.hi))});
+  return im.castTo(y, to);
+}
+
+/// Fails unless input `i` (`what`) has an 8-bit integer type.
+LogicalResult require8Bit(Importer &im, unsigned i, StringRef what) {
+  int32_t t = im.type(i);
+  if (t != TP::UINT8 && t != TP::INT8)
+    return im.fail(what + " has type " + typeName(t) + ", not uint8 or int8");
+  return success();
+}
+
+/// `v` (input `i`, an 8-bit integer) as `to` minus its zero point `zero`
+/// (null: 0), which is already shaped to broadcast.
+Value centered(Importer &im, Value v, Value zero, int32_t to) {
+  v = im.castTo(v, to);
+  return zero ? im.binary(v, im.castTo(zero, to), "sub") : v;
+}
+
+/// The zero point of an integer matrix product's operand `i` (input `zi`):
+/// a scalar, or one per row of A (`rows`) / column of B.
+FailureOr<Value> productZero(Importer &im, unsigned i, unsigned zi, bool rows) {
+  if (!im.has(zi))
+    return Value();
+  if (im.type(zi) != im.type(i))
+    return im.fail("zero point input " + Twine(zi) + " has type " +
+                   typeName(im.type(zi)) + ", not its operand's " +
+                   typeName(im.type(i)));
+  auto s = im.shape(i);
+  if (s.size() < 2)
+    return im.fail("operand " + Twine(i) + " of shape " + shapeText(s) +
+                   " is not a matrix (rank >= 2)");
+  int64_t axis = rows ? s.size() - 2 : s.size() - 1;
+  return perAxis(im, zi, "zero point input " + std::to_string(zi), s.size(),
+                 axis, s[axis]);
+}
+
+/// (A - a_zero)(B - b_zero) in int32, A input `a`, B input `b`, their zero
+/// points inputs `az` and `bz`.
+FailureOr<Value> integerProduct(Importer &im, unsigned a, unsigned az,
+                                unsigned b, unsigned bz) {
+  if (failed(require8Bit(im, a, "A")) || failed(require8Bit(im, b, "B")))
+    return failure();
+  auto za = productZero(im, a, az, /*rows=*/true);
+  auto zb = productZero(im, b, bz, /*rows=*/false);
+  if (failed(za) || failed(zb))
+    return failure();
+  Value p = im.op("mx.matmul", {centered(im, im.val(a), *za, TP::INT32),
+                                centered(im, im.val(b), *zb, TP::INT32)});
+  if (!p)
+    return failure();
+  return p;
+}
+
+/// conv(X - x_zero, W - w_zero) (+ bias, int32) in float64, exactly: X
+/// input `x`, W input `w`, their zero points inputs `xz` (a scalar) and
+/// `wz` (a scalar or one per output channel).
+FailureOr<Value> integerConvolution(Importer &im, unsigned x, unsigned xz,
+                                    unsigned w, unsigned wz, Value bias) {
+  if (failed(require8Bit(im, x, "x")) || failed(require8Bit(im, w, "w")))
+    return failure();
+  auto xs = im.shape(x), ws = im.shape(w);
+  if (xs.size() < 3 || ws.size() != xs.size())
+    return im.fail("input shape " + shapeText(xs) + " and weight shape " +
+                   shapeText(ws) + " are not a convolution's");
+  Value zx, zw;
+  if (im.has(xz)) {
+    auto z = perAxis(im, xz, "x_zero_point", xs.size(), 1, 1);
+    if (failed(z))
+      return failure();
+    zx = *z;
+  }
+  if (im.has(wz)) {
+    auto z = perAxis(im, wz, "w_zero_point", ws.size(), 0, ws[0]);
+    if (failed(z))
+      return failure();
+    zw = *z;
+  }
+  Value y = convolve(im, centered(im, im.val(x), zx, TP::DOUBLE),
+                     centered(im, im.val(w), zw, TP::DOUBLE),
+                     bias ? im.castTo(bias, TP::DOUBLE) : Value(), xs, ws);
+  if (!y)
+    return failure();
+  return y;
+}
+
+/// The scale product a_scale * b_scale / y_scale (float32, as ONNX
+/// computes it), each broadcast as given by its operand's axis.
+Value multiplier(Importer &im, Value as, Value bs, Value ys) {
+  return im.binary(im.binary(as, bs, "mul"), ys, "div");
+}
+
+} // namespace
+
+/// QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), as the
+/// zero point's type (uint8 without one), per tensor or along `axis`.
+LogicalResult importQuantizeLinear(Importer &im, StringRef) {
+  if (failed(im.requireFloat(0)))
+    return failure();
+  im.ignoreAttrs({"saturate"}); // (float8 outputs only)
+  if (im.attrInt("block_size", 0) != 0)
+    return im.fail("blocked quantization (block_size) is not supported");
+  int32_t to = im.has(2) ? im.type(2) : TP::UINT8;
+  auto r = rangeOf(im, to);
+  auto axis = quantAxis(im);
+  if (failed(r) || failed(axis))
+    return failure();
+  auto xs = im.shape(0);
+  int64_t rank = xs.size(), extent = rank ? xs[*axis] : 1;
+  auto scale = perAxis(im, 1, "y_scale", rank, *axis, extent);
+  if (failed(scale))
+    return failure();
+  Value zero;
+  if (im.has(2)) {
+    auto z = perAxis(im, 2, "y_zero_point", rank, *axis, extent);
+    if (failed(z))
+      return failure();
+    zero = *z;
+  }
+  Value x = im.val(0);
+  return im.out(0, quantize(im, x, im.type(0), im.castTo(*scale, im.type(0)),
+                            zero, to, *r));
+}
+
+/// DequantizeLinear: y = (x - x_zero_point) * x_scale, as the scale's type.
+LogicalResult importDequantizeLinear(Importer &im, StringRef) {
+  int32_t t = im.type(0);
+  if (failed(rangeOf(im, t)))
+    return failure();
+  if (im.attrInt("block_size", 0) != 0)
+    return im.fail("blocked quantization (block_size) is not supported");
+  if (!isFloatType(im.type(1)))
+    return im.fail("x_scale has type " + typeName(im.type(1)) +
+                   ", not a float type");
+  if (im.has(2) && im.type(2) != t)
+    return im.fail("x_zero_point has type " + typeName(im.type(2)) +
+                   ", not x's " + typeName(t));
+  auto axis = quantAxis(im);
+  if (failed(axis))
+    return failure();
+  auto xs = im.shape(0);
+  int64_t rank = xs.size(), extent = rank ? xs[*axis] : 1;
+  auto scale = perAxis(im, 1, "x_scale", rank, *axis, extent);
+  if (failed(scale))
+    return failure();
+  int32_t ft = im.type(1);
+  Value x = im.castTo(im.val(0), ft);
+  if (im.has(2)) {
+    auto z = perAxis(im, 2, "x_zero_point", rank, *axis, extent);
+    if (failed(z))
+      return failure();
+    x = im.binary(x, im.castTo(*z, ft), "sub");
+  }
+  return im.out(0, im.binary(x, *scale, "mul"));
+}
+
+/// DynamicQuantizeLinear: x to uint8 with the scale and zero point that map
+/// [min(x, 0), max(x, 0)] onto [0, 255].
+LogicalResult importDynamicQuantizeLinear(Importer &im, StringRef) {
+  if (im.type(0) != TP::FLOAT)
+    return im.fail("x has type " + typeName(im.type(0)) + ", not float");
+  Value x = im.val(0);
+  int64_t rank = im.rank(0);
+  SmallVector<int64_t> all;
+  for (int64_t i = 0; i < rank; ++i)
+    all.push_back(i);
+  auto whole = [&](StringRef fn) {
+    Value v = im.op("mx.reduce", x,
+                    {im.na("op", im.str(fn)), im.na("axis", im.arr(all)),
+                     im.na("keepdims", im.boolean(false))});
+    return im.reshape(v, {});
+  };
+  Value hi = im.scalar(whole("max"), "maximum", 0.0);
+  Value lo = im.scalar(whole("min"), "minimum", 0.0);
+  // scale = (hi - lo) / 255, or 1 / 255 when hi == lo (all zeros).
+  Value span = im.binary(hi, lo, "sub");
+  Value zeroSpan =
+      im.compare(span, im.scalarParam(TP::FLOAT, 0.0, "zero"), "equal");
+  span = im.where(zeroSpan, im.scalarParam(TP::FLOAT, 1.0, "one"), span);
+  Value scale = im.scalar(span, "div", 255.0);
+  // zero point = saturate(round(0 - lo / scale)).
+  Value zero = im.unary(
+      im.op("mx.clip", im.scalar(im.binary(lo, scale, "div"), "sub", 0.0, true),
+            {im.na("a_min", im.f64(0)), im.na("a_max", im.f64(255))}),
+      "round");
+  Value y = quantize(im, x, TP::FLOAT, scale, zero, TP::UINT8, Range{0, 255});
+  if (failed(im.out(0, y)) || failed(im.out(1, scale)))
+    return failure();
+  return im.out(2, im.castTo(zero, TP::UINT8));
+}
+
+/// MatMulInteger: (A - a_zero_point)(B - b_zero_point) in int32.
+LogicalResult importMatMulInteger(Importer &im, StringRef) {
+  auto p = integerProduct(im, 0, 2, 1, 3);
+  return failed(p) ? failure() : im.out(0, *p);
+}
+
+/// ConvInteger: conv(x - x_zero_point, w - w_zero_point) in int32.
+LogicalResult importConvInteger(Importer &im, StringRef) {
+  auto y = integerConvolution(im, 0, 2, 1, 3, Value());
+  return failed(y) ? failure() : im.out(0, im.castTo(*y, TP::INT32));
+}
+
+/// QLinearMatMul: MatMulInteger's product requantized with a_scale *
+/// b_scale / y_scale and y_zero_point.
+LogicalResult importQLinearMatMul(Importer &im, StringRef) {
+  auto p = integerProduct(im, 0, 2, 3, 5);
+  if (failed(p))
+    return failure();
+  auto as = im.shape(0), bs = im.shape(3);
+  auto sa =
+      perAxis(im, 1, "a_scale", as.size(), as.size() - 2, as[as.size() - 2]);
+  auto sb = perAxis(im, 4, "b_scale", bs.size(), bs.size() - 1, bs.back());
+  auto sy = perAxis(im, 6, "y_scale", 1, 0, 1);
+  int32_t to = im.type(7);
+  auto r = rangeOf(im, to);
+  if (failed(sa) || failed(sb) || failed(sy) || failed(r))
+    return failure();
+  return im.out(0, requantize(im, *p, multiplier(im, *sa, *sb, *sy),
+                              im.reshape(im.val(7), {}), to, *r));
+}
+
+/// QLinearConv: ConvInteger's sums plus the int32 bias, requantized with
+/// x_scale * w_scale / y_scale (w_scale one per output channel or one).
+LogicalResult importQLinearConv(Importer &im, StringRef) {
+  auto y = integerConvolution(im, 0, 2, 3, 5, im.has(8) ? im.val(8) : Value());
+  if (failed(y))
+    return failure();
+  auto ws = im.shape(3);
+  int64_t rank = ws.size();
+  auto sx = perAxis(im, 1, "x_scale", rank, 1, 1);
+  auto sw = perAxis(im, 4, "w_scale", rank, 1, ws.empty() ? 1 : ws[0]);
+  auto sy = perAxis(im, 6, "y_scale", rank, 1, 1);
+  int32_t to = im.type(7);
+  auto r = rangeOf(im, to);
+  if (failed(sx) || failed(sw) || failed(sy) || failed(r))
+    return failure();
+  return im.out(0, requantize(im, *y, multiplier(im, *sx, *sw, *sy),
+                              im.reshape(im.val(7), {}), to, *r));
+}
+
+} // namespace mxc::onnx
