@@ -8,7 +8,7 @@
 #include "call_checks.h"
 #include "cuda.h"
 #include "dims.h"
-#include "gemm_internal.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "internal.h"
 #include "model_queries.h"
 

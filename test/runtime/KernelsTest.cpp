@@ -7,7 +7,7 @@
 
 #include "mxrt/kernels.h"
 #include "KernelReference.h"
-#include "gemm_internal.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "threadpool.h"
 
 #include <gtest/gtest.h>

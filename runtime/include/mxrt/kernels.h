@@ -57,6 +57,8 @@ enum {
   /** Non-maximum suppression only: boxes are (x center, y center, width,
    *  height). */
   MXRT_KERNEL_NMS_CENTER = 2048,
+  /** mxrt_kernel_qgemm_u8s8 only: A's bytes are int8, not uint8. */
+  MXRT_KERNEL_SIGNED_A = 4096,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -73,6 +75,24 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                                 const float *bias, int64_t bias_bs,
                                 int64_t bias_rs, int64_t bias_cs,
                                 int32_t flags);
+
+/** The 8-bit integer product C = (A - a_zero)(B - b_zero), exactly, in
+ *  int32: A m x k bytes, uint8 (int8 with MXRT_KERNEL_SIGNED_A), rows lda
+ *  apart; B k x n int8, rows ldb apart; b_zero NULL (0) or one zero point
+ *  per column of B; C m x n, rows ldc apart, overwritten or, with
+ *  MXRT_KERNEL_ACCUMULATE, added to. Sums must fit int32 (k up to 33,000
+ *  for any values). On AVX-512 VNNI, AVX2 or portable code by the CPU. */
+MXRT_API void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
+                                     const uint8_t *a, int64_t lda,
+                                     int32_t a_zero, const int8_t *b,
+                                     int64_t ldb, const int32_t *b_zero,
+                                     int32_t *c, int64_t ldc, int32_t flags);
+
+/** The instruction set path kernel family `family` runs on this CPU (after
+ *  MXRT_KERNEL_ISA): for "gemm" (float32 products and convolutions)
+ *  "avx512", "avx2" or "portable"; for "qgemm" (mxrt_kernel_qgemm_u8s8)
+ *  "vnni512", "avx2" or "portable"; NULL for another name. */
+MXRT_API const char *mxrt_kernel_path(const char *family);
 
 /** 2-D convolution, NCHW, contiguous: x (n, c, h, w), weight (f, c / groups,
  *  kh, kw), y (n, f, oh, ow), per-filter bias (f) or NULL; with

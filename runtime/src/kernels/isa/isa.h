@@ -2,10 +2,11 @@
 //
 // Which instruction set the runtime's kernels run on: the best this CPU has,
 // or the one MXRT_KERNEL_ISA forces (avx512, avx2 or portable; for tests and
-// measurements). Chosen once by gemm.cpp. Not installed.
+// measurements). Chosen once, by kernels/gemm/gemm.cpp's dispatch; every
+// family follows it. Not installed.
 
-#ifndef MXRT_SRC_KERNEL_ISA_H
-#define MXRT_SRC_KERNEL_ISA_H
+#ifndef MXRT_SRC_KERNELS_ISA_ISA_H
+#define MXRT_SRC_KERNELS_ISA_ISA_H
 
 namespace mxrt {
 
@@ -14,4 +15,4 @@ const char *kernelIsa();
 
 } // namespace mxrt
 
-#endif // MXRT_SRC_KERNEL_ISA_H
+#endif // MXRT_SRC_KERNELS_ISA_ISA_H

@@ -10,7 +10,11 @@
 // docs/kernels.md (figures in docs/performance.md).
 
 #include "gemm_internal.h"
-#include "kernel_isa.h"
+#include "kernels/isa/avx2.h"
+#include "kernels/isa/avx512.h"
+#include "kernels/isa/isa.h"
+#include "kernels/isa/portable.h"
+#include "kernels/isa/target.h"
 #include "mxrt/kernels.h"
 #include "threadpool.h"
 
@@ -153,261 +157,25 @@ inline void applyEpilogue(const Problem &pr, const float *tile, int64_t ld,
 
 #if defined(__x86_64__)
 
-#if defined(__clang__)
-#pragma clang attribute push(                                                  \
-    __attribute__((target("avx512f,avx512vl,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
-#endif
+MXRT_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 namespace avx512 {
-struct Isa {
-  using V = __m512;
-  static constexpr int VL = 16, NV = 2, MR = 12;
-  static V load(const float *p) { return _mm512_loadu_ps(p); }
-  static void store(float *p, V v) { _mm512_storeu_ps(p, v); }
-  static V broadcast(float x) { return _mm512_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  static V zero() { return _mm512_setzero_ps(); }
-  static float sum(V v) { return _mm512_reduce_add_ps(v); }
-  static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  /// Every other lane of a, then of b, from lane `first`: evens (first 0)
-  /// a0 a2 ... a14 b0 b2 ... b14, odds (first 1) a1 a3 ... b15.
-  static V everyOther(V a, V b, int first) {
-    __m512i lanes = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
-                                      24, 26, 28, 30);
-    return _mm512_permutex2var_ps(
-        a, _mm512_add_epi32(lanes, _mm512_set1_epi32(first)), b);
-  }
-  static V evens(V a, V b) { return everyOther(a, b, 0); }
-  static V odds(V a, V b) { return everyOther(a, b, 1); }
-  /// lo = a0 b0 a1 b1 ... a7 b7, hi = a8 b8 ... a15 b15.
-  static void interleave(V a, V b, V &lo, V &hi) {
-    lo = _mm512_permutex2var_ps(a,
-                                _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4,
-                                                  20, 5, 21, 6, 22, 7, 23),
-                                b);
-    hi = _mm512_permutex2var_ps(a,
-                                _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27,
-                                                  12, 28, 13, 29, 14, 30, 15,
-                                                  31),
-                                b);
-  }
-  /// max(v, 0), NaN staying NaN (maxps returns its second operand then).
-  static V relu(V v) { return _mm512_max_ps(_mm512_setzero_ps(), v); }
-  static V max(V a, V b) { return _mm512_max_ps(a, b); }
-  static float maxLane(V v) { return _mm512_reduce_max_ps(v); }
-  // expSmall(r): e^r near 0, for exp below.
-#include "exp_polynomial.inc"
-  /// e^x (relative error below 1e-7; 0 below -104, +inf above 89): 2^n
-  /// e^r with n = round(x log2(e)), r = x - n ln(2) in two parts, e^r by
-  /// its polynomial and 2^n applied by scalef.
-  static V exp(V x) {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
-                      _mm512_set1_ps(89.0f));
-    V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
-                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    return _mm512_scalef_ps(expSmall(r), n);
-  }
-  /// Lanes [lo, hi) of p[0..16) (the others are neither read nor written).
-  static __mmask16 lanes(int lo, int hi) {
-    return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
-  }
-  using Mask = __mmask16;
-  static V maskLoad(const float *p, Mask m) {
-    return _mm512_maskz_loadu_ps(m, p);
-  }
-  static void maskStore(float *p, Mask m, V v) {
-    _mm512_mask_storeu_ps(p, m, v);
-  }
-  /// a1 ... a15 b0: the row a b one column on.
-  static V next(V a, V b) {
-    return _mm512_castsi512_ps(
-        _mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 1));
-  }
-  /// a15 b0 ... b14: the row a b one column back.
-  static V prev(V a, V b) {
-    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b),
-                                                   _mm512_castps_si512(a), 15));
-  }
-};
-// Each file uses the ones before it.
-// clang-format off
-#include "gemm_impl.inc"
-#include "winograd_impl.inc"
-#include "conv_nhwc_impl.inc"
-#include "winograd_nhwc_impl.inc"
-#include "winograd_small_impl.inc"
-#include "conv_grad_impl.inc"
-#include "attention_impl.inc"
-#include "depthwise_impl.inc"
-// clang-format on
+using Isa = isa::Avx512;
+#include "family.inc"
 } // namespace avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MXRT_TARGET_END
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))),              \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+MXRT_TARGET_BEGIN("avx2,fma")
 namespace avx2 {
-struct Isa {
-  using V = __m256;
-  static constexpr int VL = 8, NV = 2, MR = 6;
-  static V load(const float *p) { return _mm256_loadu_ps(p); }
-  static void store(float *p, V v) { _mm256_storeu_ps(p, v); }
-  static V broadcast(float x) { return _mm256_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  static V zero() { return _mm256_setzero_ps(); }
-  static float sum(V v) {
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, v);
-    return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
-           ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
-  }
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  /// a0 a2 a4 a6 b0 b2 b4 b6.
-  static V evens(V a, V b) {
-    V pairs = _mm256_shuffle_ps(a, b, 0x88); // a0 a2 b0 b2 a4 a6 b4 b6
-    return _mm256_castpd_ps(
-        _mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xd8));
-  }
-  /// a1 a3 a5 a7 b1 b3 b5 b7.
-  static V odds(V a, V b) {
-    V pairs = _mm256_shuffle_ps(a, b, 0xdd); // a1 a3 b1 b3 a5 a7 b5 b7
-    return _mm256_castpd_ps(
-        _mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xd8));
-  }
-  /// lo = a0 b0 a1 b1 a2 b2 a3 b3, hi = a4 b4 ... a7 b7.
-  static void interleave(V a, V b, V &lo, V &hi) {
-    V low = _mm256_unpacklo_ps(a, b), high = _mm256_unpackhi_ps(a, b);
-    lo = _mm256_permute2f128_ps(low, high, 0x20);
-    hi = _mm256_permute2f128_ps(low, high, 0x31);
-  }
-  static V relu(V v) { return _mm256_max_ps(_mm256_setzero_ps(), v); }
-  static V max(V a, V b) { return _mm256_max_ps(a, b); }
-  static float maxLane(V v) {
-    __m128 m =
-        _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
-  }
-  // expSmall(r): e^r near 0, for exp below.
-#include "exp_polynomial.inc"
-  /// e^x as avx512's, 2^n made in the exponent bits (0 below -87.3, where
-  /// 2^n would leave the normal floats; +inf above 88.7).
-  static V exp(V x) {
-    V low = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
-    V big = _mm256_cmp_ps(x, _mm256_set1_ps(88.7f), _CMP_GT_OQ);
-    V c = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)),
-                        _mm256_set1_ps(88.7f));
-    V n = _mm256_round_ps(_mm256_mul_ps(c, _mm256_set1_ps(1.44269504f)),
-                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), c);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256i bits = _mm256_slli_epi32(
-        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    V y = _mm256_mul_ps(expSmall(r), _mm256_castsi256_ps(bits));
-    y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), big);
-    return _mm256_andnot_ps(low, y);
-  }
-  /// Lanes [lo, hi) of p[0..8) (the others are neither read nor written).
-  static __m256i lanes(int lo, int hi) {
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_and_si256(
-        _mm256_cmpgt_epi32(index, _mm256_set1_epi32(lo - 1)),
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), index));
-  }
-  using Mask = __m256i;
-  static V maskLoad(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
-  static void maskStore(float *p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
-  /// a1 ... a7 b0.
-  static V next(V a, V b) {
-    __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
-    return _mm256_castsi256_ps(
-        _mm256_alignr_epi8(mid, _mm256_castps_si256(a), 4));
-  }
-  /// a7 b0 ... b6.
-  static V prev(V a, V b) {
-    __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
-    return _mm256_castsi256_ps(
-        _mm256_alignr_epi8(_mm256_castps_si256(b), mid, 12));
-  }
-};
-// Each file uses the ones before it.
-// clang-format off
-#include "gemm_impl.inc"
-#include "winograd_impl.inc"
-#include "conv_nhwc_impl.inc"
-#include "winograd_nhwc_impl.inc"
-#include "winograd_small_impl.inc"
-#include "conv_grad_impl.inc"
-#include "attention_impl.inc"
-#include "depthwise_impl.inc"
-// clang-format on
+using Isa = isa::Avx2;
+#include "family.inc"
 } // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MXRT_TARGET_END
 
 #endif // __x86_64__
 
 namespace portable {
-struct Isa {
-  using V = float;
-  static constexpr int VL = 1, NV = 8, MR = 4;
-  static V load(const float *p) { return *p; }
-  static void store(float *p, V v) { *p = v; }
-  static V broadcast(float x) { return x; }
-  static V fma(V a, V b, V c) { return a * b + c; }
-  static V zero() { return 0.0f; }
-  static float sum(V v) { return v; }
-  static V add(V a, V b) { return a + b; }
-  static V sub(V a, V b) { return a - b; }
-  static V mul(V a, V b) { return a * b; }
-  static V evens(V a, V) { return a; }
-  static V odds(V, V b) { return b; }
-  static void interleave(V a, V b, V &lo, V &hi) { lo = a, hi = b; }
-  static V relu(V v) { return v < 0.0f ? 0.0f : v; }
-  static V max(V a, V b) { return a < b ? b : a; }
-  static float maxLane(V v) { return v; }
-  static V exp(V x) { return std::exp(x); }
-  /// Whether the one lane is in [lo, hi).
-  using Mask = bool;
-  static Mask lanes(int lo, int hi) { return lo < hi; }
-  static V maskLoad(const float *p, Mask m) { return m ? *p : 0.0f; }
-  static void maskStore(float *p, Mask m, V v) {
-    if (m)
-      *p = v;
-  }
-  static V next(V, V b) { return b; }
-  static V prev(V a, V) { return a; }
-};
-// Each file uses the ones before it.
-// clang-format off
-#include "gemm_impl.inc"
-#include "winograd_impl.inc"
-#include "conv_nhwc_impl.inc"
-#include "winograd_nhwc_impl.inc"
-#include "winograd_small_impl.inc"
-#include "conv_grad_impl.inc"
-#include "attention_impl.inc"
-#include "depthwise_impl.inc"
-// clang-format on
+using Isa = isa::Portable;
+#include "family.inc"
 } // namespace portable
 
 #define MXRT_TARGET(ns)                                                        \

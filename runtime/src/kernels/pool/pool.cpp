@@ -15,7 +15,7 @@
 // past the input; inside it, its generated loops, whose static trip counts
 // vectorize without scalar remainders, were faster (LeNet).
 
-#include "kernel_isa.h"
+#include "kernels/isa/isa.h"
 #include "mxrt/kernels.h"
 
 #include <algorithm>

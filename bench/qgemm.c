@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Times libmxrt's 8-bit integer GEMM (mxrt_kernel_qgemm_u8s8: uint8 A with a
+// zero point, int8 B) against its float32 GEMM (mxrt_kernel_sgemm) on the
+// same shapes, one thread, the two calls alternating in one process so
+// that both see the same stretches of a noisy machine: per shape the median
+// of each, GOP/s and the speed-up. Prints the CPU and the path each family
+// took (mxrt_kernel_path). Build and run from the project root after a
+// build:
+//   cc -O2 -Iruntime/include bench/qgemm.c -Lbuild/lib -lmxrt \
+//      -Wl,-rpath,$PWD/build/lib -o /tmp/qgemm && /tmp/qgemm
+// MXRT_KERNEL_ISA=avx2 or portable times the lower paths.
+#include "bench_util.h"
+#include "mxrt/kernels.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *what;
+  int64_t m, n, k;
+} Shape;
+
+static const Shape kShapes[] = {
+    {"square 256", 256, 256, 256},
+    {"square 1024", 1024, 1024, 1024},
+    {"BERT-base QKV, sequence 128", 128, 2304, 768},
+    {"BERT-base FF1, sequence 128", 128, 3072, 768},
+    {"BERT-base FF2, sequence 128", 128, 768, 3072},
+    {"ResNet-50 res4 1x1 (1024 -> 256, 14x14)", 196, 256, 1024},
+    {"ResNet-50 res3 3x3 im2col (128, 28x28)", 784, 128, 1152},
+};
+
+/// The CPU's model name from /proc/cpuinfo ("unknown" elsewhere).
+static void cpuName(char *out, size_t size) {
+  snprintf(out, size, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "model name", 10) == 0) {
+      char *colon = strchr(line, ':');
+      if (colon) {
+        snprintf(out, size, "%s", colon + 2);
+        out[strcspn(out, "\n")] = 0;
+      }
+      break;
+    }
+  fclose(f);
+}
+
+int main(int argc, char **argv) {
+  int runs = argc > 1 ? atoi(argv[1]) : 15;
+  if (runs <= 0) {
+    fprintf(stderr, "usage: qgemm [RUNS]\n");
+    return 1;
+  }
+  char cpu[256];
+  cpuName(cpu, sizeof cpu);
+  printf("CPU: %s; paths: qgemm %s, gemm %s; one thread, median of %d "
+         "alternating calls\n\n",
+         cpu, mxrt_kernel_path("qgemm"), mxrt_kernel_path("gemm"), runs);
+  printf("| shape | m x n x k | int8 (ms) | float32 (ms) | int8 GOP/s | "
+         "float32 GFLOP/s | speed-up |\n|---|---|---:|---:|---:|---:|---:|\n");
+  double *qt = malloc(sizeof(double) * runs),
+         *ft = malloc(sizeof(double) * runs);
+  for (size_t s = 0; s < sizeof kShapes / sizeof kShapes[0]; ++s) {
+    const Shape *sh = &kShapes[s];
+    int64_t m = sh->m, n = sh->n, k = sh->k;
+    uint8_t *a = malloc(m * k);
+    int8_t *b = malloc(k * n);
+    int32_t *c = malloc(sizeof(int32_t) * m * n);
+    float *fa = malloc(sizeof(float) * m * k),
+          *fb = malloc(sizeof(float) * k * n),
+          *fc = malloc(sizeof(float) * m * n);
+    if (!a || !b || !c || !fa || !fb || !fc || !qt || !ft) {
+      fprintf(stderr, "qgemm: out of memory\n");
+      return 1;
+    }
+    for (int64_t i = 0; i < m * k; ++i)
+      fa[i] = (float)(a[i] = (uint8_t)(i * 7 + 3));
+    for (int64_t i = 0; i < k * n; ++i)
+      fb[i] = (float)(b[i] = (int8_t)(i * 13 + 5));
+    for (int r = -2; r < runs; ++r) { // two untimed rounds first
+      double t0 = nowMs();
+      mxrt_kernel_qgemm_u8s8(m, n, k, a, k, 128, b, n, NULL, c, n, 0);
+      double t1 = nowMs();
+      mxrt_kernel_sgemm(1, m, n, k, fa, 0, k, 1, fb, 0, n, 1, fc, 0, n, 1, NULL,
+                        0, 0, 0, 0);
+      double t2 = nowMs();
+      if (r >= 0) {
+        qt[r] = t1 - t0;
+        ft[r] = t2 - t1;
+      }
+    }
+    double q = sortedMedian(qt, runs), f = sortedMedian(ft, runs),
+           ops = 2.0 * m * n * k;
+    printf("| %s | %lld x %lld x %lld | %.3f | %.3f | %.0f | %.0f | %.2f |\n",
+           sh->what, (long long)m, (long long)n, (long long)k, q, f,
+           ops / q * 1e-6, ops / f * 1e-6, f / q);
+    free(a), free(b), free(c), free(fa), free(fb), free(fc);
+  }
+  free(qt), free(ft);
+  return 0;
+}

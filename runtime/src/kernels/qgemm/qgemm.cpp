@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0
+// The 8-bit integer GEMM family: mxrt_kernel_qgemm_u8s8, C (int32) = (A -
+// a_zero)(B - b_zero) with A uint8 (or int8) and B int8, exactly. Each
+// instruction set computes the raw sums of A's unsigned bytes times B
+// (int8 A is shifted to uint8 by +128, its zero point with it); the
+// zero points come off afterwards through B's column sums and A's row sums:
+//
+//   sum_p (a - za)(b - zb_j) = sum a b - za colsum_j - zb_j rowsum_i
+//                              + k za zb_j.
+//
+// Paths, picked once by the CPU's features (and MXRT_KERNEL_ISA):
+//   vnni512   AVX-512 VNNI: vpdpbusd multiplies 4 unsigned bytes of A by 4
+//             signed bytes of B and adds the 4 products to an int32 lane,
+//             without saturation; 12 rows x 32 columns a micro-kernel.
+//   avx2      AVX2: both widened to int16 and multiplied by vpmaddwd (2
+//             products a lane). vpmaddubsw, the byte form, saturates its
+//             int16 pair sums (255 * 127 * 2 > 32767) and would not be exact.
+//   portable  one product at a time.
+#include "kernels/qgemm/qgemm.h"
+
+#include "kernels/isa/isa.h"
+#include "kernels/isa/target.h"
+#include "mxrt/kernels.h"
+#include "threadpool.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace mxrt {
+namespace {
+
+/// One product, A already in its unsigned form's terms (aZero includes the
+/// +128 of a signed A).
+struct QProblem {
+  int64_t m, n, k;
+  const uint8_t *a;
+  int64_t lda;
+  bool signedA;
+  const int8_t *b;
+  int64_t ldb;
+};
+
+/// A path: raw(i, j) = sum_p unsigned(a[i][p]) b[p][j] for columns [j0, j0
+/// + cols) of every row, into raw (m x cols, rows `cols` apart).
+using RawBlockFn = void (*)(const QProblem &, int64_t j0, int64_t cols,
+                            int32_t *raw);
+
+/// A's row i as unsigned values of type T (int8 shifted by +128), k
+/// padded with zeros to kp.
+template <typename T>
+void packRow(const QProblem &p, int64_t i, int64_t kp, T *out) {
+  const uint8_t *a = p.a + i * p.lda;
+  uint8_t flip = p.signedA ? 0x80 : 0;
+  for (int64_t q = 0; q < p.k; ++q)
+    out[q] = static_cast<uint8_t>(a[q] ^ flip);
+  std::fill(out + p.k, out + kp, T(0));
+}
+
+/// B's columns [j0, j0 + cols) as panels of NR columns of type T: for each
+/// group of Group k steps, NR x Group values, column by column (what one
+/// lane of the path's multiply-add takes), zeros past k and past the
+/// block's columns.
+template <typename T, int Group, int NR>
+void packB(const QProblem &p, int64_t j0, int64_t cols, int64_t groups,
+           T *out) {
+  for (int64_t jp = 0; jp < cols; jp += NR) {
+    T *panel = out + jp / NR * groups * Group * NR;
+    for (int64_t g = 0; g < groups; ++g)
+      for (int c = 0; c < NR; ++c)
+        for (int t = 0; t < Group; ++t) {
+          int64_t q = Group * g + t, j = jp + c;
+          panel[(g * NR + c) * Group + t] =
+              q < p.k && j < cols ? p.b[q * p.ldb + j0 + j] : 0;
+        }
+  }
+}
+
+/// Thread-local scratch of at least `bytes`, 64-byte aligned.
+template <int Slot> uint8_t *scratch(size_t bytes) {
+  thread_local std::vector<uint8_t> buffer;
+  if (buffer.size() < bytes + 64)
+    buffer.resize(bytes + 64);
+  auto at = reinterpret_cast<uintptr_t>(buffer.data());
+  return buffer.data() + ((64 - at % 64) % 64);
+}
+
+/// A path's raw sums over a block of columns: B packed in Path::kNR-column
+/// panels of Path::kGroup k steps, A in blocks of up to Path::kMR rows,
+/// Path::kernels[rows - 1] over each panel.
+template <class Path>
+void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
+  using A = typename Path::AValue;
+  using B = typename Path::BValue;
+  constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
+  int64_t groups = (p.k + kGroup - 1) / kGroup, kp = kGroup * groups;
+  int64_t panel = groups * kGroup * kNR;
+  auto *b = reinterpret_cast<B *>(
+      scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
+  packB<B, kGroup, kNR>(p, j0, cols, groups, b);
+  auto *a = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
+  for (int64_t i0 = 0; i0 < p.m; i0 += kMR) {
+    int rows = static_cast<int>(std::min<int64_t>(kMR, p.m - i0));
+    for (int r = 0; r < rows; ++r)
+      packRow(p, i0 + r, kp, a + r * kp);
+    for (int64_t jp = 0; jp < cols; jp += kNR)
+      Path::kernels[rows - 1](
+          groups, a, kp, b + jp / kNR * panel, raw + i0 * cols + jp, cols,
+          static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+  }
+}
+
+/// kernels[r - 1] = Kernel<r> for r in 1..sizeof(Rows).
+template <typename Fn, template <int> class Kernel, int... Rows>
+constexpr std::array<Fn, sizeof...(Rows)>
+kernelTable(std::integer_sequence<int, Rows...>) {
+  return {&Kernel<Rows + 1>::run...};
+}
+
+//===----------------------------------------------------------------------===//
+// portable
+//===----------------------------------------------------------------------===//
+
+void rawBlockPortable(const QProblem &p, int64_t j0, int64_t cols,
+                      int32_t *raw) {
+  auto *row = scratch<0>(p.k + 1);
+  for (int64_t i = 0; i < p.m; ++i) {
+    packRow(p, i, p.k, row);
+    int32_t *out = raw + i * cols;
+    std::fill(out, out + cols, 0);
+    for (int64_t q = 0; q < p.k; ++q) {
+      int32_t a = row[q];
+      const int8_t *b = p.b + q * p.ldb + j0;
+      for (int64_t j = 0; j < cols; ++j)
+        out[j] += a * b[j];
+    }
+  }
+}
+
+#if defined(__x86_64__)
+
+//===----------------------------------------------------------------------===//
+// vnni512
+//===----------------------------------------------------------------------===//
+
+MXRT_TARGET_BEGIN("avx512f,avx512bw,avx512vl,avx512vnni")
+
+namespace vnni512 {
+/// 12 rows x 32 columns (two vectors of 16 int32), 4 k steps a lane.
+template <int Rows> struct Kernel {
+  static void run(int64_t groups, const uint8_t *a, int64_t kp, const int8_t *b,
+                  int32_t *raw, int64_t ldr, int cols) {
+    __m512i acc[Rows][2];
+    for (int r = 0; r < Rows; ++r)
+      acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+    for (int64_t g = 0; g < groups; ++g) {
+      __m512i b0 = _mm512_load_si512(b + g * 128);
+      __m512i b1 = _mm512_load_si512(b + g * 128 + 64);
+      for (int r = 0; r < Rows; ++r) {
+        int32_t four;
+        std::memcpy(&four, a + r * kp + 4 * g, 4);
+        __m512i av = _mm512_set1_epi32(four);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+      }
+    }
+    __mmask16 m0 = cols >= 16 ? 0xffff : (1u << cols) - 1;
+    __mmask16 m1 = cols >= 32   ? 0xffff
+                   : cols <= 16 ? 0
+                                : (1u << (cols - 16)) - 1;
+    for (int r = 0; r < Rows; ++r) {
+      _mm512_mask_storeu_epi32(raw + r * ldr, m0, acc[r][0]);
+      _mm512_mask_storeu_epi32(raw + r * ldr + 16, m1, acc[r][1]);
+    }
+  }
+};
+
+struct Path {
+  using AValue = uint8_t;
+  using BValue = int8_t;
+  static constexpr int kMR = 12, kNR = 32, kGroup = 4;
+  static constexpr auto kernels =
+      kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
+                           int32_t *, int64_t, int),
+                  Kernel>(std::make_integer_sequence<int, kMR>{});
+};
+} // namespace vnni512
+
+MXRT_TARGET_END
+
+//===----------------------------------------------------------------------===//
+// avx2
+//===----------------------------------------------------------------------===//
+
+MXRT_TARGET_BEGIN("avx2,fma")
+
+namespace avx2 {
+/// 6 rows x 16 columns (two vectors of 8 int32), 2 k steps a lane.
+template <int Rows> struct Kernel {
+  static void run(int64_t groups, const uint16_t *a, int64_t kp,
+                  const int16_t *b, int32_t *raw, int64_t ldr, int cols) {
+    __m256i acc[Rows][2];
+    for (int r = 0; r < Rows; ++r)
+      acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    for (int64_t g = 0; g < groups; ++g) {
+      auto *bv = reinterpret_cast<const __m256i *>(b + g * 32);
+      __m256i b0 = _mm256_load_si256(bv), b1 = _mm256_load_si256(bv + 1);
+      for (int r = 0; r < Rows; ++r) {
+        int32_t pair;
+        std::memcpy(&pair, a + r * kp + 2 * g, 4);
+        __m256i av = _mm256_set1_epi32(pair);
+        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, b0));
+        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, b1));
+      }
+    }
+    alignas(32) int32_t row[16];
+    for (int r = 0; r < Rows; ++r) {
+      _mm256_store_si256(reinterpret_cast<__m256i *>(row), acc[r][0]);
+      _mm256_store_si256(reinterpret_cast<__m256i *>(row + 8), acc[r][1]);
+      std::memcpy(raw + r * ldr, row, cols * sizeof(int32_t));
+    }
+  }
+};
+
+struct Path {
+  using AValue = uint16_t;
+  using BValue = int16_t;
+  static constexpr int kMR = 6, kNR = 16, kGroup = 2;
+  static constexpr auto kernels =
+      kernelTable<void (*)(int64_t, const uint16_t *, int64_t, const int16_t *,
+                           int32_t *, int64_t, int),
+                  Kernel>(std::make_integer_sequence<int, kMR>{});
+};
+} // namespace avx2
+
+MXRT_TARGET_END
+
+#endif // __x86_64__
+
+/// The family's dispatch table: a path's name, its raw sums and its column
+/// panel (a block of columns is a whole number of them).
+struct QTarget {
+  const char *name;
+  RawBlockFn rawBlock;
+  int64_t panel;
+};
+
+const QTarget &qtarget() {
+  static const QTarget chosen = [] {
+    std::string isa = kernelIsa();
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (isa == "avx512" && __builtin_cpu_supports("avx512vnni") &&
+        __builtin_cpu_supports("avx512bw"))
+      return QTarget{"vnni512", rawBlock<vnni512::Path>, vnni512::Path::kNR};
+    if (isa == "avx512" || isa == "avx2")
+      return QTarget{"avx2", rawBlock<avx2::Path>, avx2::Path::kNR};
+#endif
+    return QTarget{"portable", rawBlockPortable, 16};
+  }();
+  return chosen;
+}
+
+/// Columns a block computes at once (its raw sums stay in L1 / L2).
+constexpr int64_t kBlockCols = 256;
+
+struct Job {
+  const QProblem *p;
+  int32_t aZero;
+  const int32_t *bZero, *colSums, *rowSums;
+  int32_t *c;
+  int64_t ldc;
+  bool accumulate;
+  int64_t parts;
+};
+
+/// Columns [j0, j1) of C: the raw sums block by block, then the zero
+/// points' corrections.
+void columns(const Job &job, int64_t j0, int64_t j1) {
+  const QProblem &p = *job.p;
+  const QTarget &t = qtarget();
+  for (int64_t jb = j0; jb < j1; jb += kBlockCols) {
+    int64_t cols = std::min(kBlockCols, j1 - jb);
+    auto *raw =
+        reinterpret_cast<int32_t *>(scratch<3>(p.m * cols * sizeof(int32_t)));
+    t.rawBlock(p, jb, cols, raw);
+    for (int64_t i = 0; i < p.m; ++i) {
+      int32_t *c = job.c + i * job.ldc + jb;
+      const int32_t *r = raw + i * cols;
+      for (int64_t j = 0; j < cols; ++j) {
+        int32_t zb = job.bZero ? job.bZero[jb + j] : 0;
+        int32_t v = r[j] - job.aZero * job.colSums[jb + j] -
+                    zb * job.rowSums[i] +
+                    static_cast<int32_t>(p.k) * job.aZero * zb;
+        c[j] = job.accumulate ? c[j] + v : v;
+      }
+    }
+  }
+}
+
+} // namespace
+
+const char *qgemmPath() { return qtarget().name; }
+
+} // namespace mxrt
+
+extern "C" const char *mxrt_kernel_path(const char *family) {
+  std::string f = family ? family : "";
+  return f == "gemm"    ? mxrt::kernelIsa()
+         : f == "qgemm" ? mxrt::qgemmPath()
+                        : nullptr;
+}
+
+extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
+                                       const uint8_t *a, int64_t lda,
+                                       int32_t a_zero, const int8_t *b,
+                                       int64_t ldb, const int32_t *b_zero,
+                                       int32_t *c, int64_t ldc, int32_t flags) {
+  using namespace mxrt;
+  if (m <= 0 || n <= 0)
+    return;
+  bool signedA = flags & MXRT_KERNEL_SIGNED_A;
+  QProblem p{m, n, k, a, lda, signedA, b, ldb};
+  // In the unsigned form's terms: a + 128 - (a_zero + 128).
+  int32_t aZero = a_zero + (signedA ? 128 : 0);
+  std::vector<int32_t> colSums(n, 0), rowSums(m, 0);
+  for (int64_t q = 0; q < k; ++q)
+    for (int64_t j = 0; j < n; ++j)
+      colSums[j] += b[q * ldb + j];
+  if (b_zero) {
+    uint8_t flip = signedA ? 0x80 : 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t q = 0; q < k; ++q)
+        rowSums[i] += a[i * lda + q] ^ flip;
+  }
+  Job job{&p,
+          aZero,
+          b_zero,
+          colSums.data(),
+          rowSums.data(),
+          c,
+          ldc,
+          (flags & MXRT_KERNEL_ACCUMULATE) != 0,
+          1};
+  ThreadPool *pool = ThreadPool::current();
+  int64_t panel = qtarget().panel, panels = (n + panel - 1) / panel;
+  job.parts = pool ? std::min<int64_t>(pool->size(), panels) : 1;
+  if (job.parts <= 1) {
+    columns(job, 0, n);
+    return;
+  }
+  // Whole panels per thread, as evenly as they go.
+  pool->parallelFor(
+      job.parts,
+      [](void *arg, int64_t index) {
+        const Job &j = *static_cast<const Job *>(arg);
+        int64_t panel = qtarget().panel;
+        int64_t panels = (j.p->n + panel - 1) / panel;
+        int64_t p0 = index * panels / j.parts,
+                p1 = (index + 1) * panels / j.parts;
+        columns(j, p0 * panel, std::min(j.p->n, p1 * panel));
+      },
+      &job);
+}

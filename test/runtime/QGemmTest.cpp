@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// mxrt_kernel_qgemm_u8s8 against integer reference loops on random shapes:
+// uint8 and int8 A with zero points, per-column zero points of B,
+// accumulation, k and n not multiples of the paths' groups and panels, on
+// one thread and on a pool. ctest runs the binary once per instruction set
+// (MXRT_KERNEL_ISA), so that each path is tested where the CPU has it.
+#include "kernels/qgemm/qgemm.h"
+#include "mxrt/kernels.h"
+#include "threadpool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+void checkQGemm(int64_t m, int64_t n, int64_t k, bool signedA, bool zeros,
+                bool accumulate, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> byte(0, 255), sbyte(-128, 127);
+  std::vector<uint8_t> a(m * (k + 3));
+  std::vector<int8_t> b(k * (n + 5));
+  int64_t lda = k + 3, ldb = n + 5, ldc = n + 2;
+  for (auto &v : a)
+    v = static_cast<uint8_t>(byte(rng));
+  for (auto &v : b)
+    v = static_cast<int8_t>(sbyte(rng));
+  int32_t aZero = zeros ? (signedA ? sbyte(rng) : byte(rng)) : 0;
+  std::vector<int32_t> bZero(n);
+  for (auto &v : bZero)
+    v = sbyte(rng);
+  std::vector<int32_t> c(m * ldc);
+  for (auto &v : c)
+    v = sbyte(rng) * 1000;
+  std::vector<int32_t> before = c;
+  int32_t flags = (signedA ? MXRT_KERNEL_SIGNED_A : 0) |
+                  (accumulate ? MXRT_KERNEL_ACCUMULATE : 0);
+  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), lda, aZero, b.data(), ldb,
+                         zeros ? bZero.data() : nullptr, c.data(), ldc, flags);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t want = accumulate ? before[i * ldc + j] : 0;
+      for (int64_t q = 0; q < k; ++q) {
+        int64_t av =
+            signedA ? static_cast<int8_t>(a[i * lda + q]) : a[i * lda + q];
+        want += (av - aZero) * (b[q * ldb + j] - (zeros ? bZero[j] : 0));
+      }
+      ASSERT_EQ(c[i * ldc + j], want)
+          << m << "x" << n << "x" << k << (signedA ? " int8 A" : " uint8 A")
+          << (zeros ? " with zero points" : "")
+          << (accumulate ? " accumulating" : "") << " at " << i << "," << j
+          << " (path " << mxrt::qgemmPath() << ")";
+    }
+  // C's padding columns are left alone.
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = n; j < ldc; ++j)
+      ASSERT_EQ(c[i * ldc + j], before[i * ldc + j]) << "padding at " << i;
+}
+
+TEST(QGemm, MatchesIntegerLoops) {
+  std::printf("qgemm path: %s\n", mxrt::qgemmPath());
+  std::mt19937 rng(11);
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {13, 33, 7},
+                         {12, 32, 4},
+                         {25, 70, 129},
+                         {3, 300, 64},
+                         {40, 17, 3},
+                         {7, 600, 513}})
+    for (int variant = 0; variant < 8; ++variant)
+      checkQGemm(m, n, k, variant & 1, variant & 2, variant & 4, rng);
+}
+
+TEST(QGemm, SplitsColumnsOverAPool) {
+  std::mt19937 rng(12);
+  for (int threads : {2, 3}) {
+    mxrt::ThreadPool pool(threads);
+    mxrt::ThreadPool::Scope scope(&pool);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 1000, 256},
+                           {5, 40, 30},
+                           {30, 16, 9}})
+      checkQGemm(m, n, k, threads == 3, true, threads == 2, rng);
+  }
+}
+
+TEST(QGemm, ExtremeValuesStayExact) {
+  // 255 x 127 products summed deep: vpmaddubsw's int16 pair sums would
+  // saturate here; every path must keep them exact.
+  int64_t m = 13, n = 40, k = 1027;
+  std::vector<uint8_t> a(m * k, 255);
+  std::vector<int8_t> b(k * n, 127);
+  for (int64_t j = 0; j < n; j += 3)
+    for (int64_t q = 0; q < k; ++q)
+      b[q * n + j] = -128;
+  std::vector<int32_t> c(m * n);
+  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), k, 0, b.data(), n, nullptr,
+                         c.data(), n, 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(c[i * n + j], (j % 3 == 0 ? -128 : 127) * 255 * k)
+          << i << "," << j << " (path " << mxrt::qgemmPath() << ")";
+}
+
+TEST(QGemm, NamesItsPath) {
+  EXPECT_STREQ(mxrt_kernel_path("qgemm"), mxrt::qgemmPath());
+  EXPECT_NE(mxrt_kernel_path("gemm"), nullptr);
+  EXPECT_EQ(mxrt_kernel_path("fft"), nullptr);
+}
+
+} // namespace
