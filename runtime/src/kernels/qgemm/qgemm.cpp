@@ -296,11 +296,12 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
       int32_t *c = job.c + i * job.ldc + jb;
       const int32_t *r = raw + i * cols;
       for (int64_t j = 0; j < cols; ++j) {
-        int32_t zb = job.bZero ? job.bZero[jb + j] : 0;
-        int32_t v = r[j] - job.aZero * job.colSums[jb + j] -
-                    zb * job.rowSums[i] +
-                    static_cast<int32_t>(p.k) * job.aZero * zb;
-        c[j] = job.accumulate ? c[j] + v : v;
+        // In int64: the terms may pass int32's range where the result
+        // does not.
+        int64_t zb = job.bZero ? job.bZero[jb + j] : 0;
+        int64_t v = int64_t(r[j]) - int64_t(job.aZero) * job.colSums[jb + j] -
+                    zb * job.rowSums[i] + p.k * job.aZero * zb;
+        c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
       }
     }
   }
