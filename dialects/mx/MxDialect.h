@@ -41,6 +41,8 @@ enum KernelFlags : int32_t {
   kKernelAttentionDivide = 512,
   kKernelSelectSmallest = 1024,
   kKernelNmsCenter = 2048,
+  kKernelSignedA = 4096,
+  kKernelUnsignedB = 8192,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

@@ -181,6 +181,7 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
       *ctx);
   TopKKernelOp::attachInterface<KernelBufferization<TopKKernelOp>>(*ctx);
   NmsKernelOp::attachInterface<KernelBufferization<NmsKernelOp>>(*ctx);
+  QMatmulKernelOp::attachInterface<KernelBufferization<QMatmulKernelOp>>(*ctx);
   RandomSeedKernelOp::attachInterface<KernelBufferization<RandomSeedKernelOp>>(
       *ctx);
 }
@@ -188,7 +189,7 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
              Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp,
-             RandomSeedKernelOp>(op);
+             RandomSeedKernelOp, QMatmulKernelOp>(op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
@@ -333,6 +334,51 @@ int32_t Pool2DKernelOp::getKernelFlags() {
 }
 
 void Pool2DKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// kernel.qmatmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult QMatmulKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  auto as = shapeOfValue(getA()), bs = shapeOfValue(getB()),
+       ys = shapeOfValue(getInit());
+  if (as.size() != 2 || bs.size() != 2 || ys.size() != 2 || as[1] != bs[0] ||
+      ys[0] != as[0] || ys[1] != bs[1])
+    return emitOpError("a, b and init must be (M, K), (K, N) and (M, N), got ")
+           << shapeOf(getA()) << ", " << shapeOf(getB()) << " and "
+           << shapeOf(getInit());
+  auto elementOf = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  Type at = elementOf(getA());
+  if (!at.isInteger(8) || !elementOf(getB()).isInteger(8) ||
+      !elementOf(getInit()).isInteger(32))
+    return emitOpError("a and b must be 8-bit integers and init int32");
+  Value za = getAZero(), zb = getBZero();
+  if (!shapeOfValue(za).empty() || !elementOf(za).isInteger(32))
+    return emitOpError("a_zero must be an int32 scalar");
+  auto zs = shapeOfValue(zb);
+  int64_t n = 1;
+  for (int64_t e : zs)
+    n *= e;
+  if (!elementOf(zb).isInteger(32) || zs.size() > 2 || (n != 1 && n != bs[1]) ||
+      (!zs.empty() && zs.back() != n))
+    return emitOpError("b_zero must be int32, one value or one per column");
+  return success();
+}
+
+int32_t QMatmulKernelOp::getKernelFlags() {
+  return (getSignedA() ? kKernelSignedA : 0) |
+         (getUnsignedB() ? kKernelUnsignedB : 0);
+}
+
+void QMatmulKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -249,6 +249,42 @@ def Mx_AttentionKernelOp : Mx_KernelOp<"kernel.attention"> {
 }
 
 
+def Mx_QMatmulKernelOp
+    : Op<Mx_Dialect, "kernel.qmatmul",
+         [DestinationStyleOpInterface,
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "init = (a - a_zero)(b - b_zero) in int32 (mxrt_kernel_qgemm_u8s8)";
+  let description = [{
+    The 8-bit integer product: a and b (M, K) and (K, N) ui8 or i8, init (M, N)
+    i32; a_zero an i32 scalar, b_zero an i32 scalar or one per column ((N)
+    or (1, N)). Exact. signed_a and unsigned_b say how to read a's and b's
+    bytes (bufferization keeps their widths, not their signedness).
+
+    ```mlir
+    %y = mx.kernel.qmatmul %a, %za, %b, %zb into %init
+        : tensor<2x8xui8>, tensor<i32>, tensor<8x4xi8>, tensor<4xi32>
+        into tensor<2x4xi32> -> tensor<2x4xi32>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$a, AnyShaped:$a_zero, AnyShaped:$b,
+                   AnyShaped:$b_zero, AnyShaped:$init,
+                   DefaultValuedAttr<BoolAttr, "false">:$signed_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$unsigned_b);
+  let results = (outs Optional<RankedTensorOf<[I32]>>:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $a `,` $a_zero `,` $b `,` $b_zero `into` $init attr-dict `:` type($a) `,`
+    type($a_zero) `,` type($b) `,` type($b_zero) `into` type($init)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    bool getAccumulate() { return false; }
+    /// MXRT_KERNEL_SIGNED_A and MXRT_KERNEL_UNSIGNED_B as the attributes say.
+    int32_t getKernelFlags();
+  }];
+}
+
 /// The selection kernels (mx.top_k, mx.non_max_suppression): int64 box or
 /// element positions out, any operand types in; no epilogue.
 class Mx_SelectKernelOp<string mnemonic>

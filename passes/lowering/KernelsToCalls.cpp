@@ -254,6 +254,35 @@ int64_t extentProduct(Value m, int64_t from, int64_t to) {
   return p;
 }
 
+/// mxrt_kernel_qgemm_u8s8's arguments for `op` (contiguous buffers): A's,
+/// B's and C's row strides, A's zero point by address, B's by address and
+/// column stride (0 for one value).
+SmallVector<Value> qgemmArgs(OpBuilder &b, QMatmulKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  Value y = op.getInit(), zb = op.getBZero();
+  ab.add(ab.extent(y, 0));
+  ab.add(ab.extent(y, 1));
+  ab.add(ab.extent(op.getA(), 1));
+  auto [a, aStrides] = ab.view(op.getA());
+  ab.add(a);
+  ab.add(aStrides[0]);
+  ab.add(ab.view(op.getAZero()).first);
+  auto [bp, bStrides] = ab.view(op.getB());
+  ab.add(bp);
+  ab.add(bStrides[0]);
+  auto [zp, zStrides] = ab.view(zb);
+  int64_t values = 1;
+  for (int64_t e : shapeOf(zb))
+    values *= e;
+  ab.add(zp);
+  ab.add(values == 1 ? ab.i64(0) : zStrides.back());
+  auto [c, cStrides] = ab.view(y);
+  ab.add(c);
+  ab.add(cStrides[0]);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// mxrt_kernel_topk_f32's arguments for `op` (contiguous buffers).
 SmallVector<Value> topkArgs(OpBuilder &b, TopKKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
@@ -406,6 +435,9 @@ struct KernelsToCallsPass
                       })
                       .Case([&](AttentionKernelOp k) -> Call {
                         return {"sattention", sattentionArgs(b, k)};
+                      })
+                      .Case([&](QMatmulKernelOp k) -> Call {
+                        return {"qgemm_u8s8", qgemmArgs(b, k)};
                       })
                       .Case([&](TopKKernelOp k) -> Call {
                         return {"topk_f32", topkArgs(b, k)};

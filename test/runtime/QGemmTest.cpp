@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -19,7 +20,7 @@
 namespace {
 
 void checkQGemm(int64_t m, int64_t n, int64_t k, bool signedA, bool zeros,
-                bool accumulate, std::mt19937 &rng) {
+                bool accumulate, std::mt19937 &rng, bool unsignedB = false) {
   std::uniform_int_distribution<int> byte(0, 255), sbyte(-128, 127);
   std::vector<uint8_t> a(m * (k + 3));
   std::vector<int8_t> b(k * (n + 5));
@@ -31,25 +32,35 @@ void checkQGemm(int64_t m, int64_t n, int64_t k, bool signedA, bool zeros,
   int32_t aZero = zeros ? (signedA ? sbyte(rng) : byte(rng)) : 0;
   std::vector<int32_t> bZero(n);
   for (auto &v : bZero)
-    v = sbyte(rng);
+    v = unsignedB ? byte(rng) : sbyte(rng);
   std::vector<int32_t> c(m * ldc);
   for (auto &v : c)
     v = sbyte(rng) * 1000;
   std::vector<int32_t> before = c;
   int32_t flags = (signedA ? MXRT_KERNEL_SIGNED_A : 0) |
+                  (unsignedB ? MXRT_KERNEL_UNSIGNED_B : 0) |
                   (accumulate ? MXRT_KERNEL_ACCUMULATE : 0);
-  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), lda, aZero, b.data(), ldb,
-                         zeros ? bZero.data() : nullptr, c.data(), ldc, flags);
+  // One zero point for all of B's columns where the test draws a
+  // per-column one for an odd n.
+  bool oneForAll = zeros && n % 2;
+  if (oneForAll)
+    std::fill(bZero.begin(), bZero.end(), bZero[0]);
+  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), lda, zeros ? &aZero : nullptr,
+                         b.data(), ldb, zeros ? bZero.data() : nullptr,
+                         oneForAll ? 0 : 1, c.data(), ldc, flags);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       int64_t want = accumulate ? before[i * ldc + j] : 0;
       for (int64_t q = 0; q < k; ++q) {
         int64_t av =
             signedA ? static_cast<int8_t>(a[i * lda + q]) : a[i * lda + q];
-        want += (av - aZero) * (b[q * ldb + j] - (zeros ? bZero[j] : 0));
+        int64_t bv =
+            unsignedB ? static_cast<uint8_t>(b[q * ldb + j]) : b[q * ldb + j];
+        want += (av - aZero) * (bv - (zeros ? bZero[j] : 0));
       }
       ASSERT_EQ(c[i * ldc + j], want)
           << m << "x" << n << "x" << k << (signedA ? " int8 A" : " uint8 A")
+          << (unsignedB ? ", uint8 B" : "")
           << (zeros ? " with zero points" : "")
           << (accumulate ? " accumulating" : "") << " at " << i << "," << j
           << " (path " << mxrt::qgemmPath() << ")";
@@ -70,8 +81,9 @@ TEST(QGemm, MatchesIntegerLoops) {
                          {3, 300, 64},
                          {40, 17, 3},
                          {7, 600, 513}})
-    for (int variant = 0; variant < 8; ++variant)
-      checkQGemm(m, n, k, variant & 1, variant & 2, variant & 4, rng);
+    for (int variant = 0; variant < 16; ++variant)
+      checkQGemm(m, n, k, variant & 1, variant & 2, variant & 4, rng,
+                 variant & 8);
 }
 
 TEST(QGemm, SplitsColumnsOverAPool) {
@@ -96,7 +108,7 @@ TEST(QGemm, ExtremeValuesStayExact) {
     for (int64_t q = 0; q < k; ++q)
       b[q * n + j] = -128;
   std::vector<int32_t> c(m * n);
-  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), k, 0, b.data(), n, nullptr,
+  mxrt_kernel_qgemm_u8s8(m, n, k, a.data(), k, nullptr, b.data(), n, nullptr, 0,
                          c.data(), n, 0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)

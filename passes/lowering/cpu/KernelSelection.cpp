@@ -702,6 +702,75 @@ void fuseAttention(Operation *root) {
   }
 }
 
+/// An operand of an integer product made from 8-bit values: `bytes` (2-D,
+/// static) cast to the product's type, minus `zero` (null: none).
+struct QuantizedOperand {
+  Value bytes, zero;
+};
+
+std::optional<QuantizedOperand> quantizedOperand(Value v) {
+  Value zero;
+  if (auto sub = v.getDefiningOp<BinaryOp>(); sub && sub.getOp() == "sub") {
+    zero = sub.getRhs();
+    v = sub.getLhs();
+  }
+  auto cast = v.getDefiningOp<CastOp>();
+  if (!cast)
+    return std::nullopt;
+  auto t = dyn_cast<RankedTensorType>(cast.getData().getType());
+  if (!t || !t.getElementType().isInteger(8) || t.getRank() != 2 ||
+      !t.hasStaticShape())
+    return std::nullopt;
+  return QuantizedOperand{cast.getData(), zero};
+}
+
+/// An int32 product of 8-bit operands minus their zero points (the ONNX
+/// importer's MatMulInteger, QLinearMatMul) as the runtime's integer GEMM
+/// (mxrt_kernel_qgemm_u8s8): A and B uint8 or int8, A with one zero point,
+/// B with one or one per column. Other forms (a zero point per row of A,
+/// batches) keep the generic lowering.
+FailureOr<Value> selectQuantizedMatMul(MatMulOp op, MatMulOp::Adaptor,
+                                       OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  Type i32 = b.getI32Type();
+  if (type.getElementType() != i32 || type.getRank() != 2 ||
+      !type.hasStaticShape())
+    return failure();
+  auto qa = quantizedOperand(op.getLhs()), qb = quantizedOperand(op.getRhs());
+  if (!qa || !qb)
+    return failure();
+  int64_t n = type.getDimSize(1);
+  auto fits = [&](Value zero, bool perColumn) {
+    if (!zero)
+      return true;
+    auto zt = cast<RankedTensorType>(zero.getType());
+    ArrayRef<int64_t> s = zt.getShape();
+    return zt.getElementType() == i32 &&
+           (s.empty() || (perColumn && s.size() == 2 && s[0] == 1 &&
+                          (s[1] == n || s[1] == 1)));
+  };
+  if (!fits(qa->zero, false) || !fits(qb->zero, true))
+    return failure();
+  Location loc = op.getLoc();
+  auto orZero = [&](Value zero) -> Value {
+    if (zero)
+      return zero;
+    auto scalar = RankedTensorType::get({}, i32);
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(scalar, int32_t(0)));
+  };
+  auto isUnsigned = [](Value v) {
+    return cast<RankedTensorType>(v.getType())
+        .getElementType()
+        .isUnsignedInteger();
+  };
+  return QMatmulKernelOp::create(b, loc, type, qa->bytes, orZero(qa->zero),
+                                 qb->bytes, orZero(qb->zero),
+                                 emptyTensor(b, loc, type.getShape(), i32),
+                                 !isUnsigned(qa->bytes), isUnsigned(qb->bytes))
+      .getResult();
+}
+
 struct SelectCpuKernelsPass
     : mxc::impl::SelectCpuKernelsPassBase<SelectCpuKernelsPass> {
   void runOnOperation() override {
@@ -719,8 +788,8 @@ struct SelectCpuKernelsPass
 void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   // Before the target-independent lowerings of the same ops.
   constexpr unsigned kBenefit = 2;
-  addLowerings<kBenefit>(patterns, selectFullyConnected, selectConvolution,
-                         selectPooling, selectDot, selectMatMul,
-                         selectConvolutionGradData, selectConvolutionGradWeight,
-                         selectPoolingGrad, selectCumSum);
+  addLowerings<kBenefit>(
+      patterns, selectFullyConnected, selectConvolution, selectPooling,
+      selectDot, selectQuantizedMatMul, selectMatMul, selectConvolutionGradData,
+      selectConvolutionGradWeight, selectPoolingGrad, selectCumSum);
 }

@@ -59,6 +59,8 @@ enum {
   MXRT_KERNEL_NMS_CENTER = 2048,
   /** mxrt_kernel_qgemm_u8s8 only: A's bytes are int8, not uint8. */
   MXRT_KERNEL_SIGNED_A = 4096,
+  /** mxrt_kernel_qgemm_u8s8 only: B's bytes are uint8, not int8. */
+  MXRT_KERNEL_UNSIGNED_B = 8192,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -78,15 +80,19 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
 
 /** The 8-bit integer product C = (A - a_zero)(B - b_zero), exactly, in
  *  int32: A m x k bytes, uint8 (int8 with MXRT_KERNEL_SIGNED_A), rows lda
- *  apart; B k x n int8, rows ldb apart; b_zero NULL (0) or one zero point
- *  per column of B; C m x n, rows ldc apart, overwritten or, with
- *  MXRT_KERNEL_ACCUMULATE, added to. Sums must fit int32 (k up to 33,000
- *  for any values). On AVX-512 VNNI, AVX2 or portable code by the CPU. */
+ *  apart; a_zero NULL (0) or A's one zero point; B k x n int8 (uint8 with
+ *  MXRT_KERNEL_UNSIGNED_B), rows ldb
+ *  apart; b_zero NULL (0) or column j's zero point at b_zero[j *
+ *  b_zero_cs] (b_zero_cs 0: one for all); C m x n, rows ldc apart,
+ *  overwritten or, with MXRT_KERNEL_ACCUMULATE, added to. Sums must fit
+ *  int32 (k up to 33,000 for any values). On AVX-512 VNNI, AVX2 or
+ *  portable code by the CPU. */
 MXRT_API void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
                                      const uint8_t *a, int64_t lda,
-                                     int32_t a_zero, const int8_t *b,
+                                     const int32_t *a_zero, const int8_t *b,
                                      int64_t ldb, const int32_t *b_zero,
-                                     int32_t *c, int64_t ldc, int32_t flags);
+                                     int64_t b_zero_cs, int32_t *c, int64_t ldc,
+                                     int32_t flags);
 
 /** The instruction set path kernel family `family` runs on this CPU (after
  *  MXRT_KERNEL_ISA): for "gemm" (float32 products and convolutions)

@@ -47,7 +47,15 @@ struct QProblem {
   bool signedA;
   const int8_t *b;
   int64_t ldb;
+  /// 0x80 for a uint8 B (read as int8 shifted by -128), else 0.
+  uint8_t flipB;
 };
+
+/// Element (q, j) of B as int8 (a uint8 B shifted by -128).
+inline int8_t bAt(const QProblem &p, int64_t q, int64_t j) {
+  return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j]) ^
+                             p.flipB);
+}
 
 /// A path: raw(i, j) = sum_p unsigned(a[i][p]) b[p][j] for columns [j0, j0
 /// + cols) of every row, into raw (m x cols, rows `cols` apart).
@@ -79,7 +87,7 @@ void packB(const QProblem &p, int64_t j0, int64_t cols, int64_t groups,
         for (int t = 0; t < Group; ++t) {
           int64_t q = Group * g + t, j = jp + c;
           panel[(g * NR + c) * Group + t] =
-              q < p.k && j < cols ? p.b[q * p.ldb + j0 + j] : 0;
+              q < p.k && j < cols ? bAt(p, q, j0 + j) : 0;
         }
   }
 }
@@ -138,9 +146,8 @@ void rawBlockPortable(const QProblem &p, int64_t j0, int64_t cols,
     std::fill(out, out + cols, 0);
     for (int64_t q = 0; q < p.k; ++q) {
       int32_t a = row[q];
-      const int8_t *b = p.b + q * p.ldb + j0;
       for (int64_t j = 0; j < cols; ++j)
-        out[j] += a * b[j];
+        out[j] += a * bAt(p, q, j0 + j);
     }
   }
 }
@@ -276,6 +283,7 @@ struct Job {
   const QProblem *p;
   int32_t aZero;
   const int32_t *bZero, *colSums, *rowSums;
+  int64_t bZeroCs;
   int32_t *c;
   int64_t ldc;
   bool accumulate;
@@ -298,7 +306,7 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
       for (int64_t j = 0; j < cols; ++j) {
         // In int64: the terms may pass int32's range where the result
         // does not.
-        int64_t zb = job.bZero ? job.bZero[jb + j] : 0;
+        int64_t zb = job.bZero ? job.bZero[(jb + j) * job.bZeroCs] : 0;
         int64_t v = int64_t(r[j]) - int64_t(job.aZero) * job.colSums[jb + j] -
                     zb * job.rowSums[i] + p.k * job.aZero * zb;
         c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
@@ -322,20 +330,31 @@ extern "C" const char *mxrt_kernel_path(const char *family) {
 
 extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
                                        const uint8_t *a, int64_t lda,
-                                       int32_t a_zero, const int8_t *b,
+                                       const int32_t *a_zero, const int8_t *b,
                                        int64_t ldb, const int32_t *b_zero,
-                                       int32_t *c, int64_t ldc, int32_t flags) {
+                                       int64_t b_zero_cs, int32_t *c,
+                                       int64_t ldc, int32_t flags) {
   using namespace mxrt;
   if (m <= 0 || n <= 0)
     return;
   bool signedA = flags & MXRT_KERNEL_SIGNED_A;
-  QProblem p{m, n, k, a, lda, signedA, b, ldb};
+  bool unsignedB = flags & MXRT_KERNEL_UNSIGNED_B;
+  QProblem p{m, n, k, a, lda, signedA, b, ldb, uint8_t(unsignedB ? 0x80 : 0)};
   // In the unsigned form's terms: a + 128 - (a_zero + 128).
-  int32_t aZero = a_zero + (signedA ? 128 : 0);
+  int32_t aZero = (a_zero ? *a_zero : 0) + (signedA ? 128 : 0);
+  // A uint8 B in int8's: b - 128 - (b_zero - 128).
+  std::vector<int32_t> shiftedZeros;
+  if (unsignedB) {
+    shiftedZeros.resize(n);
+    for (int64_t j = 0; j < n; ++j)
+      shiftedZeros[j] = (b_zero ? b_zero[j * b_zero_cs] : 0) - 128;
+    b_zero = shiftedZeros.data();
+    b_zero_cs = 1;
+  }
   std::vector<int32_t> colSums(n, 0), rowSums(m, 0);
   for (int64_t q = 0; q < k; ++q)
     for (int64_t j = 0; j < n; ++j)
-      colSums[j] += b[q * ldb + j];
+      colSums[j] += bAt(p, q, j);
   if (b_zero) {
     uint8_t flip = signedA ? 0x80 : 0;
     for (int64_t i = 0; i < m; ++i)
@@ -347,6 +366,7 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
           b_zero,
           colSums.data(),
           rowSums.data(),
+          b_zero_cs,
           c,
           ldc,
           (flags & MXRT_KERNEL_ACCUMULATE) != 0,
