@@ -8,8 +8,8 @@
 #include "call_checks.h"
 #include "cuda.h"
 #include "dims.h"
-#include "kernels/gemm/gemm_internal.h"
 #include "internal.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "model_queries.h"
 
 #include <algorithm>

@@ -453,8 +453,8 @@ private:
 /// `bias` when given, with its window and padding attributes; null (the
 /// node failed) on a bad shape or attribute. (ConvPool.cpp; the
 /// quantization operators convolve with it too.)
-Value convolve(Importer &im, Value x, Value w, Value bias,
-               ArrayRef<int64_t> xs, ArrayRef<int64_t> ws);
+Value convolve(Importer &im, Value x, Value w, Value bias, ArrayRef<int64_t> xs,
+               ArrayRef<int64_t> ws);
 
 /// A sequence, optional or control-flow node while it imports. These values
 /// are known at compile time, so their operators mostly rename values, or

@@ -3,10 +3,10 @@
 // arg-max (or arg-min) over the axis, each taking its element out of the
 // running (O(k n), code every target compiles); a larger or run-time k, or
 // a counted axis, and NonMaxSuppression: the runtime's selection kernels
-// (mx.top_k, mx.non_max_suppression; runtime/src/kernels/select/select.cpp). NonZero,
-// Compress, Unique and NonMaxSuppression keep a number of elements only the
-// data tells: their outputs have the static bound of that extent, the kept
-// entries moved to the front (Importer::frontSlots) and the count beside
+// (mx.top_k, mx.non_max_suppression; runtime/src/kernels/select/select.cpp).
+// NonZero, Compress, Unique and NonMaxSuppression keep a number of elements
+// only the data tells: their outputs have the static bound of that extent, the
+// kept entries moved to the front (Importer::frontSlots) and the count beside
 // them (Importer::outCounted), which the library reports with the outputs.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
