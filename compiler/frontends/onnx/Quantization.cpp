@@ -42,8 +42,8 @@ FailureOr<Range> rangeOf(Importer &im, int32_t t) {
 /// Input `i`, a scale or zero point that is a scalar (rank 0, or one
 /// element) or one value per index of `axis` of a rank-`rank` tensor with
 /// `extent` there, shaped to broadcast against it.
-FailureOr<Value> perAxis(Importer &im, unsigned i, StringRef what, int64_t rank,
-                         int64_t axis, int64_t extent) {
+FailureOr<Value> perAxis(Importer &im, unsigned i, const Twine &what,
+                         int64_t rank, int64_t axis, int64_t extent) {
   auto s = im.shape(i);
   int64_t n = numElements(s);
   if (s.size() > 1 || (n != 1 && (s.size() != 1 || n != extent)))
@@ -186,34 +186,45 @@ Value multiplier(Importer &im, Value as, Value bs, Value ys) {
 
 } // namespace
 
+/// QuantizeLinear's and DequantizeLinear's scale (input 1) and zero point
+/// (input 2, null when absent), named `prefix`_scale and
+/// `prefix`_zero_point, shaped to broadcast against input 0 along `axis`.
+static FailureOr<std::pair<Value, Value>> scaleAndZero(Importer &im,
+                                                       StringRef prefix) {
+  if (im.attrInt("block_size", 0) != 0)
+    return im.fail("blocked quantization (block_size) is not supported");
+  auto axis = quantAxis(im);
+  if (failed(axis))
+    return failure();
+  auto xs = im.shape(0);
+  int64_t rank = xs.size(), extent = rank ? xs[*axis] : 1;
+  auto scale = perAxis(im, 1, prefix + "_scale", rank, *axis, extent);
+  if (failed(scale))
+    return failure();
+  if (!im.has(2))
+    return std::pair{*scale, Value()};
+  auto zero = perAxis(im, 2, prefix + "_zero_point", rank, *axis, extent);
+  if (failed(zero))
+    return failure();
+  return std::pair{*scale, *zero};
+}
+
 /// QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), as the
 /// zero point's type (uint8 without one), per tensor or along `axis`.
 LogicalResult importQuantizeLinear(Importer &im, StringRef) {
   if (failed(im.requireFloat(0)))
     return failure();
   im.ignoreAttrs({"saturate"}); // (float8 outputs only)
-  if (im.attrInt("block_size", 0) != 0)
-    return im.fail("blocked quantization (block_size) is not supported");
   int32_t to = im.has(2) ? im.type(2) : TP::UINT8;
   auto r = rangeOf(im, to);
-  auto axis = quantAxis(im);
-  if (failed(r) || failed(axis))
+  if (failed(r))
     return failure();
-  auto xs = im.shape(0);
-  int64_t rank = xs.size(), extent = rank ? xs[*axis] : 1;
-  auto scale = perAxis(im, 1, "y_scale", rank, *axis, extent);
-  if (failed(scale))
+  auto sz = scaleAndZero(im, "y");
+  if (failed(sz))
     return failure();
-  Value zero;
-  if (im.has(2)) {
-    auto z = perAxis(im, 2, "y_zero_point", rank, *axis, extent);
-    if (failed(z))
-      return failure();
-    zero = *z;
-  }
-  Value x = im.val(0);
-  return im.out(0, quantize(im, x, im.type(0), im.castTo(*scale, im.type(0)),
-                            zero, to, *r));
+  int32_t ft = im.type(0);
+  return im.out(0, quantize(im, im.val(0), ft, im.castTo(sz->first, ft),
+                            sz->second, to, *r));
 }
 
 /// DequantizeLinear: y = (x - x_zero_point) * x_scale, as the scale's type.
@@ -221,31 +232,20 @@ LogicalResult importDequantizeLinear(Importer &im, StringRef) {
   int32_t t = im.type(0);
   if (failed(rangeOf(im, t)))
     return failure();
-  if (im.attrInt("block_size", 0) != 0)
-    return im.fail("blocked quantization (block_size) is not supported");
   if (!isFloatType(im.type(1)))
     return im.fail("x_scale has type " + typeName(im.type(1)) +
                    ", not a float type");
   if (im.has(2) && im.type(2) != t)
     return im.fail("x_zero_point has type " + typeName(im.type(2)) +
                    ", not x's " + typeName(t));
-  auto axis = quantAxis(im);
-  if (failed(axis))
-    return failure();
-  auto xs = im.shape(0);
-  int64_t rank = xs.size(), extent = rank ? xs[*axis] : 1;
-  auto scale = perAxis(im, 1, "x_scale", rank, *axis, extent);
-  if (failed(scale))
+  auto sz = scaleAndZero(im, "x");
+  if (failed(sz))
     return failure();
   int32_t ft = im.type(1);
   Value x = im.castTo(im.val(0), ft);
-  if (im.has(2)) {
-    auto z = perAxis(im, 2, "x_zero_point", rank, *axis, extent);
-    if (failed(z))
-      return failure();
-    x = im.binary(x, im.castTo(*z, ft), "sub");
-  }
-  return im.out(0, im.binary(x, *scale, "mul"));
+  if (sz->second)
+    x = im.binary(x, im.castTo(sz->second, ft), "sub");
+  return im.out(0, im.binary(x, sz->first, "mul"));
 }
 
 /// DynamicQuantizeLinear: x to uint8 with the scale and zero point that map
