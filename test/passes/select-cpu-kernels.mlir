@@ -138,3 +138,49 @@ func.func @dilated(%x: tensor<1x8x24x24xf32>, %w: tensor<16x8x3x3xf32>, %b: tens
   %z = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 4, 4>, dilate = array<i64: 4, 4>, num_filter = 16 : i64} : (tensor<1x8x24x24xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x24x24xf32>
   return %y, %z : tensor<1x16x24x24xf32>, tensor<1x16x24x24xf32>
 }
+
+// -----
+
+// An int32 product of 8-bit operands minus their zero points (the ONNX
+// importer's MatMulInteger) becomes the 8-bit GEMM on the bytes themselves,
+// their signedness in attributes; B's zero point may be one per column.
+// CHECK-LABEL: func.func @integer_product
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xui8>, %[[ZA:.*]]: tensor<i32>, %[[B:.*]]: tensor<8x4xi8>, %[[ZB:.*]]: tensor<1x4xi32>)
+// CHECK: mx.kernel.qmatmul %[[A]], %[[ZA]], %[[B]], %[[ZB]] into %{{.*}} : tensor<2x8xui8>, tensor<i32>, tensor<8x4xi8>, tensor<1x4xi32> into tensor<2x4xi32>
+// CHECK-NOT: signed_a = true
+// CHECK-NOT: mx.matmul
+func.func @integer_product(%a: tensor<2x8xui8>, %za: tensor<i32>, %b: tensor<8x4xi8>, %zb: tensor<1x4xi32>) -> tensor<2x4xi32> {
+  %a32 = mx.cast %a {to = i32} : (tensor<2x8xui8>) -> tensor<2x8xi32>
+  %ac = mx.binary %a32, %za {op = "sub"} : (tensor<2x8xi32>, tensor<i32>) -> tensor<2x8xi32>
+  %b32 = mx.cast %b {to = i32} : (tensor<8x4xi8>) -> tensor<8x4xi32>
+  %bc = mx.binary %b32, %zb {op = "sub"} : (tensor<8x4xi32>, tensor<1x4xi32>) -> tensor<8x4xi32>
+  %y = mx.matmul %ac, %bc : (tensor<2x8xi32>, tensor<8x4xi32>) -> tensor<2x4xi32>
+  return %y : tensor<2x4xi32>
+}
+
+// -----
+
+// int8 A without a zero point gets 0 and signed_a; a uint8 B, unsigned_b.
+// CHECK-LABEL: func.func @signed_a_unsigned_b
+// CHECK: %[[Z:.*]] = arith.constant dense<0> : tensor<i32>
+// CHECK: mx.kernel.qmatmul %{{.*}}, %[[Z]], %{{.*}}, %[[Z]] into %{{.*}} {signed_a = true, unsigned_b = true}
+func.func @signed_a_unsigned_b(%a: tensor<3x5xi8>, %b: tensor<5x2xui8>) -> tensor<3x2xi32> {
+  %a32 = mx.cast %a {to = i32} : (tensor<3x5xi8>) -> tensor<3x5xi32>
+  %b32 = mx.cast %b {to = i32} : (tensor<5x2xui8>) -> tensor<5x2xi32>
+  %y = mx.matmul %a32, %b32 : (tensor<3x5xi32>, tensor<5x2xi32>) -> tensor<3x2xi32>
+  return %y : tensor<3x2xi32>
+}
+
+// -----
+
+// A zero point per row of A stays a generic integer product.
+// CHECK-LABEL: func.func @row_zero_points
+// CHECK-NOT: mx.kernel.qmatmul
+// CHECK: mx.matmul
+func.func @row_zero_points(%a: tensor<2x8xui8>, %za: tensor<2x1xi32>, %b: tensor<8x4xi8>) -> tensor<2x4xi32> {
+  %a32 = mx.cast %a {to = i32} : (tensor<2x8xui8>) -> tensor<2x8xi32>
+  %ac = mx.binary %a32, %za {op = "sub"} : (tensor<2x8xi32>, tensor<2x1xi32>) -> tensor<2x8xi32>
+  %b32 = mx.cast %b {to = i32} : (tensor<8x4xi8>) -> tensor<8x4xi32>
+  %y = mx.matmul %ac, %b32 : (tensor<2x8xi32>, tensor<8x4xi32>) -> tensor<2x4xi32>
+  return %y : tensor<2x4xi32>
+}

@@ -752,12 +752,15 @@ FailureOr<Value> selectQuantizedMatMul(MatMulOp op, MatMulOp::Adaptor,
   if (!fits(qa->zero, false) || !fits(qb->zero, true))
     return failure();
   Location loc = op.getLoc();
+  Value zeroScalar; // made once, for whichever operand has no zero point
   auto orZero = [&](Value zero) -> Value {
     if (zero)
       return zero;
-    auto scalar = RankedTensorType::get({}, i32);
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(scalar, int32_t(0)));
+    if (!zeroScalar)
+      zeroScalar = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, i32), int32_t(0)));
+    return zeroScalar;
   };
   auto isUnsigned = [](Value v) {
     return cast<RankedTensorType>(v.getType())

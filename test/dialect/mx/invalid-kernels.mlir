@@ -17,3 +17,19 @@ func.func @bad_shapes(%dy: memref<1x3x3x3xf32>, %w: memref<2x1x3x3xf32>, %dx: me
   mx.kernel.conv2d_grad %dy, %w into %dx {wrt = "data", strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>} : memref<1x3x3x3xf32>, memref<2x1x3x3xf32> into memref<1x1x5x5xf32>
   return
 }
+
+// -----
+
+func.func @qmatmul_shapes(%a: memref<2x8xi8>, %z: memref<i32>, %b: memref<7x4xi8>, %y: memref<2x4xi32>) {
+  // expected-error @+1 {{a, b and init must be (M, K), (K, N) and (M, N), got memref<2x8xi8>, memref<7x4xi8> and memref<2x4xi32>}}
+  mx.kernel.qmatmul %a, %z, %b, %z into %y : memref<2x8xi8>, memref<i32>, memref<7x4xi8>, memref<i32> into memref<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @qmatmul_zero(%a: memref<2x8xi8>, %z: memref<i32>, %b: memref<8x4xi8>, %zb: memref<3xi32>, %y: memref<2x4xi32>) {
+  // expected-error @+1 {{b_zero must be int32, one value or one per column}}
+  mx.kernel.qmatmul %a, %z, %b, %zb into %y : memref<2x8xi8>, memref<i32>, memref<8x4xi8>, memref<3xi32> into memref<2x4xi32>
+  return
+}
