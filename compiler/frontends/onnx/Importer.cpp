@@ -973,6 +973,7 @@ llvm::Expected<ImportedModel> Importer::run() {
     return std::move(err);
   if (auto err = addInputs())
     return std::move(err);
+  fuseQdq();
   unsigned index = 0;
   for (::onnx::NodeProto &n : *model.mutable_graph()->mutable_node())
     if (auto err = importNode(n, index++))

@@ -411,6 +411,9 @@ private:
   llvm::Error readOpset();
   llvm::Error addInitializers();
   llvm::Error addInputs();
+  /// Rewrites the graph's QDQ-quantized Conv and MatMul nodes as
+  /// QLinearConv / QLinearMatMul (QdqFusion.cpp), before the nodes import.
+  void fuseQdq();
   llvm::Error addSequenceInput(const ::onnx::ValueInfoProto &input,
                                const ::onnx::TypeProto &type);
   using Dims =

@@ -7,8 +7,9 @@
 // subtract the zero points and accumulate exactly (int32 for matrix
 // products, float64 for convolutions, whose kernels are float ones: sums of
 // products of 8-bit values stay integers well below 2^53); requantization
-// multiplies the int32 accumulator by a_scale * b_scale / y_scale in
-// float64.
+// multiplies the accumulator by a_scale * b_scale / y_scale in float32, as
+// ONNX Runtime does. QdqFusion.cpp turns QDQ-quantized Conv and MatMul into
+// the QLinear forms.
 #include "compiler/frontends/onnx/ImporterImpl.h"
 
 using namespace mlir;
@@ -82,15 +83,16 @@ Value quantize(Importer &im, Value x, int32_t ft, Value scale, Value zero,
   return im.castTo(q, to);
 }
 
-/// `acc` (an integer accumulator) requantized: saturate(round(acc *
-/// multiplier) + zero) as `to`, in float64.
+/// `acc` (an integer accumulator, exact in its type) requantized:
+/// saturate(round(acc * multiplier) + zero) as `to`, in float32 as ONNX
+/// Runtime computes it (the accumulator rounded to float32, times the
+/// float32 multiplier).
 Value requantize(Importer &im, Value acc, Value multiplier, Value zero,
                  int32_t to, Range r) {
-  Value y = im.binary(im.castTo(acc, TP::DOUBLE),
-                      im.castTo(multiplier, TP::DOUBLE), "mul");
+  Value y = im.binary(im.castTo(acc, TP::FLOAT), multiplier, "mul");
   y = im.unary(y, "round");
   if (zero)
-    y = im.binary(y, im.castTo(zero, TP::DOUBLE), "add");
+    y = im.binary(y, im.castTo(zero, TP::FLOAT), "add");
   y = im.op("mx.clip", y,
             {im.na("a_min", im.f64(r.lo)), im.na("a_max", im.f64(r.hi))});
   return im.castTo(y, to);

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: Apache-2.0
+# The models of qdq-fusion.test: QDQ-quantized Conv and MatMul (int8 weights per channel or
+# per tensor, int32 bias, Relu, uint8 and int8 activations), which mxc runs as QLinearConv /
+# QLinearMatMul. Each output is checked exactly against NumPy doing ONNX Runtime's integer
+# arithmetic (the product in integers plus the int32 bias, times x_scale * w_scale / y_scale
+# in float32, rounded half to even, plus the zero point, saturated), and against ONNX
+# Runtime itself where bench/.peers holds it (npm onnxruntime-node).
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORT_MODULES = os.path.join(HERE, "..", "..", "bench", ".peers", "node_modules")
+
+# name, operator, activation type, weight scales per channel, bias, Relu, sizes
+CASES = [
+    ("conv_u8_channels_bias_relu", "Conv", np.uint8, True, True, True, (1, 256, 14, 14, 128)),
+    ("conv_s8_tensor", "Conv", np.int8, False, False, False, (2, 16, 9, 9, 24)),
+    ("conv_u8_channels_bias", "Conv", np.uint8, True, True, False, (1, 64, 10, 10, 32)),
+    ("matmul_u8_columns_relu", "MatMul", np.uint8, True, False, True, (33, 300, 70)),
+    ("matmul_s8_tensor", "MatMul", np.int8, False, False, False, (7, 129, 40)),
+]
+
+
+def quantize(v, scale, zero, t):
+    info = np.iinfo(t)
+    return np.clip(np.rint(v / scale) + zero, info.min, info.max).astype(t)
+
+
+def case_data(seed, op, at, per_channel, sizes):
+    rng = np.random.default_rng(seed)
+    if op == "Conv":
+        n, c, hh, ww, f = sizes
+        x = rng.standard_normal((n, c, hh, ww)).astype(np.float32)
+        wf = (rng.standard_normal((f, c, 3, 3)) * 0.2).astype(np.float32)
+        per = np.abs(wf).reshape(f, -1).max(1)
+    else:
+        m, k, f = sizes
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        wf = (rng.standard_normal((k, f)) * 0.2).astype(np.float32)
+        per = np.abs(wf).max(0)
+    sw = (per / 127).astype(np.float32) if per_channel else np.float32(per.max() / 127)
+    shape = (-1, 1, 1, 1) if op == "Conv" else (1, -1)
+    wq = np.clip(np.rint(wf / (np.reshape(sw, shape) if per_channel else sw)), -127,
+                 127).astype(np.int8)
+    sx = np.float32(np.abs(x).max() / 100)
+    zx = at(128 if at == np.uint8 else 3)
+    bias = rng.standard_normal(f).astype(np.float32)
+    sb = (sx * sw).astype(np.float32) * np.ones(f, np.float32)
+    bq = np.rint(bias / sb).astype(np.int32)
+    sy, zy = np.float32(0.05), np.uint8(100)
+    return x, wq, sw, sx, zx, bq, sb, sy, zy
+
+
+def make(out):
+    for seed, (name, op, at, per_channel, with_bias, relu, sizes) in enumerate(CASES):
+        x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes)
+        inits = [nh.from_array(np.array(sx), "sx"), nh.from_array(np.array(zx), "zx"),
+                 nh.from_array(wq, "wq"), nh.from_array(np.array(sw), "sw"),
+                 nh.from_array(np.array(sy), "sy"), nh.from_array(np.array(zy), "zy")]
+        axis = 0 if op == "Conv" else 1
+        nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+                 h.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+                 h.make_node("DequantizeLinear", ["wq", "sw"], ["wd"], axis=axis)]
+        ins = ["xd", "wd"]
+        if with_bias:
+            inits += [nh.from_array(bq, "bq"), nh.from_array(sb, "sb")]
+            nodes.append(h.make_node("DequantizeLinear", ["bq", "sb"], ["bd"], axis=0))
+            ins.append("bd")
+        attrs = {"pads": [1, 1, 1, 1]} if op == "Conv" else {}
+        nodes.append(h.make_node(op, ins, ["y"], name="layer", **attrs))
+        y = "y"
+        if relu:
+            nodes.append(h.make_node("Relu", ["y"], ["r"]))
+            y = "r"
+        nodes += [h.make_node("QuantizeLinear", [y, "sy", "zy"], ["yq"]),
+                  h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["out"])]
+        g = h.make_graph(nodes, name, [h.make_tensor_value_info("x", T.FLOAT, x.shape)],
+                         [h.make_tensor_value_info("out", T.FLOAT, None)], inits)
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]),
+                  f"{out}/{name}.onnx")
+        np.save(f"{out}/{name}_x.npy", x)
+
+
+def conv_int(x, w):
+    """Stride 1, padding 1, 3x3, in int64: (N, C, H, W) * (F, C, 3, 3)."""
+    n, c, hh, ww = x.shape
+    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    cols = np.stack([p[:, :, i:i + hh, j:j + ww] for i in range(3) for j in range(3)], 2)
+    return np.einsum("nckhw,fck->nfhw", cols, w.reshape(w.shape[0], c, 9))
+
+
+def reference(seed, op, at, per_channel, with_bias, relu, sizes):
+    x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes)
+    xq = quantize(x, sx, zx, at).astype(np.int64) - np.int64(zx)
+    w = wq.astype(np.int64)
+    if op == "Conv":
+        acc = conv_int(xq, w)
+        if with_bias:
+            acc = acc + bq.reshape(1, -1, 1, 1)
+        scale = (sx * sw).astype(np.float32) / sy
+        scale = np.reshape(scale, (1, -1, 1, 1)) if per_channel else scale
+    else:
+        acc = xq @ w
+        scale = (sx * sw).astype(np.float32) / sy
+    y = np.rint(acc.astype(np.float32) * np.float32(scale).astype(np.float32)) + np.float32(zy)
+    yq = np.clip(y, 0, 255).astype(np.uint8)
+    if relu:
+        yq = np.maximum(yq, zy)
+    return ((yq.astype(np.float32) - np.float32(zy)) * sy).astype(np.float32)
+
+
+def check(out):
+    ort = shutil.which("node") and os.path.isdir(os.path.join(ORT_MODULES, "onnxruntime-node"))
+    for seed, case in enumerate(CASES):
+        name = case[0]
+        got = np.load(f"{out}/{name}/out.npy")
+        want = reference(seed, *case[1:])
+        assert np.array_equal(got, want), \
+            f"{name}: {np.count_nonzero(got != want)} of {want.size} differ from NumPy"
+        if ort:
+            subprocess.run(["node", os.path.join(HERE, "ort_case.js"), f"{out}/{name}.onnx",
+                            "--output-dir", f"{out}/{name}_ort", "--input",
+                            f"x={out}/{name}_x.npy"], check=True,
+                           env=dict(os.environ, NODE_PATH=ORT_MODULES))
+            theirs = np.load(f"{out}/{name}_ort/out.npy")
+            assert np.array_equal(got, theirs), \
+                f"{name}: {np.count_nonzero(got != theirs)} of {got.size} differ from ORT"
+    print(f"{len(CASES)} QDQ models match NumPy's integer arithmetic exactly")
+    print("ONNX Runtime: " + ("matches" if ort else "not installed (bench/.peers)"))
+
+
+if __name__ == "__main__":
+    {"make": make, "check": check}[sys.argv[1]](sys.argv[2])
