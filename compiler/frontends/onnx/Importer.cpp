@@ -973,11 +973,23 @@ llvm::Expected<ImportedModel> Importer::run() {
     return std::move(err);
   if (auto err = addInputs())
     return std::move(err);
-  fuseQdq();
   unsigned index = 0;
-  for (::onnx::NodeProto &n : *model.mutable_graph()->mutable_node())
+  for (::onnx::NodeProto &n : *model.mutable_graph()->mutable_node()) {
+    // A QuantizeLinear that ends a QDQ-quantized Conv or MatMul imports as
+    // the integer operator instead (QdqFusion.cpp).
+    if (n.op_type() == "QuantizeLinear" && n.domain().empty())
+      if (auto fused = fuseAtQuantize(n)) {
+        for (::onnx::NodeProto &m : *fused) {
+          madeNodes.push_back(std::move(m));
+          if (auto err = importNode(madeNodes.back(), index))
+            return std::move(err);
+        }
+        ++index;
+        continue;
+      }
     if (auto err = importNode(n, index++))
       return std::move(err);
+  }
   if (auto err = addOutputs())
     return std::move(err);
   if (failed(verify(*result.module)))

@@ -411,9 +411,11 @@ private:
   llvm::Error readOpset();
   llvm::Error addInitializers();
   llvm::Error addInputs();
-  /// Rewrites the graph's QDQ-quantized Conv and MatMul nodes as
-  /// QLinearConv / QLinearMatMul (QdqFusion.cpp), before the nodes import.
-  void fuseQdq();
+  /// The QLinearConv / QLinearMatMul (and Max, for a Relu) that replace
+  /// the QDQ-quantized Conv or MatMul ending at QuantizeLinear `q`, when
+  /// it ends one (QdqFusion.cpp).
+  std::optional<std::vector<::onnx::NodeProto>>
+  fuseAtQuantize(const ::onnx::NodeProto &q);
   llvm::Error addSequenceInput(const ::onnx::ValueInfoProto &input,
                                const ::onnx::TypeProto &type);
   using Dims =

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // QDQ models (QuantizeLinear / DequantizeLinear around float operators: ONNX
 // Runtime's recommended format, and what torch exports) as integer
-// operators. Before the nodes are imported, each
+// operators. When the import reaches a QuantizeLinear that ends a
 //
 //   DequantizeLinear(x) -> Conv | MatMul [-> Relu] -> QuantizeLinear
 //
-// whose weight is the DequantizeLinear of a constant (int8 or uint8, one
+// (every value before it imported, so that constants made by Constant,
+// ConstantOfShape or Cast nodes, as torch exports them, are known) whose
+// weight is the DequantizeLinear of a constant (int8 or uint8, one
 // scale or one per output channel), whose bias (Conv) is the
 // DequantizeLinear of a constant int32 with the scale x_scale * w_scale, and
 // whose activations are quantized per tensor, becomes QLinearConv /
@@ -20,7 +22,8 @@
 
 #include "llvm/ADT/StringMap.h"
 
-#include <map>
+#include <optional>
+#include <vector>
 
 namespace mxc::onnx {
 
@@ -59,8 +62,9 @@ std::string inputOf(const ::onnx::NodeProto &n, int i) {
 
 } // namespace
 
-void Importer::fuseQdq() {
-  ::onnx::GraphProto &g = *model.mutable_graph();
+std::optional<std::vector<::onnx::NodeProto>>
+Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
+  const ::onnx::GraphProto &g = model.graph();
   Uses uses(g);
   auto producedBy = [&](const std::string &v,
                         StringRef op) -> const ::onnx::NodeProto * {
@@ -77,18 +81,9 @@ void Importer::fuseQdq() {
     return it == tensors.end() ? nullptr : it->second.constant.get();
   };
   auto known = [&](const std::string &v) { return tensors.count(v) != 0; };
-  // The element type of `v`: a known tensor's, or the type a
-  // QuantizeLinear makes it (its zero point's, uint8 without one).
   auto typeOfValue = [&](const std::string &v) -> int32_t {
-    if (auto it = tensors.find(v); it != tensors.end())
-      return typeOf(it->second);
-    const ::onnx::NodeProto *q = producedBy(v, "QuantizeLinear");
-    if (!q)
-      return TP::UNDEFINED;
-    if (inputOf(*q, 2).empty())
-      return TP::UINT8;
-    return known(q->input(2)) ? typeOf(tensors.find(q->input(2))->second)
-                              : int32_t(TP::UNDEFINED);
+    auto it = tensors.find(v);
+    return it == tensors.end() ? int32_t(TP::UNDEFINED) : typeOf(it->second);
   };
   auto eightBit = [&](int32_t t) { return t == TP::UINT8 || t == TP::INT8; };
   // A zero point that a DequantizeLinear leaves out: a constant 0 of `type`
@@ -109,37 +104,33 @@ void Importer::fuseQdq() {
     auto it = tensors.find(v);
     return it == tensors.end() ? -1 : numElements(shapeOf(it->second));
   };
-  std::vector<bool> dead(g.node_size(), false);
-  std::map<int, std::vector<::onnx::NodeProto>> made;
-  for (int qi = 0; qi < g.node_size(); ++qi) {
-    const ::onnx::NodeProto &q = g.node(qi);
-    if (q.op_type() != "QuantizeLinear" || !q.domain().empty() ||
-        inputOf(q, 2).empty() || count(q.input(1)) != 1 || !known(q.input(2)))
-      continue;
+  if (inputOf(q, 2).empty() || count(q.input(1)) != 1 || !known(q.input(2)))
+    return std::nullopt;
+  {
     std::string y = q.input(0);
     const ::onnx::NodeProto *relu = producedBy(y, "Relu");
     if (relu) {
       if (uses.uses(y) != 1)
-        continue;
+        return std::nullopt;
       y = relu->input(0);
     }
     if (uses.uses(y) != 1)
-      continue;
+      return std::nullopt;
     const ::onnx::NodeProto *op = producedBy(y, "Conv");
     bool conv = op != nullptr;
     if (!op)
       op = producedBy(y, "MatMul");
     if (!op || op->input_size() < 2)
-      continue;
+      return std::nullopt;
     const ::onnx::NodeProto *dx = producedBy(op->input(0), "DequantizeLinear");
     const ::onnx::NodeProto *dw = producedBy(op->input(1), "DequantizeLinear");
     if (!dx || !dw || !eightBit(typeOfValue(dx->input(0))) ||
         count(dx->input(1)) != 1 || count(inputOf(*dx, 2)) != 1 ||
         !constant(dw->input(0)) || !known(dw->input(1)))
-      continue;
+      return std::nullopt;
     const Const &w = *constant(dw->input(0));
     if ((w.type != TP::INT8 && w.type != TP::UINT8) || w.shape.size() < 2)
-      continue;
+      return std::nullopt;
     // The weight's scale: one, or one per output channel (a Conv's axis 0,
     // a MatMul's last).
     int64_t rank = w.shape.size(), outAxis = conv ? 0 : rank - 1;
@@ -150,7 +141,7 @@ void Importer::fuseQdq() {
         axis += rank;
       if (axis != outAxis || scales != w.shape[outAxis] ||
           count(inputOf(*dw, 2)) != (inputOf(*dw, 2).empty() ? 1 : scales))
-        continue;
+        return std::nullopt;
     }
     // A Conv's bias: int32 with the scale x_scale * w_scale, as ONNX
     // Runtime's fusion takes it.
@@ -167,19 +158,19 @@ void Importer::fuseQdq() {
       bool zeroPoint = db && !inputOf(*db, 2).empty();
       if (!sx || !sw || !b || !sb || b->type != TP::INT32 ||
           sb->size() != sw->size() || (zeroPoint && !zb))
-        continue;
+        return std::nullopt;
       bool zeros = true;
       for (int64_t i = 0; zb && i < zb->size(); ++i)
         zeros &= zb->f(i) == 0;
       if (!zeros)
-        continue;
+        return std::nullopt;
       bool matches = true;
       for (int64_t i = 0; i < sb->size(); ++i)
         matches &=
             static_cast<float>(sx->f(0)) * static_cast<float>(sw->f(i)) ==
             static_cast<float>(sb->f(i));
       if (!matches)
-        continue;
+        return std::nullopt;
       bias = db->input(0);
     }
     ::onnx::NodeProto fused;
@@ -214,31 +205,8 @@ void Importer::fuseQdq() {
       fused.add_output(q.output(0));
       nodes = {fused};
     }
-    dead[qi] = true;
-    dead[uses.producer.lookup(y)] = true;
-    if (relu)
-      dead[uses.producer.lookup(relu->output(0))] = true;
-    made[qi] = std::move(nodes);
+    return nodes;
   }
-  if (made.empty())
-    return;
-  google::protobuf::RepeatedPtrField<::onnx::NodeProto> kept;
-  for (int i = 0; i < g.node_size(); ++i) {
-    if (!dead[i])
-      *kept.Add() = g.node(i);
-    if (auto it = made.find(i); it != made.end())
-      for (::onnx::NodeProto &n : it->second)
-        *kept.Add() = std::move(n);
-  }
-  g.mutable_node()->Swap(&kept);
-  // The DequantizeLinear nodes nothing reads any more (the weights' and
-  // biases', an activation's read only by the fused operator).
-  Uses after(g);
-  google::protobuf::RepeatedPtrField<::onnx::NodeProto> live;
-  for (const ::onnx::NodeProto &n : g.node())
-    if (n.op_type() != "DequantizeLinear" || after.uses(n.output(0)) != 0)
-      *live.Add() = n;
-  g.mutable_node()->Swap(&live);
 }
 
 } // namespace mxc::onnx
