@@ -94,6 +94,22 @@ MXRT_API void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
                                      int64_t b_zero_cs, int32_t *c, int64_t ldc,
                                      int32_t flags);
 
+/** The 8-bit integer convolution y = conv(x - x_zero, weight - w_zero) +
+ *  bias, exactly, in int32, NCHW, contiguous, with mxrt_kernel_sconv2d's
+ *  geometry: x (n, c, h, w) uint8 (int8 with MXRT_KERNEL_SIGNED_A),
+ *  weight (f, c / groups, kh, kw) int8 (uint8 with MXRT_KERNEL_UNSIGNED_B),
+ *  x_zero NULL (0) or one value, w_zero NULL (0) or filter i's at
+ *  w_zero[i * w_zero_stride] (stride 0: one for all), bias NULL or f int32
+ *  values, y (n, f, oh, ow). Runs as the windows (im2col) times the filters
+ *  on mxrt_kernel_qgemm_u8s8. */
+MXRT_API void mxrt_kernel_qconv2d_u8s8(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const uint8_t *x, const int32_t *x_zero,
+    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
+    const int32_t *bias, int32_t *y, int32_t flags);
+
 /** The instruction set path kernel family `family` runs on this CPU (after
  *  MXRT_KERNEL_ISA): for "gemm" (float32 products and convolutions)
  *  "avx512", "avx2" or "portable"; for "qgemm" (mxrt_kernel_qgemm_u8s8)

@@ -391,3 +391,55 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
       },
       &job);
 }
+
+extern "C" void mxrt_kernel_qconv2d_u8s8(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const uint8_t *x, const int32_t *x_zero,
+    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
+    const int32_t *bias, int32_t *y, int32_t flags) {
+  int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw, pixels = oh * ow;
+  if (n <= 0 || fg <= 0 || pixels <= 0)
+    return;
+  // Padding reads as x's zero point, so that it adds nothing.
+  uint8_t fill = static_cast<uint8_t>(x_zero ? *x_zero : 0);
+  std::vector<uint8_t> cols(pixels * k);
+  std::vector<int8_t> filters(k * fg);
+  std::vector<int32_t> out(pixels * fg);
+  int32_t pass = flags & (MXRT_KERNEL_SIGNED_A | MXRT_KERNEL_UNSIGNED_B);
+  for (int64_t g = 0; g < groups; ++g) {
+    // The group's filters as B (k x fg): column j is filter j's weights.
+    for (int64_t j = 0; j < fg; ++j)
+      for (int64_t q = 0; q < k; ++q)
+        filters[q * fg + j] = weight[(g * fg + j) * k + q];
+    for (int64_t b = 0; b < n; ++b) {
+      // Each output pixel's window as a row of A (k bytes).
+      const uint8_t *plane = x + (b * c + g * cg) * h * w;
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          uint8_t *row = cols.data() + (oy * ow + ox) * k;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < kh; ++r) {
+              int64_t iy = oy * stride_h - pad_h + r * dilate_h;
+              for (int64_t s = 0; s < kw; ++s) {
+                int64_t ix = ox * stride_w - pad_w + s * dilate_w;
+                *row++ = iy >= 0 && iy < h && ix >= 0 && ix < w
+                             ? plane[(ci * h + iy) * w + ix]
+                             : fill;
+              }
+            }
+        }
+      mxrt_kernel_qgemm_u8s8(pixels, fg, k, cols.data(), k, x_zero,
+                             filters.data(), fg,
+                             w_zero ? w_zero + g * fg * w_zero_stride : nullptr,
+                             w_zero_stride, out.data(), fg, pass);
+      for (int64_t j = 0; j < fg; ++j) {
+        int32_t add = bias ? bias[g * fg + j] : 0;
+        int32_t *plane = y + (b * f + g * fg + j) * pixels;
+        for (int64_t p = 0; p < pixels; ++p)
+          plane[p] = out[p * fg + j] + add;
+      }
+    }
+  }
+}
