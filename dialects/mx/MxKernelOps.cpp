@@ -182,6 +182,7 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
   TopKKernelOp::attachInterface<KernelBufferization<TopKKernelOp>>(*ctx);
   NmsKernelOp::attachInterface<KernelBufferization<NmsKernelOp>>(*ctx);
   QMatmulKernelOp::attachInterface<KernelBufferization<QMatmulKernelOp>>(*ctx);
+  QConv2DKernelOp::attachInterface<KernelBufferization<QConv2DKernelOp>>(*ctx);
   RandomSeedKernelOp::attachInterface<KernelBufferization<RandomSeedKernelOp>>(
       *ctx);
 }
@@ -189,7 +190,7 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
              Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp,
-             RandomSeedKernelOp, QMatmulKernelOp>(op);
+             RandomSeedKernelOp, QMatmulKernelOp, QConv2DKernelOp>(op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
@@ -379,6 +380,54 @@ int32_t QMatmulKernelOp::getKernelFlags() {
 }
 
 void QMatmulKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
+}
+
+LogicalResult QConv2DKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  auto xs = shapeOfValue(getX()), ws = shapeOfValue(getWeight()),
+       ys = shapeOfValue(getInit());
+  if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4 ||
+      getStrides().size() != 2 || getPads().size() != 2 ||
+      getDilations().size() != 2 || getGroups() < 1 ||
+      xs[1] != ws[1] * getGroups() || ys[1] != ws[0] || ys[0] != xs[0])
+    return emitOpError("x, weight and init must be (N, C, H, W), (F, C / "
+                       "groups, KH, KW) and (N, F, OH, OW), got ")
+           << shapeOf(getX()) << ", " << shapeOf(getWeight()) << " and "
+           << shapeOf(getInit());
+  auto elementOf = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  auto count = [](ArrayRef<int64_t> s) {
+    int64_t n = 1;
+    for (int64_t e : s)
+      n *= e;
+    return n;
+  };
+  if (!elementOf(getX()).isInteger(8) || !elementOf(getWeight()).isInteger(8) ||
+      !elementOf(getInit()).isInteger(32))
+    return emitOpError("x and weight must be 8-bit integers and init int32");
+  if (!shapeOfValue(getXZero()).empty() || !elementOf(getXZero()).isInteger(32))
+    return emitOpError("x_zero must be an int32 scalar");
+  int64_t zeros = count(shapeOfValue(getWZero()));
+  if (!elementOf(getWZero()).isInteger(32) || (zeros != 1 && zeros != ws[0]))
+    return emitOpError("w_zero must be int32, one value or one per filter");
+  if (Value bias = getBias();
+      bias && (!elementOf(bias).isInteger(32) ||
+               shapeOfValue(bias) != ArrayRef<int64_t>{ws[0]}))
+    return emitOpError("bias must be int32, one per filter");
+  return success();
+}
+
+int32_t QConv2DKernelOp::getKernelFlags() {
+  return (getSignedX() ? kKernelSignedA : 0) |
+         (getUnsignedW() ? kKernelUnsignedB : 0);
+}
+
+void QConv2DKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelEffects(*this, effects);

@@ -285,6 +285,51 @@ def Mx_QMatmulKernelOp
   }];
 }
 
+def Mx_QConv2DKernelOp
+    : Op<Mx_Dialect, "kernel.qconv2d",
+         [DestinationStyleOpInterface,
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary =
+      "init = conv2d(x - x_zero, weight - w_zero) + bias in int32 "
+      "(mxrt_kernel_qconv2d_u8s8)";
+  let description = [{
+    The 8-bit integer convolution, NCHW: x (N, C, H, W) and weight (F, C /
+    groups, KH, KW) ui8 or i8 (signed_x, unsigned_w say which: bufferized
+    buffers keep only the width), x_zero an i32 scalar, w_zero i32, one
+    value or one per filter, bias (F) i32, init (N, F, OH, OW) i32.
+    Geometry as kernel.conv2d's. Exact.
+
+    ```mlir
+    %y = mx.kernel.qconv2d %x, %zx, %w, %zw, %b into %init {
+        strides = array<i64: 1, 1>, pads = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>} : tensor<1x8x6x6xui8>, tensor<i32>,
+        tensor<4x8x3x3xi8>, tensor<4x1x1x1xi32>, tensor<4xi32>
+        into tensor<1x4x6x6xi32> -> tensor<1x4x6x6xi32>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$x, AnyShaped:$x_zero, AnyShaped:$weight,
+                   AnyShaped:$w_zero, Optional<AnyShaped>:$bias,
+                   AnyShaped:$init, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<BoolAttr, "false">:$signed_x,
+                   DefaultValuedAttr<BoolAttr, "false">:$unsigned_w);
+  let results = (outs Optional<RankedTensorOf<[I32]>>:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $x `,` $x_zero `,` $weight `,` $w_zero (`,` $bias^)? `into` $init
+    attr-dict `:` type($x) `,` type($x_zero) `,` type($weight) `,`
+    type($w_zero) (`,` type($bias)^)? `into` type($init)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    bool getAccumulate() { return false; }
+    /// MXRT_KERNEL_SIGNED_A and MXRT_KERNEL_UNSIGNED_B as the attributes say.
+    int32_t getKernelFlags();
+  }];
+}
+
 /// The selection kernels (mx.top_k, mx.non_max_suppression): int64 box or
 /// element positions out, any operand types in; no epilogue.
 class Mx_SelectKernelOp<string mnemonic>

@@ -283,6 +283,31 @@ SmallVector<Value> qgemmArgs(OpBuilder &b, QMatmulKernelOp op) {
   return ab.args;
 }
 
+/// mxrt_kernel_qconv2d_u8s8's arguments for `op` (contiguous buffers).
+SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  auto xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
+       ys = shapeOf(op.getInit());
+  for (int64_t e : {xs[0], xs[1], xs[2], xs[3], ys[1], ys[2], ys[3], ws[2],
+                    ws[3], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1], op.getDilations()[0],
+                    op.getDilations()[1], int64_t(op.getGroups())})
+    ab.add(e);
+  ab.add(ab.view(op.getX()).first);
+  ab.add(ab.view(op.getXZero()).first);
+  ab.add(ab.view(op.getWeight()).first);
+  Value zw = op.getWZero();
+  int64_t zeros = 1;
+  for (int64_t e : shapeOf(zw))
+    zeros *= e;
+  ab.add(ab.view(zw).first);
+  ab.add(zeros == 1 ? int64_t(0) : int64_t(1));
+  ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
+  ab.add(ab.view(op.getInit()).first);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// mxrt_kernel_topk_f32's arguments for `op` (contiguous buffers).
 SmallVector<Value> topkArgs(OpBuilder &b, TopKKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
@@ -435,6 +460,9 @@ struct KernelsToCallsPass
                       })
                       .Case([&](AttentionKernelOp k) -> Call {
                         return {"sattention", sattentionArgs(b, k)};
+                      })
+                      .Case([&](QConv2DKernelOp k) -> Call {
+                        return {"qconv2d_u8s8", qconv2dArgs(b, k)};
                       })
                       .Case([&](QMatmulKernelOp k) -> Call {
                         return {"qgemm_u8s8", qgemmArgs(b, k)};

@@ -110,7 +110,9 @@ LogicalResult require8Bit(Importer &im, unsigned i, StringRef what) {
 /// (null: 0), which is already shaped to broadcast.
 Value centered(Importer &im, Value v, Value zero, int32_t to) {
   v = im.castTo(v, to);
-  return zero ? im.binary(v, im.castTo(zero, to), "sub") : v;
+  // The zero point through int32, which the CPU's kernel selection takes.
+  return zero ? im.binary(v, im.castTo(im.castTo(zero, TP::INT32), to), "sub")
+              : v;
 }
 
 /// The zero point of an integer matrix product's operand `i` (input `zi`):
@@ -148,7 +150,8 @@ FailureOr<Value> integerProduct(Importer &im, unsigned a, unsigned az,
   return p;
 }
 
-/// conv(X - x_zero, W - w_zero) (+ bias, int32) in float64, exactly: X
+/// conv(X - x_zero, W - w_zero) (+ bias) as int32, computed exactly in
+/// float64 (the CPU's kernel selection runs it as an 8-bit convolution): X
 /// input `x`, W input `w`, their zero points inputs `xz` (a scalar) and
 /// `wz` (a scalar or one per output channel).
 FailureOr<Value> integerConvolution(Importer &im, unsigned x, unsigned xz,
@@ -175,6 +178,8 @@ FailureOr<Value> integerConvolution(Importer &im, unsigned x, unsigned xz,
   Value y = convolve(im, centered(im, im.val(x), zx, TP::DOUBLE),
                      centered(im, im.val(w), zw, TP::DOUBLE),
                      bias ? im.castTo(bias, TP::DOUBLE) : Value(), xs, ws);
+  // Exact in float64, so exact in int32 (the kernel selection's root).
+  y = y ? im.castTo(y, TP::INT32) : y;
   if (!y)
     return failure();
   return y;
@@ -294,7 +299,7 @@ LogicalResult importMatMulInteger(Importer &im, StringRef) {
 /// ConvInteger: conv(x - x_zero_point, w - w_zero_point) in int32.
 LogicalResult importConvInteger(Importer &im, StringRef) {
   auto y = integerConvolution(im, 0, 2, 1, 3, Value());
-  return failed(y) ? failure() : im.out(0, im.castTo(*y, TP::INT32));
+  return failed(y) ? failure() : im.out(0, *y);
 }
 
 /// QLinearMatMul: MatMulInteger's product requantized with a_scale *

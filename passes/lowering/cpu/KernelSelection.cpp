@@ -708,7 +708,7 @@ struct QuantizedOperand {
   Value bytes, zero;
 };
 
-std::optional<QuantizedOperand> quantizedOperand(Value v) {
+std::optional<QuantizedOperand> quantizedOperand(Value v, int64_t rank = 2) {
   Value zero;
   if (auto sub = v.getDefiningOp<BinaryOp>(); sub && sub.getOp() == "sub") {
     zero = sub.getRhs();
@@ -718,10 +718,64 @@ std::optional<QuantizedOperand> quantizedOperand(Value v) {
   if (!cast)
     return std::nullopt;
   auto t = dyn_cast<RankedTensorType>(cast.getData().getType());
-  if (!t || !t.getElementType().isInteger(8) || t.getRank() != 2 ||
+  if (!t || !t.getElementType().isInteger(8) || t.getRank() != rank ||
       !t.hasStaticShape())
     return std::nullopt;
   return QuantizedOperand{cast.getData(), zero};
+}
+
+/// The ONNX importer's integer convolution (QLinearConv, ConvInteger, and
+/// QDQ-fused Conv): the int32 cast of a float64 Convolution of 8-bit
+/// operands cast and minus their zero points (int32 values cast), plus an
+/// int32 bias cast, as the runtime's 8-bit convolution
+/// (mxrt_kernel_qconv2d_u8s8). Rooted at the cast so that it is replaced
+/// by ops the selection keeps (a new mx.cast would not be). Other forms
+/// (padding made explicit before the cast) keep the generic lowering.
+FailureOr<Value> selectQuantizedConvolution(CastOp op, CastOp::Adaptor,
+                                            OpBuilder &b) {
+  auto type = cast<RankedTensorType>(op.getType());
+  Type i32 = b.getI32Type();
+  auto conv = op.getData().getDefiningOp<ConvolutionOp>();
+  if (type.getElementType() != i32 || !conv || !conv->hasOneUse() ||
+      !cast<RankedTensorType>(conv.getType()).getElementType().isF64() ||
+      type.getRank() != 4 || !type.hasStaticShape() ||
+      conv.getPadding().size() != 2)
+    return failure();
+  auto qx = quantizedOperand(conv.getData(), 4),
+       qw = quantizedOperand(conv.getWeight(), 4);
+  if (!qx || !qw)
+    return failure();
+  Location loc = op.getLoc();
+  // The int32 value a float64 operand was cast from; a constant 0 for
+  // none.
+  auto int32Of = [&](Value v) -> Value {
+    if (!v)
+      return arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, i32), int32_t(0)));
+    auto from = v.getDefiningOp<CastOp>();
+    if (!from ||
+        cast<RankedTensorType>(from.getData().getType()).getElementType() !=
+            i32)
+      return Value();
+    return from.getData();
+  };
+  Value zx = int32Of(qx->zero), zw = int32Of(qw->zero);
+  Value bias = conv.getBias() ? int32Of(conv.getBias()) : Value();
+  if (!zx || !zw || (conv.getBias() && !bias) ||
+      !cast<RankedTensorType>(zx.getType()).getShape().empty())
+    return failure();
+  auto isUnsigned = [](Value v) {
+    return cast<RankedTensorType>(v.getType())
+        .getElementType()
+        .isUnsignedInteger();
+  };
+  return QConv2DKernelOp::create(
+             b, loc, type, qx->bytes, zx, qw->bytes, zw, bias,
+             emptyTensor(b, loc, type.getShape(), i32), conv.getStrides(),
+             conv.getPadding(), conv.getDilations(), conv.getNumGroup(),
+             !isUnsigned(qx->bytes), isUnsigned(qw->bytes))
+      .getResult();
 }
 
 /// An int32 product of 8-bit operands minus their zero points (the ONNX
@@ -791,6 +845,8 @@ struct SelectCpuKernelsPass
 void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   // Before the target-independent lowerings of the same ops.
   constexpr unsigned kBenefit = 2;
+  // The integer convolution, at its int32 cast (nothing else selects casts).
+  addLowerings<kBenefit>(patterns, selectQuantizedConvolution);
   addLowerings<kBenefit>(
       patterns, selectFullyConnected, selectConvolution, selectPooling,
       selectDot, selectQuantizedMatMul, selectMatMul, selectConvolutionGradData,
