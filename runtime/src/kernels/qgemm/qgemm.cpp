@@ -46,14 +46,15 @@ struct QProblem {
   int64_t lda;
   bool signedA;
   const int8_t *b;
-  int64_t ldb;
+  /// B(q, j) is b[q * ldb + j * bCs].
+  int64_t ldb, bCs;
   /// 0x80 for a uint8 B (read as int8 shifted by -128), else 0.
   uint8_t flipB;
 };
 
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
 inline int8_t bAt(const QProblem &p, int64_t q, int64_t j) {
-  return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j]) ^
+  return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j * p.bCs]) ^
                              p.flipB);
 }
 
@@ -328,18 +329,19 @@ extern "C" const char *mxrt_kernel_path(const char *family) {
                         : nullptr;
 }
 
-extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
-                                       const uint8_t *a, int64_t lda,
-                                       const int32_t *a_zero, const int8_t *b,
-                                       int64_t ldb, const int32_t *b_zero,
-                                       int64_t b_zero_cs, int32_t *c,
-                                       int64_t ldc, int32_t flags) {
-  using namespace mxrt;
+namespace mxrt {
+/// mxrt_kernel_qgemm_u8s8 with B(q, j) at b[q * ldb + j * bCs] (a
+/// convolution's filters, (f, k), read as k x f).
+void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
+           const int32_t *a_zero, const int8_t *b, int64_t ldb, int64_t bCs,
+           const int32_t *b_zero, int64_t b_zero_cs, int32_t *c, int64_t ldc,
+           int32_t flags) {
   if (m <= 0 || n <= 0)
     return;
   bool signedA = flags & MXRT_KERNEL_SIGNED_A;
   bool unsignedB = flags & MXRT_KERNEL_UNSIGNED_B;
-  QProblem p{m, n, k, a, lda, signedA, b, ldb, uint8_t(unsignedB ? 0x80 : 0)};
+  QProblem p{m,       n, k,   a,   lda,
+             signedA, b, ldb, bCs, uint8_t(unsignedB ? 0x80 : 0)};
   // In the unsigned form's terms: a + 128 - (a_zero + 128).
   int32_t aZero = (a_zero ? *a_zero : 0) + (signedA ? 128 : 0);
   // A uint8 B in int8's: b - 128 - (b_zero - 128).
@@ -352,9 +354,16 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
     b_zero_cs = 1;
   }
   std::vector<int32_t> colSums(n, 0), rowSums(m, 0);
-  for (int64_t q = 0; q < k; ++q)
+  // Along B's memory: rows of a row-major B, columns of a convolution's
+  // filters.
+  if (bCs == 1)
+    for (int64_t q = 0; q < k; ++q)
+      for (int64_t j = 0; j < n; ++j)
+        colSums[j] += bAt(p, q, j);
+  else
     for (int64_t j = 0; j < n; ++j)
-      colSums[j] += bAt(p, q, j);
+      for (int64_t q = 0; q < k; ++q)
+        colSums[j] += bAt(p, q, j);
   if (b_zero) {
     uint8_t flip = signedA ? 0x80 : 0;
     for (int64_t i = 0; i < m; ++i)
@@ -392,6 +401,18 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
       &job);
 }
 
+} // namespace mxrt
+
+extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
+                                       const uint8_t *a, int64_t lda,
+                                       const int32_t *a_zero, const int8_t *b,
+                                       int64_t ldb, const int32_t *b_zero,
+                                       int64_t b_zero_cs, int32_t *c,
+                                       int64_t ldc, int32_t flags) {
+  mxrt::qgemm(m, n, k, a, lda, a_zero, b, ldb, 1, b_zero, b_zero_cs, c, ldc,
+              flags);
+}
+
 extern "C" void mxrt_kernel_qconv2d_u8s8(
     int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
     int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
@@ -405,14 +426,12 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
   // Padding reads as x's zero point, so that it adds nothing.
   uint8_t fill = static_cast<uint8_t>(x_zero ? *x_zero : 0);
   std::vector<uint8_t> cols(pixels * k);
-  std::vector<int8_t> filters(k * fg);
   std::vector<int32_t> out(pixels * fg);
   int32_t pass = flags & (MXRT_KERNEL_SIGNED_A | MXRT_KERNEL_UNSIGNED_B);
   for (int64_t g = 0; g < groups; ++g) {
-    // The group's filters as B (k x fg): column j is filter j's weights.
-    for (int64_t j = 0; j < fg; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        filters[q * fg + j] = weight[(g * fg + j) * k + q];
+    // The group's filters as B (k x fg), read in place: column j is
+    // filter j's weights.
+    const int8_t *filters = weight + g * fg * k;
     for (int64_t b = 0; b < n; ++b) {
       // Each output pixel's window as a row of A (k bytes).
       const uint8_t *plane = x + (b * c + g * cg) * h * w;
@@ -430,16 +449,20 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
               }
             }
         }
-      mxrt_kernel_qgemm_u8s8(pixels, fg, k, cols.data(), k, x_zero,
-                             filters.data(), fg,
-                             w_zero ? w_zero + g * fg * w_zero_stride : nullptr,
-                             w_zero_stride, out.data(), fg, pass);
-      for (int64_t j = 0; j < fg; ++j) {
-        int32_t add = bias ? bias[g * fg + j] : 0;
-        int32_t *plane = y + (b * f + g * fg + j) * pixels;
-        for (int64_t p = 0; p < pixels; ++p)
-          plane[p] = out[p * fg + j] + add;
-      }
+      mxrt::qgemm(pixels, fg, k, cols.data(), k, x_zero, filters, 1, k,
+                  w_zero ? w_zero + g * fg * w_zero_stride : nullptr,
+                  w_zero_stride, out.data(), fg, pass);
+      // out (pixels x fg) to the group's planes, in 16 x 16 blocks so that
+      // both sides move in whole cache lines.
+      constexpr int64_t kTile = 16;
+      for (int64_t p0 = 0; p0 < pixels; p0 += kTile)
+        for (int64_t j0 = 0; j0 < fg; j0 += kTile)
+          for (int64_t j = j0; j < std::min(fg, j0 + kTile); ++j) {
+            int32_t add = bias ? bias[g * fg + j] : 0;
+            int32_t *plane = y + (b * f + g * fg + j) * pixels;
+            for (int64_t p = p0; p < std::min(pixels, p0 + kTile); ++p)
+              plane[p] = out[p * fg + j] + add;
+          }
     }
   }
 }
