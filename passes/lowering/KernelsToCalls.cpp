@@ -279,7 +279,8 @@ SmallVector<Value> qgemmArgs(OpBuilder &b, QMatmulKernelOp op) {
   auto [c, cStrides] = ab.view(y);
   ab.add(c);
   ab.add(cStrides[0]);
-  ab.addFlags(op.getKernelFlags());
+  ab.addFlags(op.getKernelFlags() |
+              (isConstant(op.getB()) ? kKernelConstB : 0));
   return ab.args;
 }
 
@@ -304,7 +305,8 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ab.add(zeros == 1 ? int64_t(0) : int64_t(1));
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
-  ab.addFlags(op.getKernelFlags());
+  ab.addFlags(op.getKernelFlags() |
+              (isConstant(op.getWeight()) ? kKernelConstB : 0));
   return ab.args;
 }
 

@@ -189,4 +189,46 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
     }
 }
 
+TEST(QGemm, ConstantBIsPackedOnceAndKept) {
+  // MXRT_KERNEL_CONST_B: B's panels and column sums are made on the first
+  // product and kept; later products with other A's, zero points and
+  // strides of C read them (B must outlive the process's calls: static).
+  static std::vector<std::vector<int8_t>> constants;
+  std::mt19937 rng(14);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (auto [m, n, k, unsignedB] :
+       {std::tuple<int64_t, int64_t, int64_t, bool>{7, 300, 129, false},
+        {30, 33, 64, true},
+        {13, 600, 513, false}}) {
+    std::vector<int8_t> &b = constants.emplace_back(k * n);
+    for (auto &v : b)
+      v = static_cast<int8_t>(byte(rng));
+    std::vector<int32_t> bZero(n);
+    for (auto &v : bZero)
+      v = unsignedB ? byte(rng) : byte(rng) - 128;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<uint8_t> a(m * k);
+      for (auto &v : a)
+        v = static_cast<uint8_t>(byte(rng));
+      int32_t aZero = byte(rng);
+      std::vector<int32_t> c(m * n);
+      mxrt_kernel_qgemm_u8s8(
+          m, n, k, a.data(), k, &aZero, b.data(), n, bZero.data(), 1, c.data(),
+          n, MXRT_KERNEL_CONST_B | (unsignedB ? MXRT_KERNEL_UNSIGNED_B : 0));
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t want = 0;
+          for (int64_t q = 0; q < k; ++q) {
+            int64_t bv =
+                unsignedB ? static_cast<uint8_t>(b[q * n + j]) : b[q * n + j];
+            want += (int64_t(a[i * k + q]) - aZero) * (bv - bZero[j]);
+          }
+          ASSERT_EQ(c[i * n + j], want)
+              << m << "x" << n << "x" << k << " round " << round << " at " << i
+              << "," << j << " (path " << mxrt::qgemmPath() << ")";
+        }
+    }
+  }
+}
+
 } // namespace

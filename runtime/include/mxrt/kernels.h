@@ -79,7 +79,9 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                                 int32_t flags);
 
 /** The 8-bit integer product C = (A - a_zero)(B - b_zero), exactly, in
- *  int32: A m x k bytes, uint8 (int8 with MXRT_KERNEL_SIGNED_A), rows lda
+ *  int32 (with MXRT_KERNEL_CONST_B, B's packed form and column sums are
+ *  kept for later calls with the same B, which must not change): A m x k
+ *  bytes, uint8 (int8 with MXRT_KERNEL_SIGNED_A), rows lda
  *  apart; a_zero NULL (0) or A's one zero point; B k x n int8 (uint8 with
  *  MXRT_KERNEL_UNSIGNED_B), rows ldb
  *  apart; b_zero NULL (0) or column j's zero point at b_zero[j *

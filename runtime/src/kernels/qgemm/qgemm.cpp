@@ -26,8 +26,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,6 +55,8 @@ struct QProblem {
   int64_t ldb, bCs;
   /// 0x80 for a uint8 B (read as int8 shifted by -128), else 0.
   uint8_t flipB;
+  /// B packed whole by the path's packAll (a constant B's, kept), or null.
+  const void *packedB = nullptr;
 };
 
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
@@ -112,9 +119,15 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
   constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
   int64_t groups = (p.k + kGroup - 1) / kGroup, kp = kGroup * groups;
   int64_t panel = groups * kGroup * kNR;
-  auto *b = reinterpret_cast<B *>(
-      scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
-  packB<B, kGroup, kNR>(p, j0, cols, groups, b);
+  const B *b;
+  if (p.packedB) { // blocks start on whole panels
+    b = static_cast<const B *>(p.packedB) + j0 / kNR * panel;
+  } else {
+    auto *packed = reinterpret_cast<B *>(
+        scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
+    packB<B, kGroup, kNR>(p, j0, cols, groups, packed);
+    b = packed;
+  }
   auto *a = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
   for (int64_t i0 = 0; i0 < p.m; i0 += kMR) {
     int rows = static_cast<int>(std::min<int64_t>(kMR, p.m - i0));
@@ -125,6 +138,20 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
           groups, a, kp, b + jp / kNR * panel, raw + i0 * cols + jp, cols,
           static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
   }
+}
+
+/// The bytes of all of B packed by packAllB<Path>.
+template <class Path> size_t packedBBytes(int64_t n, int64_t k) {
+  int64_t groups = (k + Path::kGroup - 1) / Path::kGroup;
+  return (n + Path::kNR - 1) / Path::kNR * groups * Path::kGroup * Path::kNR *
+         sizeof(typename Path::BValue);
+}
+
+/// All of B's columns packed as rawBlock<Path> packs a block's.
+template <class Path> void packAllB(const QProblem &p, void *out) {
+  packB<typename Path::BValue, Path::kGroup, Path::kNR>(
+      p, 0, p.n, (p.k + Path::kGroup - 1) / Path::kGroup,
+      static_cast<typename Path::BValue *>(out));
 }
 
 /// kernels[r - 1] = Kernel<r> for r in 1..sizeof(Rows).
@@ -259,6 +286,9 @@ struct QTarget {
   const char *name;
   RawBlockFn rawBlock;
   int64_t panel;
+  /// Packing all of B ahead (null: the path reads B in place).
+  size_t (*packedBytes)(int64_t n, int64_t k);
+  void (*packAll)(const QProblem &, void *);
 };
 
 const QTarget &qtarget() {
@@ -268,13 +298,64 @@ const QTarget &qtarget() {
     __builtin_cpu_init();
     if (isa == "avx512" && __builtin_cpu_supports("avx512vnni") &&
         __builtin_cpu_supports("avx512bw"))
-      return QTarget{"vnni512", rawBlock<vnni512::Path>, vnni512::Path::kNR};
+      return QTarget{"vnni512", rawBlock<vnni512::Path>, vnni512::Path::kNR,
+                     packedBBytes<vnni512::Path>, packAllB<vnni512::Path>};
     if (isa == "avx512" || isa == "avx2")
-      return QTarget{"avx2", rawBlock<avx2::Path>, avx2::Path::kNR};
+      return QTarget{"avx2", rawBlock<avx2::Path>, avx2::Path::kNR,
+                     packedBBytes<avx2::Path>, packAllB<avx2::Path>};
 #endif
-    return QTarget{"portable", rawBlockPortable, 16};
+    return QTarget{"portable", rawBlockPortable, 16, nullptr, nullptr};
   }();
   return chosen;
+}
+
+/// A constant B's packed panels and column sums, made on its first product
+/// and kept (like the float GEMM's packed constants) for the process.
+struct KeptB {
+  struct Free {
+    void operator()(uint8_t *p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> packed;
+  std::vector<int32_t> colSums;
+};
+
+/// B's column sums, as int8 (a uint8 B shifted), along B's memory.
+void columnSums(const QProblem &p, int32_t *sums) {
+  std::fill(sums, sums + p.n, 0);
+  if (p.bCs == 1)
+    for (int64_t q = 0; q < p.k; ++q)
+      for (int64_t j = 0; j < p.n; ++j)
+        sums[j] += bAt(p, q, j);
+  else
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t q = 0; q < p.k; ++q)
+        sums[j] += bAt(p, q, j);
+}
+
+const KeptB &keptB(const QProblem &p) {
+  using Key =
+      std::tuple<const int8_t *, int64_t, int64_t, int64_t, int64_t, uint8_t>;
+  static std::mutex mutex;
+  static auto *kept =
+      new std::map<Key, std::unique_ptr<KeptB>>; // outlives calls
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<KeptB> &entry =
+      (*kept)[Key{p.b, p.n, p.k, p.ldb, p.bCs, p.flipB}];
+  if (!entry) {
+    entry = std::make_unique<KeptB>();
+    const QTarget &t = qtarget();
+    if (t.packAll) {
+      size_t bytes = (t.packedBytes(p.n, p.k) + 63) / 64 * 64;
+      entry->packed.reset(
+          static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
+      if (!entry->packed)
+        std::abort(); // no error path from generated code
+      t.packAll(p, entry->packed.get());
+    }
+    entry->colSums.resize(p.n);
+    columnSums(p, entry->colSums.data());
+  }
+  return *entry;
 }
 
 /// Columns a block computes at once (its raw sums stay in L1 / L2).
@@ -353,17 +434,17 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
     b_zero = shiftedZeros.data();
     b_zero_cs = 1;
   }
-  std::vector<int32_t> colSums(n, 0), rowSums(m, 0);
-  // Along B's memory: rows of a row-major B, columns of a convolution's
-  // filters.
-  if (bCs == 1)
-    for (int64_t q = 0; q < k; ++q)
-      for (int64_t j = 0; j < n; ++j)
-        colSums[j] += bAt(p, q, j);
-  else
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        colSums[j] += bAt(p, q, j);
+  std::vector<int32_t> colSums, rowSums(m, 0);
+  const int32_t *sums;
+  if (flags & MXRT_KERNEL_CONST_B) {
+    const KeptB &kept = keptB(p);
+    p.packedB = kept.packed.get();
+    sums = kept.colSums.data();
+  } else {
+    colSums.resize(n);
+    columnSums(p, colSums.data());
+    sums = colSums.data();
+  }
   if (b_zero) {
     uint8_t flip = signedA ? 0x80 : 0;
     for (int64_t i = 0; i < m; ++i)
@@ -373,7 +454,7 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
   Job job{&p,
           aZero,
           b_zero,
-          colSums.data(),
+          sums,
           rowSums.data(),
           b_zero_cs,
           c,
@@ -427,7 +508,8 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
   uint8_t fill = static_cast<uint8_t>(x_zero ? *x_zero : 0);
   std::vector<uint8_t> cols(pixels * k);
   std::vector<int32_t> out(pixels * fg);
-  int32_t pass = flags & (MXRT_KERNEL_SIGNED_A | MXRT_KERNEL_UNSIGNED_B);
+  int32_t pass = flags & (MXRT_KERNEL_SIGNED_A | MXRT_KERNEL_UNSIGNED_B |
+                          MXRT_KERNEL_CONST_B);
   for (int64_t g = 0; g < groups; ++g) {
     // The group's filters as B (k x fg), read in place: column j is
     // filter j's weights.
