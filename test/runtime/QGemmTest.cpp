@@ -5,6 +5,7 @@
 // one thread and on a pool. ctest runs the binary once per instruction set
 // (MXRT_KERNEL_ISA), so that each path is tested where the CPU has it.
 #include "kernels/qgemm/qgemm.h"
+#include "KernelReference.h"
 #include "mxrt/kernels.h"
 #include "threadpool.h"
 
@@ -128,65 +129,51 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
   // the direct sum; padding must add nothing (it reads as x's zero point).
   std::mt19937 rng(13);
   std::uniform_int_distribution<int> byte(0, 255);
-  struct Shape {
-    int64_t n, c, h, w, f, kh, kw, sh, sw, ph, pw, dh, dw, g;
-  };
-  for (const Shape &s : {Shape{1, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                         Shape{2, 8, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2},
-                         Shape{1, 16, 10, 10, 32, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-                         Shape{1, 4, 9, 8, 4, 3, 3, 1, 1, 2, 2, 2, 2, 4}})
+  // (oh and ow from the other extents below.)
+  for (mxrt_test::ConvShape s :
+       {mxrt_test::ConvShape{1, 3, 7, 6, 4, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+        {2, 8, 9, 9, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 1, 2},
+        {1, 16, 10, 10, 32, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+        {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4}}) {
+    s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+    s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
     for (int variant = 0; variant < 4; ++variant) {
       bool signedX = variant & 1, unsignedW = variant & 2;
-      int64_t oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
-      int64_t ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
-      int64_t cg = s.c / s.g, fg = s.f / s.g;
       std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
-      std::vector<int8_t> wt(s.f * cg * s.kh * s.kw);
+      std::vector<int8_t> wt(s.f * s.c / s.g * s.kh * s.kw);
       for (auto &v : x)
         v = static_cast<uint8_t>(byte(rng));
       for (auto &v : wt)
         v = static_cast<int8_t>(byte(rng));
-      auto xAt = [&](size_t i) -> int64_t {
-        return signedX ? static_cast<int8_t>(x[i]) : x[i];
-      };
-      auto wAt = [&](size_t i) -> int64_t {
-        return unsignedW ? static_cast<uint8_t>(wt[i]) : wt[i];
-      };
       int32_t xZero = signedX ? byte(rng) - 128 : byte(rng);
       std::vector<int32_t> wZero(s.f), bias(s.f);
       for (int64_t i = 0; i < s.f; ++i) {
         wZero[i] = unsignedW ? byte(rng) : byte(rng) - 128;
         bias[i] = byte(rng) * 1000 - 128000;
       }
-      std::vector<int32_t> y(s.n * s.f * oh * ow);
+      std::vector<int32_t> y(s.n * s.f * s.oh * s.ow);
       int32_t flags = (signedX ? MXRT_KERNEL_SIGNED_A : 0) |
                       (unsignedW ? MXRT_KERNEL_UNSIGNED_B : 0);
-      mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, oh, ow, s.kh, s.kw,
+      mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
                                s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
                                x.data(), &xZero, wt.data(), wZero.data(), 1,
                                bias.data(), y.data(), flags);
-      for (int64_t b = 0; b < s.n; ++b)
-        for (int64_t fi = 0; fi < s.f; ++fi)
-          for (int64_t oy = 0; oy < oh; ++oy)
-            for (int64_t ox = 0; ox < ow; ++ox) {
-              int64_t want = bias[fi], g = fi / fg;
-              for (int64_t ci = 0; ci < cg; ++ci)
-                for (int64_t r = 0; r < s.kh; ++r)
-                  for (int64_t q = 0; q < s.kw; ++q) {
-                    int64_t iy = oy * s.sh - s.ph + r * s.dh,
-                            ix = ox * s.sw - s.pw + q * s.dw;
-                    if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
-                      continue;
-                    size_t xi = ((b * s.c + g * cg + ci) * s.h + iy) * s.w + ix;
-                    size_t wi = ((fi * cg + ci) * s.kh + r) * s.kw + q;
-                    want += (xAt(xi) - xZero) * (wAt(wi) - wZero[fi]);
-                  }
-              ASSERT_EQ(y[((b * s.f + fi) * oh + oy) * ow + ox], want)
-                  << "c " << s.c << " f " << s.f << " groups " << s.g
-                  << " variant " << variant << " at " << b << "," << fi << ","
-                  << oy << "," << ox << " (path " << mxrt::qgemmPath() << ")";
-            }
+      // The reference: the bias plus every term inside the image.
+      int64_t plane = s.oh * s.ow;
+      std::vector<int64_t> want(y.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        want[i] = bias[i / plane % s.f];
+      mxrt_test::forEachConvTerm(s, [&](int64_t xi, int64_t wi, int64_t yi) {
+        int64_t xv = signedX ? static_cast<int8_t>(x[xi]) : x[xi];
+        int64_t wv = unsignedW ? static_cast<uint8_t>(wt[wi]) : wt[wi];
+        want[yi] += (xv - xZero) * (wv - wZero[yi / plane % s.f]);
+      });
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(y[i], want[i])
+            << "c " << s.c << " f " << s.f << " groups " << s.g << " variant "
+            << variant << " at " << i << " (path " << mxrt::qgemmPath() << ")";
     }
+  }
 }
 
 TEST(QGemm, ConstantBIsPackedOnceAndKept) {
