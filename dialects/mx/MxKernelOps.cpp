@@ -91,6 +91,14 @@ ArrayRef<int64_t> shapeOfValue(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
 
+Type elementTypeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+int64_t elementCount(Value v) {
+  return cast<ShapedType>(v.getType()).getNumElements();
+}
+
 template <typename OpTy> int32_t flagsOf(OpTy op) {
   return (op.getAccumulate() ? kKernelAccumulate : 0) |
          (op.getRelu() ? kKernelRelu : 0);
@@ -354,22 +362,17 @@ LogicalResult QMatmulKernelOp::verify() {
     return emitOpError("a, b and init must be (M, K), (K, N) and (M, N), got ")
            << shapeOf(getA()) << ", " << shapeOf(getB()) << " and "
            << shapeOf(getInit());
-  auto elementOf = [](Value v) {
-    return cast<ShapedType>(v.getType()).getElementType();
-  };
-  Type at = elementOf(getA());
-  if (!at.isInteger(8) || !elementOf(getB()).isInteger(8) ||
-      !elementOf(getInit()).isInteger(32))
+  Type at = elementTypeOf(getA());
+  if (!at.isInteger(8) || !elementTypeOf(getB()).isInteger(8) ||
+      !elementTypeOf(getInit()).isInteger(32))
     return emitOpError("a and b must be 8-bit integers and init int32");
   Value za = getAZero(), zb = getBZero();
-  if (!shapeOfValue(za).empty() || !elementOf(za).isInteger(32))
+  if (!shapeOfValue(za).empty() || !elementTypeOf(za).isInteger(32))
     return emitOpError("a_zero must be an int32 scalar");
   auto zs = shapeOfValue(zb);
-  int64_t n = 1;
-  for (int64_t e : zs)
-    n *= e;
-  if (!elementOf(zb).isInteger(32) || zs.size() > 2 || (n != 1 && n != bs[1]) ||
-      (!zs.empty() && zs.back() != n))
+  int64_t n = elementCount(zb);
+  if (!elementTypeOf(zb).isInteger(32) || zs.size() > 2 ||
+      (n != 1 && n != bs[1]) || (!zs.empty() && zs.back() != n))
     return emitOpError("b_zero must be int32, one value or one per column");
   return success();
 }
@@ -398,25 +401,19 @@ LogicalResult QConv2DKernelOp::verify() {
                        "groups, KH, KW) and (N, F, OH, OW), got ")
            << shapeOf(getX()) << ", " << shapeOf(getWeight()) << " and "
            << shapeOf(getInit());
-  auto elementOf = [](Value v) {
-    return cast<ShapedType>(v.getType()).getElementType();
-  };
-  auto count = [](ArrayRef<int64_t> s) {
-    int64_t n = 1;
-    for (int64_t e : s)
-      n *= e;
-    return n;
-  };
-  if (!elementOf(getX()).isInteger(8) || !elementOf(getWeight()).isInteger(8) ||
-      !elementOf(getInit()).isInteger(32))
+  if (!elementTypeOf(getX()).isInteger(8) ||
+      !elementTypeOf(getWeight()).isInteger(8) ||
+      !elementTypeOf(getInit()).isInteger(32))
     return emitOpError("x and weight must be 8-bit integers and init int32");
-  if (!shapeOfValue(getXZero()).empty() || !elementOf(getXZero()).isInteger(32))
+  if (!shapeOfValue(getXZero()).empty() ||
+      !elementTypeOf(getXZero()).isInteger(32))
     return emitOpError("x_zero must be an int32 scalar");
-  int64_t zeros = count(shapeOfValue(getWZero()));
-  if (!elementOf(getWZero()).isInteger(32) || (zeros != 1 && zeros != ws[0]))
+  int64_t zeros = elementCount(getWZero());
+  if (!elementTypeOf(getWZero()).isInteger(32) ||
+      (zeros != 1 && zeros != ws[0]))
     return emitOpError("w_zero must be int32, one value or one per filter");
   if (Value bias = getBias();
-      bias && (!elementOf(bias).isInteger(32) ||
+      bias && (!elementTypeOf(bias).isInteger(32) ||
                shapeOfValue(bias) != ArrayRef<int64_t>{ws[0]}))
     return emitOpError("bias must be int32, one per filter");
   return success();

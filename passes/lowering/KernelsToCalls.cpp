@@ -271,11 +271,10 @@ SmallVector<Value> qgemmArgs(OpBuilder &b, QMatmulKernelOp op) {
   ab.add(bp);
   ab.add(bStrides[0]);
   auto [zp, zStrides] = ab.view(zb);
-  int64_t values = 1;
-  for (int64_t e : shapeOf(zb))
-    values *= e;
   ab.add(zp);
-  ab.add(values == 1 ? ab.i64(0) : zStrides.back());
+  ab.add(cast<MemRefType>(zb.getType()).getNumElements() == 1
+             ? ab.i64(0)
+             : zStrides.back());
   auto [c, cStrides] = ab.view(y);
   ab.add(c);
   ab.add(cStrides[0]);
@@ -298,11 +297,9 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ab.add(ab.view(op.getXZero()).first);
   ab.add(ab.view(op.getWeight()).first);
   Value zw = op.getWZero();
-  int64_t zeros = 1;
-  for (int64_t e : shapeOf(zw))
-    zeros *= e;
   ab.add(ab.view(zw).first);
-  ab.add(zeros == 1 ? int64_t(0) : int64_t(1));
+  ab.add(cast<MemRefType>(zw.getType()).getNumElements() == 1 ? int64_t(0)
+                                                              : int64_t(1));
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
   ab.addFlags(op.getKernelFlags() |
