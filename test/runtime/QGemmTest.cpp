@@ -130,15 +130,22 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
   std::mt19937 rng(13);
   std::uniform_int_distribution<int> byte(0, 255);
   // (oh and ow from the other extents below.)
+  // (1x1 stride 1 reads the input as the windows; 13 x 11 and 17 x 9
+  // pixels end in partial column panels; padding wider than a window's
+  // reach leaves whole rows and columns outside.)
   for (mxrt_test::ConvShape s :
        {mxrt_test::ConvShape{1, 3, 7, 6, 4, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
         {2, 8, 9, 9, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 1, 2},
         {1, 16, 10, 10, 32, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-        {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4}}) {
+        {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4},
+        {2, 37, 13, 11, 29, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+        {1, 21, 17, 9, 14, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+        {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1}}) {
     s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
     s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
-    for (int variant = 0; variant < 4; ++variant) {
-      bool signedX = variant & 1, unsignedW = variant & 2;
+    for (int variant = 0; variant < 8; ++variant) {
+      // variant & 4: one filter zero point for all (stride 0).
+      bool signedX = variant & 1, unsignedW = variant & 2, one = variant & 4;
       std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
       std::vector<int8_t> wt(s.f * s.c / s.g * s.kh * s.kw);
       for (auto &v : x)
@@ -156,8 +163,8 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
                       (unsignedW ? MXRT_KERNEL_UNSIGNED_B : 0);
       mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
                                s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
-                               x.data(), &xZero, wt.data(), wZero.data(), 1,
-                               bias.data(), y.data(), flags);
+                               x.data(), &xZero, wt.data(), wZero.data(),
+                               one ? 0 : 1, bias.data(), y.data(), flags);
       // The reference: the bias plus every term inside the image.
       int64_t plane = s.oh * s.ow;
       std::vector<int64_t> want(y.size());
@@ -166,7 +173,7 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
       mxrt_test::forEachConvTerm(s, [&](int64_t xi, int64_t wi, int64_t yi) {
         int64_t xv = signedX ? static_cast<int8_t>(x[xi]) : x[xi];
         int64_t wv = unsignedW ? static_cast<uint8_t>(wt[wi]) : wt[wi];
-        want[yi] += (xv - xZero) * (wv - wZero[yi / plane % s.f]);
+        want[yi] += (xv - xZero) * (wv - wZero[one ? 0 : yi / plane % s.f]);
       });
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_EQ(y[i], want[i])

@@ -125,7 +125,7 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
   } else {
     auto *packed = reinterpret_cast<B *>(
         scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
-    packB<B, kGroup, kNR>(p, j0, cols, groups, packed);
+    Path::pack(p, j0, cols, groups, packed);
     b = packed;
   }
   auto *a = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
@@ -149,9 +149,8 @@ template <class Path> size_t packedBBytes(int64_t n, int64_t k) {
 
 /// All of B's columns packed as rawBlock<Path> packs a block's.
 template <class Path> void packAllB(const QProblem &p, void *out) {
-  packB<typename Path::BValue, Path::kGroup, Path::kNR>(
-      p, 0, p.n, (p.k + Path::kGroup - 1) / Path::kGroup,
-      static_cast<typename Path::BValue *>(out));
+  Path::pack(p, 0, p.n, (p.k + Path::kGroup - 1) / Path::kGroup,
+             static_cast<typename Path::BValue *>(out));
 }
 
 /// kernels[r - 1] = Kernel<r> for r in 1..sizeof(Rows).
@@ -218,10 +217,61 @@ template <int Rows> struct Kernel {
   }
 };
 
+/// packB<int8_t, 4, 32> for a B whose rows are contiguous (bCs 1): each
+/// panel's group of 4 rows interleaved 16 columns at a time (bytes to
+/// 16-bit pairs to 4-byte quads), a partial panel or group through a
+/// zero-padded copy.
+void pack(const QProblem &p, int64_t j0, int64_t cols, int64_t groups,
+          int8_t *out) {
+  if (p.bCs != 1)
+    return packB<int8_t, 4, 32>(p, j0, cols, groups, out);
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(p.flipB));
+  alignas(16) uint8_t tail[4][32];
+  for (int64_t jp = 0; jp < cols; jp += 32) {
+    int8_t *panel = out + jp / 32 * groups * 128;
+    int64_t width = std::min<int64_t>(32, cols - jp);
+    for (int64_t g = 0; g < groups; ++g) {
+      const uint8_t *rows[4];
+      for (int t = 0; t < 4; ++t) {
+        int64_t q = 4 * g + t;
+        const auto *src =
+            reinterpret_cast<const uint8_t *>(p.b + q * p.ldb + j0 + jp);
+        if (q < p.k && width == 32) {
+          rows[t] = src;
+          continue;
+        }
+        // Past k or the columns: zeros in the packed (flipped) terms.
+        std::memset(tail[t], p.flipB, 32);
+        if (q < p.k)
+          std::memcpy(tail[t], src, width);
+        rows[t] = tail[t];
+      }
+      for (int half = 0; half < 2; ++half) {
+        __m128i r[4];
+        for (int t = 0; t < 4; ++t)
+          r[t] =
+              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
+                                rows[t] + 16 * half)),
+                            flip);
+        __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]),
+                hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+        __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]),
+                hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+        auto *dst = reinterpret_cast<__m128i *>(panel + g * 128 + 64 * half);
+        _mm_storeu_si128(dst, _mm_unpacklo_epi16(lo01, lo23));
+        _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(lo01, lo23));
+        _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(hi01, hi23));
+        _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(hi01, hi23));
+      }
+    }
+  }
+}
+
 struct Path {
   using AValue = uint8_t;
   using BValue = int8_t;
   static constexpr int kMR = 12, kNR = 32, kGroup = 4;
+  static constexpr auto pack = vnni512::pack;
   static constexpr auto kernels =
       kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
                            int32_t *, int64_t, int),
@@ -269,6 +319,7 @@ struct Path {
   using AValue = uint16_t;
   using BValue = int16_t;
   static constexpr int kMR = 6, kNR = 16, kGroup = 2;
+  static constexpr auto pack = packB<int16_t, 2, 16>;
   static constexpr auto kernels =
       kernelTable<void (*)(int64_t, const uint16_t *, int64_t, const int16_t *,
                            int32_t *, int64_t, int),
@@ -363,7 +414,9 @@ constexpr int64_t kBlockCols = 256;
 
 struct Job {
   const QProblem *p;
-  int32_t aZero;
+  /// Row i's zero point (unsigned terms): aZero[i * aZeroRs].
+  const int32_t *aZero;
+  int64_t aZeroRs;
   const int32_t *bZero, *colSums, *rowSums;
   int64_t bZeroCs;
   int32_t *c;
@@ -385,12 +438,20 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
     for (int64_t i = 0; i < p.m; ++i) {
       int32_t *c = job.c + i * job.ldc + jb;
       const int32_t *r = raw + i * cols;
+      // In int64: the terms may pass int32's range where the result does
+      // not.
+      int64_t za = job.aZero[i * job.aZeroRs];
+      if (!job.bZero) { // (the common case, in a form that vectorizes)
+        for (int64_t j = 0; j < cols; ++j) {
+          int64_t v = int64_t(r[j]) - za * job.colSums[jb + j];
+          c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
+        }
+        continue;
+      }
       for (int64_t j = 0; j < cols; ++j) {
-        // In int64: the terms may pass int32's range where the result
-        // does not.
-        int64_t zb = job.bZero ? job.bZero[(jb + j) * job.bZeroCs] : 0;
-        int64_t v = int64_t(r[j]) - int64_t(job.aZero) * job.colSums[jb + j] -
-                    zb * job.rowSums[i] + p.k * job.aZero * zb;
+        int64_t zb = job.bZero[(jb + j) * job.bZeroCs];
+        int64_t v = int64_t(r[j]) - za * job.colSums[jb + j] -
+                    zb * job.rowSums[i] + p.k * za * zb;
         c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
       }
     }
@@ -412,11 +473,12 @@ extern "C" const char *mxrt_kernel_path(const char *family) {
 
 namespace mxrt {
 /// mxrt_kernel_qgemm_u8s8 with B(q, j) at b[q * ldb + j * bCs] (a
-/// convolution's filters, (f, k), read as k x f).
+/// convolution's filters, (f, k), read as k x f) and row i's zero point of
+/// A at a_zero[i * a_zero_rs] (a convolution's filters as A).
 void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
-           const int32_t *a_zero, const int8_t *b, int64_t ldb, int64_t bCs,
-           const int32_t *b_zero, int64_t b_zero_cs, int32_t *c, int64_t ldc,
-           int32_t flags) {
+           const int32_t *a_zero, int64_t a_zero_rs, const int8_t *b,
+           int64_t ldb, int64_t bCs, const int32_t *b_zero, int64_t b_zero_cs,
+           int32_t *c, int64_t ldc, int32_t flags) {
   if (m <= 0 || n <= 0)
     return;
   bool signedA = flags & MXRT_KERNEL_SIGNED_A;
@@ -424,7 +486,9 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
   QProblem p{m,       n, k,   a,   lda,
              signedA, b, ldb, bCs, uint8_t(unsignedB ? 0x80 : 0)};
   // In the unsigned form's terms: a + 128 - (a_zero + 128).
-  int32_t aZero = (a_zero ? *a_zero : 0) + (signedA ? 128 : 0);
+  std::vector<int32_t> aZeros(a_zero && a_zero_rs ? m : 1);
+  for (size_t i = 0; i < aZeros.size(); ++i)
+    aZeros[i] = (a_zero ? a_zero[i * a_zero_rs] : 0) + (signedA ? 128 : 0);
   // A uint8 B in int8's: b - 128 - (b_zero - 128).
   std::vector<int32_t> shiftedZeros;
   if (unsignedB) {
@@ -452,7 +516,8 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
         rowSums[i] += a[i * lda + q] ^ flip;
   }
   Job job{&p,
-          aZero,
+          aZeros.data(),
+          aZeros.size() > 1 ? 1 : 0,
           b_zero,
           sums,
           rowSums.data(),
@@ -490,7 +555,7 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
                                        int64_t ldb, const int32_t *b_zero,
                                        int64_t b_zero_cs, int32_t *c,
                                        int64_t ldc, int32_t flags) {
-  mxrt::qgemm(m, n, k, a, lda, a_zero, b, ldb, 1, b_zero, b_zero_cs, c, ldc,
+  mxrt::qgemm(m, n, k, a, lda, a_zero, 0, b, ldb, 1, b_zero, b_zero_cs, c, ldc,
               flags);
 }
 
@@ -501,50 +566,65 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
     int64_t groups, const uint8_t *x, const int32_t *x_zero,
     const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
     const int32_t *bias, int32_t *y, int32_t flags) {
+  // Each group's output planes (fg x pixels, NCHW as they lie) are its
+  // filters (fg x k, A) times the windows (k x pixels, B: row (ci, r, s)
+  // holds the input pixel each output pixel's window has at that tap), so
+  // that a window row is a run of input bytes and a 1x1 convolution's
+  // windows are the input itself. Filters are int8 (A signed), the input
+  // uint8 (B unsigned), unless the flags say otherwise.
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw, pixels = oh * ow;
   if (n <= 0 || fg <= 0 || pixels <= 0)
     return;
+  int32_t pass = (flags & MXRT_KERNEL_UNSIGNED_B ? 0 : MXRT_KERNEL_SIGNED_A) |
+                 (flags & MXRT_KERNEL_SIGNED_A ? 0 : MXRT_KERNEL_UNSIGNED_B);
+  bool direct = kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 &&
+                pad_h == 0 && pad_w == 0 && oh == h && ow == w;
   // Padding reads as x's zero point, so that it adds nothing.
   uint8_t fill = static_cast<uint8_t>(x_zero ? *x_zero : 0);
-  std::vector<uint8_t> cols(pixels * k);
-  std::vector<int32_t> out(pixels * fg);
-  int32_t pass = flags & (MXRT_KERNEL_SIGNED_A | MXRT_KERNEL_UNSIGNED_B |
-                          MXRT_KERNEL_CONST_B);
-  for (int64_t g = 0; g < groups; ++g) {
-    // The group's filters as B (k x fg), read in place: column j is
-    // filter j's weights.
-    const int8_t *filters = weight + g * fg * k;
-    for (int64_t b = 0; b < n; ++b) {
-      // Each output pixel's window as a row of A (k bytes).
+  uint8_t *windows =
+      direct ? nullptr : mxrt::scratch<4>(static_cast<size_t>(k * pixels));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t g = 0; g < groups; ++g) {
       const uint8_t *plane = x + (b * c + g * cg) * h * w;
-      for (int64_t oy = 0; oy < oh; ++oy)
-        for (int64_t ox = 0; ox < ow; ++ox) {
-          uint8_t *row = cols.data() + (oy * ow + ox) * k;
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t r = 0; r < kh; ++r) {
-              int64_t iy = oy * stride_h - pad_h + r * dilate_h;
-              for (int64_t s = 0; s < kw; ++s) {
-                int64_t ix = ox * stride_w - pad_w + s * dilate_w;
-                *row++ = iy >= 0 && iy < h && ix >= 0 && ix < w
-                             ? plane[(ci * h + iy) * w + ix]
-                             : fill;
+      if (!direct) {
+        uint8_t *row = windows;
+        for (int64_t ci = 0; ci < cg; ++ci)
+          for (int64_t r = 0; r < kh; ++r)
+            for (int64_t s = 0; s < kw; ++s)
+              for (int64_t oy = 0; oy < oh; ++oy, row += ow) {
+                int64_t iy = oy * stride_h - pad_h + r * dilate_h;
+                if (iy < 0 || iy >= h) {
+                  std::memset(row, fill, ow);
+                  continue;
+                }
+                const uint8_t *in = plane + (ci * h + iy) * w;
+                int64_t x0 = s * dilate_w - pad_w;
+                if (stride_w != 1) {
+                  for (int64_t ox = 0; ox < ow; ++ox) {
+                    int64_t ix = x0 + ox * stride_w;
+                    row[ox] = ix >= 0 && ix < w ? in[ix] : fill;
+                  }
+                  continue;
+                }
+                // Output columns [lo, hi) read inside the row.
+                int64_t lo = std::clamp<int64_t>(-x0, 0, ow);
+                int64_t hi = std::clamp<int64_t>(w - x0, lo, ow);
+                std::memset(row, fill, lo);
+                std::memcpy(row + lo, in + x0 + lo, hi - lo);
+                std::memset(row + hi, fill, ow - hi);
               }
-            }
+      }
+      int32_t *out = y + (b * f + g * fg) * pixels;
+      mxrt::qgemm(
+          fg, pixels, k, reinterpret_cast<const uint8_t *>(weight) + g * fg * k,
+          k, w_zero ? w_zero + g * fg * w_zero_stride : nullptr, w_zero_stride,
+          reinterpret_cast<const int8_t *>(direct ? plane : windows), pixels, 1,
+          x_zero, 0, out, pixels, pass);
+      if (bias)
+        for (int64_t j = 0; j < fg; ++j) {
+          int32_t add = bias[g * fg + j];
+          for (int64_t p = 0; p < pixels; ++p)
+            out[j * pixels + p] += add;
         }
-      mxrt::qgemm(pixels, fg, k, cols.data(), k, x_zero, filters, 1, k,
-                  w_zero ? w_zero + g * fg * w_zero_stride : nullptr,
-                  w_zero_stride, out.data(), fg, pass);
-      // out (pixels x fg) to the group's planes, in 16 x 16 blocks so that
-      // both sides move in whole cache lines.
-      constexpr int64_t kTile = 16;
-      for (int64_t p0 = 0; p0 < pixels; p0 += kTile)
-        for (int64_t j0 = 0; j0 < fg; j0 += kTile)
-          for (int64_t j = j0; j < std::min(fg, j0 + kTile); ++j) {
-            int32_t add = bias ? bias[g * fg + j] : 0;
-            int32_t *plane = y + (b * f + g * fg + j) * pixels;
-            for (int64_t p = p0; p < std::min(pixels, p0 + kTile); ++p)
-              plane[p] = out[p * fg + j] + add;
-          }
     }
-  }
 }
