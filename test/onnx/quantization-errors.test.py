@@ -39,3 +39,25 @@ save("zero_type", h.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="
 save("float_operand", h.make_node("MatMulInteger", ["x", "b"], ["y"], name="mmi"),
      [x], h.make_tensor_value_info("y", T.INT32, [2, 3]),
      [("b", np.ones((4, 3), np.int8))])
+
+
+def save_ms(name, node, inputs, output, inits=()):
+    """A model of ONNX Runtime's com.microsoft operators."""
+    graph = h.make_graph([node], name, inputs, [output],
+                         [numpy_helper.from_array(a, n) for n, a in inits])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13),
+                                                 h.make_opsetid("com.microsoft", 1)]),
+              "%s/%s.onnx" % (out, name))
+
+
+# QGemm without y_scale: a float output.
+save_ms("qgemm_float", h.make_node("QGemm", ["q", "s", "z", "b", "s", "zb"], ["y"],
+                                   name="qgemm", domain="com.microsoft"),
+        [q], h.make_tensor_value_info("y", T.FLOAT, [2, 3]),
+        [scale, ("z", np.array(3, np.uint8)), ("b", np.ones((4, 3), np.int8)),
+         ("zb", np.array(0, np.int8))])
+# QLinearAdd of a uint8 and an int8 tensor.
+save_ms("qadd_types", h.make_node("QLinearAdd", ["q", "s", "", "b", "s", "", "s"], ["y"],
+                                  name="qadd", domain="com.microsoft"),
+        [q], h.make_tensor_value_info("y", T.UINT8, [2, 4]),
+        [scale, ("b", np.ones((2, 4), np.int8))])

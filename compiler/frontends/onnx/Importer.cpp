@@ -682,7 +682,8 @@ llvm::Error Importer::importNode(::onnx::NodeProto &n, unsigned index) {
   usedAttrs.clear();
   error.clear();
   StringRef domain = n.domain() == "ai.onnx" ? "" : StringRef(n.domain());
-  if (!domain.empty() && domain != kTrainingDomain)
+  if (!domain.empty() && domain != kTrainingDomain &&
+      domain != kMicrosoftDomain)
     return nodeError(n, "operators of domain '" + n.domain() +
                             "' are not supported");
   for (auto &a : *n.mutable_attribute()) {

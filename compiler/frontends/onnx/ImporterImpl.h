@@ -411,11 +411,15 @@ private:
   llvm::Error readOpset();
   llvm::Error addInitializers();
   llvm::Error addInputs();
-  /// The QLinearConv / QLinearMatMul (and Max, for a Relu) that replace
-  /// the QDQ-quantized Conv or MatMul ending at QuantizeLinear `q`, when
-  /// it ends one (QdqFusion.cpp).
+  /// The QLinearConv / QLinearMatMul / QGemm / QLinearAdd (and Max, for a
+  /// Relu) that replace the QDQ-quantized Conv, MatMul, Gemm or Add ending
+  /// at QuantizeLinear `q`, when it ends one (QdqFusion.cpp).
   std::optional<std::vector<::onnx::NodeProto>>
   fuseAtQuantize(const ::onnx::NodeProto &q);
+  /// The graph's producers and use counts, made at the first
+  /// QuantizeLinear (QdqFusion.cpp).
+  struct QdqUses;
+  std::shared_ptr<QdqUses> qdqUses;
   llvm::Error addSequenceInput(const ::onnx::ValueInfoProto &input,
                                const ::onnx::TypeProto &type);
   using Dims =

@@ -49,7 +49,7 @@ TensorOp importEinsum;
 // Quantization.cpp
 TensorOp importQuantizeLinear, importDequantizeLinear,
     importDynamicQuantizeLinear, importMatMulInteger, importConvInteger,
-    importQLinearMatMul, importQLinearConv;
+    importQLinearMatMul, importQLinearConv, importQGemm, importQLinearAdd;
 // LinearAlgebra.cpp
 TensorOp importDet;
 // Text.cpp
@@ -223,6 +223,9 @@ static const OpEntry kOps[] = {
     {"ConvInteger", 10, kLast, importConvInteger},
     {"QLinearMatMul", 10, kLast, importQLinearMatMul},
     {"QLinearConv", 10, kLast, importQLinearConv},
+    // (domain com.microsoft: ONNX Runtime's quantized operators)
+    {"QGemm", 1, kLast, importQGemm, nullptr, kMicrosoftDomain},
+    {"QLinearAdd", 1, kLast, importQLinearAdd, nullptr, kMicrosoftDomain},
     // LinearAlgebra.cpp
     {"Det", 11, kLast, importDet},
     // Selection.cpp

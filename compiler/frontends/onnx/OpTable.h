@@ -39,12 +39,16 @@ struct OpEntry {
   TensorHandler tensor = nullptr;
   /// With `tensor` too: the handler of nodes that take a sequence or optional.
   ContainerHandler container = nullptr;
-  /// The operator's domain: "" (ONNX's default) or kTrainingDomain.
+  /// The operator's domain: "" (ONNX's default), kTrainingDomain or
+  /// kMicrosoftDomain.
   llvm::StringLiteral domain = "";
 };
 
 /// The domain of ONNX's optimizer operators (Adagrad, Adam, Momentum).
 constexpr llvm::StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+/// The domain of ONNX Runtime's own operators (of which mxc imports the
+/// quantized QGemm and QLinearAdd, the QOperator form of QDQ models).
+constexpr llvm::StringLiteral kMicrosoftDomain = "com.microsoft";
 
 /// The entry of `opType` of `domain` whose opsets hold `opset`, or null.
 const OpEntry *findOp(llvm::StringRef opType, int64_t opset,

@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 // QDQ models (QuantizeLinear / DequantizeLinear around float operators: ONNX
 // Runtime's recommended format, and what torch exports) as integer
-// operators. When the import reaches a QuantizeLinear that ends a
+// operators. When the import reaches a QuantizeLinear that ends
 //
-//   DequantizeLinear(x) -> Conv | MatMul [-> Relu] -> QuantizeLinear
+//   DequantizeLinear(x) -> Conv | MatMul | Gemm [-> Relu] -> QuantizeLinear
+//   DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu] -> QuantizeLinear
 //
 // (every value before it imported, so that constants made by Constant,
 // ConstantOfShape or Cast nodes, as torch exports them, are known) whose
 // weight is the DequantizeLinear of a constant (int8 or uint8, one
-// scale or one per output channel), whose bias (Conv) is the
-// DequantizeLinear of a constant int32 with the scale x_scale * w_scale, and
-// whose activations are quantized per tensor, becomes QLinearConv /
-// QLinearMatMul on the quantized tensors themselves; a Relu becomes the
+// scale or one per output channel), whose bias (Conv, Gemm) is the
+// DequantizeLinear of a constant int32 with the scale x_scale * w_scale,
+// and whose activations are quantized per tensor, becomes QLinearConv /
+// QLinearMatMul / QGemm / QLinearAdd (the last two ONNX Runtime's, domain
+// com.microsoft) on the quantized tensors themselves; a Relu becomes the
 // quantized output's maximum with its zero point, which is exactly the
-// quantization of Relu's output. The product then runs on integers and is
-// requantized as ONNX Runtime runs such a model, where the float form
-// (dequantize, multiply in float, quantize) differs from it wherever a
+// quantization of Relu's output. The operators then run on integers and
+// requantize as ONNX Runtime runs such a model, where the float form
+// (dequantize, compute in float, quantize) differs from it wherever a
 // float sum lands next to a rounding boundary (1 output of 25,088 in a
 // 256-channel 3x3 layer).
 #include "compiler/frontends/onnx/ImporterImpl.h"
+#include "compiler/frontends/onnx/OpTable.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -29,11 +32,33 @@ namespace mxc::onnx {
 
 namespace {
 
-/// The graph's producers and use counts, by value name.
-struct Uses {
+/// Integer attribute `name` of `n`, `dflt` when absent.
+int64_t intAttr(const ::onnx::NodeProto &n, StringRef name, int64_t dflt) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return a.i();
+  return dflt;
+}
+
+/// Float attribute `name` of `n`, `dflt` when absent.
+double floatAttr(const ::onnx::NodeProto &n, StringRef name, double dflt) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return a.f();
+  return dflt;
+}
+
+/// Input `i` of `n`, "" when absent.
+std::string inputOf(const ::onnx::NodeProto &n, int i) {
+  return i < n.input_size() ? n.input(i) : std::string();
+}
+
+} // namespace
+
+struct Importer::QdqUses {
   llvm::StringMap<int> producer, count;
 
-  explicit Uses(const ::onnx::GraphProto &g) {
+  explicit QdqUses(const ::onnx::GraphProto &g) {
     for (int i = 0; i < g.node_size(); ++i) {
       for (const std::string &o : g.node(i).output())
         producer[o] = i;
@@ -47,25 +72,12 @@ struct Uses {
   int uses(const std::string &v) const { return count.lookup(v); }
 };
 
-/// Integer attribute `name` of `n`, `dflt` when absent.
-int64_t intAttr(const ::onnx::NodeProto &n, StringRef name, int64_t dflt) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return a.i();
-  return dflt;
-}
-
-/// Input `i` of `n`, "" when absent.
-std::string inputOf(const ::onnx::NodeProto &n, int i) {
-  return i < n.input_size() ? n.input(i) : std::string();
-}
-
-} // namespace
-
 std::optional<std::vector<::onnx::NodeProto>>
 Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
   const ::onnx::GraphProto &g = model.graph();
-  Uses uses(g);
+  if (!qdqUses)
+    qdqUses = std::make_shared<QdqUses>(g);
+  const QdqUses &uses = *qdqUses;
   auto producedBy = [&](const std::string &v,
                         StringRef op) -> const ::onnx::NodeProto * {
     auto it = uses.producer.find(v);
@@ -106,34 +118,81 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
   };
   if (inputOf(q, 2).empty() || count(q.input(1)) != 1 || !known(q.input(2)))
     return std::nullopt;
-  {
-    std::string y = q.input(0);
-    const ::onnx::NodeProto *relu = producedBy(y, "Relu");
-    if (relu) {
-      if (uses.uses(y) != 1)
-        return std::nullopt;
-      y = relu->input(0);
-    }
+  std::string y = q.input(0);
+  const ::onnx::NodeProto *relu = producedBy(y, "Relu");
+  if (relu) {
     if (uses.uses(y) != 1)
       return std::nullopt;
-    const ::onnx::NodeProto *op = producedBy(y, "Conv");
-    bool conv = op != nullptr;
-    if (!op)
-      op = producedBy(y, "MatMul");
-    if (!op || op->input_size() < 2)
+    y = relu->input(0);
+  }
+  if (uses.uses(y) != 1)
+    return std::nullopt;
+  const ::onnx::NodeProto *op = nullptr;
+  StringRef kind;
+  for (StringRef k : {"Conv", "MatMul", "Gemm", "Add"})
+    if ((op = producedBy(y, k))) {
+      kind = k;
+      break;
+    }
+  if (!op || op->input_size() < 2)
+    return std::nullopt;
+  // A DequantizeLinear of an 8-bit tensor with one scale and zero point.
+  auto perTensor = [&](const std::string &v) -> const ::onnx::NodeProto * {
+    const ::onnx::NodeProto *d = producedBy(v, "DequantizeLinear");
+    return d && eightBit(typeOfValue(d->input(0))) && count(d->input(1)) == 1 &&
+                   count(inputOf(*d, 2)) == 1
+               ? d
+               : nullptr;
+  };
+  const ::onnx::NodeProto *dx = perTensor(op->input(0));
+  if (!dx)
+    return std::nullopt;
+  std::string prefix = q.output(0) + "/fused/";
+  ::onnx::NodeProto fused;
+  fused.set_name(op->name());
+  auto addQuantized = [&](const ::onnx::NodeProto &dq, const char *zero) {
+    fused.add_input(dq.input(0));
+    fused.add_input(dq.input(1));
+    fused.add_input(zeroPoint(dq, prefix + zero, typeOfValue(dq.input(0))));
+  };
+  if (kind == "Add") {
+    // QLinearAdd: both operands and the result of one 8-bit type. Under a
+    // Relu only where the output's zero point is the type's minimum, so
+    // that the Relu changes nothing: ONNX Runtime computes the other sums
+    // in float (dequantize, add, Relu, quantize), as the import does
+    // unfused, and its QLinearAdd rounds differently now and then.
+    const ::onnx::NodeProto *db = perTensor(op->input(1));
+    int32_t t = typeOfValue(dx->input(0));
+    if (!db || typeOfValue(db->input(0)) != t || typeOfValue(q.input(2)) != t)
       return std::nullopt;
-    const ::onnx::NodeProto *dx = producedBy(op->input(0), "DequantizeLinear");
+    if (relu) {
+      const Const *zy = constant(q.input(2));
+      if (!zy || zy->f(0) != (t == TP::UINT8 ? 0 : -128))
+        return std::nullopt;
+    }
+    fused.set_op_type("QLinearAdd");
+    fused.set_domain(kMicrosoftDomain.str());
+    addQuantized(*dx, "a_zero_point");
+    addQuantized(*db, "b_zero_point");
+    fused.add_input(q.input(1));
+    fused.add_input(q.input(2));
+  } else {
+    bool conv = kind == "Conv", gemm = kind == "Gemm";
+    if (gemm &&
+        (intAttr(*op, "transA", 0) != 0 || floatAttr(*op, "beta", 1.0) != 1.0))
+      return std::nullopt;
     const ::onnx::NodeProto *dw = producedBy(op->input(1), "DequantizeLinear");
-    if (!dx || !dw || !eightBit(typeOfValue(dx->input(0))) ||
-        count(dx->input(1)) != 1 || count(inputOf(*dx, 2)) != 1 ||
-        !constant(dw->input(0)) || !known(dw->input(1)))
+    if (!dw || !constant(dw->input(0)) || !known(dw->input(1)))
       return std::nullopt;
     const Const &w = *constant(dw->input(0));
-    if ((w.type != TP::INT8 && w.type != TP::UINT8) || w.shape.size() < 2)
+    if (!eightBit(w.type) || w.shape.size() < 2 ||
+        (gemm && w.shape.size() != 2))
       return std::nullopt;
     // The weight's scale: one, or one per output channel (a Conv's axis 0,
-    // a MatMul's last).
-    int64_t rank = w.shape.size(), outAxis = conv ? 0 : rank - 1;
+    // a MatMul's last, a Gemm's 0 with transB, else 1).
+    int64_t rank = w.shape.size(), outAxis = rank - 1;
+    if (conv || (gemm && intAttr(*op, "transB", 0)))
+      outAxis = 0;
     int64_t scales = count(dw->input(1));
     if (scales != 1) {
       int64_t axis = intAttr(*dw, "axis", 1);
@@ -143,70 +202,72 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
           count(inputOf(*dw, 2)) != (inputOf(*dw, 2).empty() ? 1 : scales))
         return std::nullopt;
     }
-    // A Conv's bias: int32 with the scale x_scale * w_scale, as ONNX
-    // Runtime's fusion takes it.
+    // A bias: int32 with the scale x_scale * w_scale and no zero point, as
+    // ONNX Runtime's fusion takes it.
     std::string bias;
-    if (conv && !inputOf(*op, 2).empty()) {
+    if (kind != "MatMul" && !inputOf(*op, 2).empty()) {
       const ::onnx::NodeProto *db =
           producedBy(op->input(2), "DequantizeLinear");
       const Const *sx = db ? constant(dx->input(1)) : nullptr;
       const Const *sw = db ? constant(dw->input(1)) : nullptr;
       const Const *b = db ? constant(db->input(0)) : nullptr;
       const Const *sb = db ? constant(db->input(1)) : nullptr;
-      const Const *zb =
-          db && !inputOf(*db, 2).empty() ? constant(db->input(2)) : nullptr;
       bool zeroPoint = db && !inputOf(*db, 2).empty();
+      const Const *zb = zeroPoint ? constant(db->input(2)) : nullptr;
       if (!sx || !sw || !b || !sb || b->type != TP::INT32 ||
           sb->size() != sw->size() || (zeroPoint && !zb))
         return std::nullopt;
-      bool zeros = true;
       for (int64_t i = 0; zb && i < zb->size(); ++i)
-        zeros &= zb->f(i) == 0;
-      if (!zeros)
-        return std::nullopt;
-      bool matches = true;
+        if (zb->f(i) != 0)
+          return std::nullopt;
       for (int64_t i = 0; i < sb->size(); ++i)
-        matches &=
-            static_cast<float>(sx->f(0)) * static_cast<float>(sw->f(i)) ==
-            static_cast<float>(sb->f(i));
-      if (!matches)
-        return std::nullopt;
+        if (static_cast<float>(sx->f(0)) * static_cast<float>(sw->f(i)) !=
+            static_cast<float>(sb->f(i)))
+          return std::nullopt;
       bias = db->input(0);
     }
-    ::onnx::NodeProto fused;
-    fused.set_name(op->name());
-    fused.set_op_type(conv ? "QLinearConv" : "QLinearMatMul");
-    std::string prefix = q.output(0) + "/fused/";
-    for (const std::string &in :
-         {dx->input(0), dx->input(1),
-          zeroPoint(*dx, prefix + "x_zero_point", typeOfValue(dx->input(0))),
-          dw->input(0), dw->input(1),
-          zeroPoint(*dw, prefix + "w_zero_point", w.type), q.input(1),
-          q.input(2)})
-      fused.add_input(in);
-    if (!bias.empty())
+    addQuantized(*dx, "x_zero_point");
+    fused.add_input(dw->input(0));
+    fused.add_input(dw->input(1));
+    fused.add_input(zeroPoint(*dw, prefix + "w_zero_point", w.type));
+    if (gemm) {
+      // QGemm: A, B, C, y; alpha and transB carry over.
+      fused.set_op_type("QGemm");
+      fused.set_domain(kMicrosoftDomain.str());
       fused.add_input(bias);
-    if (conv)
-      *fused.mutable_attribute() = op->attribute();
-    std::vector<::onnx::NodeProto> nodes;
-    if (relu) {
-      // Q(Relu(y)) = max(Q(y), y_zero_point): Q is monotone and Q(0) is
-      // the zero point.
-      std::string quantized = q.output(0) + "/before_relu";
-      fused.add_output(quantized);
-      ::onnx::NodeProto max;
-      max.set_name(relu->name());
-      max.set_op_type("Max");
-      max.add_input(quantized);
-      max.add_input(q.input(2));
-      max.add_output(q.output(0));
-      nodes = {fused, max};
+      fused.add_input(q.input(1));
+      fused.add_input(q.input(2));
+      for (const auto &a : op->attribute())
+        if (a.name() == "alpha" || a.name() == "transB")
+          *fused.add_attribute() = a;
     } else {
-      fused.add_output(q.output(0));
-      nodes = {fused};
+      fused.set_op_type(conv ? "QLinearConv" : "QLinearMatMul");
+      fused.add_input(q.input(1));
+      fused.add_input(q.input(2));
+      if (!bias.empty())
+        fused.add_input(bias);
+      if (conv)
+        *fused.mutable_attribute() = op->attribute();
     }
-    return nodes;
   }
+  std::vector<::onnx::NodeProto> nodes;
+  if (relu) {
+    // Q(Relu(y)) = max(Q(y), y_zero_point): Q is monotone and Q(0) is the
+    // zero point.
+    std::string quantized = q.output(0) + "/before_relu";
+    fused.add_output(quantized);
+    ::onnx::NodeProto max;
+    max.set_name(relu->name());
+    max.set_op_type("Max");
+    max.add_input(quantized);
+    max.add_input(q.input(2));
+    max.add_output(q.output(0));
+    nodes = {fused, max};
+  } else {
+    fused.add_output(q.output(0));
+    nodes = {fused};
+  }
+  return nodes;
 }
 
 } // namespace mxc::onnx

@@ -191,6 +191,25 @@ Value multiplier(Importer &im, Value as, Value bs, Value ys) {
   return im.binary(im.binary(as, bs, "mul"), ys, "div");
 }
 
+/// Input `i` (`what`): a zero point of input `of`'s type, or its scale,
+/// one value for the whole tensor, as a scalar.
+FailureOr<Value> perTensor(Importer &im, unsigned i, StringRef what,
+                           int64_t of = -1) {
+  if (of >= 0 && im.type(i) != im.type(of))
+    return im.fail(what + " has type " + typeName(im.type(i)) +
+                   ", not its operand's " + typeName(im.type(of)));
+  return perAxis(im, i, what, 1, 0, 1);
+}
+
+/// fma(x, y, z) in float32 (one rounding), computed in float64: x * y is
+/// exact there (an integer of at most 16 bits times a float32), and so is
+/// the sum for the magnitudes quantized additions meet.
+Value fusedMultiplyAdd(Importer &im, Value x, Value y, Value z) {
+  auto wide = [&](Value v) { return im.castTo(v, TP::DOUBLE); };
+  return im.castTo(
+      im.binary(im.binary(wide(x), wide(y), "mul"), wide(z), "add"), TP::FLOAT);
+}
+
 } // namespace
 
 /// QuantizeLinear's and DequantizeLinear's scale (input 1) and zero point
@@ -338,6 +357,123 @@ LogicalResult importQLinearConv(Importer &im, StringRef) {
     return failure();
   return im.out(0, requantize(im, *y, multiplier(im, *sx, *sw, *sy),
                               im.reshape(im.val(7), {}), to, *r));
+}
+
+/// com.microsoft QGemm, ONNX Runtime's quantized Gemm (what its QDQ fusion
+/// makes of DequantizeLinear -> Gemm -> QuantizeLinear):
+/// (A - a_zero_point)(B - b_zero_point) plus the int32 C (scaled alpha *
+/// a_scale * b_scale, zero point 0), requantized with alpha * a_scale *
+/// b_scale / y_scale and y_zero_point; B's scale and zero point one, or one
+/// per output column.
+LogicalResult importQGemm(Importer &im, StringRef) {
+  bool ta = im.attrInt("transA", 0), tb = im.attrInt("transB", 0);
+  double alpha = im.attrFloat("alpha", 1.0);
+  if (!im.has(7))
+    return im.fail("QGemm without y_scale (a float output) is not supported");
+  if (failed(require8Bit(im, 0, "A")) || failed(require8Bit(im, 3, "B")))
+    return failure();
+  auto as = im.shape(0), bs = im.shape(3);
+  if (as.size() != 2 || bs.size() != 2)
+    return im.fail("A and B must be 2-D, got " + shapeText(as) + " and " +
+                   shapeText(bs));
+  Value a = im.val(0), b;
+  if (ta)
+    a = im.op("mx.transpose", a);
+  if (!tb) {
+    b = im.val(3);
+  } else if (const Const *c = im.cst(3)) {
+    // A constant B stays one, so that the product packs it once.
+    b = im.param(
+        rearrange(*c, {bs[1], bs[0]},
+                  [&](ArrayRef<int64_t> p) { return p[1] * bs[1] + p[0]; }),
+        im.node->input(3) + "_transposed");
+  } else {
+    b = im.op("mx.transpose", im.val(3));
+  }
+  int64_t n = tb ? bs[0] : bs[1];
+  Value za, zb;
+  if (im.has(2)) {
+    auto z = perTensor(im, 2, "a_zero_point", 0);
+    if (failed(z))
+      return failure();
+    za = *z;
+  }
+  if (im.has(5)) {
+    if (im.type(5) != im.type(3))
+      return im.fail("b_zero_point has type " + typeName(im.type(5)) +
+                     ", not B's " + typeName(im.type(3)));
+    auto z = perAxis(im, 5, "b_zero_point", 2, 1, n);
+    if (failed(z))
+      return failure();
+    zb = *z;
+  }
+  Value p = im.op("mx.matmul", {centered(im, a, za, TP::INT32),
+                                centered(im, b, zb, TP::INT32)});
+  if (!p)
+    return failure();
+  if (im.has(6)) {
+    if (im.type(6) != TP::INT32)
+      return im.fail("C has type " + typeName(im.type(6)) + ", not int32");
+    p = im.binary(p, im.val(6), "add");
+  }
+  auto sa = perTensor(im, 1, "a_scale");
+  auto sb = perAxis(im, 4, "b_scale", 2, 1, n);
+  auto sy = perTensor(im, 7, "y_scale");
+  int32_t to = im.has(8) ? im.type(8) : TP::UINT8;
+  auto r = rangeOf(im, to);
+  if (failed(sa) || failed(sb) || failed(sy) || failed(r))
+    return failure();
+  Value s = alpha == 1.0 ? *sa : im.scalar(*sa, "mul", alpha);
+  Value zy = im.has(8) ? im.reshape(im.val(8), {}) : Value();
+  return im.out(0, requantize(im, p, multiplier(im, s, *sb, *sy), zy, to, *r));
+}
+
+/// com.microsoft QLinearAdd, ONNX Runtime's quantized Add (what its QDQ
+/// fusion makes of two DequantizeLinear -> Add -> QuantizeLinear), as its
+/// x86 kernel computes it, in float32: with rA = A_scale / C_scale, rB =
+/// B_scale / C_scale and f = C_zero_point - (A_zero_point * rA +
+/// B_zero_point * rB), C = saturate(round(fma(A, rA, fma(B, rB, f)))),
+/// rounded half to even. Scales and zero points are per tensor.
+LogicalResult importQLinearAdd(Importer &im, StringRef) {
+  if (failed(require8Bit(im, 0, "A")))
+    return failure();
+  if (im.type(3) != im.type(0))
+    return im.fail("B has type " + typeName(im.type(3)) + ", not A's " +
+                   typeName(im.type(0)));
+  int32_t to = im.type(0);
+  auto r = rangeOf(im, to);
+  auto sa = perTensor(im, 1, "A_scale"), sb = perTensor(im, 4, "B_scale"),
+       sc = perTensor(im, 6, "C_scale");
+  if (failed(r) || failed(sa) || failed(sb) || failed(sc))
+    return failure();
+  auto ratio = [&](Value s) {
+    return im.binary(im.castTo(s, TP::FLOAT), im.castTo(*sc, TP::FLOAT), "div");
+  };
+  Value ra = ratio(*sa), rb = ratio(*sb);
+  // f = zc - (za * rA + zb * rB); an absent zero point is 0.
+  Value fixed = im.scalarParam(TP::FLOAT, 0.0, "zero");
+  for (auto [zi, rv] : {std::pair{2u, ra}, std::pair{5u, rb}}) {
+    if (!im.has(zi))
+      continue;
+    auto z = perTensor(im, zi, zi == 2 ? "A_zero_point" : "B_zero_point", 0);
+    if (failed(z))
+      return failure();
+    fixed =
+        im.binary(fixed, im.binary(im.castTo(*z, TP::FLOAT), rv, "mul"), "add");
+  }
+  Value zc = im.scalarParam(TP::FLOAT, 0.0, "zero");
+  if (im.has(7)) {
+    auto z = perTensor(im, 7, "C_zero_point", 0);
+    if (failed(z))
+      return failure();
+    zc = im.castTo(*z, TP::FLOAT);
+  }
+  fixed = im.binary(zc, fixed, "sub");
+  Value c = fusedMultiplyAdd(im, im.val(0), ra,
+                             fusedMultiplyAdd(im, im.val(3), rb, fixed));
+  c = im.op("mx.clip", im.unary(c, "round"),
+            {im.na("a_min", im.f64(r->lo)), im.na("a_max", im.f64(r->hi))});
+  return im.out(0, im.castTo(c, to));
 }
 
 } // namespace mxc::onnx
