@@ -303,7 +303,7 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
   ab.add(ab.view(op.getInit()).first);
   ab.addFlags(op.getKernelFlags() |
-              (isConstant(op.getWeight()) ? kKernelConstB : 0));
+              (isConstant(op.getWeight()) ? kKernelConstA : 0));
   return ab.args;
 }
 

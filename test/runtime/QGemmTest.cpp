@@ -123,6 +123,25 @@ TEST(QGemm, NamesItsPath) {
   EXPECT_EQ(mxrt_kernel_path("fft"), nullptr);
 }
 
+/// The 8-bit convolution's reference: the bias plus every term inside the
+/// image, filter i's zero point wZero[i * wZeroStride].
+std::vector<int64_t>
+convReference(const mxrt_test::ConvShape &s, const std::vector<uint8_t> &x,
+              const std::vector<int8_t> &wt, int32_t xZero,
+              const std::vector<int32_t> &wZero, int64_t wZeroStride,
+              const std::vector<int32_t> &bias, bool signedX, bool unsignedW) {
+  int64_t plane = s.oh * s.ow;
+  std::vector<int64_t> want(s.n * s.f * plane);
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] = bias[i / plane % s.f];
+  mxrt_test::forEachConvTerm(s, [&](int64_t xi, int64_t wi, int64_t yi) {
+    int64_t xv = signedX ? static_cast<int8_t>(x[xi]) : x[xi];
+    int64_t wv = unsignedW ? static_cast<uint8_t>(wt[wi]) : wt[wi];
+    want[yi] += (xv - xZero) * (wv - wZero[yi / plane % s.f * wZeroStride]);
+  });
+  return want;
+}
+
 TEST(QGemm, ConvolutionMatchesIntegerLoops) {
   // mxrt_kernel_qconv2d_u8s8: padding, strides, dilation, groups, zero
   // points (per filter and one for all), bias, both signednesses, against
@@ -165,16 +184,8 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
                                s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
                                x.data(), &xZero, wt.data(), wZero.data(),
                                one ? 0 : 1, bias.data(), y.data(), flags);
-      // The reference: the bias plus every term inside the image.
-      int64_t plane = s.oh * s.ow;
-      std::vector<int64_t> want(y.size());
-      for (size_t i = 0; i < want.size(); ++i)
-        want[i] = bias[i / plane % s.f];
-      mxrt_test::forEachConvTerm(s, [&](int64_t xi, int64_t wi, int64_t yi) {
-        int64_t xv = signedX ? static_cast<int8_t>(x[xi]) : x[xi];
-        int64_t wv = unsignedW ? static_cast<uint8_t>(wt[wi]) : wt[wi];
-        want[yi] += (xv - xZero) * (wv - wZero[one ? 0 : yi / plane % s.f]);
-      });
+      std::vector<int64_t> want = convReference(
+          s, x, wt, xZero, wZero, one ? 0 : 1, bias, signedX, unsignedW);
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_EQ(y[i], want[i])
             << "c " << s.c << " f " << s.f << " groups " << s.g << " variant "
@@ -221,6 +232,45 @@ TEST(QGemm, ConstantBIsPackedOnceAndKept) {
               << m << "x" << n << "x" << k << " round " << round << " at " << i
               << "," << j << " (path " << mxrt::qgemmPath() << ")";
         }
+    }
+  }
+}
+
+TEST(QGemm, ConvolutionKeepsConstantFilters) {
+  // MXRT_KERNEL_CONST_A: the filters' packed rows and row sums are made on
+  // the first call and kept; later calls with other inputs and input zero
+  // points read them (the filters must outlive the process's calls:
+  // static).
+  static std::vector<std::vector<int8_t>> constants;
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (mxrt_test::ConvShape s :
+       {mxrt_test::ConvShape{1, 19, 11, 10, 21, 11, 10, 3, 3, 1, 1, 1, 1, 1, 1,
+                             1},
+        {2, 40, 6, 6, 30, 6, 6, 1, 1, 1, 1, 0, 0, 1, 1, 1}}) {
+    std::vector<int8_t> &wt = constants.emplace_back(s.f * s.c * s.kh * s.kw);
+    for (auto &v : wt)
+      v = static_cast<int8_t>(byte(rng));
+    std::vector<int32_t> wZero(s.f), bias(s.f);
+    for (int64_t i = 0; i < s.f; ++i) {
+      wZero[i] = byte(rng) - 128;
+      bias[i] = byte(rng) - 128;
+    }
+    for (int round = 0; round < 3; ++round) {
+      std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
+      for (auto &v : x)
+        v = static_cast<uint8_t>(byte(rng));
+      int32_t xZero = byte(rng);
+      std::vector<int32_t> y(s.n * s.f * s.oh * s.ow);
+      mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
+                               s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
+                               x.data(), &xZero, wt.data(), wZero.data(), 1,
+                               bias.data(), y.data(), MXRT_KERNEL_CONST_A);
+      std::vector<int64_t> want =
+          convReference(s, x, wt, xZero, wZero, 1, bias, false, false);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(y[i], want[i]) << "c " << s.c << " round " << round << " at "
+                                 << i << " (path " << mxrt::qgemmPath() << ")";
     }
   }
 }

@@ -80,7 +80,8 @@ MXRT_API void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
 
 /** The 8-bit integer product C = (A - a_zero)(B - b_zero), exactly, in
  *  int32 (with MXRT_KERNEL_CONST_B, B's packed form and column sums are
- *  kept for later calls with the same B, which must not change): A m x k
+ *  kept for later calls with the same B, which must not change; with
+ *  MXRT_KERNEL_CONST_A, A's packed rows and row sums): A m x k
  *  bytes, uint8 (int8 with MXRT_KERNEL_SIGNED_A), rows lda
  *  apart; a_zero NULL (0) or A's one zero point; B k x n int8 (uint8 with
  *  MXRT_KERNEL_UNSIGNED_B), rows ldb
@@ -102,8 +103,9 @@ MXRT_API void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
  *  weight (f, c / groups, kh, kw) int8 (uint8 with MXRT_KERNEL_UNSIGNED_B),
  *  x_zero NULL (0) or one value, w_zero NULL (0) or filter i's at
  *  w_zero[i * w_zero_stride] (stride 0: one for all), bias NULL or f int32
- *  values, y (n, f, oh, ow). Runs as the windows (im2col) times the filters
- *  on mxrt_kernel_qgemm_u8s8. */
+ *  values, y (n, f, oh, ow); MXRT_KERNEL_CONST_A (or CONST_B) for a weight
+ *  that never changes. Runs as the filters times the windows (im2col) on
+ *  mxrt_kernel_qgemm_u8s8's kernels. */
 MXRT_API void mxrt_kernel_qconv2d_u8s8(
     int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
     int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,

@@ -57,12 +57,25 @@ struct QProblem {
   uint8_t flipB;
   /// B packed whole by the path's packAll (a constant B's, kept), or null.
   const void *packedB = nullptr;
+  /// A's rows packed by the path's packAllA (a constant A's, kept), or
+  /// null.
+  const void *packedA = nullptr;
+  /// A int8 and B uint8 taken as they are (no shifts; signedA false and
+  /// flipB 0): the path's kernel multiplies B's unsigned bytes by A's
+  /// signed ones (a convolution's filters times its windows).
+  bool swapped = false;
 };
 
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
 inline int8_t bAt(const QProblem &p, int64_t q, int64_t j) {
   return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j * p.bCs]) ^
                              p.flipB);
+}
+
+/// Element (q, j) of B as the kernels multiply it.
+inline int32_t bValue(const QProblem &p, int64_t q, int64_t j) {
+  return p.swapped ? static_cast<uint8_t>(p.b[q * p.ldb + j * p.bCs])
+                   : bAt(p, q, j);
 }
 
 /// A path: raw(i, j) = sum_p unsigned(a[i][p]) b[p][j] for columns [j0, j0
@@ -128,15 +141,20 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
     Path::pack(p, j0, cols, groups, packed);
     b = packed;
   }
-  auto *a = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
+  auto *rowsA = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
   for (int64_t i0 = 0; i0 < p.m; i0 += kMR) {
     int rows = static_cast<int>(std::min<int64_t>(kMR, p.m - i0));
-    for (int r = 0; r < rows; ++r)
-      packRow(p, i0 + r, kp, a + r * kp);
+    const A *a = rowsA;
+    if (p.packedA)
+      a = static_cast<const A *>(p.packedA) + i0 * kp;
+    else
+      for (int r = 0; r < rows; ++r)
+        packRow(p, i0 + r, kp, rowsA + r * kp);
+    const auto &kernels = p.swapped ? Path::swappedKernels : Path::kernels;
     for (int64_t jp = 0; jp < cols; jp += kNR)
-      Path::kernels[rows - 1](
-          groups, a, kp, b + jp / kNR * panel, raw + i0 * cols + jp, cols,
-          static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+      kernels[rows - 1](groups, a, kp, b + jp / kNR * panel,
+                        raw + i0 * cols + jp, cols,
+                        static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
   }
 }
 
@@ -151,6 +169,21 @@ template <class Path> size_t packedBBytes(int64_t n, int64_t k) {
 template <class Path> void packAllB(const QProblem &p, void *out) {
   Path::pack(p, 0, p.n, (p.k + Path::kGroup - 1) / Path::kGroup,
              static_cast<typename Path::BValue *>(out));
+}
+
+/// The bytes of all of A's rows packed by packAllA<Path>.
+template <class Path> size_t packedABytes(int64_t m, int64_t k) {
+  int64_t groups = (k + Path::kGroup - 1) / Path::kGroup;
+  return m * groups * Path::kGroup * sizeof(typename Path::AValue);
+}
+
+/// All of A's rows packed as rawBlock<Path> packs a block's, one after
+/// another.
+template <class Path> void packAllA(const QProblem &p, void *out) {
+  int64_t kp = (p.k + Path::kGroup - 1) / Path::kGroup * Path::kGroup;
+  auto *rows = static_cast<typename Path::AValue *>(out);
+  for (int64_t i = 0; i < p.m; ++i)
+    packRow(p, i, kp, rows + i * kp);
 }
 
 /// kernels[r - 1] = Kernel<r> for r in 1..sizeof(Rows).
@@ -188,8 +221,9 @@ void rawBlockPortable(const QProblem &p, int64_t j0, int64_t cols,
 MXRT_TARGET_BEGIN("avx512f,avx512bw,avx512vl,avx512vnni")
 
 namespace vnni512 {
-/// 12 rows x 32 columns (two vectors of 16 int32), 4 k steps a lane.
-template <int Rows> struct Kernel {
+/// 12 rows x 32 columns (two vectors of 16 int32), 4 k steps a lane; with
+/// Swapped, B's bytes are the unsigned operand and A's the signed one.
+template <int Rows, bool Swapped = false> struct Kernel {
   static void run(int64_t groups, const uint8_t *a, int64_t kp, const int8_t *b,
                   int32_t *raw, int64_t ldr, int cols) {
     __m512i acc[Rows][2];
@@ -202,8 +236,13 @@ template <int Rows> struct Kernel {
         int32_t four;
         std::memcpy(&four, a + r * kp + 4 * g, 4);
         __m512i av = _mm512_set1_epi32(four);
-        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
-        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+        if constexpr (Swapped) {
+          acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], b0, av);
+          acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], b1, av);
+        } else {
+          acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
+          acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+        }
       }
     }
     __mmask16 m0 = cols >= 16 ? 0xffff : (1u << cols) - 1;
@@ -267,15 +306,19 @@ void pack(const QProblem &p, int64_t j0, int64_t cols, int64_t groups,
   }
 }
 
+template <int Rows> using SwappedKernel = Kernel<Rows, true>;
+
 struct Path {
   using AValue = uint8_t;
   using BValue = int8_t;
   static constexpr int kMR = 12, kNR = 32, kGroup = 4;
   static constexpr auto pack = vnni512::pack;
+  using Fn = void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
+                      int32_t *, int64_t, int);
   static constexpr auto kernels =
-      kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
-                           int32_t *, int64_t, int),
-                  Kernel>(std::make_integer_sequence<int, kMR>{});
+      kernelTable<Fn, Kernel>(std::make_integer_sequence<int, kMR>{});
+  static constexpr auto swappedKernels =
+      kernelTable<Fn, SwappedKernel>(std::make_integer_sequence<int, kMR>{});
 };
 } // namespace vnni512
 
@@ -324,6 +367,8 @@ struct Path {
       kernelTable<void (*)(int64_t, const uint16_t *, int64_t, const int16_t *,
                            int32_t *, int64_t, int),
                   Kernel>(std::make_integer_sequence<int, kMR>{});
+  // (no swapped form: qgemm shifts A and B for this path)
+  static constexpr auto swappedKernels = kernels;
 };
 } // namespace avx2
 
@@ -340,6 +385,12 @@ struct QTarget {
   /// Packing all of B ahead (null: the path reads B in place).
   size_t (*packedBytes)(int64_t n, int64_t k);
   void (*packAll)(const QProblem &, void *);
+  /// Packing all of A's rows ahead (null: the path reads A in place).
+  size_t (*packedABytes)(int64_t m, int64_t k);
+  void (*packAllA)(const QProblem &, void *);
+  /// Whether the path multiplies an int8 A by a uint8 B as they are
+  /// (QProblem::swapped).
+  bool swaps;
 };
 
 const QTarget &qtarget() {
@@ -349,13 +400,26 @@ const QTarget &qtarget() {
     __builtin_cpu_init();
     if (isa == "avx512" && __builtin_cpu_supports("avx512vnni") &&
         __builtin_cpu_supports("avx512bw"))
-      return QTarget{"vnni512", rawBlock<vnni512::Path>, vnni512::Path::kNR,
-                     packedBBytes<vnni512::Path>, packAllB<vnni512::Path>};
+      return QTarget{"vnni512",
+                     rawBlock<vnni512::Path>,
+                     vnni512::Path::kNR,
+                     packedBBytes<vnni512::Path>,
+                     packAllB<vnni512::Path>,
+                     packedABytes<vnni512::Path>,
+                     packAllA<vnni512::Path>,
+                     true};
     if (isa == "avx512" || isa == "avx2")
-      return QTarget{"avx2", rawBlock<avx2::Path>, avx2::Path::kNR,
-                     packedBBytes<avx2::Path>, packAllB<avx2::Path>};
+      return QTarget{"avx2",
+                     rawBlock<avx2::Path>,
+                     avx2::Path::kNR,
+                     packedBBytes<avx2::Path>,
+                     packAllB<avx2::Path>,
+                     packedABytes<avx2::Path>,
+                     packAllA<avx2::Path>,
+                     false};
 #endif
-    return QTarget{"portable", rawBlockPortable, 16, nullptr, nullptr};
+    return QTarget{"portable", rawBlockPortable, 16,      nullptr,
+                   nullptr,    nullptr,          nullptr, false};
   }();
   return chosen;
 }
@@ -376,11 +440,11 @@ void columnSums(const QProblem &p, int32_t *sums) {
   if (p.bCs == 1)
     for (int64_t q = 0; q < p.k; ++q)
       for (int64_t j = 0; j < p.n; ++j)
-        sums[j] += bAt(p, q, j);
+        sums[j] += bValue(p, q, j);
   else
     for (int64_t j = 0; j < p.n; ++j)
       for (int64_t q = 0; q < p.k; ++q)
-        sums[j] += bAt(p, q, j);
+        sums[j] += bValue(p, q, j);
 }
 
 const KeptB &keptB(const QProblem &p) {
@@ -390,8 +454,8 @@ const KeptB &keptB(const QProblem &p) {
   static auto *kept =
       new std::map<Key, std::unique_ptr<KeptB>>; // outlives calls
   std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<KeptB> &entry =
-      (*kept)[Key{p.b, p.n, p.k, p.ldb, p.bCs, p.flipB}];
+  std::unique_ptr<KeptB> &entry = (*kept)[Key{
+      p.b, p.n, p.k, p.ldb, p.bCs, uint8_t(p.flipB | (p.swapped ? 1 : 0))}];
   if (!entry) {
     entry = std::make_unique<KeptB>();
     const QTarget &t = qtarget();
@@ -409,15 +473,67 @@ const KeptB &keptB(const QProblem &p) {
   return *entry;
 }
 
+/// A constant A's packed rows and row sums (a convolution's filters),
+/// kept like a constant B's.
+struct KeptA {
+  std::unique_ptr<uint8_t, KeptB::Free> packed;
+  std::vector<int32_t> rowSums;
+};
+
+/// A's row sums in its unsigned terms.
+void rowSumsOf(const QProblem &p, int32_t *sums) {
+  uint8_t flip = p.signedA ? 0x80 : 0;
+  for (int64_t i = 0; i < p.m; ++i) {
+    const uint8_t *a = p.a + i * p.lda;
+    int32_t sum = 0;
+    if (p.swapped)
+      for (int64_t q = 0; q < p.k; ++q)
+        sum += static_cast<int8_t>(a[q]);
+    else
+      for (int64_t q = 0; q < p.k; ++q)
+        sum += a[q] ^ flip;
+    sums[i] = sum;
+  }
+}
+
+const KeptA &keptA(const QProblem &p) {
+  using Key =
+      std::tuple<const uint8_t *, int64_t, int64_t, int64_t, bool, bool>;
+  static std::mutex mutex;
+  static auto *kept =
+      new std::map<Key, std::unique_ptr<KeptA>>; // outlives calls
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<KeptA> &entry =
+      (*kept)[Key{p.a, p.m, p.k, p.lda, p.signedA, p.swapped}];
+  if (!entry) {
+    entry = std::make_unique<KeptA>();
+    const QTarget &t = qtarget();
+    if (t.packAllA) {
+      size_t bytes = (t.packedABytes(p.m, p.k) + 63) / 64 * 64;
+      entry->packed.reset(
+          static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
+      if (!entry->packed)
+        std::abort(); // no error path from generated code
+      t.packAllA(p, entry->packed.get());
+    }
+    entry->rowSums.resize(p.m);
+    rowSumsOf(p, entry->rowSums.data());
+  }
+  return *entry;
+}
+
 /// Columns a block computes at once (its raw sums stay in L1 / L2).
 constexpr int64_t kBlockCols = 256;
 
 struct Job {
   const QProblem *p;
-  /// Row i's zero point (unsigned terms): aZero[i * aZeroRs].
+  /// Row i's zero point (the kernels' terms): aZero[i * aZeroRs].
   const int32_t *aZero;
   int64_t aZeroRs;
-  const int32_t *bZero, *colSums, *rowSums;
+  /// Column j's zero point bZero[j * bZeroCs] (null: none); B's column
+  /// sums (null where every aZero is 0); A's row sums (null without
+  /// bZero); an int32 added to row i (null: none).
+  const int32_t *bZero, *colSums, *rowSums, *rowAdd;
   int64_t bZeroCs;
   int32_t *c;
   int64_t ldc;
@@ -426,33 +542,46 @@ struct Job {
 };
 
 /// Columns [j0, j1) of C: the raw sums block by block, then the zero
-/// points' corrections.
+/// points' corrections,
+///
+///   raw - za_i colsum_j - zb_j rowsum_i + k za_i zb_j (+ rowAdd_i),
+///
+/// in uint32: the terms may pass int32's range where the result does not,
+/// and arithmetic modulo 2^32 lands on it exactly.
 void columns(const Job &job, int64_t j0, int64_t j1) {
   const QProblem &p = *job.p;
   const QTarget &t = qtarget();
+  auto k = static_cast<uint32_t>(p.k);
   for (int64_t jb = j0; jb < j1; jb += kBlockCols) {
     int64_t cols = std::min(kBlockCols, j1 - jb);
     auto *raw =
         reinterpret_cast<int32_t *>(scratch<3>(p.m * cols * sizeof(int32_t)));
     t.rawBlock(p, jb, cols, raw);
+    const int32_t *colSums = job.colSums ? job.colSums + jb : nullptr;
     for (int64_t i = 0; i < p.m; ++i) {
-      int32_t *c = job.c + i * job.ldc + jb;
-      const int32_t *r = raw + i * cols;
-      // In int64: the terms may pass int32's range where the result does
-      // not.
-      int64_t za = job.aZero[i * job.aZeroRs];
-      if (!job.bZero) { // (the common case, in a form that vectorizes)
+      auto *c = reinterpret_cast<uint32_t *>(job.c + i * job.ldc + jb);
+      auto *r = reinterpret_cast<const uint32_t *>(raw + i * cols);
+      auto za = static_cast<uint32_t>(job.aZero[i * job.aZeroRs]);
+      uint32_t row = job.rowAdd ? static_cast<uint32_t>(job.rowAdd[i]) : 0;
+      bool oneZb = !job.bZero || job.bZeroCs == 0;
+      if (oneZb && job.bZero) // the zero point's terms are the row's
+        row += static_cast<uint32_t>(job.bZero[0]) *
+               (k * za - static_cast<uint32_t>(job.rowSums[i]));
+      if (!oneZb) {
         for (int64_t j = 0; j < cols; ++j) {
-          int64_t v = int64_t(r[j]) - za * job.colSums[jb + j];
-          c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
+          auto zb = static_cast<uint32_t>(job.bZero[(jb + j) * job.bZeroCs]);
+          uint32_t v = r[j] - za * static_cast<uint32_t>(colSums[j]) +
+                       zb * (k * za - static_cast<uint32_t>(job.rowSums[i])) +
+                       row;
+          c[j] = job.accumulate ? c[j] + v : v;
         }
-        continue;
-      }
-      for (int64_t j = 0; j < cols; ++j) {
-        int64_t zb = job.bZero[(jb + j) * job.bZeroCs];
-        int64_t v = int64_t(r[j]) - za * job.colSums[jb + j] -
-                    zb * job.rowSums[i] + p.k * za * zb;
-        c[j] = static_cast<int32_t>(job.accumulate ? c[j] + v : v);
+      } else if (za == 0) {
+        for (int64_t j = 0; j < cols; ++j)
+          c[j] = (job.accumulate ? c[j] : 0) + r[j] + row;
+      } else {
+        for (int64_t j = 0; j < cols; ++j)
+          c[j] = (job.accumulate ? c[j] : 0) + r[j] -
+                 za * static_cast<uint32_t>(colSums[j]) + row;
       }
     }
   }
@@ -473,54 +602,67 @@ extern "C" const char *mxrt_kernel_path(const char *family) {
 
 namespace mxrt {
 /// mxrt_kernel_qgemm_u8s8 with B(q, j) at b[q * ldb + j * bCs] (a
-/// convolution's filters, (f, k), read as k x f) and row i's zero point of
-/// A at a_zero[i * a_zero_rs] (a convolution's filters as A).
+/// convolution's filters, (f, k), read as k x f), row i's zero point of A
+/// at a_zero[i * a_zero_rs] and row_add[i] (null: none) added to row i (a
+/// convolution's filters as A, their bias).
 void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
            const int32_t *a_zero, int64_t a_zero_rs, const int8_t *b,
            int64_t ldb, int64_t bCs, const int32_t *b_zero, int64_t b_zero_cs,
-           int32_t *c, int64_t ldc, int32_t flags) {
+           int32_t *c, int64_t ldc, int32_t flags, const int32_t *row_add) {
   if (m <= 0 || n <= 0)
     return;
   bool signedA = flags & MXRT_KERNEL_SIGNED_A;
   bool unsignedB = flags & MXRT_KERNEL_UNSIGNED_B;
-  QProblem p{m,       n, k,   a,   lda,
-             signedA, b, ldb, bCs, uint8_t(unsignedB ? 0x80 : 0)};
-  // In the unsigned form's terms: a + 128 - (a_zero + 128).
+  // An int8 A times a uint8 B goes as it is where the path can (no
+  // shifts, so no corrections for them); otherwise A in uint8's terms (+
+  // 128, its zero point with it) and B in int8's (- 128).
+  bool swapped = signedA && unsignedB && qtarget().swaps;
+  bool shiftA = signedA && !swapped, shiftB = unsignedB && !swapped;
+  QProblem p{m, n, k, a, lda, shiftA, b, ldb, bCs, uint8_t(shiftB ? 0x80 : 0)};
+  p.swapped = swapped;
   std::vector<int32_t> aZeros(a_zero && a_zero_rs ? m : 1);
-  for (size_t i = 0; i < aZeros.size(); ++i)
-    aZeros[i] = (a_zero ? a_zero[i * a_zero_rs] : 0) + (signedA ? 128 : 0);
-  // A uint8 B in int8's: b - 128 - (b_zero - 128).
+  bool anyAZero = false;
+  for (size_t i = 0; i < aZeros.size(); ++i) {
+    aZeros[i] = (a_zero ? a_zero[i * a_zero_rs] : 0) + (shiftA ? 128 : 0);
+    anyAZero |= aZeros[i] != 0;
+  }
   std::vector<int32_t> shiftedZeros;
-  if (unsignedB) {
-    shiftedZeros.resize(n);
-    for (int64_t j = 0; j < n; ++j)
+  if (shiftB) {
+    shiftedZeros.resize(b_zero && b_zero_cs ? n : 1);
+    for (size_t j = 0; j < shiftedZeros.size(); ++j)
       shiftedZeros[j] = (b_zero ? b_zero[j * b_zero_cs] : 0) - 128;
     b_zero = shiftedZeros.data();
-    b_zero_cs = 1;
+    b_zero_cs = shiftedZeros.size() > 1 ? 1 : 0;
   }
-  std::vector<int32_t> colSums, rowSums(m, 0);
-  const int32_t *sums;
+  if (b_zero && !b_zero_cs && *b_zero == 0)
+    b_zero = nullptr;
+  std::vector<int32_t> colSums, rowSums;
+  const int32_t *bSums = nullptr, *aSums = nullptr;
   if (flags & MXRT_KERNEL_CONST_B) {
     const KeptB &kept = keptB(p);
     p.packedB = kept.packed.get();
-    sums = kept.colSums.data();
-  } else {
+    bSums = kept.colSums.data();
+  } else if (anyAZero) {
     colSums.resize(n);
     columnSums(p, colSums.data());
-    sums = colSums.data();
+    bSums = colSums.data();
   }
-  if (b_zero) {
-    uint8_t flip = signedA ? 0x80 : 0;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t q = 0; q < k; ++q)
-        rowSums[i] += a[i * lda + q] ^ flip;
+  if (flags & MXRT_KERNEL_CONST_A) {
+    const KeptA &kept = keptA(p);
+    p.packedA = kept.packed.get();
+    aSums = kept.rowSums.data();
+  } else if (b_zero) {
+    rowSums.resize(m);
+    rowSumsOf(p, rowSums.data());
+    aSums = rowSums.data();
   }
   Job job{&p,
           aZeros.data(),
           aZeros.size() > 1 ? 1 : 0,
           b_zero,
-          sums,
-          rowSums.data(),
+          bSums,
+          aSums,
+          row_add,
           b_zero_cs,
           c,
           ldc,
@@ -547,6 +689,64 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
       &job);
 }
 
+/// The windows of a convolution's input plane group (cg channels of h x w
+/// bytes) as rows of B: row (ci, r, s) holds, for every output pixel, the
+/// input byte its window has at tap (r, s) of channel ci, `fill` where the
+/// tap falls on padding. At stride 1 a row is the plane shifted by the tap's
+/// offset, copied whole, its rows and columns outside the image then
+/// filled.
+void windowsOf(const uint8_t *plane, int64_t cg, int64_t h, int64_t w,
+               int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+               int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+               uint8_t fill, uint8_t *out) {
+  int64_t pixels = oh * ow;
+  for (int64_t ci = 0; ci < cg; ++ci)
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t s = 0; s < kw; ++s, out += pixels) {
+        const uint8_t *in = plane + ci * h * w;
+        int64_t y0 = r * dh - ph, x0 = s * dw - pw;
+        // Output rows [ylo, yhi) and columns [xlo, xhi) read inside.
+        int64_t ylo = std::clamp<int64_t>((-y0 + sh - 1) / sh, 0, oh);
+        int64_t yhi = std::clamp<int64_t>((h - y0 + sh - 1) / sh, ylo, oh);
+        int64_t xlo = std::clamp<int64_t>((-x0 + sw - 1) / sw, 0, ow);
+        int64_t xhi = std::clamp<int64_t>((w - x0 + sw - 1) / sw, xlo, ow);
+        std::memset(out, fill, ylo * ow);
+        std::memset(out + yhi * ow, fill, (oh - yhi) * ow);
+        if (sh == 1 && sw == 1 && ow == w && yhi > ylo) {
+          // Output pixel p reads input p + shift: one copy, then the
+          // columns outside the image (which read the next or previous
+          // row) filled.
+          int64_t shift = y0 * w + x0, p0 = ylo * ow, p1 = yhi * ow;
+          int64_t lo = std::clamp(-shift, p0, p1);
+          int64_t hi = std::clamp(h * w - shift, lo, p1);
+          std::memcpy(out + lo, in + lo + shift, hi - lo);
+          std::memset(out + p0, fill, lo - p0);
+          std::memset(out + hi, fill, p1 - hi);
+          for (int64_t oy = ylo; oy < yhi; ++oy) {
+            uint8_t *row = out + oy * ow;
+            for (int64_t ox = 0; ox < xlo; ++ox)
+              row[ox] = fill;
+            for (int64_t ox = xhi; ox < ow; ++ox)
+              row[ox] = fill;
+          }
+          continue;
+        }
+        for (int64_t oy = ylo; oy < yhi; ++oy) {
+          uint8_t *row = out + oy * ow;
+          const uint8_t *src = in + (oy * sh + y0) * w + x0;
+          for (int64_t ox = 0; ox < xlo; ++ox)
+            row[ox] = fill;
+          if (sw == 1)
+            std::memcpy(row + xlo, src + xlo, xhi - xlo);
+          else
+            for (int64_t ox = xlo; ox < xhi; ++ox)
+              row[ox] = src[ox * sw];
+          for (int64_t ox = xhi; ox < ow; ++ox)
+            row[ox] = fill;
+        }
+      }
+}
+
 } // namespace mxrt
 
 extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
@@ -556,7 +756,7 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
                                        int64_t b_zero_cs, int32_t *c,
                                        int64_t ldc, int32_t flags) {
   mxrt::qgemm(m, n, k, a, lda, a_zero, 0, b, ldb, 1, b_zero, b_zero_cs, c, ldc,
-              flags);
+              flags, nullptr);
 }
 
 extern "C" void mxrt_kernel_qconv2d_u8s8(
@@ -575,8 +775,11 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw, pixels = oh * ow;
   if (n <= 0 || fg <= 0 || pixels <= 0)
     return;
-  int32_t pass = (flags & MXRT_KERNEL_UNSIGNED_B ? 0 : MXRT_KERNEL_SIGNED_A) |
-                 (flags & MXRT_KERNEL_SIGNED_A ? 0 : MXRT_KERNEL_UNSIGNED_B);
+  int32_t pass =
+      (flags & MXRT_KERNEL_UNSIGNED_B ? 0 : MXRT_KERNEL_SIGNED_A) |
+      (flags & MXRT_KERNEL_SIGNED_A ? 0 : MXRT_KERNEL_UNSIGNED_B) |
+      (flags & (MXRT_KERNEL_CONST_A | MXRT_KERNEL_CONST_B) ? MXRT_KERNEL_CONST_A
+                                                           : 0);
   bool direct = kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 &&
                 pad_h == 0 && pad_w == 0 && oh == h && ow == w;
   // Padding reads as x's zero point, so that it adds nothing.
@@ -586,45 +789,14 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
   for (int64_t b = 0; b < n; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t *plane = x + (b * c + g * cg) * h * w;
-      if (!direct) {
-        uint8_t *row = windows;
-        for (int64_t ci = 0; ci < cg; ++ci)
-          for (int64_t r = 0; r < kh; ++r)
-            for (int64_t s = 0; s < kw; ++s)
-              for (int64_t oy = 0; oy < oh; ++oy, row += ow) {
-                int64_t iy = oy * stride_h - pad_h + r * dilate_h;
-                if (iy < 0 || iy >= h) {
-                  std::memset(row, fill, ow);
-                  continue;
-                }
-                const uint8_t *in = plane + (ci * h + iy) * w;
-                int64_t x0 = s * dilate_w - pad_w;
-                if (stride_w != 1) {
-                  for (int64_t ox = 0; ox < ow; ++ox) {
-                    int64_t ix = x0 + ox * stride_w;
-                    row[ox] = ix >= 0 && ix < w ? in[ix] : fill;
-                  }
-                  continue;
-                }
-                // Output columns [lo, hi) read inside the row.
-                int64_t lo = std::clamp<int64_t>(-x0, 0, ow);
-                int64_t hi = std::clamp<int64_t>(w - x0, lo, ow);
-                std::memset(row, fill, lo);
-                std::memcpy(row + lo, in + x0 + lo, hi - lo);
-                std::memset(row + hi, fill, ow - hi);
-              }
-      }
-      int32_t *out = y + (b * f + g * fg) * pixels;
+      if (!direct)
+        mxrt::windowsOf(plane, cg, h, w, oh, ow, kh, kw, stride_h, stride_w,
+                        pad_h, pad_w, dilate_h, dilate_w, fill, windows);
       mxrt::qgemm(
           fg, pixels, k, reinterpret_cast<const uint8_t *>(weight) + g * fg * k,
           k, w_zero ? w_zero + g * fg * w_zero_stride : nullptr, w_zero_stride,
           reinterpret_cast<const int8_t *>(direct ? plane : windows), pixels, 1,
-          x_zero, 0, out, pixels, pass);
-      if (bias)
-        for (int64_t j = 0; j < fg; ++j) {
-          int32_t add = bias[g * fg + j];
-          for (int64_t p = 0; p < pixels; ++p)
-            out[j * pixels + p] += add;
-        }
+          x_zero, 0, y + (b * f + g * fg) * pixels, pixels, pass,
+          bias ? bias + g * fg : nullptr);
     }
 }
