@@ -14,7 +14,9 @@
 # torch's (1e-4), the int8 library's accuracy is within 0.5 points of the float one's, and
 # its predictions are torch's quantized model's on at least 99% of the images (fbgemm
 # requantizes with arithmetic of its own); ONNX Runtime's int8 run of the same QDQ model is
-# compared too where it is installed (bench/.peers).
+# compared too where it is installed (bench/.peers). mxc quantizes the float export itself
+# too (mxc --quantize=int8, calibrated on 10,000 training images the training did not see,
+# by min/max and by percentile), held to the same 0.5 points.
 import gzip
 import os
 import shutil
@@ -100,6 +102,9 @@ def make(out):
         np.save(f"{out}/torch_int8.npy", qnet(test).numpy())
     np.save(f"{out}/x.npy", test.numpy())
     np.save(f"{out}/labels.npy", read("t10k-labels-idx1-ubyte.gz", 8))
+    # mxc --quantize=int8's calibration set: training images the training did not see, a
+    # batch of the float export (10,000).
+    np.save(f"{out}/calibration.npy", x[TRAIN:TRAIN + len(test)].numpy())
 
 
 def run_ort(out, model):
@@ -135,6 +140,13 @@ def check(out):
               f"{accuracy(theirs):.2f}%", file=sys.stderr)
         assert differ == 0, f"{differ} of {got_int8.size} logits differ from ONNX Runtime"
     print("int8 within 0.5 points of float")
+    for method in ("minmax", "percentile"):
+        ours = np.load(f"{out}/mxc_{method}/y.npy")
+        loss = accuracy(got_float) - accuracy(ours)
+        print(f"mxc --quantize=int8 --calibration={method}: test accuracy "
+              f"{accuracy(ours):.2f}%")
+        assert loss <= 0.5, f"mxc's {method} quantization loses {loss:.2f} points"
+    print("mxc's int8 within 0.5 points of float")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 // mxc: compiles a model file into a native library and C header. A thin
 // command line over compiler/driver; every user error is one line on stderr
 // and exit code 1, with nothing left at the output path.
+#include "Calibrate.h"
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compiler.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -210,6 +212,50 @@ static cl::opt<uint64_t>
                       "(Xavier uniform weights, zero biases; default 0)"),
              cl::init(0), cl::cat(trainCategory));
 
+static cl::OptionCategory
+    quantizeCategory("mxc quantization options (docs/quantization.md)");
+
+static cl::opt<std::string>
+    quantize("quantize",
+             cl::desc("Quantize a float ONNX model's convolutions, matrix "
+                      "products and residual additions to 8-bit integers "
+                      "(int8 weights per channel, uint8 activations), "
+                      "calibrated on --calibrate's samples"),
+             cl::value_desc("int8"), cl::cat(quantizeCategory));
+
+static cl::list<std::string>
+    calibrate("calibrate",
+              cl::desc("Samples of the model's input for --quantize: .npy "
+                       "files or directories of them, samples stacked "
+                       "along the first axis"),
+              cl::value_desc("DIR|FILE.npy"), cl::CommaSeparated,
+              cl::cat(quantizeCategory));
+
+static cl::opt<std::string> calibration(
+    "calibration",
+    cl::desc("How --quantize picks an activation's range from the samples: "
+             "minmax (all values), percentile (--percentile's share) or "
+             "entropy (least Kullback-Leibler divergence); default minmax"),
+    cl::value_desc("minmax|percentile|entropy"), cl::init("minmax"),
+    cl::cat(quantizeCategory));
+
+static cl::opt<double>
+    percentile("percentile",
+               cl::desc("--calibration=percentile's share (default 99.99)"),
+               cl::init(99.99), cl::cat(quantizeCategory));
+
+static cl::list<std::string> quantizeExclude(
+    "quantize-exclude",
+    cl::desc("Leave these nodes (by name) or operator types in float"),
+    cl::value_desc("NAME|OP,..."), cl::CommaSeparated,
+    cl::cat(quantizeCategory));
+
+static cl::opt<bool> quantizeReport(
+    "quantize-report",
+    cl::desc("Print each quantized activation's range, scale, zero point "
+             "and error against float on the first batch (stderr)"),
+    cl::cat(quantizeCategory));
+
 static int fail(const llvm::Twine &message) {
   mxc::compileStage(""); // clears a progress line
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
@@ -255,7 +301,7 @@ int main(int argc, char **argv) {
         "Print each stage's wall time (import, graph passes, lowering, "
         "LLVM), MLIR's and LLVM's per-pass times to stderr");
   }
-  cl::HideUnrelatedOptions({&category, &trainCategory});
+  cl::HideUnrelatedOptions({&category, &trainCategory, &quantizeCategory});
   cl::ParseCommandLineOptions(
       argc, argv, "mxc: compile MXNet models into native libraries\n");
 
@@ -476,6 +522,50 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(libDir, "lib");
   options.codegen.runtimeLibDir = std::string(libDir);
 
+  std::string quantizeDir;
+  llvm::scope_exit removeQuantizeDir([&] {
+    if (!quantizeDir.empty())
+      llvm::sys::fs::remove_directories(quantizeDir);
+  });
+  if (!quantize.empty() || !calibrate.empty() ||
+      quantizeExclude.getNumOccurrences() || calibration.getNumOccurrences() ||
+      quantizeReport) {
+    if (quantize != "int8")
+      return fail(quantize.empty()
+                      ? llvm::Twine("--calibrate, --calibration, "
+                                    "--quantize-exclude and --quantize-report "
+                                    "need --quantize=int8")
+                      : "--quantize=" + quantize + ": expected int8");
+    if (calibrate.empty())
+      return fail("--quantize=int8 needs samples: --calibrate DIR|FILE.npy");
+    if (!llvm::StringRef(modelPath).ends_with(".onnx"))
+      return fail("--quantize=int8 takes ONNX models (.onnx); '" + modelPath +
+                  "' is not one");
+    if (train || target != "cpu")
+      return fail("--quantize=int8 makes CPU inference libraries; not with " +
+                  llvm::Twine(train ? "--train" : "--target=" + target));
+    if (!llvm::is_contained({"minmax", "percentile", "entropy"},
+                            calibration.getValue()))
+      return fail("--calibration=" + calibration +
+                  ": expected minmax, percentile or entropy");
+    if (!(percentile > 50 && percentile <= 100))
+      return fail("--percentile=" + std::to_string(percentile.getValue()) +
+                  ": expected a share above 50 and at most 100");
+    llvm::SmallString<128> dir;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("mxc-quantize", dir))
+      return fail("cannot make a work directory: " + ec.message());
+    quantizeDir = std::string(dir);
+    mxc::onnx::QuantizeSpec spec;
+    spec.exclude.insert(quantizeExclude.begin(), quantizeExclude.end());
+    mxc::CalibrationOptions cal;
+    cal.method = calibration;
+    cal.percentile = percentile;
+    cal.sources.assign(calibrate.begin(), calibrate.end());
+    if (llvm::Error err =
+            mxc::quantizeModel(options, spec, cal, quantizeReport, quantizeDir))
+      return fail(llvm::toString(std::move(err)));
+  }
   if (llvm::Error err = mxc::compile(options))
     return fail(llvm::toString(std::move(err)));
   if ((writeDepfile || !depfilePath.empty()) && !options.outputPath.empty()) {
@@ -484,6 +574,7 @@ int main(int argc, char **argv) {
       sources.push_back(paramsPath);
     for (const std::string &bind : binds)
       sources.push_back(bind.substr(bind.find('=') + 1));
+    sources.insert(sources.end(), calibrate.begin(), calibrate.end());
     std::string path =
         depfilePath.empty() ? options.outputPath + ".d" : depfilePath;
     if (llvm::Error err = mxc::writeFileAtomically(

@@ -32,12 +32,9 @@ llvm::Error mxc::onnx::makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Parses the protobuf file at `path` into `message` straight from the file
-/// (no buffer of the whole file beside the parsed message); `what` says what
-/// the file should hold.
-static llvm::Error readProtoFile(StringRef path,
-                                 google::protobuf::MessageLite &message,
-                                 const Twine &what) {
+llvm::Error mxc::onnx::readProtoFile(StringRef path,
+                                     google::protobuf::MessageLite &message,
+                                     const Twine &what) {
   int fd;
   if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd))
     return makeError("'" + path + "': " + ec.message());

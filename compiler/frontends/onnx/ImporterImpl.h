@@ -19,6 +19,36 @@
 
 namespace mxc::onnx {
 
+/// Integer attribute `name` of `n`, `dflt` when absent.
+inline int64_t nodeIntAttr(const ::onnx::NodeProto &n, llvm::StringRef name,
+                           int64_t dflt) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return a.i();
+  return dflt;
+}
+
+/// Float attribute `name` of `n`, `dflt` when absent.
+inline double nodeFloatAttr(const ::onnx::NodeProto &n, llvm::StringRef name,
+                            double dflt) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return a.f();
+  return dflt;
+}
+
+/// Input `i` of `n`, "" when absent.
+inline std::string inputOf(const ::onnx::NodeProto &n, int i) {
+  return i < n.input_size() ? n.input(i) : std::string();
+}
+
+/// Parses the protobuf file at `path` into `message` straight from the file
+/// (no buffer of the whole file beside the parsed message); `what` says what
+/// the file should hold.
+llvm::Error readProtoFile(llvm::StringRef path,
+                          google::protobuf::MessageLite &message,
+                          const llvm::Twine &what);
+
 using llvm::ArrayRef;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;

@@ -30,31 +30,6 @@
 
 namespace mxc::onnx {
 
-namespace {
-
-/// Integer attribute `name` of `n`, `dflt` when absent.
-int64_t intAttr(const ::onnx::NodeProto &n, StringRef name, int64_t dflt) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return a.i();
-  return dflt;
-}
-
-/// Float attribute `name` of `n`, `dflt` when absent.
-double floatAttr(const ::onnx::NodeProto &n, StringRef name, double dflt) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return a.f();
-  return dflt;
-}
-
-/// Input `i` of `n`, "" when absent.
-std::string inputOf(const ::onnx::NodeProto &n, int i) {
-  return i < n.input_size() ? n.input(i) : std::string();
-}
-
-} // namespace
-
 struct Importer::QdqUses {
   llvm::StringMap<int> producer, count;
 
@@ -178,8 +153,8 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
     fused.add_input(q.input(2));
   } else {
     bool conv = kind == "Conv", gemm = kind == "Gemm";
-    if (gemm &&
-        (intAttr(*op, "transA", 0) != 0 || floatAttr(*op, "beta", 1.0) != 1.0))
+    if (gemm && (nodeIntAttr(*op, "transA", 0) != 0 ||
+                 nodeFloatAttr(*op, "beta", 1.0) != 1.0))
       return std::nullopt;
     const ::onnx::NodeProto *dw = producedBy(op->input(1), "DequantizeLinear");
     if (!dw || !constant(dw->input(0)) || !known(dw->input(1)))
@@ -191,11 +166,11 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
     // The weight's scale: one, or one per output channel (a Conv's axis 0,
     // a MatMul's last, a Gemm's 0 with transB, else 1).
     int64_t rank = w.shape.size(), outAxis = rank - 1;
-    if (conv || (gemm && intAttr(*op, "transB", 0)))
+    if (conv || (gemm && nodeIntAttr(*op, "transB", 0)))
       outAxis = 0;
     int64_t scales = count(dw->input(1));
     if (scales != 1) {
-      int64_t axis = intAttr(*dw, "axis", 1);
+      int64_t axis = nodeIntAttr(*dw, "axis", 1);
       if (axis < 0)
         axis += rank;
       if (axis != outAxis || scales != w.shape[outAxis] ||
