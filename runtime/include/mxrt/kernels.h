@@ -61,6 +61,14 @@ enum {
   MXRT_KERNEL_SIGNED_A = 4096,
   /** mxrt_kernel_qgemm_u8s8 only: B's bytes are uint8, not int8. */
   MXRT_KERNEL_UNSIGNED_B = 8192,
+  /** mxrt_kernel_sgemm and mxrt_kernel_sconv2d (NCHW and NHWC): A and B
+   *  (the weight and the input) rounded to bfloat16 (nearest even, NaN
+   *  kept, denormals to zero) and multiplied with float32 accumulation:
+   *  vdpbf16ps on AVX-512 BF16, float FMAs on the rounded values elsewhere.
+   *  The other flags keep their meaning; with MXRT_KERNEL_CONST_A / CONST_B
+   *  the rounded, packed copy of the constant is made once and kept.
+   *  Convolutions never take Winograd then. */
+  MXRT_KERNEL_BF16 = 16384,
 };
 
 /** For each of `batch` problems b: C = epilogue(A B + bias), where A is
@@ -117,7 +125,8 @@ MXRT_API void mxrt_kernel_qconv2d_u8s8(
 /** The instruction set path kernel family `family` runs on this CPU (after
  *  MXRT_KERNEL_ISA): for "gemm" (float32 products and convolutions)
  *  "avx512", "avx2" or "portable"; for "qgemm" (mxrt_kernel_qgemm_u8s8)
- *  "vnni512", "avx2" or "portable"; NULL for another name. */
+ *  "vnni512", "avx2" or "portable"; for "bgemm" (MXRT_KERNEL_BF16)
+ *  "avx512bf16", "avx512" or "portable"; NULL for another name. */
 MXRT_API const char *mxrt_kernel_path(const char *family);
 
 /** 2-D convolution, NCHW, contiguous: x (n, c, h, w), weight (f, c / groups,

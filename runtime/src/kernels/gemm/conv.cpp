@@ -6,6 +6,7 @@
 // the per-ISA kernels these drive through target(); see docs/kernels.md.
 
 #include "gemm_internal.h"
+#include "kernels/bgemm/bgemm.h"
 #include "mxrt/kernels.h"
 #include "threadpool.h"
 
@@ -462,6 +463,28 @@ mxrt_kernel_sconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                     const float *bias, float *y, int32_t flags) {
   if (n <= 0 || f <= 0 || oh <= 0 || ow <= 0 || groups <= 0)
     return;
+  if (flags & MXRT_KERNEL_BF16) {
+    // A depthwise convolution (one filter per channel) is too narrow a
+    // product for the bfloat16 GEMM: the float32 kernels run it on the
+    // rounded input and filters (as products, not Winograd, for groups >
+    // 1). The rounded filters are kept where the weight is constant.
+    if (groups == c && f == c && c > 1 &&
+        (kh * kw > 1 || (flags & MXRT_KERNEL_NHWC))) {
+      bool kept = flags & MXRT_KERNEL_CONST_A;
+      const float *rx = mxrt::bf16Copy(x, n * c * h * w, false, 0);
+      const float *rw = mxrt::bf16Copy(weight, f * kh * kw, kept, 1);
+      int32_t rest = flags & ~MXRT_KERNEL_BF16;
+      if (!kept) // the copy is a thread buffer, not the weight's address
+        rest &= ~(MXRT_KERNEL_CONST_A | MXRT_KERNEL_PARAM_A);
+      mxrt_kernel_sconv2d(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w,
+                          pad_h, pad_w, dilate_h, dilate_w, groups, rx, rw,
+                          bias, y, rest);
+      return;
+    }
+    mxrt::bconv2d(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h,
+                  pad_w, dilate_h, dilate_w, groups, x, weight, bias, y, flags);
+    return;
+  }
   // One filter per channel: planes of their own (MXRT_KERNEL_CONV naming
   // another method takes it, to compare with).
   if (groups == c && f == c && kh * kw > 1 && !(flags & MXRT_KERNEL_NHWC) &&

@@ -10,6 +10,7 @@
 // docs/kernels.md (figures in docs/performance.md).
 
 #include "gemm_internal.h"
+#include "kernels/bgemm/bgemm.h"
 #include "kernels/isa/avx2.h"
 #include "kernels/isa/avx512.h"
 #include "kernels/isa/isa.h"
@@ -196,11 +197,14 @@ using Isa = isa::Portable;
 } // namespace
 
 /// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
-/// one (for tests and measurements).
+/// one (for tests and measurements). avx512bf16, which picks the bfloat16
+/// family's vdpbf16ps path (kernels/bgemm/), is avx512 here.
 const Target &target() {
   static const Target chosen = [] {
     const char *forced = std::getenv("MXRT_KERNEL_ISA");
     std::string want = forced ? forced : "";
+    if (want == "avx512bf16")
+      want = "avx512";
 #if defined(__x86_64__)
     __builtin_cpu_init();
     bool hasAvx512 =
@@ -490,6 +494,11 @@ extern "C" void mxrt_kernel_sgemm(int64_t batch, int64_t m, int64_t n,
                                   int64_t bias_cs, int32_t flags) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
+  if (flags & MXRT_KERNEL_BF16) {
+    mxrt::bgemm(batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c,
+                c_bs, c_rs, c_cs, bias, bias_bs, bias_rs, bias_cs, flags);
+    return;
+  }
   // Computed transposed, C^T = B^T A^T, for a narrow C with many rows, so
   // that the long side fills the micro-tiles' rows. (A constant B is kept
   // packed as it is: C's tiles then go to its rows in place, bias and

@@ -18,6 +18,7 @@
 //   portable  one product at a time.
 #include "kernels/qgemm/qgemm.h"
 
+#include "kernels/bgemm/bgemm.h"
 #include "kernels/isa/isa.h"
 #include "kernels/isa/target.h"
 #include "mxrt/kernels.h"
@@ -597,6 +598,7 @@ extern "C" const char *mxrt_kernel_path(const char *family) {
   std::string f = family ? family : "";
   return f == "gemm"    ? mxrt::kernelIsa()
          : f == "qgemm" ? mxrt::qgemmPath()
+         : f == "bgemm" ? mxrt::bgemmPath()
                         : nullptr;
 }
 
