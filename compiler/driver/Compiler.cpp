@@ -574,6 +574,33 @@ llvm::Error mxc::compile(const CompileOptions &options) {
                        "dimensions (" +
                        llvm::join(dyn.names, ", ") + ") yet");
   }
+  // Quantization (a float cast to 8-bit integers) and integer products (8-bit
+  // integers widened to int32 or float64) have CPU kernels only.
+  if (cuda) {
+    std::string quantized;
+    auto element = [](mlir::Type t) {
+      auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+      return shaped ? shaped.getElementType() : t;
+    };
+    (*imported->module)->walk([&](mlir::Operation *op) {
+      if (op->getName().getStringRef() != "mx.cast" ||
+          op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+          !quantized.empty())
+        return;
+      mlir::Type from = element(op->getOperand(0).getType()),
+                 to = element(op->getResult(0).getType());
+      if ((mlir::isa<mlir::FloatType>(from) && to.isInteger(8)) ||
+          (from.isInteger(8) && (to.isInteger(32) || to.isF64()))) {
+        quantized = "8-bit integer arithmetic";
+        if (auto name = mlir::dyn_cast<mlir::NameLoc>(op->getLoc()))
+          quantized += " (node '" + name.getName().str() + "')";
+      }
+    });
+    if (!quantized.empty())
+      return makeError("'" + options.modelPath + "': " + quantized +
+                       ": quantized models are not supported for "
+                       "--target=cuda yet; compile them for the CPU");
+  }
   if (dyn.names.empty() && !options.dimBounds.empty())
     return makeError("--dim '" + options.dimBounds.begin()->first +
                      "': the model has no dynamic dimensions");
