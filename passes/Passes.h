@@ -117,6 +117,9 @@ struct CpuPipelineOptions {
   /// Convolution layout (mxc-conv-layout, with kernels): auto (chains of
   /// small convolutions channels last), nhwc (every one) or nchw.
   std::string convLayout = "auto";
+  /// The float products' precision (mxc-kernels-to-calls): fp32, or bf16
+  /// (operands rounded to bfloat16, float32 sums; docs/quantization.md).
+  std::string precision = "fp32";
 };
 
 /// mx (tensors) -> linalg -> buffers -> loops -> LLVM dialect, ready for

@@ -259,7 +259,11 @@ def KernelsToCallsPass : Pass<"mxc-kernels-to-calls", "::mlir::ModuleOp"> {
     Option<"prefix", "prefix", "std::string", "\"mxrt_kernel_\"",
            "The called functions' prefix: mxrt_kernel_ (the CPU's kernels, "
            "mxrt/kernels.h) or mxrt_cuda_ (cuBLAS / cuDNN, the same "
-           "arguments on device memory; mxrt/cuda_kernels.h)">
+           "arguments on device memory; mxrt/cuda_kernels.h)">,
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "fp32, or bf16: float matrix products and convolutions round "
+           "their operands to bfloat16 and sum in float32 "
+           "(MXRT_KERNEL_BF16)">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",

@@ -43,7 +43,7 @@ constexpr const char *kCpuPipeline =
     "func.func(mxc-contiguous-kernel-operands),"
     "mxc-plan-memory{@PLAN@},"
     "buffer-deallocation-pipeline,"
-    "mxc-kernels-to-calls,"
+    "mxc-kernels-to-calls{precision=@PRECISION@},"
     "mxc-memref-copy-to-linalg,"
     "mxc-report-gradients,"
     "func.func(mxc-collapse-loops),"
@@ -159,6 +159,7 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   pipeline.replace(pipeline.find("@PLAN@"), 6, plan);
   pipeline.replace(pipeline.find("@MINWORK@"), 9,
                    std::to_string(opts.parallelMinWork));
+  pipeline.replace(pipeline.find("@PRECISION@"), 11, opts.precision);
   // Kernel epilogues first: elementwise fusion would merge the add and the
   // ReLU they look for.
   std::string fuse;

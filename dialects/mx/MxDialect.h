@@ -43,6 +43,7 @@ enum KernelFlags : int32_t {
   kKernelNmsCenter = 2048,
   kKernelSignedA = 4096,
   kKernelUnsignedB = 8192,
+  kKernelBf16 = 16384,
 };
 
 /// Builds mx op `OpTy` from operands and attributes; its inference gives the

@@ -86,14 +86,14 @@ bool isConstant(Value v) {
   return mxc::isArgumentWith(v, mxc::kConstantArgAttr);
 }
 
-/// MXRT_KERNEL_* flags (mxrt/kernels.h): the op's epilogue, and which of
-/// A and B never change.
-int32_t callFlags(Operation *op, Value a, Value b) {
-  int32_t flags = 0;
+/// MXRT_KERNEL_* flags (mxrt/kernels.h): the op's epilogue, which of A
+/// and B never change, and (`bf16`) bfloat16 operands.
+int32_t callFlags(Operation *op, Value a, Value b, bool bf16) {
+  int32_t flags = bf16 ? kKernelBf16 : 0;
   if (auto mm = dyn_cast<MatmulKernelOp>(op))
-    flags = mm.getKernelFlags();
+    flags |= mm.getKernelFlags();
   else
-    flags = cast<Conv2DKernelOp>(op).getKernelFlags();
+    flags |= cast<Conv2DKernelOp>(op).getKernelFlags();
   return flags | (isConstant(a) ? kKernelConstA : 0) |
          (isConstant(b) ? kKernelConstB : 0);
 }
@@ -103,7 +103,7 @@ ArrayRef<int64_t> shapeOf(Value v) {
 }
 
 /// mxrt_kernel_sgemm's arguments for `op`.
-SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
+SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op, bool bf16) {
   ArgBuilder ab{b, op.getLoc(), {}};
   ArrayRef<int64_t> ys = shapeOf(op.getInit()), as = shapeOf(op.getA());
   int64_t yRank = ys.size(), aRank = as.size();
@@ -141,7 +141,7 @@ SmallVector<Value> sgemmArgs(OpBuilder &b, MatmulKernelOp op) {
     for (int i = 0; i < 3; ++i)
       ab.add(zero);
   }
-  ab.addFlags(callFlags(op, op.getA(), op.getB()));
+  ab.addFlags(callFlags(op, op.getA(), op.getB(), bf16));
   return ab.args;
 }
 
@@ -167,10 +167,22 @@ void addConvGeometry(ArgBuilder &ab, ConvOp op, Value x, Value y) {
     ab.add(v);
 }
 
+/// Whether `op` is a 3x3 stride-1 convolution, which the float32 kernels
+/// run by Winograd's F(2x2, 3x3) with 2.25 times fewer products than
+/// bfloat16's direct ones: on Zen 4, 64 channels at 56x56 take 0.54 and 256
+/// at 14x14 0.88 of bfloat16's time (docs/kernels.md), so --precision=bf16
+/// leaves them float32.
+bool winogradLayer(Conv2DKernelOp op) {
+  ArrayRef<int64_t> ws = shapeOf(op.getWeight());
+  return ws[2] == 3 && ws[3] == 3 && op.getGroups() == 1 &&
+         llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(op.getDilations(), [](int64_t d) { return d == 1; });
+}
+
 /// mxrt_kernel_sconv2d's arguments for `op` (with a scale,
 /// mxrt_kernel_sconv2d_scaled's; contiguous NCHW buffers, or
 /// NHWC).
-SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
+SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op, bool bf16) {
   ArgBuilder ab{b, op.getLoc(), {}};
   addConvGeometry(ab, op, op.getX(), op.getInit());
   ab.add(ab.view(op.getX()).first);
@@ -184,7 +196,8 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op) {
   // instance's parameters change: Forward after Forward re-packs nothing.
   // (Not in grad / train_step, which follow an update as a rule: they pack
   // per call into a scratch buffer, not a kept copy per weight.)
-  int32_t flags = callFlags(op, op.getWeight(), op.getX());
+  int32_t flags = callFlags(op, op.getWeight(), op.getX(),
+                            bf16 && !winogradLayer(op));
   if (!(flags & kKernelConstA) && mxc::isKeptParameter(op, op.getWeight()))
     flags |= kKernelParamA;
   ab.addFlags(flags);
@@ -420,6 +433,13 @@ struct KernelsToCallsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (precision != "fp32" && precision != "bf16") {
+      emitError(module.getLoc())
+          << "mxc-kernels-to-calls: precision must be fp32 or bf16, not '"
+          << precision << "'";
+      return signalPassFailure();
+    }
+    bool bf16 = precision == "bf16";
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
       if (isKernelOp(op))
@@ -442,14 +462,14 @@ struct KernelsToCallsPass
       using Call = std::pair<StringRef, SmallVector<Value>>;
       Call call = llvm::TypeSwitch<Operation *, Call>(op)
                       .Case([&](MatmulKernelOp k) -> Call {
-                        return {"sgemm", sgemmArgs(b, k)};
+                        return {"sgemm", sgemmArgs(b, k, bf16)};
                       })
                       .Case([&](Pool2DKernelOp k) -> Call {
                         return {"spool2d", spool2dArgs(b, k)};
                       })
                       .Case([&](Conv2DKernelOp k) -> Call {
                         return {k.getScale() ? "sconv2d_scaled" : "sconv2d",
-                                sconv2dArgs(b, k)};
+                                sconv2dArgs(b, k, bf16)};
                       })
                       .Case([&](Conv2DGradKernelOp k) -> Call {
                         return {"sconv2d_backward", sconv2dBackwardArgs(b, k)};

@@ -212,8 +212,8 @@ static cl::opt<uint64_t>
                       "(Xavier uniform weights, zero biases; default 0)"),
              cl::init(0), cl::cat(trainCategory));
 
-static cl::OptionCategory
-    quantizeCategory("mxc quantization options (docs/quantization.md)");
+static cl::OptionCategory quantizeCategory(
+    "mxc quantization and precision options (docs/quantization.md)");
 
 static cl::opt<std::string>
     quantize("quantize",
@@ -243,6 +243,13 @@ static cl::opt<double>
     percentile("percentile",
                cl::desc("--calibration=percentile's share (default 99.99)"),
                cl::init(99.99), cl::cat(quantizeCategory));
+
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("The float matrix products' and convolutions' precision: fp32, "
+             "or bf16 (operands rounded to bfloat16, float32 sums; "
+             "vdpbf16ps on AVX-512 BF16)"),
+    cl::value_desc("fp32|bf16"), cl::init("fp32"), cl::cat(quantizeCategory));
 
 static cl::list<std::string> quantizeExclude(
     "quantize-exclude",
@@ -343,6 +350,12 @@ int main(int argc, char **argv) {
     return fail("--conv-layout=" + convLayout +
                 ": expected auto, nhwc or nchw");
   options.convLayout = convLayout;
+  if (precision != "fp32" && precision != "bf16")
+    return fail("--precision=" + precision + ": expected fp32 or bf16");
+  if (precision == "bf16" && (train || target != "cpu"))
+    return fail("--precision=bf16 makes CPU inference libraries; not with " +
+                llvm::Twine(train ? "--train" : "--target=" + target));
+  options.precision = precision;
   if (!llvm::is_contained({"copy", "in-place"}, kvCache.getValue()))
     return fail("--kv-cache=" + kvCache + ": expected copy or in-place");
   options.kvCacheInPlace = kvCache == "in-place";
