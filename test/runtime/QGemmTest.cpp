@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -152,46 +153,56 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
   // (1x1 stride 1 reads the input as the windows; 13 x 11 and 17 x 9
   // pixels end in partial column panels; padding wider than a window's
   // reach leaves whole rows and columns outside.)
-  for (mxrt_test::ConvShape s :
-       {mxrt_test::ConvShape{1, 3, 7, 6, 4, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-        {2, 8, 9, 9, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 1, 2},
-        {1, 16, 10, 10, 32, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-        {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4},
-        {2, 37, 13, 11, 29, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-        {1, 21, 17, 9, 14, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-        {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1}}) {
-    s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
-    s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
-    for (int variant = 0; variant < 8; ++variant) {
-      // variant & 4: one filter zero point for all (stride 0).
-      bool signedX = variant & 1, unsignedW = variant & 2, one = variant & 4;
-      std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
-      std::vector<int8_t> wt(s.f * s.c / s.g * s.kh * s.kw);
-      for (auto &v : x)
-        v = static_cast<uint8_t>(byte(rng));
-      for (auto &v : wt)
-        v = static_cast<int8_t>(byte(rng));
-      int32_t xZero = signedX ? byte(rng) - 128 : byte(rng);
-      std::vector<int32_t> wZero(s.f), bias(s.f);
-      for (int64_t i = 0; i < s.f; ++i) {
-        wZero[i] = unsignedW ? byte(rng) : byte(rng) - 128;
-        bias[i] = byte(rng) * 1000 - 128000;
+  // (Once alone and once on a pool of 3, which splits the windows by
+  // channel and the product by columns.)
+  for (int threads : {1, 3})
+    for (mxrt_test::ConvShape s :
+         {mxrt_test::ConvShape{1, 3, 7, 6, 4, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+          {2, 8, 9, 9, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 1, 2},
+          {1, 16, 10, 10, 32, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+          {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4},
+          {2, 37, 13, 11, 29, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+          {1, 21, 17, 9, 14, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+          {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1}}) {
+      s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+      s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+      std::optional<mxrt::ThreadPool> pool;
+      std::optional<mxrt::ThreadPool::Scope> scope;
+      if (threads > 1) {
+        pool.emplace(threads);
+        scope.emplace(&*pool);
       }
-      std::vector<int32_t> y(s.n * s.f * s.oh * s.ow);
-      int32_t flags = (signedX ? MXRT_KERNEL_SIGNED_A : 0) |
-                      (unsignedW ? MXRT_KERNEL_UNSIGNED_B : 0);
-      mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
-                               s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
-                               x.data(), &xZero, wt.data(), wZero.data(),
-                               one ? 0 : 1, bias.data(), y.data(), flags);
-      std::vector<int64_t> want = convReference(
-          s, x, wt, xZero, wZero, one ? 0 : 1, bias, signedX, unsignedW);
-      for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_EQ(y[i], want[i])
-            << "c " << s.c << " f " << s.f << " groups " << s.g << " variant "
-            << variant << " at " << i << " (path " << mxrt::qgemmPath() << ")";
+      for (int variant = 0; variant < 8; ++variant) {
+        // variant & 4: one filter zero point for all (stride 0).
+        bool signedX = variant & 1, unsignedW = variant & 2, one = variant & 4;
+        std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
+        std::vector<int8_t> wt(s.f * s.c / s.g * s.kh * s.kw);
+        for (auto &v : x)
+          v = static_cast<uint8_t>(byte(rng));
+        for (auto &v : wt)
+          v = static_cast<int8_t>(byte(rng));
+        int32_t xZero = signedX ? byte(rng) - 128 : byte(rng);
+        std::vector<int32_t> wZero(s.f), bias(s.f);
+        for (int64_t i = 0; i < s.f; ++i) {
+          wZero[i] = unsignedW ? byte(rng) : byte(rng) - 128;
+          bias[i] = byte(rng) * 1000 - 128000;
+        }
+        std::vector<int32_t> y(s.n * s.f * s.oh * s.ow);
+        int32_t flags = (signedX ? MXRT_KERNEL_SIGNED_A : 0) |
+                        (unsignedW ? MXRT_KERNEL_UNSIGNED_B : 0);
+        mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh,
+                                 s.kw, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g,
+                                 x.data(), &xZero, wt.data(), wZero.data(),
+                                 one ? 0 : 1, bias.data(), y.data(), flags);
+        std::vector<int64_t> want = convReference(
+            s, x, wt, xZero, wZero, one ? 0 : 1, bias, signedX, unsignedW);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_EQ(y[i], want[i])
+              << "c " << s.c << " f " << s.f << " groups " << s.g << " variant "
+              << variant << " at " << i << " (path " << mxrt::qgemmPath()
+              << ")";
+      }
     }
-  }
 }
 
 TEST(QGemm, ConstantBIsPackedOnceAndKept) {

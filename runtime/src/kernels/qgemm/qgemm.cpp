@@ -691,18 +691,19 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
       &job);
 }
 
-/// The windows of a convolution's input plane group (cg channels of h x w
-/// bytes) as rows of B: row (ci, r, s) holds, for every output pixel, the
-/// input byte its window has at tap (r, s) of channel ci, `fill` where the
+/// The windows of channels [c0, c1) of a convolution's input plane group (h
+/// x w bytes each) as rows of B: row (ci, r, s) holds, for every output pixel,
+/// the input byte its window has at tap (r, s) of channel ci, `fill` where the
 /// tap falls on padding. At stride 1 a row is the plane shifted by the tap's
 /// offset, copied whole, its rows and columns outside the image then
 /// filled.
-void windowsOf(const uint8_t *plane, int64_t cg, int64_t h, int64_t w,
-               int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
-               int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
-               uint8_t fill, uint8_t *out) {
+void windowsOf(const uint8_t *plane, int64_t c0, int64_t c1, int64_t h,
+               int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+               int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+               int64_t dw, uint8_t fill, uint8_t *out) {
   int64_t pixels = oh * ow;
-  for (int64_t ci = 0; ci < cg; ++ci)
+  out += c0 * kh * kw * pixels;
+  for (int64_t ci = c0; ci < c1; ++ci)
     for (int64_t r = 0; r < kh; ++r)
       for (int64_t s = 0; s < kw; ++s, out += pixels) {
         const uint8_t *in = plane + ci * h * w;
@@ -791,9 +792,32 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
   for (int64_t b = 0; b < n; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t *plane = x + (b * c + g * cg) * h * w;
-      if (!direct)
-        mxrt::windowsOf(plane, cg, h, w, oh, ow, kh, kw, stride_h, stride_w,
-                        pad_h, pad_w, dilate_h, dilate_w, fill, windows);
+      if (!direct) {
+        // Channels split over the instance's threads (a plane's rows are
+        // independent).
+        struct Windows {
+          const uint8_t *plane;
+          int64_t cg, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+          uint8_t fill;
+          uint8_t *out;
+          int64_t parts;
+        } job{plane,    cg,       h,        w,        oh,    ow,
+              kh,       kw,       stride_h, stride_w, pad_h, pad_w,
+              dilate_h, dilate_w, fill,     windows,  1};
+        auto run = [](void *arg, int64_t index) {
+          const auto &j = *static_cast<const Windows *>(arg);
+          mxrt::windowsOf(j.plane, index * j.cg / j.parts,
+                          (index + 1) * j.cg / j.parts, j.h, j.w, j.oh, j.ow,
+                          j.kh, j.kw, j.sh, j.sw, j.ph, j.pw, j.dh, j.dw,
+                          j.fill, j.out);
+        };
+        mxrt::ThreadPool *pool = mxrt::ThreadPool::current();
+        job.parts = pool ? std::min<int64_t>(pool->size(), cg) : 1;
+        if (job.parts > 1)
+          pool->parallelFor(job.parts, run, &job);
+        else
+          run(&job, 0);
+      }
       mxrt::qgemm(
           fg, pixels, k, reinterpret_cast<const uint8_t *>(weight) + g * fg * k,
           k, w_zero ? w_zero + g * fg * w_zero_stride : nullptr, w_zero_stride,
