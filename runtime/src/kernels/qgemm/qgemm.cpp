@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -787,9 +788,11 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
                 pad_h == 0 && pad_w == 0 && oh == h && ow == w;
   // Padding reads as x's zero point, so that it adds nothing.
   uint8_t fill = static_cast<uint8_t>(x_zero ? *x_zero : 0);
-  uint8_t *windows =
-      direct ? nullptr : mxrt::scratch<4>(static_cast<size_t>(k * pixels));
-  for (int64_t b = 0; b < n; ++b)
+  // Image b's output planes, on the instance's threads as the pool current
+  // here has them.
+  auto image = [&](int64_t b) {
+    uint8_t *windows =
+        direct ? nullptr : mxrt::scratch<4>(static_cast<size_t>(k * pixels));
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t *plane = x + (b * c + g * cg) * h * w;
       if (!direct) {
@@ -825,4 +828,30 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
           x_zero, 0, y + (b * f + g * fg) * pixels, pixels, pass,
           bias ? bias + g * fg : nullptr);
     }
+  };
+  // Several images: whole images a thread, each alone (fewer hand-offs than
+  // splitting every image's pieces).
+  mxrt::ThreadPool *pool = mxrt::ThreadPool::current();
+  int64_t parts = pool ? std::min<int64_t>(pool->size(), n) : 1;
+  if (parts <= 1 || (n % parts != 0 && n < 4 * parts)) { // (uneven shares)
+    for (int64_t b = 0; b < n; ++b)
+      image(b);
+    return;
+  }
+  struct Images {
+    const std::function<void(int64_t)> *image;
+    int64_t n, parts;
+  };
+  std::function<void(int64_t)> each = image;
+  Images job{&each, n, parts};
+  pool->parallelFor(
+      parts,
+      [](void *arg, int64_t index) {
+        const auto &j = *static_cast<const Images *>(arg);
+        mxrt::ThreadPool::Scope alone(nullptr);
+        for (int64_t b = index * j.n / j.parts; b < (index + 1) * j.n / j.parts;
+             ++b)
+          (*j.image)(b);
+      },
+      &job);
 }
