@@ -401,10 +401,26 @@ LogicalResult QConv2DKernelOp::verify() {
                        "groups, KH, KW) and (N, F, OH, OW), got ")
            << shapeOf(getX()) << ", " << shapeOf(getWeight()) << " and "
            << shapeOf(getInit());
+  bool requant = getRequant();
   if (!elementTypeOf(getX()).isInteger(8) ||
       !elementTypeOf(getWeight()).isInteger(8) ||
-      !elementTypeOf(getInit()).isInteger(32))
-    return emitOpError("x and weight must be 8-bit integers and init int32");
+      !elementTypeOf(getInit()).isInteger(requant ? 8 : 32))
+    return emitOpError("x and weight must be 8-bit integers and init ")
+           << (requant ? "8-bit (requantized)" : "int32");
+  if (requant) {
+    int64_t multipliers = elementCount(getMultiplier());
+    if (!elementTypeOf(getMultiplier()).isF32() ||
+        (multipliers != 1 && multipliers != ws[0]))
+      return emitOpError("multiplier must be f32, one value or one per filter");
+    if (!elementTypeOf(getYZero()).isF32() || elementCount(getYZero()) != 1)
+      return emitOpError("y_zero must be one f32 value");
+    // (I64Attr's accessor is unsigned.)
+    auto lo = static_cast<int64_t>(getYMin()),
+         hi = static_cast<int64_t>(getYMax());
+    if (lo > hi || lo < -128 || hi > 255)
+      return emitOpError("y_min and y_max must bound an 8-bit range, got ")
+             << lo << " and " << hi;
+  }
   if (!shapeOfValue(getXZero()).empty() ||
       !elementTypeOf(getXZero()).isInteger(32))
     return emitOpError("x_zero must be an int32 scalar");
@@ -421,7 +437,8 @@ LogicalResult QConv2DKernelOp::verify() {
 
 int32_t QConv2DKernelOp::getKernelFlags() {
   return (getSignedX() ? kKernelSignedA : 0) |
-         (getUnsignedW() ? kKernelUnsignedB : 0);
+         (getUnsignedW() ? kKernelUnsignedB : 0) |
+         (getRelu() ? kKernelRelu : 0);
 }
 
 void QConv2DKernelOp::getEffects(

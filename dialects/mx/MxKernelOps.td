@@ -290,8 +290,8 @@ def Mx_QConv2DKernelOp
          [DestinationStyleOpInterface,
           DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary =
-      "init = conv2d(x - x_zero, weight - w_zero) + bias in int32 "
-      "(mxrt_kernel_qconv2d_u8s8)";
+      "init = conv2d(x - x_zero, weight - w_zero) + bias in int32, or "
+      "requantized to 8 bits (mxrt_kernel_qconv2d_u8s8[_requant])";
   let description = [{
     The 8-bit integer convolution, NCHW: x (N, C, H, W) and weight (F, C /
     groups, KH, KW) ui8 or i8 (signed_x, unsigned_w say which: bufferized
@@ -299,33 +299,47 @@ def Mx_QConv2DKernelOp
     value or one per filter, bias (F) i32, init (N, F, OH, OW) i32.
     Geometry as kernel.conv2d's. Exact.
 
+    With `requant` (multiplier f32, one value or one per filter; y_zero an
+    f32 scalar; both unread without it) init is 8-bit and takes each sum
+    times its filter's multiplier, rounded half to even, plus y_zero,
+    clamped to [y_min, y_max] (and, with relu, at least y_zero): the
+    requantization of QLinearConv, in the kernel.
+
     ```mlir
-    %y = mx.kernel.qconv2d %x, %zx, %w, %zw, %b into %init {
+    %y = mx.kernel.qconv2d %x, %zx, %w, %zw, %b scale %m, %zy into %init {
         strides = array<i64: 1, 1>, pads = array<i64: 1, 1>,
         dilations = array<i64: 1, 1>} : tensor<1x8x6x6xui8>, tensor<i32>,
         tensor<4x8x3x3xi8>, tensor<4x1x1x1xi32>, tensor<4xi32>
+        scale tensor<f32>, tensor<f32>
         into tensor<1x4x6x6xi32> -> tensor<1x4x6x6xi32>
     ```
   }];
   let arguments = (ins AnyShaped:$x, AnyShaped:$x_zero, AnyShaped:$weight,
                    AnyShaped:$w_zero, Optional<AnyShaped>:$bias,
+                   AnyShaped:$multiplier, AnyShaped:$y_zero,
                    AnyShaped:$init, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$groups,
                    DefaultValuedAttr<BoolAttr, "false">:$signed_x,
-                   DefaultValuedAttr<BoolAttr, "false">:$unsigned_w);
-  let results = (outs Optional<RankedTensorOf<[I32]>>:$result);
+                   DefaultValuedAttr<BoolAttr, "false">:$unsigned_w,
+                   DefaultValuedAttr<BoolAttr, "false">:$requant,
+                   DefaultValuedAttr<I64Attr, "0">:$y_min,
+                   DefaultValuedAttr<I64Attr, "255">:$y_max,
+                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+  let results = (outs Optional<AnyRankedTensor>:$result);
   let hasVerifier = 1;
   let assemblyFormat = [{
-    $x `,` $x_zero `,` $weight `,` $w_zero (`,` $bias^)? `into` $init
-    attr-dict `:` type($x) `,` type($x_zero) `,` type($weight) `,`
-    type($w_zero) (`,` type($bias)^)? `into` type($init)
+    $x `,` $x_zero `,` $weight `,` $w_zero (`,` $bias^)? `scale`
+    $multiplier `,` $y_zero `into` $init attr-dict `:` type($x) `,`
+    type($x_zero) `,` type($weight) `,` type($w_zero) (`,` type($bias)^)?
+    `scale` type($multiplier) `,` type($y_zero) `into` type($init)
     (`->` type($result)^)?
   }];
   let extraClassDeclaration = [{
     mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
     bool getAccumulate() { return false; }
-    /// MXRT_KERNEL_SIGNED_A and MXRT_KERNEL_UNSIGNED_B as the attributes say.
+    /// MXRT_KERNEL_SIGNED_A and MXRT_KERNEL_UNSIGNED_B as the attributes
+    /// say, MXRT_KERNEL_RELU with relu.
     int32_t getKernelFlags();
   }];
 }

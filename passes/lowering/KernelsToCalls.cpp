@@ -196,8 +196,8 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op, bool bf16) {
   // instance's parameters change: Forward after Forward re-packs nothing.
   // (Not in grad / train_step, which follow an update as a rule: they pack
   // per call into a scratch buffer, not a kept copy per weight.)
-  int32_t flags = callFlags(op, op.getWeight(), op.getX(),
-                            bf16 && !winogradLayer(op));
+  int32_t flags =
+      callFlags(op, op.getWeight(), op.getX(), bf16 && !winogradLayer(op));
   if (!(flags & kKernelConstA) && mxc::isKeptParameter(op, op.getWeight()))
     flags |= kKernelParamA;
   ab.addFlags(flags);
@@ -296,7 +296,8 @@ SmallVector<Value> qgemmArgs(OpBuilder &b, QMatmulKernelOp op) {
   return ab.args;
 }
 
-/// mxrt_kernel_qconv2d_u8s8's arguments for `op` (contiguous buffers).
+/// mxrt_kernel_qconv2d_u8s8's (or, requantizing, _requant's) arguments for
+/// `op` (contiguous buffers).
 SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
@@ -314,6 +315,15 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ab.add(cast<MemRefType>(zw.getType()).getNumElements() == 1 ? int64_t(0)
                                                               : int64_t(1));
   ab.add(op.getBias() ? ab.view(op.getBias()).first : ab.null());
+  if (op.getRequant()) { // mxrt_kernel_qconv2d_u8s8_requant's
+    Value m = op.getMultiplier();
+    ab.add(ab.view(m).first);
+    ab.add(cast<MemRefType>(m.getType()).getNumElements() == 1 ? int64_t(0)
+                                                               : int64_t(1));
+    ab.add(ab.view(op.getYZero()).first);
+    ab.addFlags(static_cast<int32_t>(static_cast<int64_t>(op.getYMin())));
+    ab.addFlags(static_cast<int32_t>(static_cast<int64_t>(op.getYMax())));
+  }
   ab.add(ab.view(op.getInit()).first);
   ab.addFlags(op.getKernelFlags() |
               (isConstant(op.getWeight()) ? kKernelConstA : 0));
@@ -481,7 +491,9 @@ struct KernelsToCallsPass
                         return {"sattention", sattentionArgs(b, k)};
                       })
                       .Case([&](QConv2DKernelOp k) -> Call {
-                        return {"qconv2d_u8s8", qconv2dArgs(b, k)};
+                        return {k.getRequant() ? "qconv2d_u8s8_requant"
+                                               : "qconv2d_u8s8",
+                                qconv2dArgs(b, k)};
                       })
                       .Case([&](QMatmulKernelOp k) -> Call {
                         return {"qgemm_u8s8", qgemmArgs(b, k)};

@@ -184,3 +184,37 @@ func.func @row_zero_points(%a: tensor<2x8xui8>, %za: tensor<2x1xi32>, %b: tensor
   %y = mx.matmul %ac, %b32 : (tensor<2x8xi32>, tensor<8x4xi32>) -> tensor<2x4xi32>
   return %y : tensor<2x4xi32>
 }
+
+// -----
+
+// The importer's integer convolution (an int32 cast of a float64 Convolution
+// of 8-bit values minus their zero points, plus an int32 bias) and the
+// requantization after it (QLinearConv's: to f32, times the multiplier,
+// round, plus the zero point, clip, to uint8, a Relu's maximum with the zero
+// point) become one 8-bit kernel writing uint8.
+// CHECK-LABEL: func.func @requantized_convolution
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x6x6xui8>, %[[ZX:.*]]: tensor<i32>, %[[W:.*]]: tensor<3x4x3x3xi8>, %[[B:.*]]: tensor<3xi32>, %[[M:.*]]: tensor<1x3x1x1xf32>, %[[ZY:.*]]: tensor<ui8>)
+// CHECK: %[[ZYF:.*]] = mx.cast %[[ZY]] {to = f32}
+// CHECK: %[[Y:.*]] = mx.kernel.qconv2d %[[X]], %[[ZX]], %[[W]], %{{.*}}, %[[B]] scale %[[M]], %[[ZYF]] into %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1>, relu = true, requant = true, strides = array<i64: 1, 1>}
+// CHECK-SAME: into tensor<1x3x6x6xui8>
+// CHECK-NOT: mx.clip
+// CHECK-NOT: mx.Convolution
+// CHECK: return %[[Y]]
+func.func @requantized_convolution(%x: tensor<1x4x6x6xui8>, %zx: tensor<i32>, %w: tensor<3x4x3x3xi8>, %b: tensor<3xi32>, %m: tensor<1x3x1x1xf32>, %zy: tensor<ui8>) -> tensor<1x3x6x6xui8> {
+  %x64 = mx.cast %x {to = f64} : (tensor<1x4x6x6xui8>) -> tensor<1x4x6x6xf64>
+  %zx64 = mx.cast %zx {to = f64} : (tensor<i32>) -> tensor<f64>
+  %xc = mx.binary %x64, %zx64 {op = "sub"} : (tensor<1x4x6x6xf64>, tensor<f64>) -> tensor<1x4x6x6xf64>
+  %w64 = mx.cast %w {to = f64} : (tensor<3x4x3x3xi8>) -> tensor<3x4x3x3xf64>
+  %b64 = mx.cast %b {to = f64} : (tensor<3xi32>) -> tensor<3xf64>
+  %c = mx.Convolution %xc, %w64, %b64 {dilate = array<i64: 1, 1>, kernel = array<i64: 3, 3>, num_filter = 3 : i64, pad = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x6x6xf64>, tensor<3x4x3x3xf64>, tensor<3xf64>) -> tensor<1x3x6x6xf64>
+  %s = mx.cast %c {to = i32} : (tensor<1x3x6x6xf64>) -> tensor<1x3x6x6xi32>
+  %f = mx.cast %s {to = f32} : (tensor<1x3x6x6xi32>) -> tensor<1x3x6x6xf32>
+  %p = mx.binary %f, %m {op = "mul"} : (tensor<1x3x6x6xf32>, tensor<1x3x1x1xf32>) -> tensor<1x3x6x6xf32>
+  %r = mx.unary %p {op = "round"} : tensor<1x3x6x6xf32>
+  %zyf = mx.cast %zy {to = f32} : (tensor<ui8>) -> tensor<f32>
+  %a = mx.binary %r, %zyf {op = "add"} : (tensor<1x3x6x6xf32>, tensor<f32>) -> tensor<1x3x6x6xf32>
+  %k = mx.clip %a {a_max = 2.550000e+02 : f64, a_min = 0.000000e+00 : f64} : tensor<1x3x6x6xf32>
+  %q = mx.cast %k {to = ui8} : (tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xui8>
+  %y = mx.binary %q, %zy {op = "maximum"} : (tensor<1x3x6x6xui8>, tensor<ui8>) -> tensor<1x3x6x6xui8>
+  return %y : tensor<1x3x6x6xui8>
+}

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -282,6 +283,57 @@ TEST(QGemm, ConvolutionKeepsConstantFilters) {
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_EQ(y[i], want[i]) << "c " << s.c << " round " << round << " at "
                                  << i << " (path " << mxrt::qgemmPath() << ")";
+    }
+  }
+}
+
+TEST(QGemm, ConvolutionRequantizesItsSums) {
+  // mxrt_kernel_qconv2d_u8s8_requant: each sum (bias included) times its
+  // filter's multiplier in float32, rounded half to even, plus the zero
+  // point, clamped, as bytes: equal to requantizing the int32 kernel's
+  // output, for uint8 and int8 ranges, per-filter and one multiplier, and a
+  // Relu's floor at the zero point.
+  std::mt19937 rng(16);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(1e-4f, 2e-3f);
+  mxrt_test::ConvShape s{2, 24, 9, 10, 20, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
+  std::vector<int8_t> wt(s.f * s.c * s.kh * s.kw);
+  for (auto &v : x)
+    v = static_cast<uint8_t>(byte(rng));
+  for (auto &v : wt)
+    v = static_cast<int8_t>(byte(rng));
+  std::vector<int32_t> bias(s.f);
+  for (auto &v : bias)
+    v = byte(rng) * 40 - 5000;
+  int32_t xZero = 131;
+  std::vector<int32_t> sums(s.n * s.f * s.oh * s.ow);
+  mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
+                           s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g, x.data(),
+                           &xZero, wt.data(), nullptr, 0, bias.data(),
+                           sums.data(), 0);
+  int64_t plane = s.oh * s.ow;
+  for (int variant = 0; variant < 8; ++variant) {
+    bool perFilter = variant & 1, relu = variant & 2, signedY = variant & 4;
+    std::vector<float> multiplier(perFilter ? s.f : 1);
+    for (float &m : multiplier)
+      m = scale(rng);
+    float zero = signedY ? -9.0f : 97.0f;
+    int32_t lo = signedY ? -128 : 0, hi = signedY ? 127 : 255;
+    std::vector<uint8_t> y(sums.size());
+    mxrt_kernel_qconv2d_u8s8_requant(
+        s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw,
+        s.dh, s.dw, s.g, x.data(), &xZero, wt.data(), nullptr, 0, bias.data(),
+        multiplier.data(), perFilter ? 1 : 0, &zero, lo, hi, y.data(),
+        relu ? MXRT_KERNEL_RELU : 0);
+    for (size_t i = 0; i < y.size(); ++i) {
+      float m = multiplier[perFilter ? i / plane % s.f : 0];
+      float q = std::nearbyint(static_cast<float>(sums[i]) * m) + zero;
+      q = std::min(std::max(q, relu ? std::max(float(lo), zero) : float(lo)),
+                   float(hi));
+      auto want = static_cast<uint8_t>(static_cast<int32_t>(q));
+      ASSERT_EQ(y[i], want) << "variant " << variant << " at " << i << " (sum "
+                            << sums[i] << ", path " << mxrt::qgemmPath() << ")";
     }
   }
 }

@@ -731,8 +731,96 @@ std::optional<QuantizedOperand> quantizedOperand(Value v, int64_t rank = 2) {
 /// (mxrt_kernel_qconv2d_u8s8). Rooted at the cast so that it is replaced
 /// by ops the selection keeps (a new mx.cast would not be). Other forms
 /// (padding made explicit before the cast) keep the generic lowering.
-FailureOr<Value> selectQuantizedConvolution(CastOp op, CastOp::Adaptor,
-                                            OpBuilder &b) {
+/// The requantization the ONNX importer writes after an int32 convolution
+/// (Quantization.cpp's requantize): cast to f32, times a multiplier, round,
+/// plus a zero point (an f32 scalar), clip, cast to 8 bits, and a Relu's
+/// maximum with the zero point after it; each the only reader of the one
+/// before.
+struct Requantization {
+  Value multiplier, zero;
+  int64_t lo, hi;
+  bool relu = false;
+  /// The ops from the f32 cast on, in order; the last one's result is the
+  /// requantized output.
+  SmallVector<Operation *> chain;
+};
+
+std::optional<Requantization> requantizationOf(Value sums) {
+  auto next = [](Value v) -> Operation * {
+    return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+  };
+  auto f32 = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  };
+  Requantization r;
+  auto toFloat = dyn_cast_or_null<CastOp>(next(sums));
+  if (!toFloat || !f32(toFloat.getResult()))
+    return std::nullopt;
+  r.chain.push_back(toFloat);
+  auto mul = dyn_cast_or_null<BinaryOp>(next(toFloat.getResult()));
+  if (!mul || mul.getOp() != "mul")
+    return std::nullopt;
+  r.multiplier =
+      mul.getLhs() == toFloat.getResult() ? mul.getRhs() : mul.getLhs();
+  // One multiplier, or one per filter ((1, F, 1, 1)).
+  auto ms = cast<RankedTensorType>(r.multiplier.getType()).getShape();
+  auto ys = cast<RankedTensorType>(sums.getType()).getShape();
+  int64_t count = 1;
+  for (int64_t d : ms)
+    count *= d;
+  if (!f32(r.multiplier) ||
+      !(count == 1 || (ms.size() == 4 && ms[1] == ys[1] && count == ys[1])))
+    return std::nullopt;
+  r.chain.push_back(mul);
+  auto round = dyn_cast_or_null<UnaryOp>(next(mul.getResult()));
+  if (!round || round.getOp() != "round")
+    return std::nullopt;
+  r.chain.push_back(round);
+  Operation *after = next(round.getResult());
+  if (auto add = dyn_cast_or_null<BinaryOp>(after);
+      add && add.getOp() == "add" && add.getLhs() == round.getResult() &&
+      cast<RankedTensorType>(add.getRhs().getType()).getNumElements() == 1) {
+    r.zero = add.getRhs();
+    r.chain.push_back(add);
+    after = next(add.getResult());
+  }
+  auto clip = dyn_cast_or_null<ClipOp>(after);
+  if (!clip)
+    return std::nullopt;
+  r.chain.push_back(clip);
+  double lo = clip.getAMin().convertToDouble(),
+         hi = clip.getAMax().convertToDouble();
+  auto bytes = dyn_cast_or_null<CastOp>(next(clip.getResult()));
+  if (!bytes)
+    return std::nullopt;
+  Type t = cast<RankedTensorType>(bytes.getType()).getElementType();
+  bool isSigned = t.isSignedInteger() || t.isSignlessInteger();
+  if (!t.isInteger(8) || lo != std::floor(lo) || hi != std::floor(hi) ||
+      lo < (isSigned ? -128 : 0) || hi > (isSigned ? 127 : 255) || lo > hi)
+    return std::nullopt;
+  r.lo = static_cast<int64_t>(lo);
+  r.hi = static_cast<int64_t>(hi);
+  r.chain.push_back(bytes);
+  // A Relu: the maximum with the 8-bit zero point the f32 one was cast
+  // from.
+  if (auto max = dyn_cast_or_null<BinaryOp>(next(bytes.getResult()));
+      max && max.getOp() == "maximum" && max.getLhs() == bytes.getResult() &&
+      r.zero) {
+    auto zeroCast = r.zero.getDefiningOp<CastOp>();
+    if (zeroCast && zeroCast.getData() == max.getRhs()) {
+      r.relu = true;
+      r.chain.push_back(max);
+    }
+  }
+  return r;
+}
+
+/// The runtime's 8-bit convolution of `op` (the int32 cast of a float64
+/// Convolution of 8-bit operands cast and minus their zero points, plus an
+/// int32 bias cast), its sums requantized in the kernel with
+/// `requant`, or null where the form is another.
+Value quantizedConvolution(CastOp op, OpBuilder &b,
+                           const Requantization *requant) {
   auto type = cast<RankedTensorType>(op.getType());
   Type i32 = b.getI32Type();
   auto conv = op.getData().getDefiningOp<ConvolutionOp>();
@@ -740,11 +828,11 @@ FailureOr<Value> selectQuantizedConvolution(CastOp op, CastOp::Adaptor,
       !cast<RankedTensorType>(conv.getType()).getElementType().isF64() ||
       type.getRank() != 4 || !type.hasStaticShape() ||
       conv.getPadding().size() != 2)
-    return failure();
+    return Value();
   auto qx = quantizedOperand(conv.getData(), 4),
        qw = quantizedOperand(conv.getWeight(), 4);
   if (!qx || !qw)
-    return failure();
+    return Value();
   Location loc = op.getLoc();
   // The int32 value a float64 operand was cast from; a constant 0 for
   // none.
@@ -764,19 +852,71 @@ FailureOr<Value> selectQuantizedConvolution(CastOp op, CastOp::Adaptor,
   Value bias = conv.getBias() ? int32Of(conv.getBias()) : Value();
   if (!zx || !zw || (conv.getBias() && !bias) ||
       !cast<RankedTensorType>(zx.getType()).getShape().empty())
-    return failure();
+    return Value();
   auto isUnsigned = [](Value v) {
     return cast<RankedTensorType>(v.getType())
         .getElementType()
         .isUnsignedInteger();
   };
+  // (Without requantization the multiplier and zero point are unread.)
+  Value zeroF32 = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), 0.0f));
+  Value multiplier = zeroF32, zero = zeroF32;
+  auto resultType = type;
+  int64_t lo = 0, hi = 255;
+  if (requant) {
+    multiplier = requant->multiplier;
+    if (requant->zero)
+      zero = requant->zero;
+    resultType =
+        cast<RankedTensorType>(requant->chain.back()->getResult(0).getType());
+    lo = requant->lo;
+    hi = requant->hi;
+  }
   return QConv2DKernelOp::create(
-             b, loc, type, qx->bytes, zx, qw->bytes, zw, bias,
-             emptyTensor(b, loc, type.getShape(), i32), conv.getStrides(),
-             conv.getPadding(), conv.getDilations(), conv.getNumGroup(),
-             !isUnsigned(qx->bytes), isUnsigned(qw->bytes))
+             b, loc, resultType, qx->bytes, zx, qw->bytes, zw, bias, multiplier,
+             zero,
+             emptyTensor(b, loc, resultType.getShape(),
+                         resultType.getElementType()),
+             conv.getStrides(), conv.getPadding(), conv.getDilations(),
+             conv.getNumGroup(), !isUnsigned(qx->bytes), isUnsigned(qw->bytes),
+             requant != nullptr, lo, hi, requant && requant->relu)
       .getResult();
 }
+
+FailureOr<Value> selectQuantizedConvolution(CastOp op, CastOp::Adaptor,
+                                            OpBuilder &b) {
+  Value y = quantizedConvolution(op, b, nullptr);
+  if (!y)
+    return failure();
+  return y;
+}
+
+/// An integer convolution and the requantization after it (QLinearConv's,
+/// QDQ-fused convolutions') as one kernel writing 8-bit values: rooted at
+/// the int32 cast, the requantization's ops replaced by the kernel's
+/// result and erased.
+struct SelectRequantizedConvolution : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto requant = requantizationOf(op.getResult());
+    if (!requant)
+      return failure();
+    rewriter.setInsertionPoint(requant->chain.back());
+    Value y = quantizedConvolution(op, rewriter, &*requant);
+    if (!y)
+      return failure();
+    rewriter.replaceOp(requant->chain.back(), y);
+    for (Operation *dead : llvm::reverse(ArrayRef(requant->chain).drop_back()))
+      rewriter.eraseOp(dead);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 /// An int32 product of 8-bit operands minus their zero points (the ONNX
 /// importer's MatMulInteger, QLinearMatMul) as the runtime's integer GEMM
@@ -845,7 +985,10 @@ struct SelectCpuKernelsPass
 void mxc::populateMxToKernelPatterns(RewritePatternSet &patterns) {
   // Before the target-independent lowerings of the same ops.
   constexpr unsigned kBenefit = 2;
-  // The integer convolution, at its int32 cast (nothing else selects casts).
+  // The integer convolution, at its int32 cast (nothing else selects casts),
+  // with the requantization after it where there is one.
+  patterns.add<SelectRequantizedConvolution>(patterns.getContext(),
+                                             kBenefit + 1);
   addLowerings<kBenefit>(patterns, selectQuantizedConvolution);
   addLowerings<kBenefit>(
       patterns, selectFullyConnected, selectConvolution, selectPooling,

@@ -122,6 +122,22 @@ MXRT_API void mxrt_kernel_qconv2d_u8s8(
     const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
     const int32_t *bias, int32_t *y, int32_t flags);
 
+/** mxrt_kernel_qconv2d_u8s8 requantized as its sums are made: each output
+ *  of filter i, bias included, times multiplier[i * multiplier_stride] in
+ *  float32, rounded half to even, plus *y_zero (NULL: 0), clamped to [y_min,
+ *  y_max] (at least *y_zero with MXRT_KERNEL_RELU) and stored as a byte:
+ *  y (n, f, oh, ow) uint8, or int8 for a range below 0. The int32 sums are
+ *  not stored. */
+MXRT_API void mxrt_kernel_qconv2d_u8s8_requant(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const uint8_t *x, const int32_t *x_zero,
+    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
+    const int32_t *bias, const float *multiplier, int64_t multiplier_stride,
+    const float *y_zero, int32_t y_min, int32_t y_max, uint8_t *y,
+    int32_t flags);
+
 /** The instruction set path kernel family `family` runs on this CPU (after
  *  MXRT_KERNEL_ISA): for "gemm" (float32 products and convolutions)
  *  "avx512", "avx2" or "portable"; for "qgemm" (mxrt_kernel_qgemm_u8s8)

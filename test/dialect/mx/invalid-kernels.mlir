@@ -33,3 +33,20 @@ func.func @qmatmul_zero(%a: memref<2x8xi8>, %z: memref<i32>, %b: memref<8x4xi8>,
   mx.kernel.qmatmul %a, %z, %b, %zb into %y : memref<2x8xi8>, memref<i32>, memref<8x4xi8>, memref<3xi32> into memref<2x4xi32>
   return
 }
+
+// -----
+
+// Requantizing, init is 8-bit and the multiplier one or one per filter.
+func.func @qconv2d_multipliers(%x: memref<1x4x6x6xui8>, %z: memref<i32>, %w: memref<3x4x3x3xi8>, %m: memref<2xf32>, %zy: memref<f32>, %y: memref<1x3x4x4xui8>) {
+  // expected-error @+1 {{multiplier must be f32, one value or one per filter}}
+  mx.kernel.qconv2d %x, %z, %w, %z scale %m, %zy into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, requant = true} : memref<1x4x6x6xui8>, memref<i32>, memref<3x4x3x3xi8>, memref<i32> scale memref<2xf32>, memref<f32> into memref<1x3x4x4xui8>
+  return
+}
+
+// -----
+
+func.func @qconv2d_requant_init(%x: memref<1x4x6x6xui8>, %z: memref<i32>, %w: memref<3x4x3x3xi8>, %m: memref<f32>, %y: memref<1x3x4x4xi32>) {
+  // expected-error @+1 {{x and weight must be 8-bit integers and init 8-bit (requantized)}}
+  mx.kernel.qconv2d %x, %z, %w, %z scale %m, %m into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, requant = true} : memref<1x4x6x6xui8>, memref<i32>, memref<3x4x3x3xi8>, memref<i32> scale memref<f32>, memref<f32> into memref<1x3x4x4xi32>
+  return
+}

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -527,6 +528,77 @@ const KeptA &keptA(const QProblem &p) {
 /// Columns a block computes at once (its raw sums stay in L1 / L2).
 constexpr int64_t kBlockCols = 256;
 
+} // namespace
+
+/// mxrt_kernel_qconv2d_u8s8_requant's epilogue: row i's sums times
+/// multiplier[i * multiplierRs] in float32, rounded half to even, plus
+/// `zero`, clamped to [lo, hi], stored as bytes (uint8, or int8's bits).
+struct Requant {
+  const float *multiplier;
+  int64_t multiplierRs;
+  float zero, lo, hi;
+  uint8_t *y;
+};
+
+namespace {
+
+// Rounding to an integer by adding and taking away 1.5 * 2^23 (half to even,
+// in the default rounding mode), exact for |x| <= 2^22; beyond, the clamp to
+// [lo, hi] decides anyway.
+constexpr float kRound = 12582912.0f, kLimit = 4194304.0f;
+
+/// Row i's int32 values requantized (Requant) into `out`, from element
+/// `from` on.
+void requantizeTail(const Requant &q, int64_t i, const int32_t *v, int64_t from,
+                    int64_t n, uint8_t *out) {
+  float m = q.multiplier[i * q.multiplierRs];
+  for (int64_t j = from; j < n; ++j) {
+    float x = std::min(std::max(static_cast<float>(v[j]) * m, -kLimit), kLimit);
+    x = (x + kRound) - kRound + q.zero;
+    x = std::min(std::max(x, q.lo), q.hi);
+    out[j] = static_cast<uint8_t>(static_cast<int32_t>(x));
+  }
+}
+
+#if defined(__x86_64__)
+MXRT_TARGET_BEGIN("avx512f,avx512bw,avx512vl")
+/// requantizeTail's arithmetic 16 values at a time.
+void requantizeRow512(const Requant &q, int64_t i, const int32_t *v, int64_t n,
+                      uint8_t *out) {
+  const __m512 m = _mm512_set1_ps(q.multiplier[i * q.multiplierRs]);
+  const __m512 limit = _mm512_set1_ps(kLimit), round = _mm512_set1_ps(kRound);
+  const __m512 zero = _mm512_set1_ps(q.zero), lo = _mm512_set1_ps(q.lo),
+               hi = _mm512_set1_ps(q.hi);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(v + j)), m);
+    x = _mm512_min_ps(
+        _mm512_max_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), limit)), limit);
+    x = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(x, round), round), zero);
+    x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j),
+                     _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x)));
+  }
+  requantizeTail(q, i, v, j, n, out);
+}
+MXRT_TARGET_END
+#endif
+
+/// Row i's int32 values requantized (Requant) into `out`.
+void requantizeRow(const Requant &q, int64_t i, const int32_t *v, int64_t n,
+                   uint8_t *out) {
+#if defined(__x86_64__)
+  static const bool wide = [] {
+    __builtin_cpu_init();
+    return kernelIsa() == std::string("avx512") &&
+           __builtin_cpu_supports("avx512bw");
+  }();
+  if (wide)
+    return requantizeRow512(q, i, v, n, out);
+#endif
+  requantizeTail(q, i, v, 0, n, out);
+}
+
 struct Job {
   const QProblem *p;
   /// Row i's zero point (the kernels' terms): aZero[i * aZeroRs].
@@ -541,6 +613,8 @@ struct Job {
   int64_t ldc;
   bool accumulate;
   int64_t parts;
+  /// With it, C (rows ldc apart) is Requant::y's bytes; c is unused.
+  const Requant *requant = nullptr;
 };
 
 /// Columns [j0, j1) of C: the raw sums block by block, then the zero
@@ -561,8 +635,11 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
     t.rawBlock(p, jb, cols, raw);
     const int32_t *colSums = job.colSums ? job.colSums + jb : nullptr;
     for (int64_t i = 0; i < p.m; ++i) {
-      auto *c = reinterpret_cast<uint32_t *>(job.c + i * job.ldc + jb);
-      auto *r = reinterpret_cast<const uint32_t *>(raw + i * cols);
+      // (Requantized: corrected in the raw row, then stored as bytes.)
+      auto *r = reinterpret_cast<uint32_t *>(raw + i * cols);
+      auto *c = job.requant
+                    ? r
+                    : reinterpret_cast<uint32_t *>(job.c + i * job.ldc + jb);
       auto za = static_cast<uint32_t>(job.aZero[i * job.aZeroRs]);
       uint32_t row = job.rowAdd ? static_cast<uint32_t>(job.rowAdd[i]) : 0;
       bool oneZb = !job.bZero || job.bZeroCs == 0;
@@ -585,6 +662,9 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
           c[j] = (job.accumulate ? c[j] : 0) + r[j] -
                  za * static_cast<uint32_t>(colSums[j]) + row;
       }
+      if (job.requant)
+        requantizeRow(*job.requant, i, reinterpret_cast<const int32_t *>(c),
+                      cols, job.requant->y + i * job.ldc + jb);
     }
   }
 }
@@ -611,7 +691,8 @@ namespace mxrt {
 void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
            const int32_t *a_zero, int64_t a_zero_rs, const int8_t *b,
            int64_t ldb, int64_t bCs, const int32_t *b_zero, int64_t b_zero_cs,
-           int32_t *c, int64_t ldc, int32_t flags, const int32_t *row_add) {
+           int32_t *c, int64_t ldc, int32_t flags, const int32_t *row_add,
+           const Requant *requant = nullptr) {
   if (m <= 0 || n <= 0)
     return;
   bool signedA = flags & MXRT_KERNEL_SIGNED_A;
@@ -669,8 +750,9 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
           b_zero_cs,
           c,
           ldc,
-          (flags & MXRT_KERNEL_ACCUMULATE) != 0,
-          1};
+          (flags & MXRT_KERNEL_ACCUMULATE) != 0 && !requant,
+          1,
+          requant};
   ThreadPool *pool = ThreadPool::current();
   int64_t panel = qtarget().panel, panels = (n + panel - 1) / panel;
   job.parts = pool ? std::min<int64_t>(pool->size(), panels) : 1;
@@ -763,13 +845,16 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
               flags, nullptr);
 }
 
-extern "C" void mxrt_kernel_qconv2d_u8s8(
-    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
-    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
-    int64_t groups, const uint8_t *x, const int32_t *x_zero,
-    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
-    const int32_t *bias, int32_t *y, int32_t flags) {
+namespace {
+/// mxrt_kernel_qconv2d_u8s8, into y, or with `requant` (its multiplier and
+/// y for the whole output), requantized into its bytes.
+void qconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+             int64_t ow, int64_t kh, int64_t kw, int64_t stride_h,
+             int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilate_h,
+             int64_t dilate_w, int64_t groups, const uint8_t *x,
+             const int32_t *x_zero, const int8_t *weight, const int32_t *w_zero,
+             int64_t w_zero_stride, const int32_t *bias, int32_t *y,
+             int32_t flags, const mxrt::Requant *requant) {
   // Each group's output planes (fg x pixels, NCHW as they lie) are its
   // filters (fg x k, A) times the windows (k x pixels, B: row (ci, r, s)
   // holds the input pixel each output pixel's window has at that tap), so
@@ -821,12 +906,19 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
         else
           run(&job, 0);
       }
+      // The group's planes of image b (and their multipliers).
+      std::optional<mxrt::Requant> planes;
+      if (requant) {
+        planes = *requant;
+        planes->multiplier += g * fg * requant->multiplierRs;
+        planes->y += (b * f + g * fg) * pixels;
+      }
       mxrt::qgemm(
           fg, pixels, k, reinterpret_cast<const uint8_t *>(weight) + g * fg * k,
           k, w_zero ? w_zero + g * fg * w_zero_stride : nullptr, w_zero_stride,
           reinterpret_cast<const int8_t *>(direct ? plane : windows), pixels, 1,
-          x_zero, 0, y + (b * f + g * fg) * pixels, pixels, pass,
-          bias ? bias + g * fg : nullptr);
+          x_zero, 0, requant ? nullptr : y + (b * f + g * fg) * pixels, pixels,
+          pass, bias ? bias + g * fg : nullptr, planes ? &*planes : nullptr);
     }
   };
   // Several images: whole images a thread, each alone (fewer hand-offs than
@@ -854,4 +946,38 @@ extern "C" void mxrt_kernel_qconv2d_u8s8(
           (*j.image)(b);
       },
       &job);
+}
+} // namespace
+
+extern "C" void mxrt_kernel_qconv2d_u8s8(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const uint8_t *x, const int32_t *x_zero,
+    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
+    const int32_t *bias, int32_t *y, int32_t flags) {
+  qconv2d(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h, pad_w,
+          dilate_h, dilate_w, groups, x, x_zero, weight, w_zero, w_zero_stride,
+          bias, y, flags, nullptr);
+}
+
+extern "C" void mxrt_kernel_qconv2d_u8s8_requant(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
+    int64_t ow, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilate_h, int64_t dilate_w,
+    int64_t groups, const uint8_t *x, const int32_t *x_zero,
+    const int8_t *weight, const int32_t *w_zero, int64_t w_zero_stride,
+    const int32_t *bias, const float *multiplier, int64_t multiplier_stride,
+    const float *y_zero, int32_t y_min, int32_t y_max, uint8_t *y,
+    int32_t flags) {
+  float zero = y_zero ? *y_zero : 0.0f;
+  // MXRT_KERNEL_RELU: nothing below the zero point (a Relu's quantization).
+  float lo = static_cast<float>(y_min);
+  if (flags & MXRT_KERNEL_RELU)
+    lo = std::max(lo, zero);
+  mxrt::Requant requant{multiplier, multiplier_stride,         zero,
+                        lo,         static_cast<float>(y_max), y};
+  qconv2d(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w, pad_h, pad_w,
+          dilate_h, dilate_w, groups, x, x_zero, weight, w_zero, w_zero_stride,
+          bias, nullptr, flags & ~MXRT_KERNEL_RELU, &requant);
 }
