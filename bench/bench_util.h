@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Helpers of the C benches (sgemm.c, sgemm_pair.c, conv_layers.c,
- * pool_layers.c): reading a raw float32 matrix, random floats, a monotonic
- * clock in ms, and the median of a set of times. */
+ * pool_layers.c, qgemm.c, bgemm.c): reading a raw float32 matrix, random
+ * floats, a monotonic clock in ms, the median of a set of times and the
+ * CPU's name. */
 #ifndef MXC_BENCH_UTIL_H
 #define MXC_BENCH_UTIL_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* `count` floats from the raw file at `path`, 64-byte aligned; on failure
@@ -51,6 +53,25 @@ static inline double sortedMedian(double *times, int runs) {
   qsort(times, runs, sizeof(double), compareDoubles);
   return runs % 2 ? times[runs / 2]
                   : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+}
+
+/* The CPU's model name from /proc/cpuinfo ("unknown" elsewhere). */
+static inline void cpuName(char *out, size_t size) {
+  snprintf(out, size, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "model name", 10) == 0) {
+      char *colon = strchr(line, ':');
+      if (colon) {
+        snprintf(out, size, "%s", colon + 2);
+        out[strcspn(out, "\n")] = 0;
+      }
+      break;
+    }
+  fclose(f);
 }
 
 #endif /* MXC_BENCH_UTIL_H */

@@ -45,25 +45,6 @@ static const ConvShape kConvs[] = {
     {"ResNet-50 1x1 (256 -> 64, 56x56)", 256, 56, 64, 1, 1},
 };
 
-/// The CPU's model name from /proc/cpuinfo ("unknown" elsewhere).
-static void cpuName(char *out, size_t size) {
-  snprintf(out, size, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "model name", 10) == 0) {
-      char *colon = strchr(line, ':');
-      if (colon) {
-        snprintf(out, size, "%s", colon + 2);
-        out[strcspn(out, "\n")] = 0;
-      }
-      break;
-    }
-  fclose(f);
-}
-
 static void row(const char *what, const char *extents, double b, double f,
                 double flops) {
   printf("| %s | %s | %.3f | %.3f | %.0f | %.0f | %.2f |\n", what, extents, b,

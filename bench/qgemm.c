@@ -51,25 +51,6 @@ static const Shape kShapes[] = {
     {"ResNet-50 res3 3x3 im2col (128, 28x28)", 784, 128, 1152},
 };
 
-/// The CPU's model name from /proc/cpuinfo ("unknown" elsewhere).
-static void cpuName(char *out, size_t size) {
-  snprintf(out, size, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "model name", 10) == 0) {
-      char *colon = strchr(line, ':');
-      if (colon) {
-        snprintf(out, size, "%s", colon + 2);
-        out[strcspn(out, "\n")] = 0;
-      }
-      break;
-    }
-  fclose(f);
-}
-
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 15;
   if (runs <= 0) {
