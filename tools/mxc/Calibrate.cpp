@@ -352,24 +352,27 @@ llvm::Expected<std::vector<std::pair<std::string, double>>> activationErrors(
   if (!files)
     return files.takeError();
   std::vector<std::pair<std::string, double>> errors;
-  auto ran = forEachBatch(**f, *files, 1, [&](const float *batch) -> llvm::Error {
-    std::vector<float> copy(batch, batch + (*q)->shape[0] * (*q)->sampleSize);
-    if (llvm::Error e = (*q)->run(copy.data()))
-      return e;
-    for (const std::string &name : names) {
-      int64_t nf = 0, nq = 0;
-      const float *vf = (*f)->output(name, nf), *vq = (*q)->output(name, nq);
-      if (!vf || !vq || nf != nq)
-        continue; // (a graph input)
-      double diff = 0, norm = 0;
-      for (int64_t i = 0; i < nf; ++i) {
-        diff += double(vq[i] - vf[i]) * (vq[i] - vf[i]);
-        norm += double(vf[i]) * vf[i];
-      }
-      errors.emplace_back(name, norm > 0 ? std::sqrt(diff / norm) : 0.0);
-    }
-    return llvm::Error::success();
-  });
+  auto ran =
+      forEachBatch(**f, *files, 1, [&](const float *batch) -> llvm::Error {
+        std::vector<float> copy(batch,
+                                batch + (*q)->shape[0] * (*q)->sampleSize);
+        if (llvm::Error e = (*q)->run(copy.data()))
+          return e;
+        for (const std::string &name : names) {
+          int64_t nf = 0, nq = 0;
+          const float *vf = (*f)->output(name, nf),
+                      *vq = (*q)->output(name, nq);
+          if (!vf || !vq || nf != nq)
+            continue; // (a graph input)
+          double diff = 0, norm = 0;
+          for (int64_t i = 0; i < nf; ++i) {
+            diff += double(vq[i] - vf[i]) * (vq[i] - vf[i]);
+            norm += double(vf[i]) * vf[i];
+          }
+          errors.emplace_back(name, norm > 0 ? std::sqrt(diff / norm) : 0.0);
+        }
+        return llvm::Error::success();
+      });
   if (!ran)
     return ran.takeError();
   return errors;
