@@ -153,7 +153,8 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
   // (oh and ow from the other extents below.)
   // (1x1 stride 1 reads the input as the windows; 13 x 11 and 17 x 9
   // pixels end in partial column panels; padding wider than a window's
-  // reach leaves whole rows and columns outside.)
+  // reach leaves whole rows and columns outside; a 7x7 stride-2 stem's rows
+  // are gathered 32 at a time, up to the plane's end.)
   // (Once alone and once on a pool of 3, which splits the windows by
   // channel and the product by columns.)
   for (int threads : {1, 3})
@@ -164,7 +165,8 @@ TEST(QGemm, ConvolutionMatchesIntegerLoops) {
           {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4},
           {2, 37, 13, 11, 29, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
           {1, 21, 17, 9, 14, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-          {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1}}) {
+          {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1},
+          {1, 3, 90, 83, 5, 0, 0, 7, 7, 2, 2, 3, 3, 1, 1, 1}}) {
       s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
       s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
       std::optional<mxrt::ThreadPool> pool;
