@@ -24,3 +24,9 @@ rng = np.random.default_rng(0)
 np.save(f"{out}/samples.npy", rng.standard_normal((4, 3, 8, 8)).astype(np.float32))
 np.save(f"{out}/wrong_shape.npy", rng.standard_normal((4, 3, 9, 8)).astype(np.float32))
 np.save(f"{out}/one.npy", rng.standard_normal((1, 3, 8, 8)).astype(np.float32))
+# Below opset 13 (no per-axis DequantizeLinear) weights and biases are quantized per tensor.
+b = numpy_helper.from_array(np.arange(4, dtype=np.float32), "b")
+conv11 = h.make_graph([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+                       h.make_node("Relu", ["c"], ["y"])], "conv11", [x],
+                      [h.make_tensor_value_info("y", T.FLOAT, None)], [w, b])
+onnx.save(h.make_model(conv11, opset_imports=[h.make_opsetid("", 11)]), f"{out}/conv11.onnx")

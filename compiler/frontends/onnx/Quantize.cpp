@@ -351,18 +351,22 @@ writeQuantizedModel(StringRef path, const QuantizeSpec &spec,
       if (!inputOf(n, 2).empty()) {
         std::vector<float> bias = floatValues(*floats.at(n.input(2)));
         float sx = scales.at(g.node(i).input(0));
-        std::vector<float> bScale(bias.size());
+        // (One scale per channel, or one: a per-tensor DequantizeLinear.)
+        std::vector<float> bScale(wScale.size());
+        for (size_t c = 0; c < bScale.size(); ++c)
+          bScale[c] = sx * wScale[c];
         std::vector<int32_t> bq(bias.size());
-        for (size_t c = 0; c < bias.size(); ++c) {
-          bScale[c] = sx * wScale[perChannel ? c : 0];
-          bq[c] = static_cast<int32_t>(
-              quantizeValue(bias[c], bScale[c], -2147483647, 2147483647));
-        }
+        for (size_t c = 0; c < bias.size(); ++c)
+          bq[c] = static_cast<int32_t>(quantizeValue(
+              bias[c], bScale[perChannel ? c : 0], -2147483647, 2147483647));
         std::string b = n.input(2) + "/" + std::to_string(i);
         added.push_back(tensorOf(b + "/int32", TensorProto::INT32,
                                  {(int64_t)bias.size()}, bq));
-        added.push_back(tensorOf(b + "/scale", TensorProto::FLOAT,
-                                 {(int64_t)bias.size()}, bScale));
+        added.push_back(
+            tensorOf(b + "/scale", TensorProto::FLOAT,
+                     perChannel ? std::vector<int64_t>{(int64_t)bias.size()}
+                                : std::vector<int64_t>{},
+                     bScale));
         nodes.push_back(nodeOf("DequantizeLinear", {b + "/int32", b + "/scale"},
                                b + "/dequantized", perChannel ? 0 : -1));
         n.set_input(2, b + "/dequantized");
