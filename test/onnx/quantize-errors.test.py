@@ -30,3 +30,15 @@ conv11 = h.make_graph([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1
                        h.make_node("Relu", ["c"], ["y"])], "conv11", [x],
                       [h.make_tensor_value_info("y", T.FLOAT, None)], [w, b])
 onnx.save(h.make_model(conv11, opset_imports=[h.make_opsetid("", 11)]), f"{out}/conv11.onnx")
+# Weights and biases as torch exports them: a Constant node's value, and a bias shared through
+# Identity nodes (the exporter's one copy of equal tensors).
+zero = numpy_helper.from_array(np.zeros(4, np.float32), "zero_bias")
+w2 = numpy_helper.from_array(np.ones((4, 4, 3, 3), np.float32), "w2v")
+shared = h.make_graph([h.make_node("Identity", ["zero_bias"], ["b1"]),
+                       h.make_node("Identity", ["zero_bias"], ["b2"]),
+                       h.make_node("Constant", [], ["w2"], value=w2),
+                       h.make_node("Conv", ["x", "w", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+                       h.make_node("Relu", ["c1"], ["r1"]),
+                       h.make_node("Conv", ["r1", "w2", "b2"], ["y"], pads=[1, 1, 1, 1])],
+                      "shared", [x], [h.make_tensor_value_info("y", T.FLOAT, None)], [w, zero])
+onnx.save(h.make_model(shared, opset_imports=[h.make_opsetid("", 13)]), f"{out}/shared.onnx")

@@ -69,13 +69,28 @@ struct Plan {
   std::vector<int> nodes;
 };
 
-/// The graph's float initializers by name.
+/// The graph's float constants by name: initializers, Constant nodes'
+/// values and Identity nodes of either (torch's exporter shares equal
+/// tensors, a folded BatchNorm's zero biases, through Identity).
 std::map<std::string, const TensorProto *>
 floatInitializers(const GraphProto &g) {
   std::map<std::string, const TensorProto *> out;
   for (const TensorProto &t : g.initializer())
     if (t.data_type() == TensorProto::FLOAT)
       out[t.name()] = &t;
+  for (const NodeProto &n : g.node()) {
+    if (n.output_size() != 1 ||
+        (!n.domain().empty() && n.domain() != "ai.onnx"))
+      continue;
+    if (n.op_type() == "Constant")
+      for (const auto &a : n.attribute())
+        if (a.name() == "value" && a.has_t() &&
+            a.t().data_type() == TensorProto::FLOAT)
+          out[n.output(0)] = &a.t();
+    if (n.op_type() == "Identity" && n.input_size() == 1)
+      if (auto it = out.find(n.input(0)); it != out.end())
+        out[n.output(0)] = it->second;
+  }
   return out;
 }
 
