@@ -427,15 +427,42 @@ const QTarget &qtarget() {
   return chosen;
 }
 
-/// A constant B's packed panels and column sums, made on its first product
-/// and kept (like the float GEMM's packed constants) for the process.
-struct KeptB {
+/// A constant operand's packed form and sums (B's panels and column sums, A's
+/// rows and row sums), made on its first product and kept (like the float
+/// GEMM's packed constants) for the process.
+struct Kept {
   struct Free {
     void operator()(uint8_t *p) const { std::free(p); }
   };
   std::unique_ptr<uint8_t, Free> packed;
-  std::vector<int32_t> colSums;
+  std::vector<int32_t> sums;
 };
+
+/// The Kept of `key` (one cache per Key type, each entry made once): `bytes`
+/// packed by `pack` (none for 0 bytes) and `count` sums by `sum`.
+template <typename Key>
+const Kept &kept(const Key &key, const QProblem &p, size_t bytes,
+                 void (*pack)(const QProblem &, void *), int64_t count,
+                 void (*sum)(const QProblem &, int32_t *)) {
+  static std::mutex mutex;
+  static auto *cache =
+      new std::map<Key, std::unique_ptr<Kept>>; // outlives calls
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Kept> &entry = (*cache)[key];
+  if (!entry) {
+    entry = std::make_unique<Kept>();
+    if (bytes) {
+      entry->packed.reset(static_cast<uint8_t *>(
+          std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+      if (!entry->packed)
+        std::abort(); // no error path from generated code
+      pack(p, entry->packed.get());
+    }
+    entry->sums.resize(count);
+    sum(p, entry->sums.data());
+  }
+  return *entry;
+}
 
 /// B's column sums, as int8 (a uint8 B shifted), along B's memory.
 void columnSums(const QProblem &p, int32_t *sums) {
@@ -450,38 +477,14 @@ void columnSums(const QProblem &p, int32_t *sums) {
         sums[j] += bValue(p, q, j);
 }
 
-const KeptB &keptB(const QProblem &p) {
-  using Key =
-      std::tuple<const int8_t *, int64_t, int64_t, int64_t, int64_t, uint8_t>;
-  static std::mutex mutex;
-  static auto *kept =
-      new std::map<Key, std::unique_ptr<KeptB>>; // outlives calls
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<KeptB> &entry = (*kept)[Key{
-      p.b, p.n, p.k, p.ldb, p.bCs, uint8_t(p.flipB | (p.swapped ? 1 : 0))}];
-  if (!entry) {
-    entry = std::make_unique<KeptB>();
-    const QTarget &t = qtarget();
-    if (t.packAll) {
-      size_t bytes = (t.packedBytes(p.n, p.k) + 63) / 64 * 64;
-      entry->packed.reset(
-          static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
-      if (!entry->packed)
-        std::abort(); // no error path from generated code
-      t.packAll(p, entry->packed.get());
-    }
-    entry->colSums.resize(p.n);
-    columnSums(p, entry->colSums.data());
-  }
-  return *entry;
+/// A constant B's panels and column sums.
+const Kept &keptB(const QProblem &p) {
+  const QTarget &t = qtarget();
+  return kept(std::tuple{p.b, p.n, p.k, p.ldb, p.bCs,
+                         uint8_t(p.flipB | (p.swapped ? 1 : 0))},
+              p, t.packAll ? t.packedBytes(p.n, p.k) : 0, t.packAll, p.n,
+              columnSums);
 }
-
-/// A constant A's packed rows and row sums (a convolution's filters),
-/// kept like a constant B's.
-struct KeptA {
-  std::unique_ptr<uint8_t, KeptB::Free> packed;
-  std::vector<int32_t> rowSums;
-};
 
 /// A's row sums in its unsigned terms.
 void rowSumsOf(const QProblem &p, int32_t *sums) {
@@ -499,30 +502,12 @@ void rowSumsOf(const QProblem &p, int32_t *sums) {
   }
 }
 
-const KeptA &keptA(const QProblem &p) {
-  using Key =
-      std::tuple<const uint8_t *, int64_t, int64_t, int64_t, bool, bool>;
-  static std::mutex mutex;
-  static auto *kept =
-      new std::map<Key, std::unique_ptr<KeptA>>; // outlives calls
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<KeptA> &entry =
-      (*kept)[Key{p.a, p.m, p.k, p.lda, p.signedA, p.swapped}];
-  if (!entry) {
-    entry = std::make_unique<KeptA>();
-    const QTarget &t = qtarget();
-    if (t.packAllA) {
-      size_t bytes = (t.packedABytes(p.m, p.k) + 63) / 64 * 64;
-      entry->packed.reset(
-          static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
-      if (!entry->packed)
-        std::abort(); // no error path from generated code
-      t.packAllA(p, entry->packed.get());
-    }
-    entry->rowSums.resize(p.m);
-    rowSumsOf(p, entry->rowSums.data());
-  }
-  return *entry;
+/// A constant A's packed rows and row sums (a convolution's filters).
+const Kept &keptA(const QProblem &p) {
+  const QTarget &t = qtarget();
+  return kept(std::tuple{p.a, p.m, p.k, p.lda, p.signedA, p.swapped}, p,
+              t.packAllA ? t.packedABytes(p.m, p.k) : 0, t.packAllA, p.m,
+              rowSumsOf);
 }
 
 /// Columns a block computes at once (its raw sums stay in L1 / L2).
@@ -723,18 +708,18 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
   std::vector<int32_t> colSums, rowSums;
   const int32_t *bSums = nullptr, *aSums = nullptr;
   if (flags & MXRT_KERNEL_CONST_B) {
-    const KeptB &kept = keptB(p);
+    const Kept &kept = keptB(p);
     p.packedB = kept.packed.get();
-    bSums = kept.colSums.data();
+    bSums = kept.sums.data();
   } else if (anyAZero) {
     colSums.resize(n);
     columnSums(p, colSums.data());
     bSums = colSums.data();
   }
   if (flags & MXRT_KERNEL_CONST_A) {
-    const KeptA &kept = keptA(p);
+    const Kept &kept = keptA(p);
     p.packedA = kept.packed.get();
-    aSums = kept.rowSums.data();
+    aSums = kept.sums.data();
   } else if (b_zero) {
     rowSums.resize(m);
     rowSumsOf(p, rowSums.data());
