@@ -435,6 +435,25 @@ def ConvLayoutPass : Pass<"mxc-conv-layout", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def QuantizedLayoutPass : Pass<"mxc-quantized-layout", "::mlir::func::FuncOp"> {
+  let summary = "Run 8-bit convolutions and their elementwise links channels last";
+  let description = [{
+    On tensors, after elementwise fusion: every mx.kernel.qconv2d goes
+    channels last (nhwc = true: the runtime's 8-bit convolution reads each
+    output pixel's window as runs of its input's channels, with no window
+    buffer, and writes whole rows of filters; docs/quantization.md), with
+    linalg.transpose ops at its input and result; a transpose back to NCHW
+    then moves below an elementwise linalg.generic whose rank-4 operands
+    all come channels last, where it moves no more bytes (a quantized
+    residual add: two 8-bit inputs, one 8-bit result), and a transpose of
+    a transpose cancels. What is left are transposes where the channels-last
+    region meets the rest of the function (the network's input, a pooling,
+    a dequantized output).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ShapeFunctionsPass : Pass<"mxc-shape-functions", "::mlir::ModuleOp"> {
   let summary = "Derive each dynamic function's output extents as a function";
   let description = [{

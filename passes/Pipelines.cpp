@@ -172,6 +172,10 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
             std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
   if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
+  // After fusion, so that a quantized residual add is one elementwise op
+  // (8-bit in and out) that the channels-last region passes through.
+  if (opts.kernels && opts.convLayout != "nchw")
+    fuse += "func.func(mxc-quantized-layout),";
   pipeline.replace(pipeline.find("@FUSE@"), 6, fuse);
   // The CPU's choices on mx ops, then their target-independent lowering:
   // graph rewrites (with fusion), then runtime kernels for the

@@ -393,12 +393,18 @@ LogicalResult QConv2DKernelOp::verify() {
     return failure();
   auto xs = shapeOfValue(getX()), ws = shapeOfValue(getWeight()),
        ys = shapeOfValue(getInit());
+  // The channel axis: 1, or 3 channels last.
+  int64_t axis = getNhwc() ? 3 : 1;
   if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4 ||
       getStrides().size() != 2 || getPads().size() != 2 ||
       getDilations().size() != 2 || getGroups() < 1 ||
-      xs[1] != ws[1] * getGroups() || ys[1] != ws[0] || ys[0] != xs[0])
-    return emitOpError("x, weight and init must be (N, C, H, W), (F, C / "
-                       "groups, KH, KW) and (N, F, OH, OW), got ")
+      xs[axis] != ws[1] * getGroups() || ys[axis] != ws[0] || ys[0] != xs[0])
+    return emitOpError(getNhwc() ? "x, weight and init must be (N, H, W, C), "
+                                   "(F, C / groups, KH, KW) and (N, OH, OW, "
+                                   "F), got "
+                                 : "x, weight and init must be (N, C, H, W), "
+                                   "(F, C / groups, KH, KW) and (N, F, OH, "
+                                   "OW), got ")
            << shapeOf(getX()) << ", " << shapeOf(getWeight()) << " and "
            << shapeOf(getInit());
   bool requant = getRequant();
@@ -438,7 +444,7 @@ LogicalResult QConv2DKernelOp::verify() {
 int32_t QConv2DKernelOp::getKernelFlags() {
   return (getSignedX() ? kKernelSignedA : 0) |
          (getUnsignedW() ? kKernelUnsignedB : 0) |
-         (getRelu() ? kKernelRelu : 0);
+         (getRelu() ? kKernelRelu : 0) | (getNhwc() ? kKernelNhwc : 0);
 }
 
 void QConv2DKernelOp::getEffects(

@@ -293,7 +293,7 @@ def Mx_QConv2DKernelOp
       "init = conv2d(x - x_zero, weight - w_zero) + bias in int32, or "
       "requantized to 8 bits (mxrt_kernel_qconv2d_u8s8[_requant])";
   let description = [{
-    The 8-bit integer convolution, NCHW: x (N, C, H, W) and weight (F, C /
+    The 8-bit integer convolution, NCHW or NHWC: x (N, C, H, W) and weight (F, C /
     groups, KH, KW) ui8 or i8 (signed_x, unsigned_w say which: bufferized
     buffers keep only the width), x_zero an i32 scalar, w_zero i32, one
     value or one per filter, bias (F) i32, init (N, F, OH, OW) i32.
@@ -303,7 +303,8 @@ def Mx_QConv2DKernelOp
     f32 scalar; both unread without it) init is 8-bit and takes each sum
     times its filter's multiplier, rounded half to even, plus y_zero,
     clamped to [y_min, y_max] (and, with relu, at least y_zero): the
-    requantization of QLinearConv, in the kernel.
+    requantization of QLinearConv, in the kernel. With nhwc, x is (N, H, W,
+    C) and init (N, OH, OW, F), channels last; the weight keeps its layout.
 
     ```mlir
     %y = mx.kernel.qconv2d %x, %zx, %w, %zw, %b scale %m, %zy into %init {
@@ -325,7 +326,8 @@ def Mx_QConv2DKernelOp
                    DefaultValuedAttr<BoolAttr, "false">:$requant,
                    DefaultValuedAttr<I64Attr, "0">:$y_min,
                    DefaultValuedAttr<I64Attr, "255">:$y_max,
-                   DefaultValuedAttr<BoolAttr, "false">:$relu);
+                   DefaultValuedAttr<BoolAttr, "false">:$relu,
+                   DefaultValuedAttr<BoolAttr, "false">:$nhwc);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let hasVerifier = 1;
   let assemblyFormat = [{

@@ -302,7 +302,12 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getWeight()),
        ys = shapeOf(op.getInit());
-  for (int64_t e : {xs[0], xs[1], xs[2], xs[3], ys[1], ys[2], ys[3], ws[2],
+  // (N, C, H, W) and (N, F, OH, OW) extents, from their channels-last axes
+  // with nhwc.
+  int64_t c = 1, h = 2, w = 3;
+  if (op.getNhwc())
+    c = 3, h = 1, w = 2;
+  for (int64_t e : {xs[0], xs[c], xs[h], xs[w], ys[c], ys[h], ys[w], ws[2],
                     ws[3], op.getStrides()[0], op.getStrides()[1],
                     op.getPads()[0], op.getPads()[1], op.getDilations()[0],
                     op.getDilations()[1], int64_t(op.getGroups())})

@@ -341,3 +341,147 @@ TEST(QGemm, ConvolutionRequantizesItsSums) {
 }
 
 } // namespace
+
+namespace {
+
+/// NCHW (n, c, h, w) bytes or values channels last (n, h, w, c).
+template <typename T>
+std::vector<T> toChannelsLast(const std::vector<T> &v, int64_t n, int64_t c,
+                              int64_t h, int64_t w) {
+  std::vector<T> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t p = 0; p < h * w; ++p)
+        out[(b * h * w + p) * c + ci] = v[(b * c + ci) * h * w + p];
+  return out;
+}
+
+TEST(QGemm, ChannelsLastConvolutionMatchesIntegerLoops) {
+  // MXRT_KERNEL_NHWC: x (n, h, w, c), y (n, oh, ow, f), the pixels' windows
+  // tap by tap times the filters in that order; the same shapes and
+  // variants as the NCHW test, constant (kept) filters in some, once alone
+  // and on a pool (rows split).
+  static std::vector<std::vector<int8_t>> constants;
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int threads : {1, 3})
+    for (mxrt_test::ConvShape s :
+         {mxrt_test::ConvShape{1, 3, 7, 6, 4, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+          {2, 8, 9, 9, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 1, 2},
+          {1, 16, 10, 10, 32, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+          {1, 4, 9, 8, 4, 0, 0, 3, 3, 1, 1, 2, 2, 2, 2, 4},
+          {2, 37, 13, 11, 29, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+          {1, 21, 17, 9, 14, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+          {1, 5, 6, 7, 3, 0, 0, 2, 3, 1, 2, 3, 4, 1, 1, 1},
+          {2, 64, 7, 7, 80, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+          {1, 96, 6, 5, 300, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+          {1, 3, 40, 37, 5, 0, 0, 7, 7, 2, 2, 3, 3, 1, 1, 1}}) {
+      s.oh = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+      s.ow = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+      std::optional<mxrt::ThreadPool> pool;
+      std::optional<mxrt::ThreadPool::Scope> scope;
+      if (threads > 1) {
+        pool.emplace(threads);
+        scope.emplace(&*pool);
+      }
+      for (int variant = 0; variant < 16; ++variant) {
+        // variant & 8: constant filters (kept; so never freed).
+        bool signedX = variant & 1, unsignedW = variant & 2, one = variant & 4,
+             constant = variant & 8;
+        std::vector<uint8_t> x(s.n * s.c * s.h * s.w);
+        std::vector<int8_t> local(s.f * s.c / s.g * s.kh * s.kw);
+        std::vector<int8_t> &wt =
+            constant ? constants.emplace_back(local.size()) : local;
+        for (auto &v : x)
+          v = static_cast<uint8_t>(byte(rng));
+        for (auto &v : wt)
+          v = static_cast<int8_t>(byte(rng));
+        int32_t xZero = signedX ? byte(rng) - 128 : byte(rng);
+        std::vector<int32_t> wZero(s.f), bias(s.f);
+        for (int64_t i = 0; i < s.f; ++i) {
+          // (Every other constant case with filters of zero point 0, as
+          // symmetric quantization makes them.)
+          wZero[i] = variant == 8 || variant == 12 ? 0
+                     : unsignedW                   ? byte(rng)
+                                                   : byte(rng) - 128;
+          bias[i] = byte(rng) * 1000 - 128000;
+        }
+        std::vector<uint8_t> xLast = toChannelsLast(x, s.n, s.c, s.h, s.w);
+        std::vector<int32_t> y(s.n * s.f * s.oh * s.ow);
+        int32_t flags = MXRT_KERNEL_NHWC |
+                        (signedX ? MXRT_KERNEL_SIGNED_A : 0) |
+                        (unsignedW ? MXRT_KERNEL_UNSIGNED_B : 0) |
+                        (constant ? MXRT_KERNEL_CONST_A : 0);
+        for (int call = 0; call < (constant ? 2 : 1); ++call) {
+          mxrt_kernel_qconv2d_u8s8(
+              s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.ph,
+              s.pw, s.dh, s.dw, s.g, xLast.data(), &xZero, wt.data(),
+              wZero.data(), one ? 0 : 1, bias.data(), y.data(), flags);
+          std::vector<int64_t> want =
+              toChannelsLast(convReference(s, x, wt, xZero, wZero, one ? 0 : 1,
+                                           bias, signedX, unsignedW),
+                             s.n, s.f, s.oh, s.ow);
+          for (size_t i = 0; i < want.size(); ++i)
+            ASSERT_EQ(y[i], want[i])
+                << "c " << s.c << " f " << s.f << " groups " << s.g
+                << " variant " << variant << " call " << call << " at " << i
+                << " (path " << mxrt::qgemmPath() << ")";
+        }
+      }
+    }
+}
+
+TEST(QGemm, ChannelsLastConvolutionRequantizesItsSums) {
+  // The requantizing kernel channels last: each output pixel's row of
+  // filters, filter j's multiplier on column j, equal to requantizing the
+  // int32 kernel's channels-last output.
+  std::mt19937 rng(18);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(1e-4f, 2e-3f);
+  for (mxrt_test::ConvShape s :
+       {mxrt_test::ConvShape{2, 24, 9, 10, 20, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1,
+                             1},
+        {1, 64, 7, 7, 67, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1}}) {
+    std::vector<uint8_t> x(s.n * s.h * s.w * s.c);
+    std::vector<int8_t> wt(s.f * s.c * s.kh * s.kw);
+    for (auto &v : x)
+      v = static_cast<uint8_t>(byte(rng));
+    for (auto &v : wt)
+      v = static_cast<int8_t>(byte(rng));
+    std::vector<int32_t> bias(s.f);
+    for (auto &v : bias)
+      v = byte(rng) * 40 - 5000;
+    int32_t xZero = 131;
+    std::vector<int32_t> sums(s.n * s.f * s.oh * s.ow);
+    mxrt_kernel_qconv2d_u8s8(s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw,
+                             s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.g, x.data(),
+                             &xZero, wt.data(), nullptr, 0, bias.data(),
+                             sums.data(), MXRT_KERNEL_NHWC);
+    for (int variant = 0; variant < 8; ++variant) {
+      bool perFilter = variant & 1, relu = variant & 2, signedY = variant & 4;
+      std::vector<float> multiplier(perFilter ? s.f : 1);
+      for (float &m : multiplier)
+        m = scale(rng);
+      float zero = signedY ? -9.0f : 97.0f;
+      int32_t lo = signedY ? -128 : 0, hi = signedY ? 127 : 255;
+      std::vector<uint8_t> y(sums.size());
+      mxrt_kernel_qconv2d_u8s8_requant(
+          s.n, s.c, s.h, s.w, s.f, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.ph,
+          s.pw, s.dh, s.dw, s.g, x.data(), &xZero, wt.data(), nullptr, 0,
+          bias.data(), multiplier.data(), perFilter ? 1 : 0, &zero, lo, hi,
+          y.data(), MXRT_KERNEL_NHWC | (relu ? MXRT_KERNEL_RELU : 0));
+      for (size_t i = 0; i < y.size(); ++i) {
+        float m = multiplier[perFilter ? i % s.f : 0];
+        float q = std::nearbyint(static_cast<float>(sums[i]) * m) + zero;
+        q = std::min(std::max(q, relu ? std::max(float(lo), zero) : float(lo)),
+                     float(hi));
+        auto want = static_cast<uint8_t>(static_cast<int32_t>(q));
+        ASSERT_EQ(y[i], want)
+            << "f " << s.f << " variant " << variant << " at " << i << " (sum "
+            << sums[i] << ", path " << mxrt::qgemmPath() << ")";
+      }
+    }
+  }
+}
+
+} // namespace

@@ -67,6 +67,10 @@ struct QProblem {
   /// flipB 0): the path's kernel multiplies B's unsigned bytes by A's
   /// signed ones (a convolution's filters times its windows).
   bool swapped = false;
+  /// A convolution's filters as B for channels-last windows (0: B as the
+  /// strides say): B(q, j) with q = tap * tapChannels + ci is filter j's
+  /// weight of channel ci at that tap, b[j * bCs + ci * taps + tap].
+  int64_t tapChannels = 0, taps = 0;
 };
 
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
@@ -214,6 +218,36 @@ void rawBlockPortable(const QProblem &p, int64_t j0, int64_t cols,
     }
   }
 }
+
+namespace portable {
+/// 4 rows x 16 columns, one k step at a time (the channels-last
+/// convolution's rows on this path).
+template <int Rows> struct Kernel {
+  static void run(int64_t groups, const uint8_t *a, int64_t kp, const int8_t *b,
+                  int32_t *raw, int64_t ldr, int cols) {
+    int32_t acc[Rows][16] = {};
+    for (int64_t g = 0; g < groups; ++g)
+      for (int r = 0; r < Rows; ++r) {
+        int32_t av = a[r * kp + g];
+        for (int c = 0; c < 16; ++c)
+          acc[r][c] += av * b[g * 16 + c];
+      }
+    for (int r = 0; r < Rows; ++r)
+      std::memcpy(raw + r * ldr, acc[r], cols * sizeof(int32_t));
+  }
+};
+
+struct Path {
+  using AValue = uint8_t;
+  using BValue = int8_t;
+  static constexpr int kMR = 4, kNR = 16, kGroup = 1;
+  static constexpr auto pack = packB<int8_t, 1, 16>;
+  static constexpr auto kernels =
+      kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
+                           int32_t *, int64_t, int),
+                  Kernel>(std::make_integer_sequence<int, kMR>{});
+};
+} // namespace portable
 
 #if defined(__x86_64__)
 
@@ -379,6 +413,11 @@ MXRT_TARGET_END
 
 #endif // __x86_64__
 
+struct NhwcConv;
+template <class Path>
+void nhwcRows(const NhwcConv &cv, int64_t g, int64_t r0, int64_t r1);
+template <class Path> void packFiltersNhwc(const QProblem &p, void *out);
+
 /// The family's dispatch table: a path's name, its raw sums and its column
 /// panel (a block of columns is a whole number of them).
 struct QTarget {
@@ -394,6 +433,11 @@ struct QTarget {
   /// Whether the path multiplies an int8 A by a uint8 B as they are
   /// (QProblem::swapped).
   bool swaps;
+  /// A channels-last convolution: output rows [r0, r1) of group g, and
+  /// the filters (QProblem::tapChannels) packed as B for it.
+  void (*convRows)(const NhwcConv &, int64_t g, int64_t r0, int64_t r1);
+  size_t (*filterBytes)(int64_t n, int64_t k);
+  void (*packFilters)(const QProblem &, void *);
 };
 
 const QTarget &qtarget() {
@@ -410,7 +454,10 @@ const QTarget &qtarget() {
                      packAllB<vnni512::Path>,
                      packedABytes<vnni512::Path>,
                      packAllA<vnni512::Path>,
-                     true};
+                     true,
+                     nhwcRows<vnni512::Path>,
+                     packedBBytes<vnni512::Path>,
+                     packFiltersNhwc<vnni512::Path>};
     if (isa == "avx512" || isa == "avx2")
       return QTarget{"avx2",
                      rawBlock<avx2::Path>,
@@ -419,10 +466,22 @@ const QTarget &qtarget() {
                      packAllB<avx2::Path>,
                      packedABytes<avx2::Path>,
                      packAllA<avx2::Path>,
-                     false};
+                     false,
+                     nhwcRows<avx2::Path>,
+                     packedBBytes<avx2::Path>,
+                     packFiltersNhwc<avx2::Path>};
 #endif
-    return QTarget{"portable", rawBlockPortable, 16,      nullptr,
-                   nullptr,    nullptr,          nullptr, false};
+    return QTarget{"portable",
+                   rawBlockPortable,
+                   16,
+                   nullptr,
+                   nullptr,
+                   nullptr,
+                   nullptr,
+                   false,
+                   nhwcRows<portable::Path>,
+                   packedBBytes<portable::Path>,
+                   packFiltersNhwc<portable::Path>};
   }();
   return chosen;
 }
@@ -532,13 +591,13 @@ namespace {
 // [lo, hi] decides anyway.
 constexpr float kRound = 12582912.0f, kLimit = 4194304.0f;
 
-/// Row i's int32 values requantized (Requant) into `out`, from element
-/// `from` on.
-void requantizeTail(const Requant &q, int64_t i, const int32_t *v, int64_t from,
-                    int64_t n, uint8_t *out) {
-  float m = q.multiplier[i * q.multiplierRs];
+/// Values [from, n) of a span requantized (Requant) into `out`, value j's
+/// multiplier m[j * ms] (ms 0: one for the span).
+void requantizeTail(const Requant &q, const float *m, int64_t ms,
+                    const int32_t *v, int64_t from, int64_t n, uint8_t *out) {
   for (int64_t j = from; j < n; ++j) {
-    float x = std::min(std::max(static_cast<float>(v[j]) * m, -kLimit), kLimit);
+    float x = std::min(std::max(static_cast<float>(v[j]) * m[j * ms], -kLimit),
+                       kLimit);
     x = (x + kRound) - kRound + q.zero;
     x = std::min(std::max(x, q.lo), q.hi);
     out[j] = static_cast<uint8_t>(static_cast<int32_t>(x));
@@ -548,15 +607,16 @@ void requantizeTail(const Requant &q, int64_t i, const int32_t *v, int64_t from,
 #if defined(__x86_64__)
 MXRT_TARGET_BEGIN("avx512f,avx512bw,avx512vl")
 /// requantizeTail's arithmetic 16 values at a time.
-void requantizeRow512(const Requant &q, int64_t i, const int32_t *v, int64_t n,
-                      uint8_t *out) {
-  const __m512 m = _mm512_set1_ps(q.multiplier[i * q.multiplierRs]);
+void requantizeSpan512(const Requant &q, const float *m, int64_t ms,
+                       const int32_t *v, int64_t n, uint8_t *out) {
+  const __m512 one = _mm512_set1_ps(*m);
   const __m512 limit = _mm512_set1_ps(kLimit), round = _mm512_set1_ps(kRound);
   const __m512 zero = _mm512_set1_ps(q.zero), lo = _mm512_set1_ps(q.lo),
                hi = _mm512_set1_ps(q.hi);
   int64_t j = 0;
-  for (; j + 16 <= n; j += 16) {
-    __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(v + j)), m);
+  for (; ms <= 1 && j + 16 <= n; j += 16) {
+    __m512 mv = ms == 0 ? one : _mm512_loadu_ps(m + j);
+    __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(v + j)), mv);
     x = _mm512_min_ps(
         _mm512_max_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), limit)), limit);
     x = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(x, round), round), zero);
@@ -564,14 +624,15 @@ void requantizeRow512(const Requant &q, int64_t i, const int32_t *v, int64_t n,
     _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j),
                      _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x)));
   }
-  requantizeTail(q, i, v, j, n, out);
+  requantizeTail(q, m, ms, v, j, n, out);
 }
 MXRT_TARGET_END
 #endif
 
-/// Row i's int32 values requantized (Requant) into `out`.
-void requantizeRow(const Requant &q, int64_t i, const int32_t *v, int64_t n,
-                   uint8_t *out) {
+/// A span's int32 values requantized (Requant) into `out`, value j's
+/// multiplier m[j * ms] (ms 0: one for the span).
+void requantizeSpan(const Requant &q, const float *m, int64_t ms,
+                    const int32_t *v, int64_t n, uint8_t *out) {
 #if defined(__x86_64__)
   static const bool wide = [] {
     __builtin_cpu_init();
@@ -579,9 +640,9 @@ void requantizeRow(const Requant &q, int64_t i, const int32_t *v, int64_t n,
            __builtin_cpu_supports("avx512bw");
   }();
   if (wide)
-    return requantizeRow512(q, i, v, n, out);
+    return requantizeSpan512(q, m, ms, v, n, out);
 #endif
-  requantizeTail(q, i, v, 0, n, out);
+  requantizeTail(q, m, ms, v, 0, n, out);
 }
 
 struct Job {
@@ -648,8 +709,169 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
                  za * static_cast<uint32_t>(colSums[j]) + row;
       }
       if (job.requant)
-        requantizeRow(*job.requant, i, reinterpret_cast<const int32_t *>(c),
-                      cols, job.requant->y + i * job.ldc + jb);
+        requantizeSpan(*job.requant,
+                       job.requant->multiplier + i * job.requant->multiplierRs,
+                       0, reinterpret_cast<const int32_t *>(c), cols,
+                       job.requant->y + i * job.ldc + jb);
+    }
+  }
+}
+
+/// A convolution channels last (MXRT_KERNEL_NHWC), as the paths' kernels
+/// see it: each group's output rows (an output pixel's fg filters, its row
+/// of y) are A (the pixels' windows: row i holds, tap after tap, the cg
+/// bytes the window of output pixel i reads at that tap, a run of x's row,
+/// the zero point's byte where the tap falls on padding) times B (the
+/// group's filters, k x fg in the windows' (tap, channel) order, packed
+/// once per filters). Every shape takes A unsigned and B signed, so the
+/// corrections are per column but for B's zero points.
+struct NhwcConv {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+  const uint8_t *x = nullptr;
+  /// 0x80 for an int8 x (read as uint8 shifted by +128), else 0.
+  uint8_t flipA = 0;
+  /// x's zero point in A's terms (its byte where a tap falls on padding).
+  int32_t za = 0;
+  /// Per group: the packed filters; per output column (f of them): the
+  /// terms added to every row (bias - za colsum_j + k za zb_j) and B's
+  /// zero point in its terms (null when every one is 0: no row sums).
+  std::vector<const void *> packed = {};
+  std::vector<uint32_t> colAdd = {};
+  std::vector<int32_t> zb = {};
+  int32_t *y = nullptr;
+  const Requant *requant = nullptr;
+  int64_t parts = 1, rows = 0;
+};
+
+/// Bytes of packed filters a column block streams per row block at most
+/// (they stay in L2 while its rows pass).
+constexpr int64_t kFilterBlockBytes = 384 << 10;
+
+/// The group's filters (QProblem::tapChannels) as Path packs B: first in
+/// (tap, channel) rows of fg filters, then packed as any B.
+template <class Path> void packFiltersNhwc(const QProblem &p, void *out) {
+  std::vector<int8_t> rows(p.k * p.n);
+  for (int64_t j = 0; j < p.n; ++j)
+    for (int64_t ci = 0; ci < p.tapChannels; ++ci)
+      for (int64_t t = 0; t < p.taps; ++t)
+        rows[(t * p.tapChannels + ci) * p.n + j] =
+            p.b[j * p.bCs + ci * p.taps + t];
+  QProblem q = p;
+  q.b = rows.data();
+  q.ldb = p.n;
+  q.bCs = 1;
+  q.tapChannels = q.taps = 0;
+  Path::pack(q, 0, p.n, (p.k + Path::kGroup - 1) / Path::kGroup,
+             static_cast<typename Path::BValue *>(out));
+}
+
+/// Output rows [r0, r1) (pixels of all images, in order) of group g.
+template <class Path>
+void nhwcRows(const NhwcConv &cv, int64_t g, int64_t r0, int64_t r1) {
+  using A = typename Path::AValue;
+  using B = typename Path::BValue;
+  constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
+  int64_t cg = cv.c / cv.groups, fg = cv.f / cv.groups, taps = cv.kh * cv.kw;
+  int64_t k = cg * taps, groups = (k + kGroup - 1) / kGroup,
+          kp = groups * kGroup, panel = kp * kNR;
+  int64_t blockCols = std::max<int64_t>(
+      kNR, kFilterBlockBytes / (kp * int64_t(sizeof(B))) / kNR * kNR);
+  blockCols = std::min(blockCols, (fg + kNR - 1) / kNR * kNR);
+  // A 1x1 stride-1 convolution's windows are x's rows themselves.
+  bool inPlace = sizeof(A) == 1 && cv.flipA == 0 && cv.groups == 1 &&
+                 taps == 1 && cv.sh == 1 && cv.sw == 1 && cv.ph == 0 &&
+                 cv.pw == 0 && cv.oh == cv.h && cv.ow == cv.w && k == kp;
+  auto *rowsA = reinterpret_cast<A *>(scratch<0>(kMR * kp * sizeof(A)));
+  auto *raw = reinterpret_cast<int32_t *>(
+      scratch<3>(kMR * blockCols * sizeof(int32_t)));
+  const auto *filters = static_cast<const B *>(cv.packed[g]);
+  const uint32_t *colAdd = cv.colAdd.data() + g * fg;
+  const int32_t *zb = cv.zb.empty() ? nullptr : cv.zb.data() + g * fg;
+  auto fillA = static_cast<A>(cv.za);
+  int64_t pixels = cv.oh * cv.ow;
+  uint32_t rowSums[kMR] = {};
+  // Taps [t0, t1) of output pixel (b, oy, ox)'s window into row.
+  auto gatherTaps = [&](int64_t b, int64_t oy, int64_t ox, int64_t t0,
+                        int64_t t1, A *row) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t iy = oy * cv.sh - cv.ph + t / cv.kw * cv.dh;
+      int64_t ix = ox * cv.sw - cv.pw + t % cv.kw * cv.dw;
+      A *dst = row + t * cg;
+      if (iy < 0 || iy >= cv.h || ix < 0 || ix >= cv.w) {
+        std::fill(dst, dst + cg, fillA);
+        continue;
+      }
+      const uint8_t *src = cv.x + ((b * cv.h + iy) * cv.w + ix) * cv.c + g * cg;
+      if (sizeof(A) == 1 && cv.flipA == 0)
+        std::memcpy(dst, src, cg);
+      else
+        for (int64_t ci = 0; ci < cg; ++ci)
+          dst[ci] = static_cast<A>(src[ci] ^ cv.flipA);
+    }
+  };
+  // With one group, undilated rows and bytes as they are, the kw taps of
+  // a window row are kw neighbouring pixels: one run of x's row.
+  bool runs = sizeof(A) == 1 && cv.flipA == 0 && cv.groups == 1 && cv.dw == 1 &&
+              cv.kw > 1;
+  for (int64_t jb = 0; jb < fg; jb += blockCols) {
+    int64_t cols = std::min(blockCols, fg - jb);
+    for (int64_t i0 = r0; i0 < r1; i0 += kMR) {
+      int rows = static_cast<int>(std::min<int64_t>(kMR, r1 - i0));
+      const A *a = rowsA;
+      int64_t lda = kp;
+      if (inPlace) {
+        a = reinterpret_cast<const A *>(cv.x + i0 * cv.c);
+        lda = cv.c;
+      } else {
+        for (int r = 0; r < rows; ++r) {
+          int64_t i = i0 + r, b = i / pixels, oy = i % pixels / cv.ow,
+                  ox = i % cv.ow;
+          A *row = rowsA + r * kp;
+          if (runs) { // a window row's taps are one run of x's row
+            for (int64_t t = 0; t < taps; t += cv.kw) {
+              int64_t iy = oy * cv.sh - cv.ph + t / cv.kw * cv.dh;
+              int64_t ix = ox * cv.sw - cv.pw;
+              if (iy >= 0 && iy < cv.h && ix >= 0 && ix + cv.kw <= cv.w)
+                std::memcpy(row + t * cg,
+                            cv.x + ((b * cv.h + iy) * cv.w + ix) * cv.c,
+                            cv.kw * cg);
+              else
+                gatherTaps(b, oy, ox, t, t + cv.kw, row);
+            }
+          } else {
+            gatherTaps(b, oy, ox, 0, taps, row);
+          }
+          std::fill(row + k, row + kp, A(0));
+        }
+      }
+      if (zb)
+        for (int r = 0; r < rows; ++r) {
+          uint32_t sum = 0;
+          for (int64_t q = 0; q < k; ++q)
+            sum += a[r * lda + q];
+          rowSums[r] = sum;
+        }
+      for (int64_t jp = 0; jp < cols; jp += kNR)
+        Path::kernels[rows - 1](
+            groups, a, lda, filters + (jb + jp) / kNR * panel, raw + jp,
+            blockCols, static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+      for (int r = 0; r < rows; ++r) {
+        auto *v = reinterpret_cast<uint32_t *>(raw + r * blockCols);
+        for (int64_t j = 0; j < cols; ++j)
+          v[j] += colAdd[jb + j];
+        if (zb)
+          for (int64_t j = 0; j < cols; ++j)
+            v[j] -= static_cast<uint32_t>(zb[jb + j]) * rowSums[r];
+        int64_t at = (i0 + r) * cv.f + g * fg + jb;
+        if (cv.requant)
+          requantizeSpan(
+              *cv.requant,
+              cv.requant->multiplier + (g * fg + jb) * cv.requant->multiplierRs,
+              cv.requant->multiplierRs, reinterpret_cast<const int32_t *>(v),
+              cols, cv.requant->y + at);
+        else
+          std::memcpy(cv.y + at, v, cols * sizeof(int32_t));
+      }
     }
   }
 }
@@ -867,6 +1089,100 @@ extern "C" void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
               flags, nullptr);
 }
 
+namespace mxrt {
+namespace {
+/// A channels-last convolution's kept filters: the group's weights, their
+/// shape and the packing's terms.
+struct NhwcFiltersKey {
+  const int8_t *weight;
+  int64_t fg, k, cg;
+  uint8_t flipB;
+  bool operator<(const NhwcFiltersKey &o) const {
+    return std::tie(weight, fg, k, cg, flipB) <
+           std::tie(o.weight, o.fg, o.k, o.cg, o.flipB);
+  }
+};
+
+/// mxrt_kernel_qconv2d_u8s8[_requant] with MXRT_KERNEL_NHWC (NhwcConv):
+/// rows split over the pool, each part every group of its rows.
+void qconv2dNhwc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                 int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                 int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                 int64_t groups, const uint8_t *x, const int32_t *x_zero,
+                 const int8_t *weight, const int32_t *w_zero,
+                 int64_t w_zero_stride, const int32_t *bias, int32_t *y,
+                 int32_t flags, const Requant *requant) {
+  int64_t cg = c / groups, fg = f / groups, taps = kh * kw, k = cg * taps;
+  int64_t rows = n * oh * ow;
+  if (rows <= 0 || fg <= 0)
+    return;
+  const QTarget &t = qtarget();
+  bool signedX = flags & MXRT_KERNEL_SIGNED_A,
+       unsignedW = flags & MXRT_KERNEL_UNSIGNED_B;
+  NhwcConv cv{n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups};
+  cv.x = x;
+  cv.flipA = signedX ? 0x80 : 0;
+  cv.za = (x_zero ? *x_zero : 0) + (signedX ? 128 : 0);
+  cv.y = y;
+  cv.requant = requant;
+  uint8_t flipB = unsignedW ? 0x80 : 0;
+  std::vector<int32_t> zb(f);
+  bool anyZb = false;
+  for (int64_t j = 0; j < f; ++j) {
+    zb[j] = (w_zero ? w_zero[j * w_zero_stride] : 0) - (unsignedW ? 128 : 0);
+    anyZb |= zb[j] != 0;
+  }
+  // Filters of a weight that may change: packed for this call only.
+  std::vector<Kept> owned(groups);
+  cv.colAdd.resize(f);
+  auto za = static_cast<uint32_t>(cv.za);
+  for (int64_t g = 0; g < groups; ++g) {
+    QProblem p{fg, fg, k, nullptr, 0, false, weight + g * fg * k, 1, k, flipB};
+    p.tapChannels = cg;
+    p.taps = taps;
+    const Kept *filters = &owned[g];
+    if (flags & (MXRT_KERNEL_CONST_A | MXRT_KERNEL_CONST_B)) {
+      filters = &kept(NhwcFiltersKey{p.b, fg, k, cg, flipB}, p,
+                      t.filterBytes(fg, k), t.packFilters, fg, columnSums);
+    } else {
+      size_t bytes = t.filterBytes(fg, k);
+      owned[g].packed.reset(static_cast<uint8_t *>(
+          std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+      if (!owned[g].packed)
+        std::abort(); // no error path from generated code
+      t.packFilters(p, owned[g].packed.get());
+      owned[g].sums.resize(fg);
+      columnSums(p, owned[g].sums.data());
+    }
+    cv.packed.push_back(filters->packed.get());
+    for (int64_t j = 0; j < fg; ++j) {
+      int64_t col = g * fg + j;
+      cv.colAdd[col] =
+          (bias ? static_cast<uint32_t>(bias[col]) : 0) -
+          za * static_cast<uint32_t>(filters->sums[j]) +
+          static_cast<uint32_t>(k) * za * static_cast<uint32_t>(zb[col]);
+    }
+  }
+  if (anyZb)
+    cv.zb = std::move(zb);
+  ThreadPool *pool = ThreadPool::current();
+  cv.rows = rows;
+  cv.parts = pool ? std::min<int64_t>(pool->size(), (rows + 15) / 16) : 1;
+  auto run = [](void *arg, int64_t index) {
+    const auto &cv = *static_cast<const NhwcConv *>(arg);
+    int64_t r0 = index * cv.rows / cv.parts,
+            r1 = (index + 1) * cv.rows / cv.parts;
+    for (int64_t g = 0; g < cv.groups; ++g)
+      qtarget().convRows(cv, g, r0, r1);
+  };
+  if (cv.parts > 1)
+    pool->parallelFor(cv.parts, run, &cv);
+  else
+    run(&cv, 0);
+}
+} // namespace
+} // namespace mxrt
+
 namespace {
 /// mxrt_kernel_qconv2d_u8s8, into y, or with `requant` (its multiplier and
 /// y for the whole output), requantized into its bytes.
@@ -883,6 +1199,11 @@ void qconv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
   // that a window row is a run of input bytes and a 1x1 convolution's
   // windows are the input itself. Filters are int8 (A signed), the input
   // uint8 (B unsigned), unless the flags say otherwise.
+  if (flags & MXRT_KERNEL_NHWC)
+    return mxrt::qconv2dNhwc(n, c, h, w, f, oh, ow, kh, kw, stride_h, stride_w,
+                             pad_h, pad_w, dilate_h, dilate_w, groups, x,
+                             x_zero, weight, w_zero, w_zero_stride, bias, y,
+                             flags, requant);
   int64_t cg = c / groups, fg = f / groups, k = cg * kh * kw, pixels = oh * ow;
   if (n <= 0 || fg <= 0 || pixels <= 0)
     return;
