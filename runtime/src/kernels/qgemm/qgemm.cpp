@@ -73,6 +73,29 @@ struct QProblem {
   int64_t tapChannels = 0, taps = 0;
 };
 
+// Rounding to an integer by adding and taking away 1.5 * 2^23 (half to even,
+// in the default rounding mode), exact for |x| <= 2^22; beyond, the clamp to
+// [lo, hi] decides anyway.
+constexpr float kRound = 12582912.0f, kLimit = 4194304.0f;
+
+/// What a micro-kernel that finishes its own sums does with them (a
+/// channels-last convolution's: row r an output pixel, column j a filter,
+/// the pointers at the panel's first column): plus colAdd[j], minus zb[j] *
+/// rowSums[r] (zb null: none); then stored as int32 at y32 + r * ldy + j,
+/// or times m[j * ms] (ms 0 or 1), rounded half to even, plus zero, clamped
+/// to [lo, hi] and stored as a byte at y8 + r * ldy + j.
+struct RowEpilogue {
+  const uint32_t *colAdd;
+  const int32_t *zb;
+  const uint32_t *rowSums;
+  const float *m;
+  int64_t ms;
+  float zero, lo, hi;
+  uint8_t *y8;
+  int32_t *y32;
+  int64_t ldy;
+};
+
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
 inline int8_t bAt(const QProblem &p, int64_t q, int64_t j) {
   return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j * p.bCs]) ^
@@ -241,6 +264,7 @@ struct Path {
   using AValue = uint8_t;
   using BValue = int8_t;
   static constexpr int kMR = 4, kNR = 16, kGroup = 1;
+  static constexpr bool kFinishes = false;
   static constexpr auto pack = packB<int8_t, 1, 16>;
   static constexpr auto kernels =
       kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
@@ -345,6 +369,63 @@ void pack(const QProblem &p, int64_t j0, int64_t cols, int64_t groups,
 
 template <int Rows> using SwappedKernel = Kernel<Rows, true>;
 
+/// Kernel<Rows>'s sums (A unsigned, B signed) finished in registers as
+/// RowEpilogue says: no raw sums stored and read back.
+template <int Rows> struct EpilogueKernel {
+  static void run(int64_t groups, const uint8_t *a, int64_t kp, const int8_t *b,
+                  const RowEpilogue &e, int cols) {
+    __m512i acc[Rows][2];
+    for (int r = 0; r < Rows; ++r)
+      acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+    for (int64_t g = 0; g < groups; ++g) {
+      __m512i b0 = _mm512_load_si512(b + g * 128);
+      __m512i b1 = _mm512_load_si512(b + g * 128 + 64);
+      for (int r = 0; r < Rows; ++r) {
+        int32_t four;
+        std::memcpy(&four, a + r * kp + 4 * g, 4);
+        __m512i av = _mm512_set1_epi32(four);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+      }
+    }
+    const __m512 limit = _mm512_set1_ps(kLimit), round = _mm512_set1_ps(kRound);
+    const __m512 zero = _mm512_set1_ps(e.zero), lo = _mm512_set1_ps(e.lo),
+                 hi = _mm512_set1_ps(e.hi);
+    for (int half = 0; half < 2; ++half) {
+      int live = std::clamp(cols - 16 * half, 0, 16);
+      if (live == 0)
+        break;
+      auto mask =
+          static_cast<__mmask16>(live == 16 ? 0xffff : (1u << live) - 1);
+      int64_t j = 16 * half;
+      __m512i add = _mm512_maskz_loadu_epi32(mask, e.colAdd + j);
+      __m512i zb = e.zb ? _mm512_maskz_loadu_epi32(mask, e.zb + j)
+                        : _mm512_setzero_si512();
+      __m512 m = !e.y8       ? _mm512_setzero_ps()
+                 : e.ms == 0 ? _mm512_set1_ps(*e.m)
+                             : _mm512_maskz_loadu_ps(mask, e.m + j);
+      for (int r = 0; r < Rows; ++r) {
+        __m512i v = _mm512_add_epi32(acc[r][half], add);
+        if (e.zb)
+          v = _mm512_sub_epi32(
+              v, _mm512_mullo_epi32(zb, _mm512_set1_epi32(static_cast<int32_t>(
+                                            e.rowSums[r]))));
+        if (!e.y8) {
+          _mm512_mask_storeu_epi32(e.y32 + r * e.ldy + j, mask, v);
+          continue;
+        }
+        __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(v), m);
+        x = _mm512_min_ps(
+            _mm512_max_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), limit)), limit);
+        x = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(x, round), round), zero);
+        x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+        _mm512_mask_cvtepi32_storeu_epi8(e.y8 + r * e.ldy + j, mask,
+                                         _mm512_cvttps_epi32(x));
+      }
+    }
+  }
+};
+
 struct Path {
   using AValue = uint8_t;
   using BValue = int8_t;
@@ -356,6 +437,12 @@ struct Path {
       kernelTable<Fn, Kernel>(std::make_integer_sequence<int, kMR>{});
   static constexpr auto swappedKernels =
       kernelTable<Fn, SwappedKernel>(std::make_integer_sequence<int, kMR>{});
+  /// Kernels that finish their sums (RowEpilogue).
+  static constexpr bool kFinishes = true;
+  static constexpr auto finishingKernels =
+      kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
+                           const RowEpilogue &, int),
+                  EpilogueKernel>(std::make_integer_sequence<int, kMR>{});
 };
 } // namespace vnni512
 
@@ -399,6 +486,7 @@ struct Path {
   using AValue = uint16_t;
   using BValue = int16_t;
   static constexpr int kMR = 6, kNR = 16, kGroup = 2;
+  static constexpr bool kFinishes = false;
   static constexpr auto pack = packB<int16_t, 2, 16>;
   static constexpr auto kernels =
       kernelTable<void (*)(int64_t, const uint16_t *, int64_t, const int16_t *,
@@ -585,11 +673,6 @@ struct Requant {
 };
 
 namespace {
-
-// Rounding to an integer by adding and taking away 1.5 * 2^23 (half to even,
-// in the default rounding mode), exact for |x| <= 2^22; beyond, the clamp to
-// [lo, hi] decides anyway.
-constexpr float kRound = 12582912.0f, kLimit = 4194304.0f;
 
 /// Values [from, n) of a span requantized (Requant) into `out`, value j's
 /// multiplier m[j * ms] (ms 0: one for the span).
@@ -813,6 +896,8 @@ void nhwcRows(const NhwcConv &cv, int64_t g, int64_t r0, int64_t r1) {
   // a window row are kw neighbouring pixels: one run of x's row.
   bool runs = sizeof(A) == 1 && cv.flipA == 0 && cv.groups == 1 && cv.dw == 1 &&
               cv.kw > 1;
+  // (The finishing kernels take one multiplier or one per filter.)
+  bool finish = !cv.requant || cv.requant->multiplierRs <= 1;
   for (int64_t jb = 0; jb < fg; jb += blockCols) {
     int64_t cols = std::min(blockCols, fg - jb);
     for (int64_t i0 = r0; i0 < r1; i0 += kMR) {
@@ -851,6 +936,30 @@ void nhwcRows(const NhwcConv &cv, int64_t g, int64_t r0, int64_t r1) {
             sum += a[r * lda + q];
           rowSums[r] = sum;
         }
+      if constexpr (Path::kFinishes) {
+        if (finish) { // the sums finished in the micro-kernel
+          int64_t col = g * fg + jb;
+          const Requant *q = cv.requant;
+          for (int64_t jp = 0; jp < cols; jp += kNR) {
+            RowEpilogue e{colAdd + jb + jp,
+                          zb ? zb + jb + jp : nullptr,
+                          rowSums,
+                          q ? q->multiplier + (col + jp) * q->multiplierRs
+                            : nullptr,
+                          q ? q->multiplierRs : 0,
+                          q ? q->zero : 0.0f,
+                          q ? q->lo : 0.0f,
+                          q ? q->hi : 0.0f,
+                          q ? q->y + i0 * cv.f + col + jp : nullptr,
+                          q ? nullptr : cv.y + i0 * cv.f + col + jp,
+                          cv.f};
+            Path::finishingKernels[rows - 1](
+                groups, a, lda, filters + (jb + jp) / kNR * panel, e,
+                static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+          }
+          continue;
+        }
+      }
       for (int64_t jp = 0; jp < cols; jp += kNR)
         Path::kernels[rows - 1](
             groups, a, lda, filters + (jb + jp) / kNR * panel, raw + jp,
