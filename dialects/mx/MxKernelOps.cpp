@@ -191,6 +191,8 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
   NmsKernelOp::attachInterface<KernelBufferization<NmsKernelOp>>(*ctx);
   QMatmulKernelOp::attachInterface<KernelBufferization<QMatmulKernelOp>>(*ctx);
   QConv2DKernelOp::attachInterface<KernelBufferization<QConv2DKernelOp>>(*ctx);
+  QMaxPool2DKernelOp::attachInterface<KernelBufferization<QMaxPool2DKernelOp>>(
+      *ctx);
   RandomSeedKernelOp::attachInterface<KernelBufferization<RandomSeedKernelOp>>(
       *ctx);
 }
@@ -198,7 +200,8 @@ void mxc::mx::registerKernelModels(MLIRContext *ctx) {
 bool mxc::mx::isKernelOp(Operation *op) {
   return isa<MatmulKernelOp, Conv2DKernelOp, Pool2DKernelOp, Conv2DGradKernelOp,
              Pool2DGradKernelOp, AttentionKernelOp, TopKKernelOp, NmsKernelOp,
-             RandomSeedKernelOp, QMatmulKernelOp, QConv2DKernelOp>(op);
+             RandomSeedKernelOp, QMatmulKernelOp, QConv2DKernelOp,
+             QMaxPool2DKernelOp>(op);
 }
 
 bool mxc::mx::needsContiguousBuffers(Operation *op) {
@@ -398,7 +401,8 @@ LogicalResult QConv2DKernelOp::verify() {
   if (xs.size() != 4 || ws.size() != 4 || ys.size() != 4 ||
       getStrides().size() != 2 || getPads().size() != 2 ||
       getDilations().size() != 2 || getGroups() < 1 ||
-      xs[axis] != ws[1] * getGroups() || ys[axis] != ws[0] || ys[0] != xs[0])
+      xs[axis] != ws[1] * static_cast<int64_t>(getGroups()) ||
+      ys[axis] != ws[0] || ys[0] != xs[0])
     return emitOpError(getNhwc() ? "x, weight and init must be (N, H, W, C), "
                                    "(F, C / groups, KH, KW) and (N, OH, OW, "
                                    "F), got "
@@ -439,6 +443,37 @@ LogicalResult QConv2DKernelOp::verify() {
                shapeOfValue(bias) != ArrayRef<int64_t>{ws[0]}))
     return emitOpError("bias must be int32, one per filter");
   return success();
+}
+
+LogicalResult QMaxPool2DKernelOp::verify() {
+  if (failed(verifyForm(*this)))
+    return failure();
+  auto xs = shapeOfValue(getX()), ys = shapeOfValue(getInit());
+  int64_t axis = getNhwc() ? 3 : 1;
+  if (xs.size() != 4 || ys.size() != 4 || xs[0] != ys[0] ||
+      xs[axis] != ys[axis])
+    return emitOpError(getNhwc() ? "x and init must be (N, H, W, C) and (N, "
+                                   "OH, OW, C), got "
+                                 : "x and init must be (N, C, H, W) and (N, "
+                                   "C, OH, OW), got ")
+           << shapeOf(getX()) << " and " << shapeOf(getInit());
+  if (getKernel().size() != 2 || getStrides().size() != 2 ||
+      getPads().size() != 2)
+    return emitOpError("kernel, strides and pads must have 2 values each");
+  if (!elementTypeOf(getX()).isInteger(8) ||
+      elementTypeOf(getInit()) != elementTypeOf(getX()))
+    return emitOpError("x and init must be 8-bit integers of one type");
+  return success();
+}
+
+int32_t QMaxPool2DKernelOp::getKernelFlags() {
+  return (getSignedX() ? kKernelSignedA : 0) | (getNhwc() ? kKernelNhwc : 0);
+}
+
+void QMaxPool2DKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, effects);
 }
 
 int32_t QConv2DKernelOp::getKernelFlags() {

@@ -346,6 +346,39 @@ def Mx_QConv2DKernelOp
   }];
 }
 
+def Mx_QMaxPool2DKernelOp
+    : Op<Mx_Dialect, "kernel.qmaxpool2d",
+         [DestinationStyleOpInterface,
+          DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "init = max_pool2d(x) on 8-bit integers, NCHW or NHWC "
+                "(mxrt_kernel_qmaxpool2d)";
+  let description = [{
+    x (N, C, H, W) and init (N, C, OH, OW), 8-bit (uint8, or int8 with
+    signed_x: bufferized buffers keep only the width); each output the
+    maximum of its window's taps inside the input, geometry as
+    kernel.pool2d's. With nhwc x is (N, H, W, C) and init (N, OH, OW, C).
+    A quantized model's max pooling: the maximum commutes with a
+    quantization's monotonic map, so the bytes pool as they are.
+  }];
+  let arguments = (ins AnyShaped:$x, AnyShaped:$init,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads,
+                   DefaultValuedAttr<BoolAttr, "false">:$signed_x,
+                   DefaultValuedAttr<BoolAttr, "false">:$nhwc);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $x `into` $init attr-dict `:` type($x) `into` type($init)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    bool getAccumulate() { return false; }
+    /// MXRT_KERNEL_SIGNED_A with signed_x, MXRT_KERNEL_NHWC with nhwc.
+    int32_t getKernelFlags();
+  }];
+}
+
 /// The selection kernels (mx.top_k, mx.non_max_suppression): int64 box or
 /// element positions out, any operand types in; no epilogue.
 class Mx_SelectKernelOp<string mnemonic>

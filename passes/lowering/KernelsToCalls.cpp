@@ -335,6 +335,24 @@ SmallVector<Value> qconv2dArgs(OpBuilder &b, QConv2DKernelOp op) {
   return ab.args;
 }
 
+/// mxrt_kernel_qmaxpool2d's arguments for `op` (contiguous buffers).
+SmallVector<Value> qmaxpool2dArgs(OpBuilder &b, QMaxPool2DKernelOp op) {
+  ArgBuilder ab{b, op.getLoc(), {}};
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getInit());
+  // (N, C, H, W) extents, from their channels-last axes with nhwc.
+  int64_t c = 1, h = 2, w = 3;
+  if (op.getNhwc())
+    c = 3, h = 1, w = 2;
+  for (int64_t e : {xs[0], xs[c], xs[h], xs[w], ys[h], ys[w], op.getKernel()[0],
+                    op.getKernel()[1], op.getStrides()[0], op.getStrides()[1],
+                    op.getPads()[0], op.getPads()[1]})
+    ab.add(e);
+  ab.add(ab.view(op.getX()).first);
+  ab.add(ab.view(op.getInit()).first);
+  ab.addFlags(op.getKernelFlags());
+  return ab.args;
+}
+
 /// mxrt_kernel_topk_f32's arguments for `op` (contiguous buffers).
 SmallVector<Value> topkArgs(OpBuilder &b, TopKKernelOp op) {
   ArgBuilder ab{b, op.getLoc(), {}};
@@ -502,6 +520,9 @@ struct KernelsToCallsPass
                       })
                       .Case([&](QMatmulKernelOp k) -> Call {
                         return {"qgemm_u8s8", qgemmArgs(b, k)};
+                      })
+                      .Case([&](QMaxPool2DKernelOp k) -> Call {
+                        return {"qmaxpool2d", qmaxpool2dArgs(b, k)};
                       })
                       .Case([&](TopKKernelOp k) -> Call {
                         return {"topk_f32", topkArgs(b, k)};

@@ -110,6 +110,23 @@ int64_t widthOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementTypeBitWidth();
 }
 
+/// The 8-bit max pooling `op` channels last, as toChannelsLast(QConv2D).
+void toChannelsLast(QMaxPool2DKernelOp op, ChannelsLast &last) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = last.of(op.getX());
+  Value init = transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
+  auto pool = QMaxPool2DKernelOp::create(
+      b, loc, init.getType(), x, init, op.getKernel(), op.getStrides(),
+      op.getPads(), op.getSignedX(), /*nhwc=*/true);
+  Value back = transposed(b, loc, pool.getResult(), kToNchw, kToNhwc);
+  op.getResult().replaceAllUsesWith(back);
+  Operation *oldInit = op.getInit().getDefiningOp<tensor::EmptyOp>();
+  op.erase();
+  if (oldInit && oldInit->use_empty())
+    oldInit->erase();
+}
+
 /// `op` (elementwise, rank 4) computed channels last when one of its rank-4
 /// inputs comes channels last and no rank-4 operand is wider than it (a
 /// quantized residual add, not a dequantization to float): the other
@@ -192,6 +209,9 @@ struct QuantizedLayoutPass
       if (auto conv = dyn_cast<QConv2DKernelOp>(op)) {
         if (conv.getResult() && !conv.getNhwc() && gathersWell(conv))
           ops.push_back(op);
+      } else if (auto pool = dyn_cast<QMaxPool2DKernelOp>(op)) {
+        if (pool.getResult() && !pool.getNhwc())
+          ops.push_back(op);
       } else if (isa<linalg::GenericOp>(op)) {
         ops.push_back(op);
       }
@@ -202,6 +222,11 @@ struct QuantizedLayoutPass
       if (auto conv = dyn_cast<QConv2DKernelOp>(op)) {
         toChannelsLast(conv, last);
         any = true;
+      } else if (auto pool = dyn_cast<QMaxPool2DKernelOp>(op)) {
+        // Channels last where its input comes so (after an NCHW stem, the
+        // next convolution transposes the pooled, smaller tensor).
+        if (channelsLastSource(pool.getX()))
+          toChannelsLast(pool, last);
       } else if (any) {
         sinkTransposes(cast<linalg::GenericOp>(op), last);
       }

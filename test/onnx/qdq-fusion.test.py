@@ -23,7 +23,9 @@ ORT_MODULES = os.path.join(HERE, "..", "..", "bench", ".peers", "node_modules")
 
 # name, operator, activation type, weight scales per channel, bias, Relu, sizes; a "+"
 # after the operator adds the layer's quantized input back (a residual: Conv's output
-# quantized, then DequantizeLinear(y) + DequantizeLinear(x) [-> Relu] -> QuantizeLinear).
+# quantized, then DequantizeLinear(y) + DequantizeLinear(x) [-> Relu] -> QuantizeLinear); a
+# "^" max-pools the quantized output (DequantizeLinear -> MaxPool 3x3 / 2, padding 1 ->
+# QuantizeLinear of the same scale and zero point, which pools the bytes themselves).
 # Each is a form ONNX Runtime runs on integers too (its QDQ fusion): outputs of the
 # activations' type, and a Relu before a QuantizeLinear whose zero point is the type's
 # minimum (which makes the Relu a no-op that ORT drops). Elsewhere ORT computes in float,
@@ -41,6 +43,8 @@ CASES = [
     ("gemm_u8_channels_bias", "Gemm", np.uint8, True, True, False, (16, 512, 10)),
     ("conv_u8_residual_relu", "Conv+", np.uint8, True, True, True, (1, 32, 12, 12, 32)),
     ("conv_u8_residual", "Conv+", np.uint8, True, True, False, (2, 24, 7, 7, 24)),
+    ("conv_u8_maxpool", "Conv^", np.uint8, True, True, True, (1, 32, 12, 12, 32)),
+    ("conv_s8_maxpool", "Conv^", np.int8, False, False, False, (2, 16, 9, 9, 24)),
 ]
 
 
@@ -90,8 +94,8 @@ def sum_quantization(at, relu):
 
 def make(out):
     for seed, (name, op, at, per_channel, with_bias, relu, sizes) in enumerate(CASES):
-        residual = op.endswith("+")
-        op = op.rstrip("+")
+        residual, pooled = op.endswith("+"), op.endswith("^")
+        op = op.rstrip("+^")
         relu_on_sum = residual and relu
         relu = relu and not residual
         x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -125,6 +129,12 @@ def make(out):
                 s = "sr"
             nodes += [h.make_node("QuantizeLinear", [s, "ss", "zs"], ["sq"]),
                       h.make_node("DequantizeLinear", ["sq", "ss", "zs"], ["out"])]
+        elif pooled:
+            nodes += [h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"]),
+                      h.make_node("MaxPool", ["yd"], ["p"], kernel_shape=[3, 3],
+                                  strides=[2, 2], pads=[1, 1, 1, 1]),
+                      h.make_node("QuantizeLinear", ["p", "sy", "zy"], ["pq"]),
+                      h.make_node("DequantizeLinear", ["pq", "sy", "zy"], ["out"])]
         else:
             nodes.append(h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["out"]))
         g = h.make_graph(nodes, name, [h.make_tensor_value_info("x", T.FLOAT, x.shape)],
@@ -157,9 +167,18 @@ def quantized_add(a, sa, za, b, sb, zb, sc, zc, t):
     return np.clip(np.rint(c), info.min, info.max).astype(t)
 
 
+def max_pool_bytes(y):
+    """3x3 / 2 max pooling with padding 1 of (N, C, H, W) 8-bit values."""
+    n, c, hh, ww = y.shape
+    p = np.pad(y, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=np.iinfo(y.dtype).min)
+    oh, ow = (hh - 1) // 2 + 1, (ww - 1) // 2 + 1
+    taps = [p[:, :, i:i + 2 * oh:2, j:j + 2 * ow:2] for i in range(3) for j in range(3)]
+    return np.max(np.stack(taps), 0)
+
+
 def reference(seed, op, at, per_channel, with_bias, relu, sizes):
-    residual = op.endswith("+")
-    op = op.rstrip("+")
+    residual, pooled = op.endswith("+"), op.endswith("^")
+    op = op.rstrip("+^")
     relu_on_sum = residual and relu
     relu = relu and not residual
     x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -187,6 +206,8 @@ def reference(seed, op, at, per_channel, with_bias, relu, sizes):
         ss, zs = sum_quantization(at, relu_on_sum)
         yq = quantized_add(yq, sy, zy, xq8, sx, zx, ss, zs, at)
         sy, zy = ss, zs
+    if pooled:
+        yq = max_pool_bytes(yq)
     return ((yq.astype(np.float32) - np.float32(zy)) * sy).astype(np.float32)
 
 

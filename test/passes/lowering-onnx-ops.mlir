@@ -381,7 +381,8 @@ func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>, ten
 // -----
 
 // Integer max pooling pads with the type's lowest value (0 for ui8, -128 for
-// i8) and takes maxui / maxsi; dilation spaces the window's slices.
+// i8) and takes maxui / maxsi; dilation spaces the window's slices. (Dilated:
+// undilated 8-bit max pooling is the runtime's, mx.kernel.qmaxpool2d.)
 // CHECK-LABEL: func.func @int_max_pool(
 // CHECK:         %[[ZERO:.*]] = arith.constant 0 : i8
 // CHECK:         tensor.pad
@@ -396,6 +397,6 @@ func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>, ten
 // CHECK:           arith.maxsi %{{.*}}, %{{.*}} : i8
 func.func @int_max_pool(%x: tensor<1x1x5x5xui8>, %s: tensor<1x1x5x5xi8>) -> (tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>) {
   %0 = mx.Pooling %x {kernel = array<i64: 2, 2>, dilate = array<i64: 2, 2>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x1x5x5xui8>) -> tensor<1x1x3x3xui8>
-  %1 = mx.Pooling %s {kernel = array<i64: 2, 2>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x1x5x5xi8>) -> tensor<1x1x3x3xi8>
+  %1 = mx.Pooling %s {kernel = array<i64: 2, 2>, dilate = array<i64: 2, 2>, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x1x5x5xi8>) -> tensor<1x1x3x3xi8>
   return %0, %1 : tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>
 }

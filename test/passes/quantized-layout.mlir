@@ -5,7 +5,8 @@
 // the channels-last input (a quantized residual add: 8-bit in and out; a
 // per-channel operand read through the renamed loops) and cancel against
 // the next convolution's; a dequantization to float keeps its input's
-// transpose; a 3-channel stem stays NCHW.
+// transpose; a 3-channel stem stays NCHW; an 8-bit max pooling follows its
+// input's layout.
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-quantized-layout))' %s | FileCheck %s
 
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -56,4 +57,34 @@ func.func @stem(%x: tensor<1x3x16x16xi8>, %zx: tensor<i32>, %w: tensor<16x3x7x7x
   %m = tensor.empty() : tensor<f32>
   %c = mx.kernel.qconv2d %x, %zx, %w, %zw scale %m, %m into %e {strides = array<i64: 2, 2>, pads = array<i64: 3, 3>, dilations = array<i64: 1, 1>} : tensor<1x3x16x16xi8>, tensor<i32>, tensor<16x3x7x7xi8>, tensor<i32> scale tensor<f32>, tensor<f32> into tensor<1x16x8x8xi32> -> tensor<1x16x8x8xi32>
   return %c : tensor<1x16x8x8xi32>
+}
+
+// -----
+
+// An 8-bit max pooling goes channels last where its input comes so (after a
+// channels-last convolution), and stays NCHW after an NCHW producer (the
+// next convolution then transposes the smaller pooled tensor).
+// CHECK-LABEL: func.func @pool_between
+// CHECK: %[[C:.*]] = mx.kernel.qconv2d {{.*}}nhwc = true{{.*}} -> tensor<1x8x8x16xi8>
+// CHECK-NEXT: %{{.*}} = tensor.empty() : tensor<1x4x4x16xi8>
+// CHECK-NEXT: %[[P:.*]] = mx.kernel.qmaxpool2d %[[C]] into %{{.*}} {kernel = array<i64: 3, 3>, nhwc = true, pads = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x8x8x16xi8> into tensor<1x4x4x16xi8>
+// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[P]] : tensor<1x4x4x16xi8>)
+// CHECK-NEXT: return %[[Y]]
+// CHECK-LABEL: func.func @pool_first
+// CHECK: mx.kernel.qmaxpool2d %{{.*}} : tensor<1x16x8x8xi8> into tensor<1x16x4x4xi8>
+// CHECK: linalg.transpose
+// CHECK: mx.kernel.qconv2d {{.*}}nhwc = true
+func.func @pool_between(%x: tensor<1x16x8x8xi8>, %zx: tensor<i32>, %w: tensor<16x16x3x3xi8>, %zw: tensor<i32>, %m: tensor<f32>, %zy: tensor<f32>) -> tensor<1x16x4x4xi8> {
+  %e1 = tensor.empty() : tensor<1x16x8x8xi8>
+  %c = mx.kernel.qconv2d %x, %zx, %w, %zw scale %m, %zy into %e1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, requant = true} : tensor<1x16x8x8xi8>, tensor<i32>, tensor<16x16x3x3xi8>, tensor<i32> scale tensor<f32>, tensor<f32> into tensor<1x16x8x8xi8> -> tensor<1x16x8x8xi8>
+  %e2 = tensor.empty() : tensor<1x16x4x4xi8>
+  %p = mx.kernel.qmaxpool2d %c into %e2 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1>} : tensor<1x16x8x8xi8> into tensor<1x16x4x4xi8> -> tensor<1x16x4x4xi8>
+  return %p : tensor<1x16x4x4xi8>
+}
+func.func @pool_first(%x: tensor<1x16x8x8xi8>, %zx: tensor<i32>, %w: tensor<16x16x3x3xi8>, %zw: tensor<i32>, %m: tensor<f32>, %zy: tensor<f32>) -> tensor<1x16x4x4xi8> {
+  %e1 = tensor.empty() : tensor<1x16x4x4xi8>
+  %p = mx.kernel.qmaxpool2d %x into %e1 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1>} : tensor<1x16x8x8xi8> into tensor<1x16x4x4xi8> -> tensor<1x16x4x4xi8>
+  %e2 = tensor.empty() : tensor<1x16x4x4xi8>
+  %c = mx.kernel.qconv2d %p, %zx, %w, %zw scale %m, %zy into %e2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, requant = true} : tensor<1x16x4x4xi8>, tensor<i32>, tensor<16x16x3x3xi8>, tensor<i32> scale tensor<f32>, tensor<f32> into tensor<1x16x4x4xi8> -> tensor<1x16x4x4xi8>
+  return %c : tensor<1x16x4x4xi8>
 }

@@ -45,6 +45,21 @@ func.func @pools(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x
 
 // -----
 
+// 8-bit max pooling (a quantized model's) runs in the 8-bit kernel, padded
+// or not, uint8 or int8 (signed_x); a dilated one keeps its loops.
+// CHECK-LABEL: func.func @byte_pools
+// CHECK: mx.kernel.qmaxpool2d %{{.*}} into %{{.*}} {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x2x8x8xui8> into tensor<1x2x4x4xui8>
+// CHECK: mx.kernel.qmaxpool2d %{{.*}} into %{{.*}} {kernel = array<i64: 2, 2>, pads = array<i64: 0, 0>, signed_x = true, strides = array<i64: 2, 2>} : tensor<1x2x8x8xi8> into tensor<1x2x4x4xi8>
+// CHECK: mx.Pooling
+func.func @byte_pools(%x: tensor<1x2x8x8xui8>, %s: tensor<1x2x8x8xi8>) -> (tensor<1x2x4x4xui8>, tensor<1x2x4x4xi8>, tensor<1x2x3x3xi8>) {
+  %a = mx.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "max"} : (tensor<1x2x8x8xui8>) -> tensor<1x2x4x4xui8>
+  %b = mx.Pooling %s {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x8x8xi8>) -> tensor<1x2x4x4xi8>
+  %c = mx.Pooling %s {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, dilate = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x2x8x8xi8>) -> tensor<1x2x3x3xi8>
+  return %a, %b, %c : tensor<1x2x4x4xui8>, tensor<1x2x4x4xi8>, tensor<1x2x3x3xi8>
+}
+
+// -----
+
 // A 2-D float32 convolution's gradients become mx.kernel.conv2d_grad, one
 // per gradient, with the forward's geometry (MXNet's pad per axis, strides
 // and dilations defaulted to 1).

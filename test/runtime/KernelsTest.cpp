@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -903,6 +904,67 @@ TEST(Kernels, MaxPoolingPropagatesNaN) {
                         32, 1, y.data(), 16, 16, 16, 1, 0);
     for (int64_t o = 0; o < 16; ++o)
       ASSERT_EQ(std::isnan(y[o]), o == at / 2) << "NaN at " << at;
+  }
+}
+
+TEST(Kernels, EightBitMaxPooling) {
+  // mxrt_kernel_qmaxpool2d against the maximum over each window's taps
+  // inside the input: uint8 and int8 (compared as signed: 200 is -56),
+  // NCHW and NHWC, padded windows (ResNet's 3x3/2), windows that run past
+  // the input's end (a "full" convention's last ones), non-square; alone
+  // and on a pool of 3 (rows split).
+  std::mt19937 rng(34);
+  std::uniform_int_distribution<int> byte(0, 255);
+  struct Shape {
+    int64_t n, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow;
+  };
+  for (int threads : {1, 3}) {
+    std::optional<mxrt::ThreadPool> pool;
+    std::optional<mxrt::ThreadPool::Scope> scope;
+    if (threads > 1) {
+      pool.emplace(threads);
+      scope.emplace(&*pool);
+    }
+    for (Shape s : {Shape{1, 64, 112, 112, 3, 3, 2, 2, 1, 1, 56, 56},
+                    Shape{2, 5, 9, 7, 2, 2, 2, 2, 0, 0, 5, 4},
+                    Shape{1, 3, 6, 11, 3, 2, 1, 3, 1, 0, 6, 4},
+                    Shape{2, 17, 8, 8, 3, 3, 1, 1, 1, 1, 8, 8}})
+      for (int variant = 0; variant < 4; ++variant) {
+        bool isSigned = variant & 1, nhwc = variant & 2;
+        std::vector<uint8_t> x(s.n * s.c * s.h * s.w),
+            y(s.n * s.c * s.oh * s.ow);
+        for (auto &v : x)
+          v = static_cast<uint8_t>(byte(rng));
+        mxrt_kernel_qmaxpool2d(s.n, s.c, s.h, s.w, s.oh, s.ow, s.kh, s.kw, s.sh,
+                               s.sw, s.ph, s.pw, x.data(), y.data(),
+                               (isSigned ? MXRT_KERNEL_SIGNED_A : 0) |
+                                   (nhwc ? MXRT_KERNEL_NHWC : 0));
+        auto value = [&](uint8_t v) {
+          return isSigned ? int(static_cast<int8_t>(v)) : int(v);
+        };
+        for (int64_t b = 0; b < s.n; ++b)
+          for (int64_t ci = 0; ci < s.c; ++ci)
+            for (int64_t oy = 0; oy < s.oh; ++oy)
+              for (int64_t ox = 0; ox < s.ow; ++ox) {
+                int best = isSigned ? -128 : 0;
+                for (int64_t ky = 0; ky < s.kh; ++ky)
+                  for (int64_t kx = 0; kx < s.kw; ++kx) {
+                    int64_t iy = oy * s.sh - s.ph + ky,
+                            ix = ox * s.sw - s.pw + kx;
+                    if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                      continue;
+                    int64_t at = nhwc ? ((b * s.h + iy) * s.w + ix) * s.c + ci
+                                      : ((b * s.c + ci) * s.h + iy) * s.w + ix;
+                    best = std::max(best, value(x[at]));
+                  }
+                int64_t at = nhwc ? ((b * s.oh + oy) * s.ow + ox) * s.c + ci
+                                  : ((b * s.c + ci) * s.oh + oy) * s.ow + ox;
+                ASSERT_EQ(value(y[at]), best)
+                    << "c " << s.c << " variant " << variant << " threads "
+                    << threads << " at " << b << "," << ci << "," << oy << ","
+                    << ox;
+              }
+      }
   }
 }
 

@@ -5,6 +5,7 @@
 //
 //   DequantizeLinear(x) -> Conv | MatMul | Gemm [-> Relu] -> QuantizeLinear
 //   DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu] -> QuantizeLinear
+//   DequantizeLinear(x) -> MaxPool -> QuantizeLinear (one scale, zero point)
 //
 // (every value before it imported, so that constants made by Constant,
 // ConstantOfShape or Cast nodes, as torch exports them, are known) whose
@@ -102,6 +103,35 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
   }
   if (uses.uses(y) != 1)
     return std::nullopt;
+  // A DequantizeLinear of an 8-bit tensor with one scale and zero point.
+  auto perTensor = [&](const std::string &v) -> const ::onnx::NodeProto * {
+    const ::onnx::NodeProto *d = producedBy(v, "DequantizeLinear");
+    return d && eightBit(typeOfValue(d->input(0))) && count(d->input(1)) == 1 &&
+                   count(inputOf(*d, 2)) == 1
+               ? d
+               : nullptr;
+  };
+  // DequantizeLinear -> MaxPool -> QuantizeLinear of one scale and zero
+  // point: the maximum commutes with the (monotonic) quantization and the
+  // quantization of a dequantized byte is the byte, so MaxPool runs on the
+  // 8-bit tensor itself.
+  if (const ::onnx::NodeProto *pool = producedBy(y, "MaxPool");
+      pool && !relu && pool->output_size() == 1) {
+    const ::onnx::NodeProto *d = perTensor(pool->input(0));
+    std::string dz = d ? inputOf(*d, 2) : "";
+    const Const *sx = d ? constant(d->input(1)) : nullptr;
+    const Const *zx = dz.empty() ? nullptr : constant(dz);
+    const Const *sy = constant(q.input(1)), *zy = constant(q.input(2));
+    if (!sx || !zx || !sy || !zy || zx->type != zy->type ||
+        typeOfValue(d->input(0)) != zy->type ||
+        static_cast<float>(sx->f(0)) != static_cast<float>(sy->f(0)) ||
+        zx->f(0) != zy->f(0))
+      return std::nullopt;
+    ::onnx::NodeProto moved = *pool;
+    moved.set_input(0, d->input(0));
+    moved.set_output(0, q.output(0));
+    return std::vector<::onnx::NodeProto>{moved};
+  }
   const ::onnx::NodeProto *op = nullptr;
   StringRef kind;
   for (StringRef k : {"Conv", "MatMul", "Gemm", "Add"})
@@ -111,14 +141,6 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
     }
   if (!op || op->input_size() < 2)
     return std::nullopt;
-  // A DequantizeLinear of an 8-bit tensor with one scale and zero point.
-  auto perTensor = [&](const std::string &v) -> const ::onnx::NodeProto * {
-    const ::onnx::NodeProto *d = producedBy(v, "DequantizeLinear");
-    return d && eightBit(typeOfValue(d->input(0))) && count(d->input(1)) == 1 &&
-                   count(inputOf(*d, 2)) == 1
-               ? d
-               : nullptr;
-  };
   const ::onnx::NodeProto *dx = perTensor(op->input(0));
   if (!dx)
     return std::nullopt;

@@ -57,7 +57,8 @@ enum {
   /** Non-maximum suppression only: boxes are (x center, y center, width,
    *  height). */
   MXRT_KERNEL_NMS_CENTER = 2048,
-  /** mxrt_kernel_qgemm_u8s8 only: A's bytes are int8, not uint8. */
+  /** mxrt_kernel_qgemm_u8s8 and the 8-bit convolution and pooling: A's
+   *  (x's) bytes are int8, not uint8. */
   MXRT_KERNEL_SIGNED_A = 4096,
   /** mxrt_kernel_qgemm_u8s8 only: B's bytes are uint8, not int8. */
   MXRT_KERNEL_UNSIGNED_B = 8192,
@@ -112,7 +113,10 @@ MXRT_API void mxrt_kernel_qgemm_u8s8(int64_t m, int64_t n, int64_t k,
  *  x_zero NULL (0) or one value, w_zero NULL (0) or filter i's at
  *  w_zero[i * w_zero_stride] (stride 0: one for all), bias NULL or f int32
  *  values, y (n, f, oh, ow); MXRT_KERNEL_CONST_A (or CONST_B) for a weight
- *  that never changes. Runs as the filters times the windows (im2col) on
+ *  that never changes; with MXRT_KERNEL_NHWC x (n, h, w, c) and y (n, oh,
+ *  ow, f), channels last (the weight keeps its layout). NCHW runs as the
+ *  filters times the windows (im2col), NHWC as each output pixel's window,
+ *  gathered from runs of channels, times the filters, on
  *  mxrt_kernel_qgemm_u8s8's kernels. */
 MXRT_API void mxrt_kernel_qconv2d_u8s8(
     int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t oh,
@@ -204,6 +208,19 @@ MXRT_API void mxrt_kernel_spool2d(int64_t n, int64_t c, int64_t h, int64_t w,
                                   int64_t x_sc, int64_t x_sh, int64_t x_sw,
                                   float *y, int64_t y_sn, int64_t y_sc,
                                   int64_t y_sh, int64_t y_sw, int32_t flags);
+
+/** 8-bit max pooling, contiguous: y (n, c, oh, ow) = the maximum of x (n,
+ *  c, h, w) over each window's taps inside the input (mxrt_kernel_spool2d's
+ *  geometry; a window with none gives the type's minimum), uint8 (int8 with
+ *  MXRT_KERNEL_SIGNED_A); with MXRT_KERNEL_NHWC x (n, h, w, c) and y (n,
+ *  oh, ow, c). A quantized model's max pooling, which commutes with its
+ *  quantization. */
+MXRT_API void mxrt_kernel_qmaxpool2d(int64_t n, int64_t c, int64_t h, int64_t w,
+                                     int64_t oh, int64_t ow, int64_t kh,
+                                     int64_t kw, int64_t stride_h,
+                                     int64_t stride_w, int64_t pad_h,
+                                     int64_t pad_w, const uint8_t *x,
+                                     uint8_t *y, int32_t flags);
 
 /** TopK's selection: for each column (o, i) of x viewed as (outer, n,
  *  inner), contiguous, the indices of its k largest (smallest with

@@ -50,3 +50,28 @@ func.func @qconv2d_requant_init(%x: memref<1x4x6x6xui8>, %z: memref<i32>, %w: me
   mx.kernel.qconv2d %x, %z, %w, %z scale %m, %m into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, requant = true} : memref<1x4x6x6xui8>, memref<i32>, memref<3x4x3x3xi8>, memref<i32> scale memref<f32>, memref<f32> into memref<1x3x4x4xi32>
   return
 }
+
+// -----
+
+// Channels last, the channels are x's and init's last axis.
+func.func @qconv2d_nhwc_shapes(%x: memref<1x6x6x4xui8>, %z: memref<i32>, %w: memref<3x4x3x3xi8>, %y: memref<1x3x4x4xi32>) {
+  // expected-error @+1 {{x, weight and init must be (N, H, W, C), (F, C / groups, KH, KW) and (N, OH, OW, F)}}
+  mx.kernel.qconv2d %x, %z, %w, %z scale %z, %z into %y {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, nhwc = true} : memref<1x6x6x4xui8>, memref<i32>, memref<3x4x3x3xi8>, memref<i32> scale memref<i32>, memref<i32> into memref<1x3x4x4xi32>
+  return
+}
+
+// -----
+
+func.func @qmaxpool2d_channels(%x: memref<1x4x6x6xi8>, %y: memref<1x3x3x3xi8>) {
+  // expected-error @+1 {{x and init must be (N, C, H, W) and (N, C, OH, OW)}}
+  mx.kernel.qmaxpool2d %x into %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>} : memref<1x4x6x6xi8> into memref<1x3x3x3xi8>
+  return
+}
+
+// -----
+
+func.func @qmaxpool2d_types(%x: memref<1x4x6x6xi8>, %y: memref<1x4x3x3xi32>) {
+  // expected-error @+1 {{x and init must be 8-bit integers of one type}}
+  mx.kernel.qmaxpool2d %x into %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>} : memref<1x4x6x6xi8> into memref<1x4x3x3xi32>
+  return
+}

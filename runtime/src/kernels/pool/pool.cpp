@@ -572,3 +572,101 @@ mxrt_kernel_spool2d_backward(int64_t n, int64_t c, int64_t h, int64_t w,
   }
   mxrt_parallel_for(poolGradPlanes, &job, n * c);
 }
+
+namespace {
+
+/// mxrt_kernel_qmaxpool2d's geometry and buffers.
+struct QMaxPoolJob {
+  int64_t c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+  const void *x;
+  void *y;
+  bool nhwc;
+};
+
+/// The NCHW horizontal pass: out[ox] = the maximum of padded[ox * SW + kx],
+/// kx < KW (a fixed window, which the vectorizer takes as interleaved
+/// loads), or of any window for KW 0.
+template <typename T, int SW, int KW>
+void qmaxAcross(const T *padded, int64_t ow, int64_t sw, int64_t kw, T *out) {
+  for (int64_t ox = 0; ox < ow; ++ox) {
+    int64_t base = ox * (SW ? SW : sw);
+    T best = padded[base];
+    for (int64_t kx = 1; kx < (KW ? KW : kw); ++kx)
+      best = std::max(best, padded[base + kx]);
+    out[ox] = best;
+  }
+}
+
+/// Output rows [begin, end) of 8-bit max pooling, T the bytes' type: rows
+/// (image, oy) channels last, each output pixel the channels' maximum over
+/// its window's taps inside the input (a vector of channels at a time);
+/// rows (plane, oy) NCHW, the window's rows reduced first (a vector of the
+/// row at a time) into a row of column maxima padded with the type's
+/// minimum, then across.
+template <typename T>
+void qmaxRows(const QMaxPoolJob &p, int64_t begin, int64_t end) {
+  const auto *x = static_cast<const T *>(p.x);
+  auto *y = static_cast<T *>(p.y);
+  constexpr T lowest = std::numeric_limits<T>::lowest();
+  int64_t span = p.nhwc ? 0 : std::max(p.pw + p.w, (p.ow - 1) * p.sw + p.kw);
+  std::vector<T> padded(span, lowest);
+  T *columns = padded.data() + p.pw;
+  for (int64_t row = begin; row < end; ++row) {
+    int64_t outer = row / p.oh, oy = row % p.oh;
+    int64_t y0 = std::max<int64_t>(oy * p.sh - p.ph, 0),
+            y1 = std::min(oy * p.sh - p.ph + p.kh, p.h);
+    if (!p.nhwc) {
+      std::fill(columns, columns + p.w, lowest);
+      for (int64_t iy = y0; iy < y1; ++iy) {
+        const T *in = x + (outer * p.h + iy) * p.w;
+        for (int64_t ix = 0; ix < p.w; ++ix)
+          columns[ix] = std::max(columns[ix], in[ix]);
+      }
+      T *out = y + row * p.ow;
+      if (p.sw == 2 && p.kw == 3)
+        qmaxAcross<T, 2, 3>(padded.data(), p.ow, 2, 3, out);
+      else
+        qmaxAcross<T, 0, 0>(padded.data(), p.ow, p.sw, p.kw, out);
+      continue;
+    }
+    for (int64_t ox = 0; ox < p.ow; ++ox) {
+      int64_t x0 = std::max<int64_t>(ox * p.sw - p.pw, 0),
+              x1 = std::min(ox * p.sw - p.pw + p.kw, p.w);
+      T *out = y + (row * p.ow + ox) * p.c;
+      std::fill(out, out + p.c, lowest);
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) {
+          const T *in = x + ((outer * p.h + iy) * p.w + ix) * p.c;
+          for (int64_t ci = 0; ci < p.c; ++ci)
+            out[ci] = std::max(out[ci], in[ci]);
+        }
+    }
+  }
+}
+
+void qmaxRowsUnsigned(void *arg, int64_t begin, int64_t end) {
+  qmaxRows<uint8_t>(*static_cast<const QMaxPoolJob *>(arg), begin, end);
+}
+
+void qmaxRowsSigned(void *arg, int64_t begin, int64_t end) {
+  qmaxRows<int8_t>(*static_cast<const QMaxPoolJob *>(arg), begin, end);
+}
+
+} // namespace
+
+extern "C" void mxrt_kernel_qmaxpool2d(int64_t n, int64_t c, int64_t h,
+                                       int64_t w, int64_t oh, int64_t ow,
+                                       int64_t kh, int64_t kw, int64_t stride_h,
+                                       int64_t stride_w, int64_t pad_h,
+                                       int64_t pad_w, const uint8_t *x,
+                                       uint8_t *y, int32_t flags) {
+  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
+    return;
+  bool nhwc = flags & MXRT_KERNEL_NHWC;
+  QMaxPoolJob job{c,        h,        w,     oh,    ow, kh, kw,
+                  stride_h, stride_w, pad_h, pad_w, x,  y,  nhwc};
+  // Rows: (image, oy) channels last, (plane, oy) NCHW.
+  mxrt_parallel_for(flags & MXRT_KERNEL_SIGNED_A ? qmaxRowsSigned
+                                                 : qmaxRowsUnsigned,
+                    &job, (nhwc ? n : n * c) * oh);
+}
