@@ -514,6 +514,25 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult FmaOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getX()), y = tensorOf(adaptor.getY()),
+       z = tensorOf(adaptor.getZ());
+  // fma_c2
+  Type et = x.getElementType();
+  if (!isa<FloatType>(et) || y.getElementType() != et ||
+      z.getElementType() != et)
+    return fail(loc, "x, y and z must have one float element type");
+  // fma_c1
+  auto out = broadcastShapes(loc, {x.getShape(), y.getShape(), z.getShape()});
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(*out, et));
+  return success();
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

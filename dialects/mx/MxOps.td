@@ -686,6 +686,27 @@ def Mx_WhereOp : Mx_Op<"where"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Mx_FmaOp : Mx_Op<"fma"> {
+  let summary = "x * y + z rounded once (a fused multiply-add), with "
+                "broadcasting";
+  let description = [{
+    C1: the three shapes broadcast together.
+    C2: x, y and z have one float element type.
+
+    The product is not rounded before the addition (math.fma): ONNX
+    Runtime's quantized additions compute so, and their results depend on
+    it.
+
+    ```mlir
+    %r = mx.fma %a, %s, %b
+        : (tensor<2x3xf32>, tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Mx_AnyTensor:$x, Mx_AnyTensor:$y, Mx_AnyTensor:$z);
+  let results = (outs Mx_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Mx_GatherOp : Mx_Op<"gather"> {
   let summary = "takes slices of data along axis at integer indices";
   let description = [{

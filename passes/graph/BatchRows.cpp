@@ -64,7 +64,7 @@ public:
     auto result = [&]() { return op->getResult(0); };
     return llvm::TypeSwitch<Operation *, Verdict>(op)
         .Case<UnaryOp, ActivationOp, LeakyReLUOp, ClipOp, BinaryOp, ScalarOp,
-              BlockGradOp, DropoutOp, CompareOp, CastOp, WhereOp>(
+              BlockGradOp, DropoutOp, CompareOp, CastOp, WhereOp, FmaOp>(
             [&](Operation *) { return elementwise(op, rows); })
         // Independent per index of axis 0 (images, samples).
         .Case<ConvolutionOp, DeconvolutionOp, PoolingOp, LRNOp>(

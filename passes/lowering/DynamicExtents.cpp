@@ -282,9 +282,9 @@ bool lowersWithDynamicExtents(Operation *op) {
     return cast<RankedTensorType>(conv.getType()).getRank() == 4 &&
            cast<RankedTensorType>(conv.getType()).getElementType().isF32();
   return isa<ActivationOp, LeakyReLUOp, DropoutOp, UnaryOp, ClipOp, BinaryOp,
-             ScalarOp, BlockGradOp, CastOp, CompareOp, WhereOp, ReshapeOp,
-             ReshapeToExtentsOp, FillToExtentsOp, TriluOp, TransposeOp,
-             MatMulOp, DotOp, ReduceOp, SoftmaxOp, ConcatOp>(op);
+             ScalarOp, BlockGradOp, CastOp, CompareOp, WhereOp, FmaOp,
+             ReshapeOp, ReshapeToExtentsOp, FillToExtentsOp, TriluOp,
+             TransposeOp, MatMulOp, DotOp, ReduceOp, SoftmaxOp, ConcatOp>(op);
 }
 
 } // namespace mxc::lowering

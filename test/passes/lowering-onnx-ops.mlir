@@ -94,6 +94,19 @@ func.func @where(%c: tensor<2x1xi1>, %x: tensor<3xf32>, %y: tensor<f32>) -> tens
 
 // -----
 
+// fma: one generic over the broadcast operands, the product added without
+// rounding it first (math.fma).
+// CHECK-LABEL: func.func @fma
+// CHECK:         linalg.generic
+// CHECK:           math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:       arith.mulf
+func.func @fma(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = mx.fma %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // gather: a generic over the output reads the indices through a map; the
 // body wraps negative indices, clamps into [0, 2] and reads the data with
 // tensor.extract.

@@ -201,13 +201,11 @@ FailureOr<Value> perTensor(Importer &im, unsigned i, StringRef what,
   return perAxis(im, i, what, 1, 0, 1);
 }
 
-/// fma(x, y, z) in float32 (one rounding), computed in float64: x * y is
-/// exact there (an integer of at most 16 bits times a float32), and so is
-/// the sum for the magnitudes quantized additions meet.
+/// fma(x, y, z) in float32 (one rounding: mx.fma, the target's fused
+/// multiply-add), x cast to float32 first.
 Value fusedMultiplyAdd(Importer &im, Value x, Value y, Value z) {
-  auto wide = [&](Value v) { return im.castTo(v, TP::DOUBLE); };
-  return im.castTo(
-      im.binary(im.binary(wide(x), wide(y), "mul"), wide(z), "add"), TP::FLOAT);
+  return im.op("mx.fma", {im.castTo(x, TP::FLOAT), im.castTo(y, TP::FLOAT),
+                          im.castTo(z, TP::FLOAT)});
 }
 
 } // namespace

@@ -143,6 +143,14 @@ FailureOr<Value> lowerWhere(WhereOp op, WhereOp::Adaptor a, OpBuilder &b) {
                       });
 }
 
+FailureOr<Value> lowerFma(FmaOp op, FmaOp::Adaptor a, OpBuilder &b) {
+  return mapBroadcast(
+      b, op.getLoc(), op.getType(), {a.getX(), a.getY(), a.getZ()},
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return math::FmaOp::create(nb, l, args[0], args[1], args[2]);
+      });
+}
+
 FailureOr<Value> lowerBroadcastTo(BroadcastToOp op, BroadcastToOp::Adaptor a,
                                   OpBuilder &b) {
   auto type = cast<RankedTensorType>(op.getType());
@@ -339,7 +347,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
   addLowerings(patterns, forwardData<DropoutOp>, forwardData<BlockGradOp>,
                forwardData<MakeLossOp>, forwardData<LinearRegressionOutputOp>,
                forwardData<MAERegressionOutputOp>, lowerActivation, lowerUnary,
-               lowerLeakyReLU, lowerBinary, lowerCompare, lowerWhere,
+               lowerLeakyReLU, lowerBinary, lowerCompare, lowerWhere, lowerFma,
                lowerBroadcastTo, lowerScalar, lowerClip, lowerCast, lowerTrilu,
                lowerRandom);
 }

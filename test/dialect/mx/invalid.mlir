@@ -1089,6 +1089,26 @@ func.func @where_c2(%c: tensor<3xi1>, %x: tensor<3xf32>, %y: tensor<3xf16>) -> t
 
 // -----
 
+// fma_c2: one float element type.
+func.func @fma_c2(%x: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+2 {{x, y and z must have one float element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = mx.fma %x, %x, %x : (tensor<3xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  return %z : tensor<3xi32>
+}
+
+// -----
+
+// fma_c1: the three shapes broadcast together.
+func.func @fma_c1(%x: tensor<2x3xf32>, %y: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{operand shapes (2, 3) and (4,) and (2, 3) do not broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = mx.fma %x, %y, %x : (tensor<2x3xf32>, tensor<4xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %z : tensor<2x3xf32>
+}
+
+// -----
+
 // ODS: where's condition is boolean.
 func.func @where_cond_type(%c: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{operand #0 must be 0D/1D/2D/3D/4D/5D/6D/7D/8D tensor of 1-bit signless integer values, but got 'tensor<3xf32>'}}

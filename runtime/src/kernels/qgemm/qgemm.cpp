@@ -920,8 +920,12 @@ void nhwcRows(const NhwcConv &cv, int64_t g, int64_t r0, int64_t r1) {
   bool finish = !cv.requant || cv.requant->multiplierRs <= 1;
   for (int64_t jb = 0; jb < fg; jb += blockCols) {
     int64_t cols = std::min(blockCols, fg - jb);
-    for (int64_t i0 = r0; i0 < r1; i0 += kMR) {
-      int rows = static_cast<int>(std::min<int64_t>(kMR, r1 - i0));
+    // Blocks of rows as even as they go (a 7x7 layer's 49 rows as 10, 10,
+    // 10, 10, 9, not four of 12 and one alone).
+    int64_t blocks = (r1 - r0 + kMR - 1) / kMR;
+    for (int64_t block = 0; block < blocks; ++block) {
+      int64_t i0 = r0 + block * (r1 - r0) / blocks;
+      int rows = static_cast<int>(r0 + (block + 1) * (r1 - r0) / blocks - i0);
       const A *a = rowsA;
       int64_t lda = kp;
       if (inPlace) {
