@@ -315,12 +315,14 @@ TEST(QGemm, ConvolutionRequantizesItsSums) {
                            &xZero, wt.data(), nullptr, 0, bias.data(),
                            sums.data(), 0);
   int64_t plane = s.oh * s.ow;
-  for (int variant = 0; variant < 8; ++variant) {
+  for (int variant = 0; variant < 16; ++variant) {
+    // variant & 8: a zero point between integers (which no model has; the
+    // kernel's other form).
     bool perFilter = variant & 1, relu = variant & 2, signedY = variant & 4;
     std::vector<float> multiplier(perFilter ? s.f : 1);
     for (float &m : multiplier)
       m = scale(rng);
-    float zero = signedY ? -9.0f : 97.0f;
+    float zero = (signedY ? -9.0f : 97.0f) + (variant & 8 ? 0.25f : 0.0f);
     int32_t lo = signedY ? -128 : 0, hi = signedY ? 127 : 255;
     std::vector<uint8_t> y(sums.size());
     mxrt_kernel_qconv2d_u8s8_requant(

@@ -97,6 +97,20 @@ struct RowEpilogue {
   int64_t ldy;
 };
 
+/// What a swapped micro-kernel (a convolution's filters as rows times its
+/// windows, NCHW) that finishes its sums does with them (the pointers at
+/// the block's first row and column): plus rowAdd[r], times m[r * ms],
+/// rounded half to even, plus zero, clamped to [lo, hi] and stored as a
+/// byte at y8 + r * ldy + j.
+struct ColumnEpilogue {
+  const uint32_t *rowAdd;
+  const float *m;
+  int64_t ms;
+  float zero, lo, hi;
+  uint8_t *y8;
+  int64_t ldy;
+};
+
 /// Element (q, j) of B as int8 (a uint8 B shifted by -128).
 inline int8_t bAt(const QProblem &p, int64_t q, int64_t j) {
   return static_cast<int8_t>(static_cast<uint8_t>(p.b[q * p.ldb + j * p.bCs]) ^
@@ -186,6 +200,45 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
       kernels[rows - 1](groups, a, kp, b + jp / kNR * panel,
                         raw + i0 * cols + jp, cols,
                         static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+  }
+}
+
+/// rawBlock<Path> for a swapped product whose sums Path's swapped finishing
+/// kernels finish (ColumnEpilogue at row 0, column j0).
+template <class Path>
+void finishingBlock(const QProblem &p, int64_t j0, int64_t cols,
+                    const ColumnEpilogue &e) {
+  using B = typename Path::BValue;
+  constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
+  int64_t groups = (p.k + kGroup - 1) / kGroup, kp = kGroup * groups;
+  int64_t panel = groups * kGroup * kNR;
+  const B *b;
+  if (p.packedB) {
+    b = static_cast<const B *>(p.packedB) + j0 / kNR * panel;
+  } else {
+    auto *packed = reinterpret_cast<B *>(
+        scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
+    Path::pack(p, j0, cols, groups, packed);
+    b = packed;
+  }
+  auto *rowsA = reinterpret_cast<uint8_t *>(scratch<0>(kMR * kp));
+  for (int64_t i0 = 0; i0 < p.m; i0 += kMR) {
+    int rows = static_cast<int>(std::min<int64_t>(kMR, p.m - i0));
+    const uint8_t *a = rowsA;
+    if (p.packedA)
+      a = static_cast<const uint8_t *>(p.packedA) + i0 * kp;
+    else
+      for (int r = 0; r < rows; ++r)
+        packRow(p, i0 + r, kp, rowsA + r * kp);
+    for (int64_t jp = 0; jp < cols; jp += kNR) {
+      ColumnEpilogue at = e;
+      at.rowAdd += i0;
+      at.m += i0 * e.ms;
+      at.y8 += i0 * e.ldy + j0 + jp;
+      Path::swappedFinishingKernels[rows - 1](
+          groups, a, kp, b + jp / kNR * panel, at,
+          static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+    }
   }
 }
 
@@ -444,6 +497,49 @@ template <int Rows> struct EpilogueKernel {
   }
 };
 
+/// Kernel<Rows, true>'s sums finished in registers as ColumnEpilogue says.
+template <int Rows> struct SwappedEpilogueKernel {
+  static void run(int64_t groups, const uint8_t *a, int64_t kp, const int8_t *b,
+                  const ColumnEpilogue &e, int cols) {
+    __m512i acc[Rows][2];
+    for (int r = 0; r < Rows; ++r)
+      acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+    for (int64_t g = 0; g < groups; ++g) {
+      __m512i b0 = _mm512_load_si512(b + g * 128);
+      __m512i b1 = _mm512_load_si512(b + g * 128 + 64);
+      for (int r = 0; r < Rows; ++r) {
+        int32_t four;
+        std::memcpy(&four, a + r * kp + 4 * g, 4);
+        __m512i av = _mm512_set1_epi32(four);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], b0, av);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], b1, av);
+      }
+    }
+    // (As EpilogueKernel's integral form: the caller takes this kernel
+    // only for an integral zero point.)
+    const __m512 below = _mm512_set1_ps(e.lo - e.zero),
+                 above = _mm512_set1_ps(e.hi - e.zero);
+    const __m512i zeroInt = _mm512_set1_epi32(static_cast<int32_t>(e.zero));
+    for (int r = 0; r < Rows; ++r) {
+      __m512i add = _mm512_set1_epi32(static_cast<int32_t>(e.rowAdd[r]));
+      __m512 m = _mm512_set1_ps(e.m[r * e.ms]);
+      for (int half = 0; half < 2; ++half) {
+        int live = std::clamp(cols - 16 * half, 0, 16);
+        if (live == 0)
+          break;
+        auto mask =
+            static_cast<__mmask16>(live == 16 ? 0xffff : (1u << live) - 1);
+        __m512 x = _mm512_mul_ps(
+            _mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][half], add)), m);
+        x = _mm512_min_ps(_mm512_max_ps(x, below), above);
+        _mm512_mask_cvtepi32_storeu_epi8(
+            e.y8 + r * e.ldy + 16 * half, mask,
+            _mm512_add_epi32(_mm512_cvtps_epi32(x), zeroInt));
+      }
+    }
+  }
+};
+
 struct Path {
   using AValue = uint8_t;
   using BValue = int8_t;
@@ -455,8 +551,13 @@ struct Path {
       kernelTable<Fn, Kernel>(std::make_integer_sequence<int, kMR>{});
   static constexpr auto swappedKernels =
       kernelTable<Fn, SwappedKernel>(std::make_integer_sequence<int, kMR>{});
-  /// Kernels that finish their sums (RowEpilogue).
+  /// Kernels that finish their sums (RowEpilogue; swapped, ColumnEpilogue).
   static constexpr bool kFinishes = true;
+  static constexpr auto swappedFinishingKernels =
+      kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
+                           const ColumnEpilogue &, int),
+                  SwappedEpilogueKernel>(
+          std::make_integer_sequence<int, kMR>{});
   static constexpr auto finishingKernels =
       kernelTable<void (*)(int64_t, const uint8_t *, int64_t, const int8_t *,
                            const RowEpilogue &, int),
@@ -542,6 +643,10 @@ struct QTarget {
   /// A channels-last convolution: output rows [r0, r1) of group g, and
   /// the filters (QProblem::tapChannels) packed as B for it.
   void (*convRows)(const NhwcConv &, int64_t g, int64_t r0, int64_t r1);
+  /// A swapped product's columns [j0, j0 + cols) finished in its kernels
+  /// (null: the path has none).
+  void (*finishBlock)(const QProblem &, int64_t j0, int64_t cols,
+                      const ColumnEpilogue &);
   size_t (*filterBytes)(int64_t n, int64_t k);
   void (*packFilters)(const QProblem &, void *);
 };
@@ -562,6 +667,7 @@ const QTarget &qtarget() {
                      packAllA<vnni512::Path>,
                      true,
                      nhwcRows<vnni512::Path>,
+                     finishingBlock<vnni512::Path>,
                      packedBBytes<vnni512::Path>,
                      packFiltersNhwc<vnni512::Path>};
     if (isa == "avx512" || isa == "avx2")
@@ -574,6 +680,7 @@ const QTarget &qtarget() {
                      packAllA<avx2::Path>,
                      false,
                      nhwcRows<avx2::Path>,
+                     nullptr,
                      packedBBytes<avx2::Path>,
                      packFiltersNhwc<avx2::Path>};
 #endif
@@ -586,6 +693,7 @@ const QTarget &qtarget() {
                    nullptr,
                    false,
                    nhwcRows<portable::Path>,
+                   nullptr,
                    packedBBytes<portable::Path>,
                    packFiltersNhwc<portable::Path>};
   }();
@@ -762,6 +870,9 @@ struct Job {
   int64_t parts;
   /// With it, C (rows ldc apart) is Requant::y's bytes; c is unused.
   const Requant *requant = nullptr;
+  /// Row i's whole correction where the sums are finished in the path's
+  /// swapped kernels (null: corrected and requantized after).
+  const uint32_t *finishRows = nullptr;
 };
 
 /// Columns [j0, j1) of C: the raw sums block by block, then the zero
@@ -777,6 +888,13 @@ void columns(const Job &job, int64_t j0, int64_t j1) {
   auto k = static_cast<uint32_t>(p.k);
   for (int64_t jb = j0; jb < j1; jb += kBlockCols) {
     int64_t cols = std::min(kBlockCols, j1 - jb);
+    if (job.finishRows) {
+      const Requant &q = *job.requant;
+      t.finishBlock(p, jb, cols,
+                    ColumnEpilogue{job.finishRows, q.multiplier, q.multiplierRs,
+                                   q.zero, q.lo, q.hi, q.y, job.ldc});
+      continue;
+    }
     auto *raw =
         reinterpret_cast<int32_t *>(scratch<3>(p.m * cols * sizeof(int32_t)));
     t.rawBlock(p, jb, cols, raw);
@@ -1100,6 +1218,22 @@ void qgemm(int64_t m, int64_t n, int64_t k, const uint8_t *a, int64_t lda,
           (flags & MXRT_KERNEL_ACCUMULATE) != 0 && !requant,
           1,
           requant};
+  // A swapped product requantized (a convolution's filters, symmetric,
+  // times its windows, one zero point) finishes its sums in the kernels:
+  // each row's correction is one term, row_add - zb rowsum.
+  std::vector<uint32_t> finishRows;
+  if (requant && swapped && !anyAZero && qtarget().finishBlock &&
+      (!b_zero || b_zero_cs == 0) && requant->multiplierRs <= 1 &&
+      std::nearbyint(requant->zero) == requant->zero &&
+      std::abs(requant->zero) <= 65536.0f) {
+    finishRows.resize(m);
+    for (int64_t i = 0; i < m; ++i)
+      finishRows[i] = (row_add ? static_cast<uint32_t>(row_add[i]) : 0) -
+                      (b_zero ? static_cast<uint32_t>(*b_zero) *
+                                    static_cast<uint32_t>(aSums[i])
+                              : 0);
+    job.finishRows = finishRows.data();
+  }
   ThreadPool *pool = ThreadPool::current();
   int64_t panel = qtarget().panel, panels = (n + panel - 1) / panel;
   job.parts = pool ? std::min<int64_t>(pool->size(), panels) : 1;
