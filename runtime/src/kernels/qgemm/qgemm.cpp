@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -270,6 +271,13 @@ template <class Path> void packAllA(const QProblem &p, void *out) {
     packRow(p, i, kp, rows + i * kp);
 }
 
+/// Unrolls the loop after it fully (clang; other compilers decide).
+#if defined(__clang__)
+#define MXRT_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define MXRT_UNROLL
+#endif
+
 /// kernels[r - 1] = Kernel<r> for r in 1..sizeof(Rows).
 template <typename Fn, template <int> class Kernel, int... Rows>
 constexpr std::array<Fn, sizeof...(Rows)>
@@ -455,10 +463,15 @@ template <int Rows> struct EpilogueKernel {
     const __m512 below = _mm512_set1_ps(e.lo - e.zero),
                  above = _mm512_set1_ps(e.hi - e.zero);
     const __m512i zeroInt = _mm512_set1_epi32(static_cast<int32_t>(e.zero));
-    for (int half = 0; half < 2; ++half) {
+    // Each half of the columns with its index known at compile time and
+    // the rows unrolled, so that the accumulators stay in registers (with
+    // a run-time index they went to the stack: 1.5 KB cleared and stored a
+    // call).
+    auto finish = [&](auto halfConstant) {
+      constexpr int half = decltype(halfConstant)::value;
       int live = std::clamp(cols - 16 * half, 0, 16);
       if (live == 0)
-        break;
+        return;
       auto mask =
           static_cast<__mmask16>(live == 16 ? 0xffff : (1u << live) - 1);
       int64_t j = 16 * half;
@@ -468,6 +481,7 @@ template <int Rows> struct EpilogueKernel {
       __m512 m = !e.y8       ? _mm512_setzero_ps()
                  : e.ms == 0 ? _mm512_set1_ps(*e.m)
                              : _mm512_maskz_loadu_ps(mask, e.m + j);
+      MXRT_UNROLL
       for (int r = 0; r < Rows; ++r) {
         __m512i v = _mm512_add_epi32(acc[r][half], add);
         if (e.zb)
@@ -493,7 +507,9 @@ template <int Rows> struct EpilogueKernel {
         _mm512_mask_cvtepi32_storeu_epi8(e.y8 + r * e.ldy + j, mask,
                                          _mm512_cvttps_epi32(x));
       }
-    }
+    };
+    finish(std::integral_constant<int, 0>{});
+    finish(std::integral_constant<int, 1>{});
   }
 };
 
@@ -520,15 +536,18 @@ template <int Rows> struct SwappedEpilogueKernel {
     const __m512 below = _mm512_set1_ps(e.lo - e.zero),
                  above = _mm512_set1_ps(e.hi - e.zero);
     const __m512i zeroInt = _mm512_set1_epi32(static_cast<int32_t>(e.zero));
-    for (int r = 0; r < Rows; ++r) {
-      __m512i add = _mm512_set1_epi32(static_cast<int32_t>(e.rowAdd[r]));
-      __m512 m = _mm512_set1_ps(e.m[r * e.ms]);
-      for (int half = 0; half < 2; ++half) {
-        int live = std::clamp(cols - 16 * half, 0, 16);
-        if (live == 0)
-          break;
-        auto mask =
-            static_cast<__mmask16>(live == 16 ? 0xffff : (1u << live) - 1);
+    // (Indices known at compile time, as EpilogueKernel's.)
+    auto finish = [&](auto halfConstant) {
+      constexpr int half = decltype(halfConstant)::value;
+      int live = std::clamp(cols - 16 * half, 0, 16);
+      if (live == 0)
+        return;
+      auto mask =
+          static_cast<__mmask16>(live == 16 ? 0xffff : (1u << live) - 1);
+      MXRT_UNROLL
+      for (int r = 0; r < Rows; ++r) {
+        __m512i add = _mm512_set1_epi32(static_cast<int32_t>(e.rowAdd[r]));
+        __m512 m = _mm512_set1_ps(e.m[r * e.ms]);
         __m512 x = _mm512_mul_ps(
             _mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][half], add)), m);
         x = _mm512_min_ps(_mm512_max_ps(x, below), above);
@@ -536,7 +555,9 @@ template <int Rows> struct SwappedEpilogueKernel {
             e.y8 + r * e.ldy + 16 * half, mask,
             _mm512_add_epi32(_mm512_cvtps_epi32(x), zeroInt));
       }
-    }
+    };
+    finish(std::integral_constant<int, 0>{});
+    finish(std::integral_constant<int, 1>{});
   }
 };
 
