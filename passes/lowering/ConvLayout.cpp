@@ -4,6 +4,7 @@
 
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,10 +21,9 @@ using namespace mxc::mx;
 
 namespace {
 
-/// (n, c, h, w) -> (n, h, w, c) and back, as linalg.transpose permutations
-/// (result axis i is input axis perm[i]).
-constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
-constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+constexpr auto &kToNhwc = mxc::lowering::kNchwToNhwc;
+constexpr auto &kToNchw = mxc::lowering::kNhwcToNchw;
+using mxc::lowering::transposed;
 
 /// Output pixels per channel and weights (F x C x KH x KW) up to which a
 /// convolution counts as small: ResNet-20's layers (32 x 32 images; 64
@@ -111,35 +111,6 @@ bool isPointwise(Conv2DKernelOp op) {
 bool fitsChannelsLast(Conv2DKernelOp op) {
   return !isPointwise(op) &&
          (isSmall(op) || takesWinograd(op) || directFits(op));
-}
-
-SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> out;
-  for (int64_t axis : perm)
-    out.push_back(shape[axis]);
-  return out;
-}
-
-/// `v` permuted by `perm`: the input of a transpose by the inverse
-/// permutation, a new tensor.empty for an empty one, else a new
-/// linalg.transpose.
-Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm,
-                 ArrayRef<int64_t> inverse) {
-  if (auto t = v.getDefiningOp<linalg::TransposeOp>())
-    if (t.getPermutation() == inverse)
-      return t.getInput();
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape = permuted(type.getShape(), perm);
-  // Dynamic extents (docs/dynamic-shapes.md) are v's, permuted.
-  SmallVector<Value> extents;
-  for (int64_t axis : perm)
-    if (type.isDynamicDim(axis))
-      extents.push_back(tensor::DimOp::create(b, loc, v, axis));
-  Value init =
-      tensor::EmptyOp::create(b, loc, shape, type.getElementType(), extents);
-  if (v.getDefiningOp<tensor::EmptyOp>())
-    return init;
-  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
 }
 
 struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {

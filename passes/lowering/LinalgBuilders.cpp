@@ -313,6 +313,27 @@ Value addToSlice(OpBuilder &b, Location loc, Value dest, Value part,
   return insertSlice(b, loc, sum, dest, box);
 }
 
+Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm,
+                 ArrayRef<int64_t> inverse) {
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+    if (t.getPermutation() == inverse)
+      return t.getInput();
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  // Dynamic extents (docs/dynamic-shapes.md) are v's, permuted.
+  SmallVector<Value> extents;
+  for (int64_t axis : perm) {
+    shape.push_back(type.getDimSize(axis));
+    if (type.isDynamicDim(axis))
+      extents.push_back(tensor::DimOp::create(b, loc, v, axis));
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, shape, type.getElementType(), extents);
+  if (v.getDefiningOp<tensor::EmptyOp>())
+    return init;
+  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+}
+
 void forEachIndex(ArrayRef<int64_t> extents,
                   function_ref<void(ArrayRef<int64_t>)> fn) {
   SmallVector<int64_t> idx(extents.size(), 0);

@@ -205,6 +205,18 @@ mlir::Value insertSlice(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value addToSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest,
                        mlir::Value part, const Box &box);
 
+/// (n, c, h, w) -> (n, h, w, c) and back, as linalg.transpose permutations
+/// (result axis i is input axis perm[i]): the channels-last layout passes'.
+inline constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
+inline constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+
+/// `v` permuted by `perm`: the input of a transpose by the inverse
+/// permutation, a new tensor.empty for an empty one, else a new
+/// linalg.transpose (dynamic extents are v's, permuted).
+mlir::Value transposed(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       llvm::ArrayRef<int64_t> perm,
+                       llvm::ArrayRef<int64_t> inverse);
+
 /// Calls `fn` with every index of a box of `extents` (row-major).
 void forEachIndex(llvm::ArrayRef<int64_t> extents,
                   llvm::function_ref<void(llvm::ArrayRef<int64_t>)> fn);

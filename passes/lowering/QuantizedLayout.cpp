@@ -4,6 +4,7 @@
 
 #include "dialects/mx/MxDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,33 +21,9 @@ using namespace mxc::mx;
 
 namespace {
 
-/// (n, c, h, w) -> (n, h, w, c) and back, as linalg.transpose permutations
-/// (result axis i is input axis perm[i]).
-constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
-constexpr int64_t kToNchw[] = {0, 3, 1, 2};
-
-/// `v` (rank 4) permuted by `perm`: the input of a transpose by the inverse
-/// permutation, a new tensor.empty for an empty one, else a new
-/// linalg.transpose.
-Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm,
-                 ArrayRef<int64_t> inverse) {
-  if (auto t = v.getDefiningOp<linalg::TransposeOp>())
-    if (t.getPermutation() == inverse)
-      return t.getInput();
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  SmallVector<Value> extents;
-  for (int64_t axis : perm) {
-    shape.push_back(type.getDimSize(axis));
-    if (type.isDynamicDim(axis))
-      extents.push_back(tensor::DimOp::create(b, loc, v, axis));
-  }
-  Value init =
-      tensor::EmptyOp::create(b, loc, shape, type.getElementType(), extents);
-  if (v.getDefiningOp<tensor::EmptyOp>())
-    return init;
-  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
-}
+constexpr auto &kToNhwc = mxc::lowering::kNchwToNhwc;
+constexpr auto &kToNchw = mxc::lowering::kNhwcToNchw;
+using mxc::lowering::transposed;
 
 /// The channels-last tensor that `v` is the NCHW transpose of, or null.
 Value channelsLastSource(Value v) {
