@@ -610,7 +610,7 @@ void qmaxRows(const QMaxPoolJob &p, int64_t begin, int64_t end) {
   constexpr T lowest = std::numeric_limits<T>::lowest();
   int64_t span = p.nhwc ? 0 : std::max(p.pw + p.w, (p.ow - 1) * p.sw + p.kw);
   std::vector<T> padded(span, lowest);
-  T *columns = padded.data() + p.pw;
+  T *columns = p.nhwc ? nullptr : padded.data() + p.pw;
   for (int64_t row = begin; row < end; ++row) {
     int64_t outer = row / p.oh, oy = row % p.oh;
     int64_t y0 = std::max<int64_t>(oy * p.sh - p.ph, 0),
