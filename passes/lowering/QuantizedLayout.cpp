@@ -61,23 +61,24 @@ bool gathersWell(QConv2DKernelOp op) {
   return !ShapedType::isDynamic(ws[1]) && ws[1] >= 16;
 }
 
-/// The mx.kernel.qconv2d `op` channels last: its input transposed (or the
-/// channels-last tensor it was transposed from), a channels-last init, its
-/// result transposed back for its users.
-void toChannelsLast(QConv2DKernelOp op, ChannelsLast &last) {
+/// `op` (an 8-bit convolution or max pooling) channels last: a copy reading
+/// its input transposed (or the channels-last tensor it was transposed
+/// from) into a channels-last init, its result transposed back for the
+/// users.
+template <typename KernelOp>
+void toChannelsLast(KernelOp op, ChannelsLast &last) {
+  Value x = last.of(op.getX());
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Value x = last.of(op.getX());
   Value init = transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
-  auto conv = QConv2DKernelOp::create(
-      b, loc, init.getType(), x, op.getXZero(), op.getWeight(), op.getWZero(),
-      op.getBias(), op.getMultiplier(), op.getYZero(), init, op.getStrides(),
-      op.getPads(), op.getDilations(), op.getGroups(), op.getSignedX(),
-      op.getUnsignedW(), op.getRequant(), op.getYMin(), op.getYMax(),
-      op.getRelu(), /*nhwc=*/true);
-  Value back = transposed(b, loc, conv.getResult(), kToNchw, kToNhwc);
+  auto made = cast<KernelOp>(b.clone(*op.getOperation()));
+  made.getXMutable().assign(x);
+  made.getInitMutable().assign(init);
+  made.setNhwc(true);
+  made.getResult().setType(cast<RankedTensorType>(init.getType()));
+  Value back = transposed(b, loc, made.getResult(), kToNchw, kToNhwc);
   op.getResult().replaceAllUsesWith(back);
-  Operation *oldInit = op.getInit().getDefiningOp<tensor::EmptyOp>();
+  Operation *oldInit = op.getInit().template getDefiningOp<tensor::EmptyOp>();
   op.erase();
   if (oldInit && oldInit->use_empty())
     oldInit->erase();
@@ -85,23 +86,6 @@ void toChannelsLast(QConv2DKernelOp op, ChannelsLast &last) {
 
 int64_t widthOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementTypeBitWidth();
-}
-
-/// The 8-bit max pooling `op` channels last, as toChannelsLast(QConv2D).
-void toChannelsLast(QMaxPool2DKernelOp op, ChannelsLast &last) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value x = last.of(op.getX());
-  Value init = transposed(b, loc, op.getInit(), kToNhwc, kToNchw);
-  auto pool = QMaxPool2DKernelOp::create(
-      b, loc, init.getType(), x, init, op.getKernel(), op.getStrides(),
-      op.getPads(), op.getSignedX(), /*nhwc=*/true);
-  Value back = transposed(b, loc, pool.getResult(), kToNchw, kToNhwc);
-  op.getResult().replaceAllUsesWith(back);
-  Operation *oldInit = op.getInit().getDefiningOp<tensor::EmptyOp>();
-  op.erase();
-  if (oldInit && oldInit->use_empty())
-    oldInit->erase();
 }
 
 /// `op` (elementwise, rank 4) computed channels last when one of its rank-4
