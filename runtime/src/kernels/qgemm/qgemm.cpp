@@ -168,11 +168,14 @@ template <int Slot> uint8_t *scratch(size_t bytes) {
   return buffer.data() + ((64 - at % 64) % 64);
 }
 
-/// A path's raw sums over a block of columns: B packed in Path::kNR-column
-/// panels of Path::kGroup k steps, A in blocks of up to Path::kMR rows,
-/// Path::kernels[rows - 1] over each panel.
-template <class Path>
-void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
+/// Columns [j0, j0 + cols) of a product on Path: B packed in Path::kNR-column
+/// panels of Path::kGroup k steps (or its kept panels), A in blocks of up to
+/// Path::kMR rows (or its kept rows); each block's call(i0, rows, a, kp,
+/// groups, b, panel) multiplies it by the panels (b the first, panel
+/// values apart).
+template <class Path, typename Call>
+void forEachRowBlock(const QProblem &p, int64_t j0, int64_t cols,
+                     const Call &call) {
   using A = typename Path::AValue;
   using B = typename Path::BValue;
   constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
@@ -196,12 +199,25 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
     else
       for (int r = 0; r < rows; ++r)
         packRow(p, i0 + r, kp, rowsA + r * kp);
-    const auto &kernels = p.swapped ? Path::swappedKernels : Path::kernels;
-    for (int64_t jp = 0; jp < cols; jp += kNR)
-      kernels[rows - 1](groups, a, kp, b + jp / kNR * panel,
-                        raw + i0 * cols + jp, cols,
-                        static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+    call(i0, rows, a, kp, groups, b, panel);
   }
+}
+
+/// A path's raw sums over a block of columns (forEachRowBlock's blocks),
+/// Path::kernels[rows - 1] over each panel.
+template <class Path>
+void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
+  constexpr int kNR = Path::kNR;
+  forEachRowBlock<Path>(
+      p, j0, cols,
+      [&](int64_t i0, int rows, const auto *a, int64_t kp, int64_t groups,
+          const auto *b, int64_t panel) {
+        const auto &kernels = p.swapped ? Path::swappedKernels : Path::kernels;
+        for (int64_t jp = 0; jp < cols; jp += kNR)
+          kernels[rows - 1](
+              groups, a, kp, b + jp / kNR * panel, raw + i0 * cols + jp, cols,
+              static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+      });
 }
 
 /// rawBlock<Path> for a swapped product whose sums Path's swapped finishing
@@ -209,38 +225,21 @@ void rawBlock(const QProblem &p, int64_t j0, int64_t cols, int32_t *raw) {
 template <class Path>
 void finishingBlock(const QProblem &p, int64_t j0, int64_t cols,
                     const ColumnEpilogue &e) {
-  using B = typename Path::BValue;
-  constexpr int kMR = Path::kMR, kNR = Path::kNR, kGroup = Path::kGroup;
-  int64_t groups = (p.k + kGroup - 1) / kGroup, kp = kGroup * groups;
-  int64_t panel = groups * kGroup * kNR;
-  const B *b;
-  if (p.packedB) {
-    b = static_cast<const B *>(p.packedB) + j0 / kNR * panel;
-  } else {
-    auto *packed = reinterpret_cast<B *>(
-        scratch<1>((cols + kNR - 1) / kNR * panel * sizeof(B)));
-    Path::pack(p, j0, cols, groups, packed);
-    b = packed;
-  }
-  auto *rowsA = reinterpret_cast<uint8_t *>(scratch<0>(kMR * kp));
-  for (int64_t i0 = 0; i0 < p.m; i0 += kMR) {
-    int rows = static_cast<int>(std::min<int64_t>(kMR, p.m - i0));
-    const uint8_t *a = rowsA;
-    if (p.packedA)
-      a = static_cast<const uint8_t *>(p.packedA) + i0 * kp;
-    else
-      for (int r = 0; r < rows; ++r)
-        packRow(p, i0 + r, kp, rowsA + r * kp);
-    for (int64_t jp = 0; jp < cols; jp += kNR) {
-      ColumnEpilogue at = e;
-      at.rowAdd += i0;
-      at.m += i0 * e.ms;
-      at.y8 += i0 * e.ldy + j0 + jp;
-      Path::swappedFinishingKernels[rows - 1](
-          groups, a, kp, b + jp / kNR * panel, at,
-          static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
-    }
-  }
+  constexpr int kNR = Path::kNR;
+  forEachRowBlock<Path>(
+      p, j0, cols,
+      [&](int64_t i0, int rows, const auto *a, int64_t kp, int64_t groups,
+          const auto *b, int64_t panel) {
+        for (int64_t jp = 0; jp < cols; jp += kNR) {
+          ColumnEpilogue at = e;
+          at.rowAdd += i0;
+          at.m += i0 * e.ms;
+          at.y8 += i0 * e.ldy + j0 + jp;
+          Path::swappedFinishingKernels[rows - 1](
+              groups, a, kp, b + jp / kNR * panel, at,
+              static_cast<int>(std::min<int64_t>(kNR, cols - jp)));
+        }
+      });
 }
 
 /// The bytes of all of B packed by packAllB<Path>.
