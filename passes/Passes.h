@@ -21,6 +21,10 @@ class RewritePatternSet;
 
 namespace mxc {
 
+namespace mx {
+class Conv2DKernelOp;
+} // namespace mx
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
@@ -64,6 +68,12 @@ inline bool isKeptParameter(mlir::Operation *user, mlir::Value v) {
   auto fn = user->getParentOfType<mlir::FunctionOpInterface>();
   return fn && fn.getName() == "forward" && isArgumentWith(v, "mx.param");
 }
+
+/// Whether --precision=bf16 computes the convolution `op` (an
+/// mx.kernel.conv2d, on tensors or buffers) in bfloat16: all but the 3x3
+/// stride-1 ones of more than 64 output pixels a channel, which float32
+/// computes faster by Winograd (KernelsToCalls.cpp).
+bool bf16Convolution(mx::Conv2DKernelOp op);
 
 /// The CPU's runtime kernels: float32 contractions and poolings to
 /// mx.kernel.* (preferred over the linalg lowering; mxc-select-cpu-kernels).

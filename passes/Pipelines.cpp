@@ -169,7 +169,8 @@ void mxc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts,
   // first, to link its chain), before elementwise fusion.
   if (opts.kernels && opts.convLayout != "nchw")
     fuse += "func.func(mxc-conv-layout{policy=" +
-            std::string(opts.convLayout == "nhwc" ? "all" : "auto") + "}),";
+            std::string(opts.convLayout == "nhwc" ? "all" : "auto") +
+            " precision=" + opts.precision + "}),";
   if (opts.fusion)
     fuse += "func.func(mxc-fuse-elementwise),";
   // After fusion, so that a quantized residual add is one elementwise op

@@ -107,8 +107,11 @@ bool isPointwise(Conv2DKernelOp op) {
 }
 
 /// Whether `op` may go channels last: the NHWC kernels are at least as
-/// fast on it.
-bool fitsChannelsLast(Conv2DKernelOp op) {
+/// fast on it (with `bf16`, under --precision=bf16).
+bool fitsChannelsLast(Conv2DKernelOp op, bool bf16) {
+  auto ws = cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  if (bf16 && mxc::bf16Convolution(op) && ws[1] >= 16)
+    return true;
   return !isPointwise(op) &&
          (isSmall(op) || takesWinograd(op) || directFits(op));
 }
@@ -123,8 +126,15 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
           << policy << "'";
       return signalPassFailure();
     }
+    if (precision != "fp32" && precision != "bf16") {
+      emitError(getOperation().getLoc())
+          << "mxc-conv-layout: precision must be fp32 or bf16, not '"
+          << precision << "'";
+      return signalPassFailure();
+    }
     if (policy == "none")
       return;
+    bool bf16 = precision == "bf16";
     // Convolutions on tensors, in order: a producer comes before its users.
     SmallVector<Conv2DKernelOp> convs;
     getOperation().walk([&](Conv2DKernelOp op) {
@@ -138,7 +148,7 @@ struct ConvLayoutPass : mxc::impl::ConvLayoutPassBase<ConvLayoutPass> {
     bool every = policy == "all";
     llvm::EquivalenceClasses<Operation *> chains;
     for (Conv2DKernelOp op : convs) {
-      if (!every && !fitsChannelsLast(op))
+      if (!every && !fitsChannelsLast(op, bf16))
         continue;
       chains.insert(op);
       for (Value v : {op.getX(), op.getInit()})

@@ -167,18 +167,6 @@ void addConvGeometry(ArgBuilder &ab, ConvOp op, Value x, Value y) {
     ab.add(v);
 }
 
-/// Whether `op` is a 3x3 stride-1 convolution, which the float32 kernels
-/// run by Winograd's F(2x2, 3x3) with 2.25 times fewer products than
-/// bfloat16's direct ones: on Zen 4, 64 channels at 56x56 take 0.54 and 256
-/// at 14x14 0.88 of bfloat16's time (docs/kernels.md), so --precision=bf16
-/// leaves them float32.
-bool winogradLayer(Conv2DKernelOp op) {
-  ArrayRef<int64_t> ws = shapeOf(op.getWeight());
-  return ws[2] == 3 && ws[3] == 3 && op.getGroups() == 1 &&
-         llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
-         llvm::all_of(op.getDilations(), [](int64_t d) { return d == 1; });
-}
-
 /// mxrt_kernel_sconv2d's arguments for `op` (with a scale,
 /// mxrt_kernel_sconv2d_scaled's; contiguous NCHW buffers, or
 /// NHWC).
@@ -196,8 +184,8 @@ SmallVector<Value> sconv2dArgs(OpBuilder &b, Conv2DKernelOp op, bool bf16) {
   // instance's parameters change: Forward after Forward re-packs nothing.
   // (Not in grad / train_step, which follow an update as a rule: they pack
   // per call into a scratch buffer, not a kept copy per weight.)
-  int32_t flags =
-      callFlags(op, op.getWeight(), op.getX(), bf16 && !winogradLayer(op));
+  int32_t flags = callFlags(op, op.getWeight(), op.getX(),
+                            bf16 && mxc::bf16Convolution(op));
   if (!(flags & kKernelConstA) && mxc::isKeptParameter(op, op.getWeight()))
     flags |= kKernelParamA;
   ab.addFlags(flags);
@@ -545,3 +533,28 @@ struct KernelsToCallsPass
 };
 
 } // namespace
+
+/// 3x3 stride-1 convolutions stay float32, whose Winograd F(4x4) / F(2x2)
+/// does 4 or 2.25 times fewer products than bfloat16's direct kernels (at
+/// about twice float32's rate), but for small images: one thread, AMD
+/// EPYC Zen 5, channels last (where --precision=bf16 puts them),
+/// float32 Winograd against bfloat16: 64 channels at 56 x 56 0.40 against
+/// 0.92 ms, 128 at 28 x 28 0.41 against 0.74, 256 at 14 x 14 0.56 against
+/// 0.63 (17.8 against 26.4 ms at batch 32), 512 at 7 x 7 0.81-0.90
+/// against 0.71-0.79 (23.6 against 20.4 at batch 32): Winograd's tiles of
+/// a 7 x 7 image are too few (docs/kernels.md).
+constexpr int64_t kBf16WinogradPixels = 64;
+
+bool mxc::bf16Convolution(mx::Conv2DKernelOp op) {
+  auto ws = cast<ShapedType>(op.getWeight().getType()).getShape();
+  auto ys = cast<ShapedType>(op.getInit().getType()).getShape();
+  auto ones = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t s) { return s == 1; });
+  };
+  bool winograd = ws[2] == 3 && ws[3] == 3 && op.getGroups() == 1 &&
+                  ones(op.getStrides()) && ones(op.getDilations());
+  int64_t oh = ys[op.getNhwc() ? 1 : 2], ow = ys[op.getNhwc() ? 2 : 3];
+  bool small = !ShapedType::isDynamic(oh) && !ShapedType::isDynamic(ow) &&
+               oh * ow <= kBf16WinogradPixels;
+  return !winograd || small;
+}

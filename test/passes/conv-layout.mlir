@@ -8,9 +8,12 @@
 // kernels do not take keep NCHW; policy=all takes every convolution.
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout))' %s | FileCheck %s
 // RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout{policy=all}))' %s | FileCheck %s --check-prefix=ALL
+// RUN: %mxc-opt --split-input-file --pass-pipeline='builtin.module(func.func(mxc-convert-mx-to-linalg),canonicalize,func.func(mxc-fuse-kernel-epilogues),func.func(mxc-conv-layout{precision=bf16}))' %s | FileCheck %s --check-prefix=BF16
 // RUN: not %mxc-opt --pass-pipeline='builtin.module(func.func(mxc-conv-layout{policy=sideways}))' %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not %mxc-opt --pass-pipeline='builtin.module(func.func(mxc-conv-layout{precision=fp16}))' %s 2>&1 | FileCheck %s --check-prefix=BAD-PRECISION
 
 // BAD: mxc-conv-layout: policy must be auto, all or none, not 'sideways'
+// BAD-PRECISION: mxc-conv-layout: precision must be fp32 or bf16, not 'fp16'
 
 // A residual block: conv -> relu -> conv accumulating into the block's
 // input. The input goes channels last once (read by the first conv, the
@@ -65,12 +68,19 @@ func.func @large_link(%x: tensor<1x128x8x8xf32>, %w1: tensor<128x128x3x3xf32>, %
 // -----
 
 // Must not change: small 1x1 stride-1 layers, linked: NCHW computes them as
-// plain products on the packed GEMM (policy=all still takes them).
+// plain products on the packed GEMM (policy=all still takes them, and so
+// does precision=bf16: bfloat16 layers of 16 channels and more go
+// channels last).
 // CHECK-LABEL: func.func @pointwise_link
 // CHECK-NOT: linalg.transpose
 // CHECK-NOT: nhwc = true
 // ALL-LABEL: func.func @pointwise_link
 // ALL: mx.kernel.conv2d {{.*}}nhwc = true
+// BF16-LABEL: func.func @pointwise_link
+// BF16: linalg.transpose
+// BF16: mx.kernel.conv2d {{.*}}nhwc = true
+// BF16: mx.kernel.conv2d {{.*}}nhwc = true
+// BF16: linalg.transpose
 func.func @pointwise_link(%x: tensor<1x40x14x14xf32>, %w1: tensor<120x40x1x1xf32>, %w2: tensor<40x120x1x1xf32>) -> tensor<1x40x14x14xf32> {
   %c1 = mx.Convolution %x, %w1 {kernel = array<i64: 1, 1>, num_filter = 120 : i64, no_bias = true} : (tensor<1x40x14x14xf32>, tensor<120x40x1x1xf32>) -> tensor<1x120x14x14xf32>
   %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 1, 1>, num_filter = 40 : i64, no_bias = true} : (tensor<1x120x14x14xf32>, tensor<40x120x1x1xf32>) -> tensor<1x40x14x14xf32>
@@ -183,4 +193,29 @@ func.func @grads(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %dy: tensor<2
   %dx = mx.ConvolutionGradData %dy, %w {data_shape = array<i64: 2, 4, 8, 8>, kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32>
   %dw = mx.ConvolutionGradWeight %x, %dy {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>) -> tensor<6x2x3x3xf32>
   return %dx, %dw : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>
+}
+
+// -----
+
+// precision=bf16: a 3-channel stem stays NCHW (its 3-float taps gather
+// slowly channels last), and its bfloat16 neighbours (a 1x1 layer, a 3x3
+// stride-2 one) chain without it; a large 3x3 stride-1 layer (float32
+// Winograd, weights not constant: no NHWC Winograd) does not join them.
+// With float32, all four stay NCHW.
+// BF16-LABEL: func.func @bf16_stem
+// BF16: mx.kernel.conv2d %{{.*}} {{{.*}}pads = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x3x96x96xf32>
+// BF16: linalg.transpose
+// BF16: mx.kernel.conv2d {{.*}}nhwc = true{{.*}} into tensor<1x48x48x32xf32>
+// BF16: mx.kernel.conv2d {{.*}}nhwc = true{{.*}} into tensor<1x24x24x128xf32>
+// BF16: linalg.transpose
+// BF16: mx.kernel.conv2d %{{.*}} {{{.*}}pads = array<i64: 1, 1>, strides = array<i64: 1, 1>} : tensor<1x128x24x24xf32>
+// BF16-NOT: nhwc = true
+// CHECK-LABEL: func.func @bf16_stem
+// CHECK-NOT: nhwc = true
+func.func @bf16_stem(%x: tensor<1x3x96x96xf32>, %w0: tensor<32x3x7x7xf32>, %w1: tensor<32x32x1x1xf32>, %w2: tensor<128x32x3x3xf32>, %w3: tensor<128x128x3x3xf32>) -> tensor<1x128x24x24xf32> {
+  %c0 = mx.Convolution %x, %w0 {kernel = array<i64: 7, 7>, stride = array<i64: 2, 2>, pad = array<i64: 3, 3>, num_filter = 32 : i64, no_bias = true} : (tensor<1x3x96x96xf32>, tensor<32x3x7x7xf32>) -> tensor<1x32x48x48xf32>
+  %c1 = mx.Convolution %c0, %w1 {kernel = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<1x32x48x48xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x48x48xf32>
+  %c2 = mx.Convolution %c1, %w2 {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x32x48x48xf32>, tensor<128x32x3x3xf32>) -> tensor<1x128x24x24xf32>
+  %c3 = mx.Convolution %c2, %w3 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 128 : i64, no_bias = true} : (tensor<1x128x24x24xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x24x24xf32>
+  return %c3 : tensor<1x128x24x24xf32>
 }

@@ -352,6 +352,12 @@ const mxrt_test::ConvShape kConvShapes[] = {
     {1, 32, 14, 14, 40, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {1, 3, 23, 23, 20, 0, 0, 7, 7, 2, 2, 3, 3, 1, 1, 1},
     {3, 5, 6, 7, 7, 0, 0, 2, 3, 1, 2, 0, 1, 1, 1, 1},
+    // Strides 3 and 2 with dilation and padding wider than a stride (the
+    // strided gather's first and last columns inside a row), a window
+    // wider than the image (runs of taps inside and outside it).
+    {1, 3, 11, 13, 5, 0, 0, 3, 3, 3, 3, 2, 2, 1, 1, 1},
+    {2, 6, 12, 10, 8, 0, 0, 3, 3, 2, 2, 3, 3, 2, 2, 1},
+    {1, 4, 5, 3, 6, 0, 0, 5, 5, 1, 1, 2, 2, 1, 1, 1},
 };
 
 TEST(BGemm, ConvolutionMatchesRoundedReference) {
