@@ -928,7 +928,11 @@ TEST(Kernels, EightBitMaxPooling) {
     for (Shape s : {Shape{1, 64, 112, 112, 3, 3, 2, 2, 1, 1, 56, 56},
                     Shape{2, 5, 9, 7, 2, 2, 2, 2, 0, 0, 5, 4},
                     Shape{1, 3, 6, 11, 3, 2, 1, 3, 1, 0, 6, 4},
-                    Shape{2, 17, 8, 8, 3, 3, 1, 1, 1, 1, 8, 8}})
+                    Shape{2, 17, 8, 8, 3, 3, 1, 1, 1, 1, 8, 8},
+                    // 3-wide stride-2 rows of two vectors and a remainder,
+                    // unpadded, and with the last window past the row.
+                    Shape{1, 2, 9, 131, 3, 3, 2, 2, 0, 0, 4, 65},
+                    Shape{1, 3, 5, 130, 3, 3, 2, 2, 1, 1, 3, 66}})
       for (int variant = 0; variant < 4; ++variant) {
         bool isSigned = variant & 1, nhwc = variant & 2;
         std::vector<uint8_t> x(s.n * s.c * s.h * s.w),
