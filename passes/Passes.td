@@ -181,6 +181,19 @@ def ReadOnlyArgsPass : Pass<"mxc-read-only-args", "::mlir::func::FuncOp"> {
   }];
 }
 
+def DistinctResultsPass : Pass<"mxc-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Return a buffer returned more than once as copies";
+  let description = [{
+    Runs after one-shot-bufferize, before buffer-results-to-out-params,
+    which cannot take one buffer as two results (it crashed on a model
+    whose two outputs are one value: an ONNX output read through an
+    Identity that is an output too, as mxc --quantize's calibration
+    models have). Each repeat of a func.return operand becomes a fresh
+    allocation of its shape with a memref.copy of it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ResultsInPlacePass : Pass<"mxc-results-in-place", "::mlir::func::FuncOp"> {
   let summary = "Compute results with run-time extents in the caller's outputs";
   let description = [{

@@ -24,6 +24,7 @@ constexpr const char *kBufferize =
     "eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
+    "func.func(mxc-distinct-results),"
     "func.func(mxc-cache-results),"
     "buffer-results-to-out-params{hoist-static-allocs=true "
     "modify-public-functions=true},"

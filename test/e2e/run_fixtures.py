@@ -101,6 +101,17 @@ def compare(name, got, ref, atol, rtol):
            "atol=%g rtol=%g" % (name, err[i], i, g[i], r[i], bad, ref.size, atol, rtol)
 
 
+def mxc_command(mxc, case_dir, meta):
+    """mxc on a case's symbol, with its .params and its inputs' shapes."""
+    cmd = [mxc, os.path.join(case_dir, "symbol.json")]
+    params = os.path.join(case_dir, "model.params")
+    if os.path.isfile(params):
+        cmd += ["--params", params]
+    for inp, shape in meta["inputs"].items():
+        cmd += ["--input", "%s=%s" % (inp, "x".join(str(d) for d in shape))]
+    return cmd
+
+
 def run_case(case_dir, args):
     """Returns (passed, message, details for -v)."""
     name = os.path.basename(case_dir)
@@ -115,13 +126,7 @@ def run_case(case_dir, args):
             os.remove(stale)
     shutil.rmtree(out_dir, ignore_errors=True)
 
-    cmd = [args.mxc, os.path.join(case_dir, "symbol.json")]
-    params = os.path.join(case_dir, "model.params")
-    if os.path.isfile(params):
-        cmd += ["--params", params]
-    for inp, shape in meta["inputs"].items():
-        cmd += ["--input", "%s=%s" % (inp, "x".join(str(d) for d in shape))]
-    cmd += args.mxc_arg + ["-o", lib]
+    cmd = mxc_command(args.mxc, case_dir, meta) + args.mxc_arg + ["-o", lib]
     rc, out, err = run(cmd, args.timeout)
     details = "$ %s\n%s%s" % (" ".join(cmd), out, err)
 

@@ -4,6 +4,8 @@
 // with libmxrt and run on the samples a batch at a time.
 #include "Calibrate.h"
 
+#include "compiler/frontends/onnx/FromMxnet.h"
+
 #include "mxrt/mxrt.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -404,6 +406,15 @@ llvm::Error quantizeModel(CompileOptions &options,
     c.memoryPlanJson.clear();
     return compile(c);
   };
+  // An MXNet model is quantized as its ONNX form.
+  if (llvm::sys::path::extension(options.modelPath) != ".onnx") {
+    if (llvm::Error e =
+            onnx::writeMxnetAsOnnx(options.modelPath, options.paramsPath,
+                                   options.inputShapes, in("model.onnx")))
+      return e;
+    options.modelPath = in("model.onnx");
+    options.paramsPath.clear();
+  }
   auto names = onnx::quantizedActivations(options.modelPath, spec,
                                           in("calibration.onnx"));
   if (!names)

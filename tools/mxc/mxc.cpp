@@ -5,6 +5,7 @@
 #include "Calibrate.h"
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compiler.h"
+#include "compiler/frontends/onnx/FromMxnet.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -56,8 +57,8 @@ static cl::opt<std::string>
                cl::value_desc("OUT"), cl::cat(category));
 static cl::opt<std::string>
     emit("emit",
-         cl::desc("What to write: mlir|llvm|asm|obj|so|a|header|dot (default: "
-                  "from -o)"),
+         cl::desc("What to write: mlir|llvm|asm|obj|so|a|header|dot, or onnx "
+                  "(an MXNet model as ONNX) (default: from -o)"),
          cl::cat(category));
 static cl::opt<std::string>
     weights("weights",
@@ -217,10 +218,10 @@ static cl::OptionCategory quantizeCategory(
 
 static cl::opt<std::string>
     quantize("quantize",
-             cl::desc("Quantize a float ONNX model's convolutions, matrix "
-                      "products and residual additions to 8-bit integers "
-                      "(int8 weights per channel, uint8 activations), "
-                      "calibrated on --calibrate's samples"),
+             cl::desc("Quantize a float ONNX or MXNet model's convolutions, "
+                      "matrix products and residual additions to 8-bit "
+                      "integers (int8 weights per channel, uint8 "
+                      "activations), calibrated on --calibrate's samples"),
              cl::value_desc("int8"), cl::cat(quantizeCategory));
 
 static cl::list<std::string>
@@ -493,13 +494,30 @@ int main(int argc, char **argv) {
       return fail("--bind '" + name + "' is given twice");
   }
 
+  // --emit=onnx (or -o FILE.onnx): an MXNet model written as ONNX; nothing
+  // is compiled.
+  if (emit == "onnx" ||
+      (emit.empty() && llvm::sys::path::extension(outputPath) == ".onnx")) {
+    if (llvm::sys::path::extension(modelPath) == ".onnx")
+      return fail("--emit=onnx converts MXNet models; '" + modelPath +
+                  "' is ONNX already");
+    if (outputPath.empty() || outputPath == "-")
+      return fail("--emit=onnx writes a file: give -o FILE.onnx");
+    if (!quantize.empty() || train || target != "cpu")
+      return fail("--emit=onnx writes the MXNet model as it is; not with "
+                  "--quantize, --train or --target");
+    if (llvm::Error err = mxc::onnx::writeMxnetAsOnnx(
+            modelPath, paramsPath, options.inputShapes, outputPath))
+      return fail(llvm::toString(std::move(err)));
+    return 0;
+  }
   if (options.outputPath.empty()) {
     options.emit = mxc::EmitKind::MLIR; // nothing is written
   } else if (emit.empty()) {
     auto kind = mxc::emitKindForPath(options.outputPath);
     if (!kind)
       return fail("cannot tell what to write from '" + options.outputPath +
-                  "'; use --emit=mlir|llvm|asm|obj|so|a|header|dot");
+                  "'; use --emit=mlir|llvm|asm|obj|so|a|header|dot|onnx");
     options.emit = *kind;
   } else {
     static const std::pair<const char *, mxc::EmitKind> kinds[] = {
@@ -518,8 +536,9 @@ int main(int argc, char **argv) {
         found = true;
       }
     if (!found)
-      return fail("--emit=" + emit +
-                  ": expected mlir, llvm, asm, obj, so, a, header or dot");
+      return fail(
+          "--emit=" + emit +
+          ": expected mlir, llvm, asm, obj, so, a, header, dot or onnx");
   }
 
   if (options.outputPath == "-" &&
@@ -551,9 +570,6 @@ int main(int argc, char **argv) {
                       : "--quantize=" + quantize + ": expected int8");
     if (calibrate.empty())
       return fail("--quantize=int8 needs samples: --calibrate DIR|FILE.npy");
-    if (!llvm::StringRef(modelPath).ends_with(".onnx"))
-      return fail("--quantize=int8 takes ONNX models (.onnx); '" + modelPath +
-                  "' is not one");
     if (train || target != "cpu")
       return fail("--quantize=int8 makes CPU inference libraries; not with " +
                   llvm::Twine(train ? "--train" : "--target=" + target));

@@ -10,6 +10,7 @@
 // parsed by protobuf as usual.
 #include "compiler/frontends/onnx/ModelFile.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -184,5 +185,19 @@ mxc::onnx::modelWithoutLargeInitializers(llvm::StringRef path) {
     return rewriteFields(graph, kGraphInitializer, [&](llvm::StringRef t) {
       return rewriteTensor(t, bytes.begin(), location);
     });
+  });
+}
+
+llvm::Error mxc::onnx::writeModelFile(const ::onnx::ModelProto &model,
+                                      llvm::StringRef path,
+                                      llvm::StringRef what) {
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot serialize " + what + " for '" +
+                                       path + "'");
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
   });
 }

@@ -5,6 +5,9 @@
 #define MXC_COMPILER_FRONTENDS_ONNX_MODELFILE_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <onnx/onnx_pb.h>
 
 #include <optional>
 #include <string>
@@ -17,6 +20,11 @@ namespace mxc::onnx {
 /// when the file cannot be mapped or its wire format is malformed: then
 /// parse it whole, which reports the error.
 std::optional<std::string> modelWithoutLargeInitializers(llvm::StringRef path);
+
+/// Writes `model` to `path` (through a temporary file renamed over it, so
+/// that no half-written model is left); `what` names it in errors.
+llvm::Error writeModelFile(const ::onnx::ModelProto &model,
+                           llvm::StringRef path, llvm::StringRef what);
 
 } // namespace mxc::onnx
 

@@ -15,6 +15,7 @@
 #include "compiler/frontends/onnx/Quantize.h"
 
 #include "compiler/frontends/onnx/ImporterImpl.h"
+#include "compiler/frontends/onnx/ModelFile.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -44,16 +45,6 @@ llvm::Expected<ModelProto> readModel(StringRef path) {
                        "' keeps its data in an external file, which "
                        "--quantize does not read");
   return model;
-}
-
-llvm::Error writeModel(const ModelProto &model, StringRef path) {
-  std::string bytes;
-  if (!model.SerializeToString(&bytes))
-    return makeError("cannot serialize the quantized model for '" + path + "'");
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  });
 }
 
 int64_t defaultOpset(const ModelProto &model) {
@@ -268,7 +259,8 @@ quantizedActivations(StringRef path, const QuantizeSpec &spec,
                      "MatMul or Gemm with a constant float weight left in)");
   if (!calibrationPath.empty()) {
     addOutputs(*model, p.activations, graphInputs(model->graph()));
-    if (llvm::Error e = writeModel(*model, calibrationPath))
+    if (llvm::Error e =
+            writeModelFile(*model, calibrationPath, "the calibration model"))
       return std::move(e);
   }
   return p.activations;
@@ -427,7 +419,7 @@ writeQuantizedModel(StringRef path, const QuantizeSpec &spec,
     *g.add_node() = std::move(n);
   if (activationOutputs)
     addOutputs(*model, p.activations, inputs);
-  return writeModel(*model, outPath);
+  return writeModelFile(*model, outPath, "the quantized model");
 }
 
 } // namespace mxc::onnx
