@@ -142,17 +142,18 @@ const float *viewRow(const View &v, int64_t i, int64_t j0, int64_t count,
         // test per element (with one, the stem's gather took longer than
         // its products: 7x7/2 over 224 x 224, 1.95 against float32's 1.38
         // ms).
-        const float *row = plane + ih * g.w + iw0;
         int64_t lo =
             std::min(run, std::max<int64_t>(0, -iw0 + g.sw - 1) / g.sw);
         int64_t hi = std::max(lo, std::min(run, (g.w - iw0 + g.sw - 1) / g.sw));
         std::fill(d, d + lo, 0.0f);
+        // From the first column inside (iw0 may lie before the row).
+        const float *row = plane + ih * g.w + (hi > lo ? iw0 + lo * g.sw : 0);
         if (g.sw == 2)
           for (int64_t t = lo; t < hi; ++t)
-            d[t] = row[2 * t];
+            d[t] = row[2 * (t - lo)];
         else
           for (int64_t t = lo; t < hi; ++t)
-            d[t] = row[t * g.sw];
+            d[t] = row[(t - lo) * g.sw];
         std::fill(d + hi, d + run, 0.0f);
       }
       col += run;
