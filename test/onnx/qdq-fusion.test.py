@@ -25,7 +25,9 @@ ORT_MODULES = os.path.join(HERE, "..", "..", "bench", ".peers", "node_modules")
 # after the operator adds the layer's quantized input back (a residual: Conv's output
 # quantized, then DequantizeLinear(y) + DequantizeLinear(x) [-> Relu] -> QuantizeLinear); a
 # "^" max-pools the quantized output (DequantizeLinear -> MaxPool 3x3 / 2, padding 1 ->
-# QuantizeLinear of the same scale and zero point, which pools the bytes themselves).
+# QuantizeLinear of the same scale and zero point, which pools the bytes themselves); a
+# "~" flattens it the same way (DequantizeLinear -> Flatten -> QuantizeLinear: the bytes
+# flattened, as torch's ResNet exports put the classifier's input).
 # Each is a form ONNX Runtime runs on integers too (its QDQ fusion): outputs of the
 # activations' type, and a Relu before a QuantizeLinear whose zero point is the type's
 # minimum (which makes the Relu a no-op that ORT drops). Elsewhere ORT computes in float,
@@ -45,6 +47,7 @@ CASES = [
     ("conv_u8_residual", "Conv+", np.uint8, True, True, False, (2, 24, 7, 7, 24)),
     ("conv_u8_maxpool", "Conv^", np.uint8, True, True, True, (1, 32, 12, 12, 32)),
     ("conv_s8_maxpool", "Conv^", np.int8, False, False, False, (2, 16, 9, 9, 24)),
+    ("conv_u8_flatten", "Conv~", np.uint8, True, True, True, (2, 16, 6, 6, 8)),
 ]
 
 
@@ -94,8 +97,8 @@ def sum_quantization(at, relu):
 
 def make(out):
     for seed, (name, op, at, per_channel, with_bias, relu, sizes) in enumerate(CASES):
-        residual, pooled = op.endswith("+"), op.endswith("^")
-        op = op.rstrip("+^")
+        residual, pooled, flattened = op.endswith("+"), op.endswith("^"), op.endswith("~")
+        op = op.rstrip("+^~")
         relu_on_sum = residual and relu
         relu = relu and not residual
         x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -129,6 +132,11 @@ def make(out):
                 s = "sr"
             nodes += [h.make_node("QuantizeLinear", [s, "ss", "zs"], ["sq"]),
                       h.make_node("DequantizeLinear", ["sq", "ss", "zs"], ["out"])]
+        elif flattened:
+            nodes += [h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"]),
+                      h.make_node("Flatten", ["yd"], ["f"]),
+                      h.make_node("QuantizeLinear", ["f", "sy", "zy"], ["fq"]),
+                      h.make_node("DequantizeLinear", ["fq", "sy", "zy"], ["out"])]
         elif pooled:
             nodes += [h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"]),
                       h.make_node("MaxPool", ["yd"], ["p"], kernel_shape=[3, 3],
@@ -177,8 +185,8 @@ def max_pool_bytes(y):
 
 
 def reference(seed, op, at, per_channel, with_bias, relu, sizes):
-    residual, pooled = op.endswith("+"), op.endswith("^")
-    op = op.rstrip("+^")
+    residual, pooled, flattened = op.endswith("+"), op.endswith("^"), op.endswith("~")
+    op = op.rstrip("+^~")
     relu_on_sum = residual and relu
     relu = relu and not residual
     x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -208,6 +216,8 @@ def reference(seed, op, at, per_channel, with_bias, relu, sizes):
         sy, zy = ss, zs
     if pooled:
         yq = max_pool_bytes(yq)
+    if flattened:
+        yq = yq.reshape(yq.shape[0], -1)
     return ((yq.astype(np.float32) - np.float32(zy)) * sy).astype(np.float32)
 
 

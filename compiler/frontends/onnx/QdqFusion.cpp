@@ -5,7 +5,8 @@
 //
 //   DequantizeLinear(x) -> Conv | MatMul | Gemm [-> Relu] -> QuantizeLinear
 //   DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu] -> QuantizeLinear
-//   DequantizeLinear(x) -> MaxPool -> QuantizeLinear (one scale, zero point)
+//   DequantizeLinear(x) -> MaxPool | Flatten | Reshape | Transpose | Squeeze |
+//     Unsqueeze -> QuantizeLinear (one scale and zero point)
 //
 // (every value before it imported, so that constants made by Constant,
 // ConstantOfShape or Cast nodes, as torch exports them, are known) whose
@@ -111,12 +112,17 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
                ? d
                : nullptr;
   };
-  // DequantizeLinear -> MaxPool -> QuantizeLinear of one scale and zero
-  // point: the maximum commutes with the (monotonic) quantization and the
-  // quantization of a dequantized byte is the byte, so MaxPool runs on the
-  // 8-bit tensor itself.
-  if (const ::onnx::NodeProto *pool = producedBy(y, "MaxPool");
-      pool && !relu && pool->output_size() == 1) {
+  // DequantizeLinear -> MaxPool or data movement -> QuantizeLinear of one
+  // scale and zero point: the maximum commutes with the (monotonic)
+  // quantization, moving values changes none, and the quantization of a
+  // dequantized byte is the byte, so the operator runs on the 8-bit tensor
+  // itself (its other inputs, a shape or axes, as they are).
+  const ::onnx::NodeProto *pool = nullptr;
+  for (StringRef mover : {"MaxPool", "Flatten", "Reshape", "Transpose",
+                          "Squeeze", "Unsqueeze"})
+    if ((pool = producedBy(y, mover)))
+      break;
+  if (pool && !relu && pool->output_size() == 1) {
     const ::onnx::NodeProto *d = perTensor(pool->input(0));
     std::string dz = d ? inputOf(*d, 2) : "";
     const Const *sx = d ? constant(d->input(1)) : nullptr;
