@@ -27,7 +27,8 @@ ORT_MODULES = os.path.join(HERE, "..", "..", "bench", ".peers", "node_modules")
 # "^" max-pools the quantized output (DequantizeLinear -> MaxPool 3x3 / 2, padding 1 ->
 # QuantizeLinear of the same scale and zero point, which pools the bytes themselves); a
 # "~" flattens it the same way (DequantizeLinear -> Flatten -> QuantizeLinear: the bytes
-# flattened, as torch's ResNet exports put the classifier's input).
+# flattened, as torch's ResNet exports put the classifier's input); a "|" concatenates it
+# with itself along the channels (two DequantizeLinears of it -> Concat -> QuantizeLinear).
 # Each is a form ONNX Runtime runs on integers too (its QDQ fusion): outputs of the
 # activations' type, and a Relu before a QuantizeLinear whose zero point is the type's
 # minimum (which makes the Relu a no-op that ORT drops). Elsewhere ORT computes in float,
@@ -48,6 +49,7 @@ CASES = [
     ("conv_u8_maxpool", "Conv^", np.uint8, True, True, True, (1, 32, 12, 12, 32)),
     ("conv_s8_maxpool", "Conv^", np.int8, False, False, False, (2, 16, 9, 9, 24)),
     ("conv_u8_flatten", "Conv~", np.uint8, True, True, True, (2, 16, 6, 6, 8)),
+    ("conv_s8_concat", "Conv|", np.int8, True, True, False, (1, 8, 5, 5, 12)),
 ]
 
 
@@ -98,7 +100,8 @@ def sum_quantization(at, relu):
 def make(out):
     for seed, (name, op, at, per_channel, with_bias, relu, sizes) in enumerate(CASES):
         residual, pooled, flattened = op.endswith("+"), op.endswith("^"), op.endswith("~")
-        op = op.rstrip("+^~")
+        concatenated = op.endswith("|")
+        op = op.rstrip("+^~|")
         relu_on_sum = residual and relu
         relu = relu and not residual
         x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -132,6 +135,12 @@ def make(out):
                 s = "sr"
             nodes += [h.make_node("QuantizeLinear", [s, "ss", "zs"], ["sq"]),
                       h.make_node("DequantizeLinear", ["sq", "ss", "zs"], ["out"])]
+        elif concatenated:
+            nodes += [h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"]),
+                      h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd2"]),
+                      h.make_node("Concat", ["yd", "yd2"], ["cat"], axis=1),
+                      h.make_node("QuantizeLinear", ["cat", "sy", "zy"], ["cq"]),
+                      h.make_node("DequantizeLinear", ["cq", "sy", "zy"], ["out"])]
         elif flattened:
             nodes += [h.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"]),
                       h.make_node("Flatten", ["yd"], ["f"]),
@@ -186,7 +195,8 @@ def max_pool_bytes(y):
 
 def reference(seed, op, at, per_channel, with_bias, relu, sizes):
     residual, pooled, flattened = op.endswith("+"), op.endswith("^"), op.endswith("~")
-    op = op.rstrip("+^~")
+    concatenated = op.endswith("|")
+    op = op.rstrip("+^~|")
     relu_on_sum = residual and relu
     relu = relu and not residual
     x, wq, sw, sx, zx, bq, sb, sy, zy = case_data(seed, op, at, per_channel, sizes, relu)
@@ -218,6 +228,8 @@ def reference(seed, op, at, per_channel, with_bias, relu, sizes):
         yq = max_pool_bytes(yq)
     if flattened:
         yq = yq.reshape(yq.shape[0], -1)
+    if concatenated:
+        yq = np.concatenate([yq, yq], 1)
     return ((yq.astype(np.float32) - np.float32(zy)) * sy).astype(np.float32)
 
 

@@ -7,6 +7,8 @@
 //   DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu] -> QuantizeLinear
 //   DequantizeLinear(x) -> MaxPool | Flatten | Reshape | Transpose | Squeeze |
 //     Unsqueeze -> QuantizeLinear (one scale and zero point)
+//   DequantizeLinear(a), DequantizeLinear(b), ... -> Concat -> QuantizeLinear
+//     (every one of the same scale and zero point)
 //
 // (every value before it imported, so that constants made by Constant,
 // ConstantOfShape or Cast nodes, as torch exports them, are known) whose
@@ -117,24 +119,35 @@ Importer::fuseAtQuantize(const ::onnx::NodeProto &q) {
   // quantization, moving values changes none, and the quantization of a
   // dequantized byte is the byte, so the operator runs on the 8-bit tensor
   // itself (its other inputs, a shape or axes, as they are).
+  // (A Concat's every input is such a DequantizeLinear.)
   const ::onnx::NodeProto *pool = nullptr;
   for (StringRef mover : {"MaxPool", "Flatten", "Reshape", "Transpose",
-                          "Squeeze", "Unsqueeze"})
+                          "Squeeze", "Unsqueeze", "Concat"})
     if ((pool = producedBy(y, mover)))
       break;
   if (pool && !relu && pool->output_size() == 1) {
-    const ::onnx::NodeProto *d = perTensor(pool->input(0));
-    std::string dz = d ? inputOf(*d, 2) : "";
-    const Const *sx = d ? constant(d->input(1)) : nullptr;
-    const Const *zx = dz.empty() ? nullptr : constant(dz);
     const Const *sy = constant(q.input(1)), *zy = constant(q.input(2));
-    if (!sx || !zx || !sy || !zy || zx->type != zy->type ||
-        typeOfValue(d->input(0)) != zy->type ||
-        static_cast<float>(sx->f(0)) != static_cast<float>(sy->f(0)) ||
-        zx->f(0) != zy->f(0))
-      return std::nullopt;
+    // The 8-bit tensor under data input i, if its quantization is y's.
+    auto bytes = [&](int i) -> std::optional<std::string> {
+      const ::onnx::NodeProto *d = perTensor(pool->input(i));
+      std::string dz = d ? inputOf(*d, 2) : "";
+      const Const *sx = d ? constant(d->input(1)) : nullptr;
+      const Const *zx = dz.empty() ? nullptr : constant(dz);
+      if (!sx || !zx || !sy || !zy || zx->type != zy->type ||
+          typeOfValue(d->input(0)) != zy->type ||
+          static_cast<float>(sx->f(0)) != static_cast<float>(sy->f(0)) ||
+          zx->f(0) != zy->f(0))
+        return std::nullopt;
+      return d->input(0);
+    };
     ::onnx::NodeProto moved = *pool;
-    moved.set_input(0, d->input(0));
+    int data = pool->op_type() == "Concat" ? pool->input_size() : 1;
+    for (int i = 0; i < data; ++i) {
+      std::optional<std::string> x = bytes(i);
+      if (!x)
+        return std::nullopt;
+      moved.set_input(i, *x);
+    }
     moved.set_output(0, q.output(0));
     return std::vector<::onnx::NodeProto>{moved};
   }
