@@ -11,14 +11,10 @@
 #include "compiler/frontends/mxnet/Symbol.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include <cstring>
 #include <optional>
 #include <set>
 
