@@ -9,6 +9,7 @@
 #include "mxrt/mxrt.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -27,27 +28,44 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// A compiled model opened for runs: its one float input (a batch of
-/// `batch` samples) and its outputs.
+/// One input of a compiled model: its batch buffer (the shape's first
+/// extent of samples, back to back).
+struct Input {
+  std::string name;
+  mxrt_dtype dtype = MXRT_F32;
+  std::vector<int64_t> shape;
+  int64_t sampleBytes = 0;
+  std::vector<uint8_t> batch;
+};
+
+/// A compiled model opened for runs on batches of its inputs' samples.
 class Runner {
 public:
   static llvm::Expected<std::unique_ptr<Runner>> open(const std::string &path) {
     auto r = std::make_unique<Runner>();
     if (mxrt_model_open(path.c_str(), &r->model) != MXRT_OK)
       return error("'" + path + "': " + mxrt_last_error());
-    if (mxrt_model_num_inputs(r->model) != 1)
-      return error("--calibrate takes models of one input; this one has " +
-                   llvm::Twine(mxrt_model_num_inputs(r->model)));
-    mxrt_tensor_info in;
-    mxrt_model_input_info(r->model, 0, &in);
-    if (in.dtype != MXRT_F32 || in.ndim < 1)
-      return error("--calibrate: input '" + llvm::Twine(in.name) +
-                   "' is not a float32 tensor with a batch axis");
-    r->inputName = in.name;
-    r->shape.assign(in.shape, in.shape + in.ndim);
-    r->sampleSize = 1;
-    for (int32_t d = 1; d < in.ndim; ++d)
-      r->sampleSize *= in.shape[d];
+    for (int32_t i = 0; i < mxrt_model_num_inputs(r->model); ++i) {
+      mxrt_tensor_info info;
+      mxrt_model_input_info(r->model, i, &info);
+      Input in;
+      in.name = info.name;
+      in.dtype = info.dtype;
+      in.shape.assign(info.shape, info.shape + info.ndim);
+      if (info.ndim < 1)
+        return error("--calibrate: input '" + in.name + "' has no batch axis");
+      if (in.shape[0] != info.shape[0] ||
+          (i > 0 && in.shape[0] != r->inputs[0].shape[0]))
+        return error("--calibrate: inputs '" + r->inputs[0].name + "' and '" +
+                     in.name + "' have batches of different sizes");
+      in.sampleBytes = mxrt_dtype_size(in.dtype);
+      for (int32_t d = 1; d < info.ndim; ++d)
+        in.sampleBytes *= info.shape[d];
+      in.batch.resize(in.shape[0] * in.sampleBytes);
+      r->inputs.push_back(std::move(in));
+    }
+    if (r->inputs.empty())
+      return error("--calibrate: the model has no inputs");
     if (mxrt_instance_create(r->model, nullptr, &r->instance) != MXRT_OK)
       return error("'" + path + "': " + mxrt_last_error());
     for (int32_t i = 0; i < mxrt_model_num_outputs(r->model); ++i) {
@@ -68,21 +86,39 @@ public:
     mxrt_instance_release(instance);
     mxrt_model_release(model);
   }
-  /// Runs one batch (shape's first extent of samples, back to back).
-  llvm::Error run(float *batch) {
-    mxrt_tensor *in = nullptr;
-    if (mxrt_tensor_wrap(MXRT_F32, shape.size(), shape.data(), batch, &in) !=
-        MXRT_OK)
-      return error(mxrt_last_error());
-    mxrt_status s = mxrt_instance_run(instance, &in, 1, outputs.data(),
-                                      static_cast<int32_t>(outputs.size()));
-    mxrt_tensor_release(in);
+  int64_t batchSize() const { return inputs[0].shape[0]; }
+  /// Runs one batch: the inputs' buffers.
+  llvm::Error run() {
+    std::vector<mxrt_tensor *> in;
+    llvm::scope_exit release([&] {
+      for (mxrt_tensor *t : in)
+        mxrt_tensor_release(t);
+    });
+    for (Input &i : inputs) {
+      mxrt_tensor *t = nullptr;
+      if (mxrt_tensor_wrap(i.dtype, i.shape.size(), i.shape.data(),
+                           i.batch.data(), &t) != MXRT_OK)
+        return error(mxrt_last_error());
+      in.push_back(t);
+    }
+    mxrt_status s =
+        mxrt_instance_run(instance, in.data(), static_cast<int32_t>(in.size()),
+                          outputs.data(), static_cast<int32_t>(outputs.size()));
     if (s != MXRT_OK)
       return error(llvm::Twine("the calibration run failed: ") +
                    mxrt_last_error());
     return llvm::Error::success();
   }
-  /// Output `name`'s float values after a run, or null.
+  /// Float input or output `name`'s values (after a run), or null.
+  const float *values(const std::string &name, int64_t &count) {
+    for (Input &i : inputs)
+      if (i.name == name && i.dtype == MXRT_F32) {
+        count = static_cast<int64_t>(i.batch.size() / sizeof(float));
+        return reinterpret_cast<const float *>(i.batch.data());
+      }
+    return output(name, count);
+  }
+  /// Float output `name`'s values after a run, or null.
   const float *output(const std::string &name, int64_t &count) {
     for (size_t i = 0; i < outputs.size(); ++i)
       if (outputNames[i] == name && outputFloat[i]) {
@@ -94,9 +130,7 @@ public:
 
   mxrt_model *model = nullptr;
   mxrt_instance *instance = nullptr;
-  std::string inputName;
-  std::vector<int64_t> shape;
-  int64_t sampleSize = 0;
+  std::vector<Input> inputs;
   std::vector<mxrt_tensor *> outputs;
   std::vector<std::string> outputNames;
   std::vector<bool> outputFloat;
@@ -129,59 +163,141 @@ sampleFiles(const std::vector<std::string> &sources) {
   return files;
 }
 
-/// Runs `r` on whole batches of the samples (at most `maxBatches`; -1: all),
-/// calling `after(batch)` after each run; returns the samples run. A
-/// remainder smaller than a batch is left out.
-llvm::Expected<int64_t>
-forEachBatch(Runner &r, const std::vector<std::string> &files,
-             int64_t maxBatches,
-             llvm::function_ref<llvm::Error(const float *)> after) {
-  int64_t batch = r.shape[0], filled = 0, batches = 0, total = 0;
-  std::vector<float> buffer(batch * r.sampleSize);
-  for (const std::string &file : files) {
+/// One input's samples, file after file, a sample at a time.
+class Samples {
+public:
+  Samples(const Input &input, std::vector<std::string> files)
+      : input(input), files(std::move(files)) {}
+
+  /// Copies the next sample to `dst`; false after the last.
+  llvm::Expected<bool> next(uint8_t *dst) {
+    while (!tensor || at == count) {
+      if (file == files.size())
+        return false;
+      if (llvm::Error e = load(files[file++]))
+        return std::move(e);
+    }
+    const auto *data =
+        static_cast<const uint8_t *>(mxrt_tensor_data(tensor.get()));
+    std::memcpy(dst, data + at++ * input.sampleBytes, input.sampleBytes);
+    return true;
+  }
+
+private:
+  llvm::Error load(const std::string &path) {
     mxrt_tensor *t = nullptr;
-    if (mxrt_tensor_load_npy(file.c_str(), &t) != MXRT_OK)
-      return error("--calibrate '" + file + "': " + mxrt_last_error());
-    std::unique_ptr<mxrt_tensor, void (*)(mxrt_tensor *)> owned(
-        t, mxrt_tensor_release);
+    if (mxrt_tensor_load_npy(path.c_str(), &t) != MXRT_OK)
+      return error("--calibrate '" + path + "': " + mxrt_last_error());
+    tensor.reset(t);
     const int64_t *s = mxrt_tensor_shape(t);
     int32_t ndim = mxrt_tensor_ndim(t);
+    const std::vector<int64_t> &shape = input.shape;
     // Samples stacked along the first axis, or one sample.
-    int32_t lead = ndim == (int32_t)r.shape.size() ? 1 : 0;
-    bool fits = mxrt_tensor_dtype(t) == MXRT_F32 &&
-                ndim + 1 - lead == (int32_t)r.shape.size();
+    int32_t lead = ndim == (int32_t)shape.size() ? 1 : 0;
+    bool fits = mxrt_tensor_dtype(t) == input.dtype &&
+                ndim + 1 - lead == (int32_t)shape.size();
     for (int32_t d = lead; fits && d < ndim; ++d)
-      fits = s[d] == r.shape[d + 1 - lead];
+      fits = s[d] == shape[d + 1 - lead];
     if (!fits) {
-      std::string want = "float32 (N";
-      for (size_t d = 1; d < r.shape.size(); ++d)
-        want += "x" + std::to_string(r.shape[d]);
-      return error("--calibrate '" + file + "': holds " +
+      std::string want = std::string(mxrt_dtype_name(input.dtype)) + " (N";
+      for (size_t d = 1; d < shape.size(); ++d)
+        want += "x" + std::to_string(shape[d]);
+      return error("--calibrate '" + path + "': holds " +
                    mxrt_dtype_name(mxrt_tensor_dtype(t)) +
-                   " samples that are not input '" + r.inputName +
+                   " samples that are not input '" + input.name +
                    "''s: expected " + want + ")");
     }
-    int64_t count = lead ? s[0] : 1;
-    const auto *data = static_cast<const float *>(mxrt_tensor_data(t));
-    for (int64_t i = 0; i < count; ++i) {
-      std::memcpy(buffer.data() + filled * r.sampleSize,
-                  data + i * r.sampleSize, r.sampleSize * sizeof(float));
-      if (++filled < batch)
-        continue;
-      if (llvm::Error e = r.run(buffer.data()))
-        return std::move(e);
-      if (llvm::Error e = after(buffer.data()))
-        return std::move(e);
-      total += batch;
-      filled = 0;
-      if (++batches == maxBatches)
-        return total;
+    count = lead ? s[0] : 1;
+    at = 0;
+    return llvm::Error::success();
+  }
+
+  const Input &input;
+  std::vector<std::string> files;
+  size_t file = 0;
+  std::unique_ptr<mxrt_tensor, void (*)(mxrt_tensor *)> tensor{
+      nullptr, mxrt_tensor_release};
+  int64_t count = 0, at = 0;
+};
+
+/// Each input's samples, from `sources` (by input name; "" for the sources
+/// of a model's one input).
+llvm::Expected<std::vector<std::unique_ptr<Samples>>>
+openSamples(const Runner &r, const CalibrationOptions &options) {
+  std::map<std::string, std::vector<std::string>> sources = options.sources;
+  std::string names;
+  for (const Input &i : r.inputs)
+    names += (names.empty() ? "'" : ", '") + i.name + "'";
+  if (sources.count("") && r.inputs.size() > 1)
+    return error("--calibrate: the model has inputs " + names +
+                 ": give each its samples as --calibrate NAME=DIR|FILE.npy");
+  if (sources.count(""))
+    sources[r.inputs[0].name] = sources.extract("").mapped();
+  std::vector<std::unique_ptr<Samples>> out;
+  for (const Input &i : r.inputs) {
+    auto it = sources.find(i.name);
+    if (it == sources.end())
+      return error("--calibrate: no samples of input '" + i.name +
+                   "' (the model's inputs: " + names + ")");
+    auto files = sampleFiles(it->second);
+    if (!files)
+      return files.takeError();
+    out.push_back(std::make_unique<Samples>(i, std::move(*files)));
+    sources.erase(it);
+  }
+  if (!sources.empty())
+    return error("--calibrate: the model has no input '" +
+                 sources.begin()->first + "' (its inputs: " + names + ")");
+  return std::move(out);
+}
+
+/// Runs `r` on whole batches of the samples (at most `maxBatches`; -1: all),
+/// calling `after()` after each run; returns the samples run. A remainder
+/// smaller than a batch is left out; inputs with different numbers of
+/// samples are an error (found where the first runs out).
+llvm::Expected<int64_t> forEachBatch(Runner &r,
+                                     const CalibrationOptions &options,
+                                     int64_t maxBatches,
+                                     llvm::function_ref<llvm::Error()> after) {
+  auto samples = openSamples(r, options);
+  if (!samples)
+    return samples.takeError();
+  int64_t batch = r.batchSize(), total = 0, batches = 0, filled = 0, read = 0;
+  for (bool more = true; more && batches != maxBatches;) {
+    std::vector<bool> got;
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+      Input &in = r.inputs[i];
+      auto next =
+          (*samples)[i]->next(in.batch.data() + filled * in.sampleBytes);
+      if (!next)
+        return next.takeError();
+      got.push_back(*next);
     }
+    more = got[0];
+    for (size_t i = 1; i < got.size(); ++i)
+      if (got[i] != got[0]) {
+        size_t ended = got[i] ? 0 : i, other = got[i] ? i : 0;
+        return error("--calibrate: input '" + r.inputs[ended].name + "' has " +
+                     llvm::Twine(read) + " samples, input '" +
+                     r.inputs[other].name + "' more");
+      }
+    if (!more)
+      continue;
+    ++read;
+    if (++filled < batch)
+      continue;
+    if (llvm::Error e = r.run())
+      return std::move(e);
+    if (llvm::Error e = after())
+      return std::move(e);
+    total += batch;
+    filled = 0;
+    ++batches;
   }
   if (total == 0)
-    return error("--calibrate: " + llvm::Twine(filled) +
-                 " samples, fewer than one batch of input '" + r.inputName +
-                 "' (" + llvm::Twine(batch) + ")");
+    return error("--calibrate: " + llvm::Twine(read) +
+                 " samples, fewer than one batch of input '" +
+                 r.inputs[0].name + "' (" + llvm::Twine(batch) + ")");
   return total;
 }
 
@@ -293,14 +409,11 @@ calibrate(const std::string &library, const std::vector<std::string> &names,
   if (!runner)
     return runner.takeError();
   Runner &r = **runner;
-  auto files = sampleFiles(options.sources);
-  if (!files)
-    return files.takeError();
   std::map<std::string, Stats> stats;
-  auto visit = [&](const float *batch, bool second) -> llvm::Error {
+  auto visit = [&](bool second) -> llvm::Error {
     for (const std::string &name : names) {
-      int64_t n = r.shape[0] * r.sampleSize;
-      const float *v = name == r.inputName ? batch : r.output(name, n);
+      int64_t n = 0;
+      const float *v = r.values(name, n);
       if (!v)
         return error("the calibration library has no float output '" + name +
                      "'");
@@ -312,14 +425,12 @@ calibrate(const std::string &library, const std::vector<std::string> &names,
     }
     return llvm::Error::success();
   };
-  auto ran = forEachBatch(
-      r, *files, -1, [&](const float *batch) { return visit(batch, false); });
+  auto ran = forEachBatch(r, options, -1, [&] { return visit(false); });
   if (!ran)
     return ran.takeError();
   samples = *ran;
   if (options.method != "minmax") {
-    auto again = forEachBatch(
-        r, *files, -1, [&](const float *batch) { return visit(batch, true); });
+    auto again = forEachBatch(r, options, -1, [&] { return visit(true); });
     if (!again)
       return again.takeError();
   }
@@ -350,31 +461,26 @@ llvm::Expected<std::vector<std::pair<std::string, double>>> activationErrors(
   auto q = Runner::open(quantizedLibrary);
   if (!q)
     return q.takeError();
-  auto files = sampleFiles(options.sources);
-  if (!files)
-    return files.takeError();
   std::vector<std::pair<std::string, double>> errors;
-  auto ran =
-      forEachBatch(**f, *files, 1, [&](const float *batch) -> llvm::Error {
-        std::vector<float> copy(batch,
-                                batch + (*q)->shape[0] * (*q)->sampleSize);
-        if (llvm::Error e = (*q)->run(copy.data()))
-          return e;
-        for (const std::string &name : names) {
-          int64_t nf = 0, nq = 0;
-          const float *vf = (*f)->output(name, nf),
-                      *vq = (*q)->output(name, nq);
-          if (!vf || !vq || nf != nq)
-            continue; // (a graph input)
-          double diff = 0, norm = 0;
-          for (int64_t i = 0; i < nf; ++i) {
-            diff += double(vq[i] - vf[i]) * (vq[i] - vf[i]);
-            norm += double(vf[i]) * vf[i];
-          }
-          errors.emplace_back(name, norm > 0 ? std::sqrt(diff / norm) : 0.0);
-        }
-        return llvm::Error::success();
-      });
+  auto ran = forEachBatch(**f, options, 1, [&]() -> llvm::Error {
+    for (size_t i = 0; i < (*f)->inputs.size(); ++i)
+      (*q)->inputs[i].batch = (*f)->inputs[i].batch;
+    if (llvm::Error e = (*q)->run())
+      return e;
+    for (const std::string &name : names) {
+      int64_t nf = 0, nq = 0;
+      const float *vf = (*f)->output(name, nf), *vq = (*q)->output(name, nq);
+      if (!vf || !vq || nf != nq)
+        continue; // (a graph input)
+      double diff = 0, norm = 0;
+      for (int64_t i = 0; i < nf; ++i) {
+        diff += double(vq[i] - vf[i]) * (vq[i] - vf[i]);
+        norm += double(vf[i]) * vf[i];
+      }
+      errors.emplace_back(name, norm > 0 ? std::sqrt(diff / norm) : 0.0);
+    }
+    return llvm::Error::success();
+  });
   if (!ran)
     return ran.takeError();
   return errors;

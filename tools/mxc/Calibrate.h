@@ -24,9 +24,10 @@ struct CalibrationOptions {
   /// divergence from the values', as MXNet's and TensorRT's calibration).
   std::string method = "minmax";
   double percentile = 99.99;
-  /// .npy files, or directories of them, each with samples of the model's
-  /// one input, stacked along the first axis (or one sample).
-  std::vector<std::string> sources;
+  /// .npy files, or directories of them, each with samples of an input,
+  /// stacked along the first axis (or one sample), by input name; "" for
+  /// the sources of a model's one input.
+  std::map<std::string, std::vector<std::string>> sources;
 };
 
 /// The range of each activation in `names` over the samples: the float

@@ -228,8 +228,9 @@ static cl::list<std::string>
     calibrate("calibrate",
               cl::desc("Samples of the model's input for --quantize: .npy "
                        "files or directories of them, samples stacked "
-                       "along the first axis"),
-              cl::value_desc("DIR|FILE.npy"), cl::CommaSeparated,
+                       "along the first axis; NAME=DIR|FILE.npy for input "
+                       "NAME of a model of several"),
+              cl::value_desc("[NAME=]DIR|FILE.npy"), cl::CommaSeparated,
               cl::cat(quantizeCategory));
 
 static cl::opt<std::string> calibration(
@@ -268,6 +269,17 @@ static int fail(const llvm::Twine &message) {
   mxc::compileStage(""); // clears a progress line
   llvm::WithColor::error(llvm::errs(), "mxc") << message << "\n";
   return 1;
+}
+
+/// A --calibrate entry as (input name, path): NAME=PATH names the input
+/// (unless the whole entry is a path that exists), PATH alone is the
+/// model's one input's ("").
+static std::pair<std::string, std::string>
+calibrationInput(llvm::StringRef entry) {
+  auto [name, path] = entry.split('=');
+  if (path.empty() || name.empty() || llvm::sys::fs::exists(entry))
+    return {"", entry.str()};
+  return {name.str(), path.str()};
 }
 
 /// A Make rule "target: sources..." (Ninja reads the same), spaces and
@@ -590,7 +602,9 @@ int main(int argc, char **argv) {
     mxc::CalibrationOptions cal;
     cal.method = calibration;
     cal.percentile = percentile;
-    cal.sources.assign(calibrate.begin(), calibrate.end());
+    for (const std::string &source : calibrate)
+      cal.sources[calibrationInput(source).first].push_back(
+          calibrationInput(source).second);
     if (llvm::Error err =
             mxc::quantizeModel(options, spec, cal, quantizeReport, quantizeDir))
       return fail(llvm::toString(std::move(err)));
@@ -603,7 +617,8 @@ int main(int argc, char **argv) {
       sources.push_back(paramsPath);
     for (const std::string &bind : binds)
       sources.push_back(bind.substr(bind.find('=') + 1));
-    sources.insert(sources.end(), calibrate.begin(), calibrate.end());
+    for (const std::string &source : calibrate)
+      sources.push_back(calibrationInput(source).second);
     std::string path =
         depfilePath.empty() ? options.outputPath + ".d" : depfilePath;
     if (llvm::Error err = mxc::writeFileAtomically(
