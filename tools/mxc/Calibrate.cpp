@@ -54,8 +54,7 @@ public:
       in.shape.assign(info.shape, info.shape + info.ndim);
       if (info.ndim < 1)
         return error("--calibrate: input '" + in.name + "' has no batch axis");
-      if (in.shape[0] != info.shape[0] ||
-          (i > 0 && in.shape[0] != r->inputs[0].shape[0]))
+      if (i > 0 && in.shape[0] != r->inputs[0].shape[0])
         return error("--calibrate: inputs '" + r->inputs[0].name + "' and '" +
                      in.name + "' have batches of different sizes");
       in.sampleBytes = mxrt_dtype_size(in.dtype);
