@@ -200,7 +200,14 @@ private:
   /// The static shape of `value` as ONNX's shape inference finds it in the
   /// graph made so far, if it does.
   std::optional<std::vector<int64_t>> inferredShape(const std::string &value) {
+    // A copy without the weights' data (their shapes are what inference
+    // reads; a Reshape's target shape keeps its values).
     ModelProto sofar = model;
+    for (TensorProto &t : *sofar.mutable_graph()->mutable_initializer())
+      if (t.data_type() == TensorProto::FLOAT) {
+        t.clear_raw_data();
+        t.set_data_location(TensorProto::DEFAULT);
+      }
     try {
       ::onnx::shape_inference::InferShapes(sofar);
     } catch (const std::exception &) {
