@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -423,6 +424,64 @@ llvm::Error Writer::convert(unsigned index, const std::string &out) {
     node("Unsqueeze", n.name, {in[0], int64s(n.name + "_axes", {*axis})}, out);
     return llvm::Error::success();
   }
+  if (op == "slice" || op == "slice_axis") {
+    if (llvm::Error e = need(1))
+      return e;
+    // ONNX clamps out-of-range starts and ends; None is the whole extent in
+    // the step's direction (past the last element, or before the first).
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max(),
+                      kMin = std::numeric_limits<int64_t>::min();
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (op == "slice_axis") {
+      auto axis = attrs.getInt("axis", 0);
+      auto begin = attrs.getInt("begin", 0);
+      auto end = attrs.getOptionalInt("end");
+      if (!axis || !begin || !end)
+        return llvm::joinErrors(
+            llvm::joinErrors(axis.takeError(), begin.takeError()),
+            end.takeError());
+      starts = {*begin}, ends = {end->value_or(kMax)}, axes = {*axis},
+      steps = {1};
+    } else {
+      auto begin = attrs.getOptionalTuple("begin");
+      auto end = attrs.getOptionalTuple("end");
+      auto step = attrs.getOptionalTuple("step");
+      if (!begin || !end || !step)
+        return llvm::joinErrors(
+            llvm::joinErrors(begin.takeError(), end.takeError()),
+            step.takeError());
+      if (begin->size() != end->size() ||
+          (!step->empty() && step->size() != begin->size()))
+        return attrs.makeError("begin, end and step differ in length");
+      for (size_t d = 0; d < begin->size(); ++d) {
+        int64_t by = step->empty() ? 1 : (*step)[d].value_or(1);
+        if (by == 0)
+          return attrs.makeError("a step of 0 is not converted");
+        starts.push_back((*begin)[d].value_or(by > 0 ? 0 : kMax));
+        ends.push_back((*end)[d].value_or(by > 0 ? kMax : kMin));
+        axes.push_back(static_cast<int64_t>(d));
+        steps.push_back(by);
+      }
+    }
+    node("Slice", n.name,
+         {in[0], int64s(n.name + "_starts", starts),
+          int64s(n.name + "_ends", ends), int64s(n.name + "_axes", axes),
+          int64s(n.name + "_steps", steps)},
+         out);
+    return llvm::Error::success();
+  }
+  if (op == "squeeze") {
+    if (llvm::Error e = need(1))
+      return e;
+    auto axes = attrs.getTuple("axis");
+    if (!axes)
+      return axes.takeError();
+    std::vector<std::string> inputs = {in[0]};
+    if (!axes->empty())
+      inputs.push_back(int64s(n.name + "_axes", *axes));
+    node("Squeeze", n.name, inputs, out);
+    return llvm::Error::success();
+  }
   if (op == "LRN") {
     auto size = attrs.getInt("nsize", 0);
     auto alpha = attrs.getFloat("alpha", 1e-4),
@@ -739,7 +798,8 @@ llvm::Error Writer::convert(unsigned index, const std::string &out) {
                          "BatchNorm, Activation, LeakyReLU, Pooling, LRN, "
                          "FullyConnected, dot, Flatten, Concat, elementwise "
                          "and scalar arithmetic, reductions, softmax, "
-                         "Reshape, expand_dims, clip, transpose, Dropout)");
+                         "Reshape, expand_dims, squeeze, slice, clip, "
+                         "transpose, Dropout)");
 }
 
 } // namespace

@@ -22,9 +22,10 @@ namespace mxc::onnx {
 /// it (a label that only a loss output reads is dropped), and each head an
 /// output named as MXNet names it. Operators: Convolution, BatchNorm,
 /// Activation, LeakyReLU, Pooling, FullyConnected, Flatten, Concat,
-/// elementwise and broadcast arithmetic, Dropout, softmax and SoftmaxOutput,
-/// Reshape (0 and -1 codes), clip, transpose and identities; any other is
-/// an error naming it and its node.
+/// elementwise, broadcast and scalar arithmetic, reductions, dot, LRN,
+/// Dropout, softmax and SoftmaxOutput, Reshape (0 and -1 codes), slice,
+/// squeeze, expand_dims, clip, transpose and identities; any other is an
+/// error naming it and its node.
 llvm::Error
 writeMxnetAsOnnx(llvm::StringRef symbolPath, llvm::StringRef paramsPath,
                  const std::map<std::string, std::vector<int64_t>> &inputShapes,
