@@ -47,12 +47,7 @@ MXRT_TARGET_END
 int64_t everyOther(const uint8_t *src, uint8_t *out, int64_t n,
                    const uint8_t *end) {
 #if defined(__x86_64__)
-  static const bool wide = [] {
-    __builtin_cpu_init();
-    return kernelIsa() == std::string("avx512") &&
-           __builtin_cpu_supports("avx512bw");
-  }();
-  if (wide)
+  if (wideBytes())
     return everyOther512(src, out, n, end);
 #endif
   return 0;

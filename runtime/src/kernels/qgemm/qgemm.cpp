@@ -548,17 +548,29 @@ void requantizeSpan512(const Requant &q, const float *m, int64_t ms,
 MXRT_TARGET_END
 #endif
 
-/// A span's int32 values requantized (Requant) into `out`, value j's
-/// multiplier m[j * ms] (ms 0: one for the span).
-void requantizeSpan(const Requant &q, const float *m, int64_t ms,
-                    const int32_t *v, int64_t n, uint8_t *out) {
+} // namespace
+
+bool wideBytes() {
 #if defined(__x86_64__)
   static const bool wide = [] {
     __builtin_cpu_init();
     return kernelIsa() == std::string("avx512") &&
            __builtin_cpu_supports("avx512bw");
   }();
-  if (wide)
+  return wide;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+/// A span's int32 values requantized (Requant) into `out`, value j's
+/// multiplier m[j * ms] (ms 0: one for the span).
+void requantizeSpan(const Requant &q, const float *m, int64_t ms,
+                    const int32_t *v, int64_t n, uint8_t *out) {
+#if defined(__x86_64__)
+  if (wideBytes())
     return requantizeSpan512(q, m, ms, v, n, out);
 #endif
   requantizeTail(q, m, ms, v, 0, n, out);

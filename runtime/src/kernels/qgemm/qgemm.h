@@ -15,6 +15,11 @@ namespace mxrt {
 /// "portable" (MXRT_KERNEL_ISA=avx2 or portable forces the lower ones).
 const char *qgemmPath();
 
+/// Whether the family's byte-wise helpers (requantizing spans, taking every
+/// other byte) may use AVX-512 BW: the kernels run AVX-512 and the CPU has
+/// BW. Decided once.
+bool wideBytes();
+
 /// mxrt_kernel_qconv2d_u8s8_requant's epilogue: row i's sums times
 /// multiplier[i * multiplierRs] in float32, rounded half to even, plus
 /// `zero`, clamped to [lo, hi], stored as bytes (uint8, or int8's bits).
