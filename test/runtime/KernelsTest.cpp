@@ -8,6 +8,7 @@
 #include "mxrt/kernels.h"
 #include "KernelReference.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/isa/isa.h"
 #include "threadpool.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,16 @@
 #include <vector>
 
 namespace {
+
+// Where the CPU is known to have an instruction set (qemu's emulated ARM
+// cores), CTest says which copy must run: a dispatch that falls back to
+// another would pass every other test here.
+TEST(Kernels, RunTheExpectedInstructionSet) {
+  const char *expected = std::getenv("MXRT_TEST_EXPECT_ISA");
+  if (!expected)
+    GTEST_SKIP() << "MXRT_TEST_EXPECT_ISA not set";
+  EXPECT_STREQ(mxrt::kernelIsa(), expected);
+}
 
 using mxrt_test::expectNear;
 using mxrt_test::productAt;

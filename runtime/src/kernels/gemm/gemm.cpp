@@ -9,11 +9,13 @@
 // instance's thread pool. Why a runtime kernel rather than generated code:
 // docs/kernels.md (figures in docs/performance.md).
 
+#include "epilogue.h"
 #include "gemm_internal.h"
 #include "kernels/bgemm/bgemm.h"
 #include "kernels/isa/avx2.h"
 #include "kernels/isa/avx512.h"
 #include "kernels/isa/isa.h"
+#include "kernels/isa/neon.h"
 #include "kernels/isa/portable.h"
 #include "kernels/isa/target.h"
 #include "mxrt/kernels.h"
@@ -37,6 +39,10 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <sys/prctl.h>
 #endif
 
 namespace mxrt {
@@ -66,96 +72,6 @@ float *threadBuffer(Scratch which, int64_t floats) {
 
 namespace {
 
-/// Problems with at most this many rows skip packing.
-constexpr int64_t kFewRows = 4;
-
-/// Whether pr reads A and B in place (gemmFewRows: a matrix-vector product,
-/// as FullyConnected at batch 1) rather than packing them. The one place
-/// that decides it: the GEMM, the packed-A cache and sgemm's orientation
-/// all ask here.
-inline bool readsInPlace(const Problem &pr) {
-  return !pr.isConv && pr.m <= kFewRows && pr.k > 0;
-}
-
-/// c[j] = act(t[j] + (bias ? bias[j] : rowBias) + (keepC ? c[j] : 0)).
-inline void applyRow(const float *__restrict t, const float *__restrict bias,
-                     float rowBias, float *__restrict c, int64_t cols,
-                     bool keepC, bool relu) {
-  float lo = relu ? 0.0f : -__builtin_inff();
-  if (bias && keepC)
-    for (int64_t j = 0; j < cols; ++j)
-      c[j] = std::max(t[j] + bias[j] + c[j], lo);
-  else if (bias)
-    for (int64_t j = 0; j < cols; ++j)
-      c[j] = std::max(t[j] + bias[j], lo);
-  else if (keepC)
-    for (int64_t j = 0; j < cols; ++j)
-      c[j] = std::max(t[j] + rowBias + c[j], lo);
-  else
-    for (int64_t j = 0; j < cols; ++j)
-      c[j] = std::max(t[j] + rowBias, lo);
-}
-
-/// Writes rows [i0, i0 + rows) x columns [j0, j0 + cols) of C from `tile`
-/// (row stride `ld`), the partial sum over one slice of k: the first slice
-/// adds the bias (and C's old value when accumulating), later ones add C;
-/// the last applies the activation.
-inline void applyEpilogue(const Problem &pr, const float *tile, int64_t ld,
-                          int64_t i0, int64_t rows, int64_t j0, int64_t cols,
-                          bool first, bool last) {
-  bool keepC = !first || (pr.flags & MXRT_KERNEL_ACCUMULATE);
-  bool relu = last && (pr.flags & MXRT_KERNEL_RELU);
-  if (pr.cRs == 1 && pr.cCs != 1) {
-    // C computed transposed (C^T = B^T A^T, sgemm's orientation for a
-    // constant B): its columns are contiguous. Down the columns in bands of
-    // 16 rows, so that each store run fills a cache line, not one float per
-    // line a row apart (this loop took 38% of a BERT-base encoder's time).
-    constexpr int64_t kBand = 16;
-    for (int64_t r0 = 0; r0 < rows; r0 += kBand) {
-      int64_t band = std::min(kBand, rows - r0);
-      for (int64_t j = 0; j < cols; ++j) {
-        float *c = pr.c + (i0 + r0) + (j0 + j) * pr.cCs;
-        const float *bias = first && pr.bias ? pr.bias + (i0 + r0) * pr.biasRs +
-                                                   (j0 + j) * pr.biasCs
-                                             : nullptr;
-        const float *t = tile + r0 * ld + j;
-        for (int64_t r = 0; r < band; ++r) {
-          float v = t[r * ld];
-          if (bias)
-            v += bias[r * pr.biasRs];
-          if (keepC)
-            v += c[r];
-          c[r] = relu ? std::max(v, 0.0f) : v;
-        }
-      }
-    }
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *t = tile + r * ld;
-    float *c = pr.c + (i0 + r) * pr.cRs + j0 * pr.cCs;
-    const float *bias = first && pr.bias
-                            ? pr.bias + (i0 + r) * pr.biasRs + j0 * pr.biasCs
-                            : nullptr;
-    if (pr.cCs == 1 && (!bias || pr.biasCs <= 1)) {
-      // The common layouts, in branch-free loops the compiler vectorizes.
-      if (bias && pr.biasCs == 1)
-        applyRow(t, bias, 0.0f, c, cols, keepC, relu);
-      else
-        applyRow(t, nullptr, bias ? *bias : 0.0f, c, cols, keepC, relu);
-      continue;
-    }
-    for (int64_t j = 0; j < cols; ++j) {
-      float v = t[j];
-      if (bias)
-        v += bias[j * pr.biasCs];
-      if (keepC)
-        v += c[j * pr.cCs];
-      c[j * pr.cCs] = relu ? std::max(v, 0.0f) : v;
-    }
-  }
-}
-
 #if defined(__x86_64__)
 
 MXRT_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
@@ -174,31 +90,24 @@ MXRT_TARGET_END
 
 #endif // __x86_64__
 
+#if defined(__aarch64__)
+namespace neon {
+using Isa = isa::Neon;
+#include "family.inc"
+} // namespace neon
+#endif // __aarch64__
+
 namespace portable {
 using Isa = isa::Portable;
 #include "family.inc"
 } // namespace portable
 
-#define MXRT_TARGET(ns)                                                        \
-  Target {                                                                     \
-    ns::gemm, ns::packAll, ns::packedASize, ns::packBAll, ns::packedBSize,     \
-        ns::attention, ns::kAttentionRows, ns::kMR, ns::kNR, ns::fillPhases,   \
-        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
-        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
-        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
-        ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
-        ns::nhwcWinogradFilterSize,                                            \
-        ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
-        ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
-        ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \
-        ns::depthwisePlanes, ns::Isa::VL, #ns                                  \
-  }
-
 } // namespace
 
-/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
-/// one (for tests and measurements). avx512bf16, which picks the bfloat16
-/// family's vdpbf16ps path (kernels/bgemm/), is avx512 here.
+/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable (x86)
+/// or sve|neon|portable (aarch64) forces one (for tests and measurements).
+/// avx512bf16, which picks the bfloat16 family's vdpbf16ps path
+/// (kernels/bgemm/), is avx512 here.
 const Target &target() {
   static const Target chosen = [] {
     const char *forced = std::getenv("MXRT_KERNEL_ISA");
@@ -215,6 +124,20 @@ const Target &target() {
       return MXRT_TARGET(avx512);
     if (hasAvx2 && (want.empty() || want == "avx2" || want == "avx512"))
       return MXRT_TARGET(avx2);
+#endif
+#if defined(__aarch64__)
+    // SVE where the vector length is one of the compiled ones (else NEON,
+    // as fast at 128 bits); every AArch64 core has NEON with fused
+    // multiply-add.
+    if ((getauxval(AT_HWCAP) & HWCAP_SVE) && (want.empty() || want == "sve")) {
+      int bits = (prctl(PR_SVE_GET_VL) & PR_SVE_VL_LEN_MASK) * 8;
+      if (bits == 512)
+        return sveTarget<512>();
+      if (bits == 256)
+        return sveTarget<256>();
+    }
+    if (want != "portable")
+      return MXRT_TARGET(neon);
 #endif
     return MXRT_TARGET(portable);
   }();

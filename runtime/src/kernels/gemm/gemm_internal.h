@@ -304,9 +304,30 @@ struct Target {
   const char *isa;
 };
 
-/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|portable forces
-/// one (for tests and measurements).
+/// The Target of the family's kernels compiled in namespace `ns` (family.inc
+/// with its Isa).
+#define MXRT_TARGET(ns)                                                        \
+  Target {                                                                     \
+    ns::gemm, ns::packAll, ns::packedASize, ns::packBAll, ns::packedBSize,     \
+        ns::attention, ns::kAttentionRows, ns::kMR, ns::kNR, ns::fillPhases,   \
+        ns::winogradSolve, ns::winogradFilters, ns::winogradFilterSize,        \
+        ns::packFilterLanes, ns::filterLanesSize, ns::kLaneFilters,            \
+        ns::nhwcConvRows, ns::nhwcFilterSize, ns::packNhwcFilters,             \
+        ns::nhwcWinogradTiles, ns::nhwcWinogradFilters,                        \
+        ns::nhwcWinogradFilterSize,                                            \
+        ns::kSmallWinograd ? ns::kSmallFilters : 0, ns::smallWinogradBlocks<>, \
+        ns::smallWinogradFilterSize, ns::packSmallWinograd,                    \
+        ns::gradWeightDirect, ns::gradWinogradInput, ns::gradWinogradOutput,   \
+        ns::depthwisePlanes, ns::Isa::VL, #ns                                  \
+  }
+
+/// The best GEMM this CPU runs; MXRT_KERNEL_ISA=avx512|avx2|sve|neon|portable
+/// forces one (for tests and measurements).
 const Target &target();
+
+/// The kernels compiled for SVE at exactly `Bits` (256 or 512) bits
+/// (gemm_sve.cpp, one build per length; aarch64 only).
+template <int Bits> const Target &sveTarget();
 
 /// MXRT_KERNEL_CONV's value, or "" (see conv.cpp).
 const std::string &convMethod();

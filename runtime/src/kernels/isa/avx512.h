@@ -79,6 +79,10 @@ struct Avx512 {
   static void maskStore(float *p, Mask m, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
+  /// p[index[0]] ... p[index[15]].
+  static V gather(const float *p, const int32_t *index) {
+    return _mm512_i32gather_ps(_mm512_loadu_si512(index), p, 4);
+  }
   /// a1 ... a15 b0: the row a b one column on.
   static V next(V a, V b) {
     return _mm512_castsi512_ps(

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Which instruction set the runtime's kernels run on: the best this CPU has,
-// or the one MXRT_KERNEL_ISA forces (avx512, avx2 or portable; for tests and
-// measurements). Chosen once, by kernels/gemm/gemm.cpp's dispatch; every
+// or the one MXRT_KERNEL_ISA forces (avx512, avx2 or portable on x86-64; sve,
+// neon or portable on 64-bit ARM; for tests and measurements). Chosen once, by kernels/gemm/gemm.cpp's dispatch; every
 // family follows it. Not installed.
 
 #ifndef MXRT_SRC_KERNELS_ISA_ISA_H
@@ -10,7 +10,7 @@
 
 namespace mxrt {
 
-/// "avx512", "avx2" or "portable".
+/// "avx512", "avx2", "sve512", "sve256", "neon" or "portable".
 const char *kernelIsa();
 
 } // namespace mxrt

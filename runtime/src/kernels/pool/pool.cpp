@@ -274,22 +274,37 @@ __attribute__((target("avx2,fma"))) void poolPlanesAvx2(const PoolJob &p,
 }
 #endif
 
-/// Of a function's portable, AVX2 and AVX-512 copies (nullptr: not
+// On 64-bit ARM the portable copy is vectorized for NEON (every core has
+// it), and one more for SVE at whatever vector length the core has.
+#if defined(__aarch64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("sve"))) void poolPlanesSve(const PoolJob &p,
+                                                  int64_t begin, int64_t end,
+                                                  const float *columns) {
+  poolPlanesAny(p, begin, end, columns);
+}
+#endif
+
+/// Of a function's portable, AVX2, AVX-512 and SVE copies (nullptr: not
 /// compiled), the one for the kernels' instruction set (mxrt::kernelIsa).
-template <typename Fn> Fn forKernelIsa(Fn portable, Fn avx2, Fn avx512) {
+template <typename Fn>
+Fn forKernelIsa(Fn portable, Fn avx2, Fn avx512, Fn sve = nullptr) {
   std::string isa = mxrt::kernelIsa();
   if (isa == "avx512" && avx512)
     return avx512;
   if (isa == "avx2" && avx2)
     return avx2;
+  if (isa.compare(0, 3, "sve") == 0 && sve)
+    return sve;
   return portable;
 }
 
-// NAME##Portable, NAME##Avx2 and NAME##Avx512 for forKernelIsa.
+// NAME##Portable, NAME##Avx2, NAME##Avx512 and NAME##Sve for forKernelIsa.
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define MXRT_ISA_COPIES(name) name##Portable, name##Avx2, name##Avx512
+#define MXRT_ISA_COPIES(name) name##Portable, name##Avx2, name##Avx512, nullptr
+#elif defined(__aarch64__) && (defined(__clang__) || defined(__GNUC__))
+#define MXRT_ISA_COPIES(name) name##Portable, nullptr, nullptr, name##Sve
 #else
-#define MXRT_ISA_COPIES(name) name##Portable, nullptr, nullptr
+#define MXRT_ISA_COPIES(name) name##Portable, nullptr, nullptr, nullptr
 #endif
 
 /// The copy for the kernels' instruction set.
@@ -546,6 +561,12 @@ poolGradPlanesAvx512(const PoolGradJob &p, int64_t begin, int64_t end) {
 
 __attribute__((target("avx2,fma"))) void
 poolGradPlanesAvx2(const PoolGradJob &p, int64_t begin, int64_t end) {
+  poolGradPlanesAny(p, begin, end);
+}
+#endif
+#if defined(__aarch64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("sve"))) void
+poolGradPlanesSve(const PoolGradJob &p, int64_t begin, int64_t end) {
   poolGradPlanesAny(p, begin, end);
 }
 #endif
