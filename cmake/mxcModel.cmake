@@ -62,6 +62,16 @@ function(mxc_add_model target)
   if(ARG_TRAIN)
     list(APPEND args --train)
   endif()
+  # A cross build compiles the model for its target's triple (the
+  # toolchain's; cmake/toolchains/) against that target's runtime.
+  if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    list(APPEND args --triple=aarch64-linux-gnu)
+    if(NOT ARG_STATIC)
+      get_target_property(runtime mxc::runtime LOCATION)
+      get_filename_component(runtime_dir "${runtime}" DIRECTORY)
+      list(APPEND args "--runtime-dir=${runtime_dir}")
+    endif()
+  endif()
   list(APPEND args ${ARG_OPTIONS})
   # The header on its own step, which new weights do not rerun: the app's
   # sources that include it are rebuilt only when the model's interface

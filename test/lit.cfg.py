@@ -119,3 +119,17 @@ if os.path.exists("/usr/include/x86_64-linux-gnu/cblas.h") or \
 if shutil.which("node") and os.path.isdir(os.path.join(
         config.mxc_src_root, "bench", ".peers", "node_modules", "onnxruntime-node")):
     config.available_features.add("onnxruntime-node")
+# The runtime cross-built for 64-bit ARM (MXC_ARM64_RUNTIME: build/aarch64)
+# and qemu to run its programs: %arm-qemu runs one on an emulated core
+# with every feature qemu has (SVE at 512 bits), %arm-mxrun is the ARM
+# mxrun.
+arm64_build = os.path.join(config.mxc_obj_root, "aarch64")
+qemu = shutil.which("qemu-aarch64-static") or shutil.which("qemu-aarch64")
+if qemu and os.path.exists(os.path.join(arm64_build, "bin", "mxrun")):
+    config.available_features.add("aarch64-runtime")
+    config.substitutions.append(
+        ("%arm-qemu", qemu + " -L /usr/aarch64-linux-gnu"))
+    config.substitutions.append(
+        ("%arm-mxrun", qemu + " -L /usr/aarch64-linux-gnu " +
+         os.path.join(arm64_build, "bin", "mxrun")))
+    config.substitutions.append(("%aarch64_build", arm64_build))

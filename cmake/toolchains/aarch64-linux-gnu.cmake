@@ -44,7 +44,9 @@ set(CMAKE_FIND_ROOT_PATH ${MXC_ARM_SYSROOT})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# Packages (find_package(mxc)) also from CMAKE_PREFIX_PATH outside the
+# target root: a cross runtime is installed in lib/aarch64-linux-gnu there.
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 
 # Tests (and try_run) run under user-mode emulation. MXC_ARM_QEMU_CPU picks
 # the emulated core (default: max, every feature qemu has, SVE at 512 bits).

@@ -356,29 +356,51 @@ createTargetMachine(const CodegenOptions &options) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
     return true;
   }();
   (void)initialized;
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple triple =
+      options.triple.empty()
+          ? host
+          : llvm::Triple(llvm::Triple::normalize(options.triple));
+  // The runtime is built and tested for these (docs/arm.md).
+  bool supported =
+      (triple.getArch() == llvm::Triple::x86_64 ||
+       triple.getArch() == llvm::Triple::aarch64) &&
+      triple.isOSLinux() &&
+      (triple.getEnvironment() == llvm::Triple::GNU ||
+       triple.getEnvironment() == llvm::Triple::UnknownEnvironment);
+  if (!supported)
+    return makeError("--triple=" + options.triple +
+                     ": not a supported target (x86_64-linux-gnu, "
+                     "aarch64-linux-gnu)");
+  triple.setEnvironment(llvm::Triple::GNU);
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return makeError("no LLVM target for " + triple.str() + ": " + error);
-  std::string cpu =
-      options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
-  {
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(
-        target->createMCSubtargetInfo(triple, "", ""));
-    if (sti && !sti->isCPUStringValid(cpu))
-      return makeError("--mcpu: '" + cpu + "' is not a CPU of " + triple.str() +
-                       " (e.g. x86-64, x86-64-v3, skylake-avx512, znver4)");
-  }
-  std::string features;
-  if (options.cpu.empty()) {
-    llvm::SubtargetFeatures f;
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    for (auto &feature : host)
+  bool native = triple.getArch() == host.getArch();
+  std::string cpu = !options.cpu.empty() ? options.cpu
+                    : native             ? llvm::sys::getHostCPUName().str()
+                                         : "generic";
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (sti && !sti->isCPUStringValid(cpu))
+    return makeError("--mcpu: '" + cpu + "' is not a CPU of " + triple.str() +
+                     (triple.isX86()
+                          ? " (e.g. x86-64, x86-64-v3, skylake-avx512, znver4)"
+                          : " (e.g. generic, cortex-a76, neoverse-v1, "
+                            "apple-m1)"));
+  llvm::SubtargetFeatures f;
+  if (options.cpu.empty() && native) {
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    for (auto &feature : hostFeatures)
       f.AddFeature(feature.first(), feature.second);
     // LLVM tunes Intel's AVX-512 server cores to vectorize in 256 bits
     // (wider instructions once lowered the clock); the runtime's kernels
@@ -386,10 +408,28 @@ createTargetMachine(const CodegenOptions &options) {
     // the time on the recurrent language models at batch 16 (their gates),
     // the same on lraspp and a BERT-base encoder (Intel Xeon; see
     // docs/kernels.md, "Vector width").
-    if (triple.isX86() && host.lookup("avx512f"))
+    if (triple.isX86() && hostFeatures.lookup("avx512f"))
       f.AddFeature("prefer-256-bit", false);
-    features = f.getString();
   }
+  // --mattr: each +name or -name must be one of the target's features.
+  for (llvm::StringRef item : llvm::split(options.features, ',')) {
+    item = item.trim();
+    if (item.empty())
+      continue;
+    llvm::StringRef name =
+        item.drop_front(item.front() == '+' || item.front() == '-' ? 1 : 0);
+    bool known = sti && llvm::any_of(sti->getAllProcessorFeatures(),
+                                     [&](const llvm::SubtargetFeatureKV &kv) {
+                                       return name == kv.Key;
+                                     });
+    if (!known)
+      return makeError(
+          "--mattr: '" + name.str() + "' is not a feature of " + triple.str() +
+          (triple.isX86() ? " (e.g. +avx2, +avx512f, +avx512vnni)"
+                          : " (e.g. +sve, +dotprod, +i8mm, +bf16)"));
+    f.AddFeature(name, item.front() != '-');
+  }
+  std::string features = f.getString();
   llvm::TargetOptions to;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt,
@@ -399,6 +439,15 @@ createTargetMachine(const CodegenOptions &options) {
     return makeError("cannot create a target machine for CPU '" + cpu + "'");
   return std::move(tm);
 }
+
+} // namespace
+
+llvm::Error mxc::checkTarget(const CodegenOptions &options) {
+  auto tm = createTargetMachine(options);
+  return tm ? llvm::Error::success() : tm.takeError();
+}
+
+namespace {
 
 /// Entry functions of at least this many basic blocks are split
 /// (splitIntoLoops); 0 splits none.
@@ -675,10 +724,14 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> inputs,
     args.push_back(options.runtimeLibDir);
   }
   args.push_back("-lmxrt");
-  for (llvm::StringRef dir :
-       llvm::split(llvm::StringRef(MXC_SYSTEM_LIB_DIRS), ':'))
-    if (!dir.empty())
-      args.push_back(("-L" + dir).str());
+  if (!options.systemLibDirs.empty())
+    for (const std::string &dir : options.systemLibDirs)
+      args.push_back("-L" + dir);
+  else
+    for (llvm::StringRef dir :
+         llvm::split(llvm::StringRef(MXC_SYSTEM_LIB_DIRS), ':'))
+      if (!dir.empty())
+        args.push_back(("-L" + dir).str());
   args.push_back("-lm");
   args.push_back("-lc");
   std::vector<llvm::StringRef> refs(args.begin(), args.end());

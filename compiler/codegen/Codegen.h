@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -31,13 +32,27 @@ enum class OutputKind {
 };
 
 struct CodegenOptions {
-  /// Target CPU; empty means the host CPU and its features.
+  /// Target triple; empty means the host's. x86_64-linux-gnu and
+  /// aarch64-linux-gnu are supported (docs/arm.md).
+  std::string triple;
+  /// Target CPU; empty means the host CPU and its features (for another
+  /// triple than the host's: "generic").
   std::string cpu;
+  /// Target features, LLVM's -mattr form ("+sve,+dotprod,-bf16"), on top of
+  /// the CPU's.
+  std::string features;
   /// LLVM optimization level 0-3.
   unsigned optLevel = 3;
   /// Folder holding libmxrt.so, linked into shared libraries (with an rpath).
   std::string runtimeLibDir;
+  /// Folders of the target's C library (libc.so, libm.so) for shared
+  /// libraries; empty: the host's (MXC_SYSTEM_LIB_DIRS).
+  std::vector<std::string> systemLibDirs;
 };
+
+/// Whether options' triple, CPU and features make a target LLVM can compile
+/// for (an error naming the one that does not).
+llvm::Error checkTarget(const CodegenOptions &options);
 
 /// Name of the MLIR function codegen expects for the forward (inference)
 /// function: (inputs..., params...) -> outputs, lowered with bare pointers and

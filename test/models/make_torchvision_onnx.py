@@ -79,7 +79,7 @@ def main():
                         "image.npy and torch_<output>.npy)")
     p.add_argument("--onnx", help="also export the model to this .onnx file")
     p.add_argument("--model", default="resnet18",
-                   choices=["resnet18", "densenet121"] + SEGMENTATION + DETECTION)
+                   choices=["resnet18", "densenet121", "mobilenet_v2"] + SEGMENTATION + DETECTION)
     a = p.parse_args()
     torch.set_num_threads(1)  # one summation order, run to run
     model = make_model(a.model)

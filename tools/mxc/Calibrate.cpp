@@ -509,6 +509,10 @@ llvm::Error quantizeModel(CompileOptions &options,
     c.timePasses = false;
     c.printMemoryPlan = false;
     c.memoryPlanJson.clear();
+    // It runs here, whatever the final library's target.
+    c.codegen.triple.clear();
+    c.codegen.cpu.clear();
+    c.codegen.features.clear();
     return compile(c);
   };
   // An MXNet model is quantized as its ONNX form.

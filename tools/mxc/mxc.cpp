@@ -18,6 +18,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace cl = llvm::cl;
 
@@ -81,9 +83,27 @@ static cl::opt<bool>
 static cl::opt<std::string>
     modelName("name", cl::desc("Symbol prefix of the model (default: from -o)"),
               cl::cat(category));
-static cl::opt<std::string> mcpu("mcpu",
-                                 cl::desc("Target CPU (default: the host CPU)"),
-                                 cl::cat(category));
+static cl::opt<std::string>
+    triple("triple",
+           cl::desc("Target triple: x86_64-linux-gnu or aarch64-linux-gnu "
+                    "(default: the host's; docs/arm.md)"),
+           cl::cat(category));
+static cl::opt<std::string>
+    mcpu("mcpu",
+         cl::desc("Target CPU (default: the host CPU; generic for another "
+                  "triple's)"),
+         cl::cat(category));
+static cl::opt<std::string>
+    mattr("mattr",
+          cl::desc("Target features on top of the CPU's, e.g. "
+                   "+sve,+dotprod,+i8mm,+bf16"),
+          cl::cat(category));
+static cl::opt<std::string> runtimeDir(
+    "runtime-dir",
+    cl::desc("Folder of the target's libmxrt.so for shared libraries "
+             "(default: mxc's own; for another triple, LIB/TRIPLE beside "
+             "it)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O",
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
@@ -303,6 +323,49 @@ static std::string makeDependencies(const std::string &target,
   return rule + "\n";
 }
 
+/// For --triple: what linking a library for another machine needs, checked
+/// before the compile (the target's libmxrt.so and C library, for shared
+/// libraries; a static archive or object needs neither).
+static llvm::Error crossTarget(mxc::CompileOptions &options,
+                               llvm::StringRef libDir) {
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple want(llvm::Triple::normalize(triple));
+  if (want.getArch() == host.getArch())
+    return llvm::Error::success();
+  if (target != "cpu")
+    return llvm::createStringError("--triple=" + triple +
+                                   ": only --target=cpu libraries are "
+                                   "cross-compiled");
+  if (options.emit != mxc::EmitKind::SharedLibrary)
+    return llvm::Error::success();
+  // Debian's multiarch name: aarch64-linux-gnu.
+  std::string name = (want.getArchName() + "-linux-gnu").str();
+  std::string dir = runtimeDir;
+  if (dir.empty()) {
+    llvm::SmallString<256> beside(libDir);
+    llvm::sys::path::append(beside, name);
+    dir = std::string(beside);
+  }
+  llvm::SmallString<256> lib(dir);
+  llvm::sys::path::append(lib, "libmxrt.so");
+  if (!llvm::sys::fs::exists(lib))
+    return llvm::createStringError(
+        "--triple=" + triple + ": no libmxrt.so for " + name + " in " + dir +
+        " (build the runtime with cmake/toolchains/" + name +
+        ".cmake and give --runtime-dir, or write a static archive: -o X.a)");
+  options.codegen.runtimeLibDir = dir;
+  for (std::string candidate :
+       {"/usr/" + name + "/lib", "/usr/lib/" + name, "/lib/" + name})
+    if (llvm::sys::fs::exists(candidate + "/libc.so"))
+      options.codegen.systemLibDirs.push_back(candidate);
+  if (options.codegen.systemLibDirs.empty())
+    return llvm::createStringError(
+        "--triple=" + triple + ": no C library for " + name + " in /usr/" +
+        name + "/lib or /usr/lib/" + name +
+        " (Debian: apt-get install crossbuild-essential-arm64)");
+  return llvm::Error::success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -335,7 +398,12 @@ int main(int argc, char **argv) {
   if (outputPath.empty() && !summary)
     return fail("no output: give -o OUT (or --summary alone)");
   options.modelName = modelName;
+  options.codegen.triple = triple;
   options.codegen.cpu = mcpu;
+  options.codegen.features = mattr;
+  // A bad triple, CPU or feature fails here, not after the graph passes.
+  if (llvm::Error err = mxc::checkTarget(options.codegen))
+    return fail(llvm::toString(std::move(err)));
   if (optLevel > 3)
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 ": the optimization level must be 0-3");
@@ -608,6 +676,12 @@ int main(int argc, char **argv) {
     if (llvm::Error err =
             mxc::quantizeModel(options, spec, cal, quantizeReport, quantizeDir))
       return fail(llvm::toString(std::move(err)));
+  }
+  if (!triple.empty()) {
+    if (llvm::Error err = crossTarget(options, libDir))
+      return fail(llvm::toString(std::move(err)));
+  } else if (!runtimeDir.empty()) {
+    options.codegen.runtimeLibDir = runtimeDir;
   }
   if (llvm::Error err = mxc::compile(options))
     return fail(llvm::toString(std::move(err)));
