@@ -22,7 +22,8 @@ common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
         -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
         -DLLVM_USE_LINKER=lld -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
         -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
-        -DPython3_EXECUTABLE=/usr/bin/python3)
+        -DPython3_EXECUTABLE=/usr/bin/python3
+        -DMXC_ARM64_RUNTIME=OFF) # the plain build's ARM runtime is tested
 # Every finding stops the program with a non-zero exit (the builds also
 # pass -fno-sanitize-recover=all).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0

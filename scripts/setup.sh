@@ -17,7 +17,9 @@ packages=(cmake ninja-build clang-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools
           libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata
           python3-torch python3-torchvision dataset-fashion-mnist zlib1g-dev
           libopenblas-dev pkg-config time libopenmpi-dev openmpi-bin graphviz
-          libclang-rt-22-dev pybind11-dev python3-dev python3-pytest)
+          libclang-rt-22-dev pybind11-dev python3-dev python3-pytest
+          qemu-user-static libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
+          libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
