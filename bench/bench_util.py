@@ -128,10 +128,21 @@ def mxc_version(mxc):
 
 
 def cpu_name():
-    """The CPU's model name from /proc/cpuinfo."""
+    """The CPU's model name from /proc/cpuinfo, or on ARM (whose cpuinfo
+    has only part numbers) lscpu's decoding of them ("Neoverse-V1")."""
     with open("/proc/cpuinfo") as f:
-        return next((line.split(":", 1)[1].strip() for line in f
-                     if line.startswith("model name")), "unknown CPU")
+        name = next((line.split(":", 1)[1].strip() for line in f
+                     if line.startswith("model name")), None)
+    if name:
+        return name
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return "unknown CPU"
+    fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    vendor = fields.get("Vendor ID", "").strip()
+    model = fields.get("Model name", "").strip()
+    return " ".join(x for x in (vendor, model) if x) or "unknown CPU"
 
 
 def openblas_coretype():
