@@ -48,6 +48,25 @@ inline void expectNear(const std::vector<float> &got,
           << what << " trial " << trial << " element " << i;
 }
 
+/// What a Winograd convolution's rounding may add, per unit of an output's
+/// sum of term magnitudes (the error grows with that, not with the result;
+/// docs/kernels.md: at most 1e-5 of it measured for F(4x4)).
+constexpr double kWinogradPerTerm = 3e-5;
+
+/// As expectNear, plus perTerm times scale[i], the sum of the magnitudes of
+/// element i's terms.
+inline void expectNearTerms(const std::vector<float> &got,
+                            const std::vector<double> &want,
+                            const std::vector<double> &scale, double perTerm,
+                            const char *what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      ASSERT_NEAR(got[i], want[i],
+                  1e-4 * (1.0 + std::fabs(want[i])) + perTerm * scale[i])
+          << what << " element " << i;
+}
+
 /// A convolution's extents (mxrt_kernel_sconv2d's order).
 struct ConvShape {
   int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, g;

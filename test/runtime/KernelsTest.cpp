@@ -340,9 +340,9 @@ TEST(Kernels, ConvolutionsAsNetworksHaveThem) {
   // filters too (transformed per call, as a training step's), and in
   // CTest's forced-Winograd runs every 3x3 stride-1 one: its error bound,
   // see WinogradConvolutions.
-  checkConvShapes(shapes, 11, 0, "network conv", 3e-5);
+  checkConvShapes(shapes, 11, 0, "network conv", mxrt_test::kWinogradPerTerm);
   checkConvShapes(shapes, 13, MXRT_KERNEL_CONST_A, "constant network conv",
-                  3e-5);
+                  mxrt_test::kWinogradPerTerm);
 }
 
 TEST(Kernels, NhwcConvolutions) {
@@ -373,9 +373,10 @@ TEST(Kernels, NhwcConvolutions) {
   // 3x3 stride-1 layers of 16+ channels take NHWC Winograd, with varying
   // filters (transformed per call) or constant ones (cached): its
   // rounding bound (see WinogradConvolutions).
-  checkConvShapes(shapes, 23, MXRT_KERNEL_NHWC, "nhwc conv", 3e-5);
+  checkConvShapes(shapes, 23, MXRT_KERNEL_NHWC, "nhwc conv",
+                  mxrt_test::kWinogradPerTerm);
   checkConvShapes(shapes, 24, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
-                  "constant nhwc conv", 3e-5);
+                  "constant nhwc conv", mxrt_test::kWinogradPerTerm);
 }
 
 TEST(Kernels, NhwcWinogradConvolutions) {
@@ -400,7 +401,7 @@ TEST(Kernels, NhwcWinogradConvolutions) {
                    {1, 64, 44, 44, 64, 44, 44, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {3, 48, 7, 7, 33, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
                   25, MXRT_KERNEL_NHWC | MXRT_KERNEL_CONST_A,
-                  "nhwc winograd conv", 3e-5);
+                  "nhwc winograd conv", mxrt_test::kWinogradPerTerm);
 }
 
 TEST(Kernels, WinogradConvolutions) {
@@ -427,7 +428,8 @@ TEST(Kernels, WinogradConvolutions) {
                    {1, 8, 10, 10, 16, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 300, 9, 9, 30, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 3, 5, 40, 70, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
-                  12, MXRT_KERNEL_CONST_A, "winograd conv", 3e-5);
+                  12, MXRT_KERNEL_CONST_A, "winograd conv",
+                  mxrt_test::kWinogradPerTerm);
 }
 
 TEST(Kernels, SmallImageWinogradConvolutions) {
@@ -450,7 +452,8 @@ TEST(Kernels, SmallImageWinogradConvolutions) {
                    {1, 32, 4, 4, 48, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {1, 16, 6, 5, 32, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                    {3, 48, 7, 7, 16, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
-                  15, MXRT_KERNEL_CONST_A, "small-image winograd conv", 3e-5);
+                  15, MXRT_KERNEL_CONST_A, "small-image winograd conv",
+                  mxrt_test::kWinogradPerTerm);
 }
 
 TEST(Kernels, NaNInputsReachTheOutputsOverThem) {
@@ -707,7 +710,7 @@ TEST(Kernels, WinogradGridSplitsAcrossThreads) {
                        y = randomVector(rng, 64 * 30 * 30);
     checkOneConv({1, 64, 30, 30, 64, 30, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1}, x,
                  weight, bias.data(), y, MXRT_KERNEL_CONST_A | MXRT_KERNEL_RELU,
-                 "Winograd split", threads, /*perTerm=*/3e-5);
+                 "Winograd split", threads, mxrt_test::kWinogradPerTerm);
   }
 }
 
