@@ -380,12 +380,14 @@ createTargetMachine(const CodegenOptions &options) {
                      ": not a supported target (x86_64-linux-gnu, "
                      "aarch64-linux-gnu)");
   triple.setEnvironment(llvm::Triple::GNU);
+  bool native = triple.getArch() == host.getArch();
+  if (native) // x86_64-linux-gnu names the host's x86_64-pc-linux-gnu
+    triple = host;
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return makeError("no LLVM target for " + triple.str() + ": " + error);
-  bool native = triple.getArch() == host.getArch();
   std::string cpu = !options.cpu.empty() ? options.cpu
                     : native             ? llvm::sys::getHostCPUName().str()
                                          : "generic";
