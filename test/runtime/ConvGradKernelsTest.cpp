@@ -44,8 +44,8 @@ void expectClose(const std::vector<float> &got, const std::vector<double> &want,
 /// gradient of a 3x3 stride-1 convolution is one, forced Winograd takes it).
 void expectClose(const std::vector<float> &got, const std::vector<double> &want,
                  const std::vector<double> &scale, const char *what) {
-  mxrt_test::expectNearTerms(got, want, scale, mxrt_test::kWinogradPerTerm,
-                             what);
+  mxrt_test::expectNear(got, want, what, 0, &scale,
+                        mxrt_test::kWinogradPerTerm);
 }
 
 double dot(const std::vector<float> &a, const std::vector<float> &b) {

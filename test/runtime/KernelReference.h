@@ -36,35 +36,26 @@ inline double productAt(const std::vector<float> &a,
   return sum;
 }
 
-/// got within 1e-4 relative (plus 1e-4 absolute) of the float64 want;
-/// equal values pass (infinities: empty pooling windows).
-inline void expectNear(const std::vector<float> &got,
-                       const std::vector<double> &want, const char *what,
-                       int trial = 0) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i])
-      ASSERT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i])))
-          << what << " trial " << trial << " element " << i;
-}
-
 /// What a Winograd convolution's rounding may add, per unit of an output's
 /// sum of term magnitudes (the error grows with that, not with the result;
 /// docs/kernels.md: at most 1e-5 of it measured for F(4x4)).
 constexpr double kWinogradPerTerm = 3e-5;
 
-/// As expectNear, plus perTerm times scale[i], the sum of the magnitudes of
-/// element i's terms.
-inline void expectNearTerms(const std::vector<float> &got,
-                            const std::vector<double> &want,
-                            const std::vector<double> &scale, double perTerm,
-                            const char *what) {
+/// got within 1e-4 relative (plus 1e-4 absolute) of the float64 want, plus
+/// perTerm times (*scale)[i], the sum of the magnitudes of element i's
+/// terms, when given; equal values pass (infinities: empty pooling windows).
+inline void expectNear(const std::vector<float> &got,
+                       const std::vector<double> &want, const char *what,
+                       int trial = 0,
+                       const std::vector<double> *scale = nullptr,
+                       double perTerm = 0.0) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     if (got[i] != want[i])
       ASSERT_NEAR(got[i], want[i],
-                  1e-4 * (1.0 + std::fabs(want[i])) + perTerm * scale[i])
-          << what << " element " << i;
+                  1e-4 * (1.0 + std::fabs(want[i])) +
+                      (scale ? perTerm * (*scale)[i] : 0.0))
+          << what << " trial " << trial << " element " << i;
 }
 
 /// A convolution's extents (mxrt_kernel_sconv2d's order).
